@@ -1,0 +1,16 @@
+//! Communicating finite-state machines (CFSMs) for multiparty session types.
+//!
+//! This crate is the verification core of `mpst`. It knows nothing about async
+//! code, procedural macros or the filesystem: it works on values.
+//!
+//! - [`Fsm`]: one communicating FSM per role, with [`Action`]s `p!l(T)` / `p?l(T)`;
+//! - [`LocalType`]: the local session types of the PPoPP paper (Definition 1) and their
+//!   translation to FSMs.
+
+#![warn(missing_docs)]
+
+mod fsm;
+mod local;
+
+pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
+pub use local::{LocalType, LocalTypeError};

@@ -1,0 +1,239 @@
+//! Local session types (PPoPP 2022, Definition 1) and their translation to FSMs.
+
+use std::fmt;
+
+use crate::{Action, Direction, Fsm, Message, StateId};
+
+/// A local session type `T ::= end | ⊕ p!l(S).T | & p?l(S).T | µt.T | t`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LocalType {
+    /// `end`.
+    End,
+    /// An internal (`Send`) or external (`Receive`) choice with one peer.
+    Choice {
+        /// Send for `⊕`, receive for `&`.
+        direction: Direction,
+        /// The peer of every branch.
+        peer: String,
+        /// The branches: message and continuation. Labels are pairwise distinct.
+        branches: Vec<(Message, LocalType)>,
+    },
+    /// `µt.T`.
+    Rec(String, Box<LocalType>),
+    /// A recursion variable `t`.
+    Var(String),
+}
+
+/// Why a local type has no FSM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalTypeError {
+    /// A variable with no enclosing `µ`.
+    UnboundVariable(String),
+    /// `µt.t`, or a variable standing where an action is needed.
+    UnguardedVariable(String),
+    /// Two branches of one choice with the same label.
+    DuplicateLabel(String),
+    /// A choice without branches.
+    EmptyChoice,
+}
+
+impl fmt::Display for LocalTypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LocalTypeError::UnboundVariable(v) => {
+                write!(f, "recursion variable `{v}` is not bound")
+            }
+            LocalTypeError::UnguardedVariable(v) => {
+                write!(f, "recursion variable `{v}` is not guarded by an action")
+            }
+            LocalTypeError::DuplicateLabel(l) => {
+                write!(f, "label `{l}` appears twice in one choice")
+            }
+            LocalTypeError::EmptyChoice => f.write_str("a choice needs at least one branch"),
+        }
+    }
+}
+
+impl std::error::Error for LocalTypeError {}
+
+impl LocalType {
+    /// A single send `peer!message.cont`.
+    pub fn send(peer: impl Into<String>, message: Message, cont: LocalType) -> Self {
+        LocalType::Choice {
+            direction: Direction::Send,
+            peer: peer.into(),
+            branches: vec![(message, cont)],
+        }
+    }
+
+    /// A single receive `peer?message.cont`.
+    pub fn receive(peer: impl Into<String>, message: Message, cont: LocalType) -> Self {
+        LocalType::Choice {
+            direction: Direction::Receive,
+            peer: peer.into(),
+            branches: vec![(message, cont)],
+        }
+    }
+
+    /// `µvar.body`.
+    pub fn rec(var: impl Into<String>, body: LocalType) -> Self {
+        LocalType::Rec(var.into(), Box::new(body))
+    }
+
+    /// The variable `var`.
+    pub fn var(var: impl Into<String>) -> Self {
+        LocalType::Var(var.into())
+    }
+
+    /// The FSM of this type for `role`: one state per choice, recursion variables
+    /// pointing back at their binder's state. The result is in canonical form.
+    pub fn to_fsm(&self, role: impl Into<String>) -> Result<Fsm, LocalTypeError> {
+        let mut fsm = Fsm::new(role);
+        let mut env = Vec::new();
+        build(self, 0, &mut fsm, &mut env)?;
+        Ok(fsm.canonical())
+    }
+}
+
+fn build<'a>(
+    ty: &'a LocalType,
+    state: StateId,
+    fsm: &mut Fsm,
+    env: &mut Vec<(&'a str, StateId)>,
+) -> Result<(), LocalTypeError> {
+    match ty {
+        LocalType::End => Ok(()),
+        LocalType::Var(v) => {
+            if env.iter().any(|(name, _)| name == v) {
+                Err(LocalTypeError::UnguardedVariable(v.clone()))
+            } else {
+                Err(LocalTypeError::UnboundVariable(v.clone()))
+            }
+        }
+        LocalType::Rec(v, body) => {
+            env.push((v.as_str(), state));
+            let result = build(body, state, fsm, env);
+            env.pop();
+            result
+        }
+        LocalType::Choice {
+            direction,
+            peer,
+            branches,
+        } => {
+            if branches.is_empty() {
+                return Err(LocalTypeError::EmptyChoice);
+            }
+            for (i, (message, cont)) in branches.iter().enumerate() {
+                if branches[..i].iter().any(|(m, _)| m.label == message.label) {
+                    return Err(LocalTypeError::DuplicateLabel(message.label.clone()));
+                }
+                let target = match cont {
+                    LocalType::Var(v) => match env.iter().rev().find(|(name, _)| name == v) {
+                        Some(&(_, s)) => s,
+                        None => return Err(LocalTypeError::UnboundVariable(v.clone())),
+                    },
+                    _ => {
+                        let next = fsm.add_state();
+                        build(cont, next, fsm, env)?;
+                        next
+                    }
+                };
+                let action = Action {
+                    peer: peer.clone(),
+                    direction: *direction,
+                    message: message.clone(),
+                };
+                fsm.add_transition(state, action, target)
+                    .map_err(|_| LocalTypeError::DuplicateLabel(message.label.clone()))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+impl fmt::Display for LocalType {
+    /// ASCII syntax: `rec t. p!{l1(i32). t, l2(). end}`; one branch prints as `p!l(). T`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LocalType::End => f.write_str("end"),
+            LocalType::Var(v) => f.write_str(v),
+            LocalType::Rec(v, body) => write!(f, "rec {v}. {body}"),
+            LocalType::Choice {
+                direction,
+                peer,
+                branches,
+            } => {
+                write!(f, "{peer}{}", direction.symbol())?;
+                if let [(m, cont)] = branches.as_slice() {
+                    return write!(f, "{m}. {cont}");
+                }
+                f.write_str("{")?;
+                for (i, (m, cont)) in branches.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{m}. {cont}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn double_buffering_kernel_has_four_states() {
+        let kernel = LocalType::rec(
+            "t",
+            LocalType::send(
+                "s",
+                Message::new("ready"),
+                LocalType::receive(
+                    "s",
+                    Message::new("value"),
+                    LocalType::receive(
+                        "t",
+                        Message::new("ready"),
+                        LocalType::send("t", Message::new("value"), LocalType::var("t")),
+                    ),
+                ),
+            ),
+        );
+        let fsm = kernel.to_fsm("k").unwrap();
+        assert_eq!(fsm.state_count(), 4);
+        assert_eq!(fsm.transition_count(), 4);
+        assert_eq!(fsm.transitions(3)[0].target, 0);
+        assert_eq!(
+            kernel.to_string(),
+            "rec t. s!ready(). s?value(). t?ready(). t!value(). t"
+        );
+    }
+
+    #[test]
+    fn rejects_unbound_and_unguarded_variables() {
+        assert_eq!(
+            LocalType::var("x").to_fsm("p"),
+            Err(LocalTypeError::UnboundVariable("x".into()))
+        );
+        assert_eq!(
+            LocalType::rec("x", LocalType::var("x")).to_fsm("p"),
+            Err(LocalTypeError::UnguardedVariable("x".into()))
+        );
+        let dup = LocalType::Choice {
+            direction: Direction::Send,
+            peer: "q".into(),
+            branches: vec![
+                (Message::new("a"), LocalType::End),
+                (Message::new("a"), LocalType::End),
+            ],
+        };
+        assert_eq!(
+            dup.to_fsm("p"),
+            Err(LocalTypeError::DuplicateLabel("a".into()))
+        );
+    }
+}

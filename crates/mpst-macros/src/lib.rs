@@ -1,0 +1,1 @@
+//! Procedural macros of `mpst`: `derive(Role)`, `derive(Roles)`, `derive(Message)`, `#[session]`.

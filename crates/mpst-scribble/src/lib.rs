@@ -1,0 +1,3 @@
+//! Scribble global protocols: parser, well-formedness and projection to communicating FSMs.
+
+#![warn(missing_docs)]

@@ -1,0 +1,3 @@
+//! Asynchronous multiparty session types for Rust.
+
+#![warn(missing_docs)]
