@@ -1,3 +1,7 @@
 //! Scribble global protocols: parser, well-formedness and projection to communicating FSMs.
 
 #![warn(missing_docs)]
+
+pub mod global;
+
+pub use global::{Global, GlobalProtocol, Name, Span};
