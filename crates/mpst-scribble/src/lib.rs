@@ -2,6 +2,8 @@
 
 #![warn(missing_docs)]
 
+pub mod diagnostic;
 pub mod global;
 
+pub use diagnostic::{Diagnostic, ErrorKind};
 pub use global::{Global, GlobalProtocol, Name, Span};
