@@ -9,8 +9,10 @@
 
 #![warn(missing_docs)]
 
+pub mod format;
 mod fsm;
 mod local;
 
+pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
 pub use local::{LocalType, LocalTypeError};

@@ -1,0 +1,337 @@
+//! The DOT reader: one [`Fsm`] per `digraph`, in nuscr's, Rumpsteak's and our dialect.
+
+use std::collections::HashMap;
+
+use super::dot_lex::{source_offset, Kind, Lexer, Token};
+use super::label::parse_label;
+use super::DotError;
+use crate::{Fsm, FsmError, StateId};
+
+/// Reads every `digraph` of `input` as a communicating FSM.
+///
+/// Each digraph becomes one [`Fsm`] whose role is the digraph's name. The accepted
+/// language is the part of Graphviz's DOT that describes a state machine:
+///
+/// - `[strict] digraph NAME { ... }`, several per input; IDs are plain identifiers,
+///   numerals or double-quoted strings (`\"` escapes, `\` line continuations);
+/// - node statements `0;` or `0 [attributes];` declare states (node attributes, such
+///   as nuscr's refinement annotations on states, are ignored);
+/// - edge statements `0 -> 1 [label="s!ready()"];` (chains `0 -> 1 -> 2` give every
+///   hop the same label) declare transitions; states used by edges need no declaration;
+/// - attribute lists may end with a separator (nuscr writes `[label="...", ]`), may be
+///   repeated, and use `,` or `;` between attributes;
+/// - `graph`/`node`/`edge [...]` statements and `key = value` graph attributes are
+///   ignored, and so are `//`, `/* */` and `#` comment lines.
+///
+/// Edge labels are actions `peer!label(payloads)` or `peer?label(payloads)` with
+/// payloads `name: Sort` or `Sort` (nuscr, ours), or `peer?label` without a payload
+/// list (the original Rumpsteak). The sort `int` is read as `i32`.
+///
+/// **Initial state**: the state named `0` if there is one (nuscr always numbers its
+/// initial state `0`, and so does [`write_dot`](super::write_dot)); otherwise the
+/// first state mentioned in the digraph, by declaration or by an edge (the original
+/// Rumpsteak serialiser writes its initial state first). States are numbered in order
+/// of first mention.
+///
+/// # Errors
+/// The first problem found, with its line and column: a syntax error, an edge
+/// without a `label`, a malformed label, an undirected graph or edge, unsupported DOT
+/// features (subgraphs, ports, HTML strings), a nondeterministic state (two
+/// transitions with the same peer, direction and label) or a role communicating with
+/// itself. An input without any digraph is an error too. The reader never panics.
+pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
+    let mut parser = Parser::new(input)?;
+    let mut fsms = Vec::new();
+    loop {
+        if parser.peek.kind == Kind::Eof {
+            if fsms.is_empty() {
+                return Err(parser.expected("`digraph`"));
+            }
+            return Ok(fsms);
+        }
+        fsms.push(parser.digraph()?);
+    }
+}
+
+struct Parser<'a> {
+    input: &'a str,
+    lexer: Lexer<'a>,
+    peek: Token,
+}
+
+/// One machine under construction: state names to ids.
+struct Graph {
+    fsm: Fsm,
+    names: HashMap<String, StateId>,
+    order: Vec<String>,
+}
+
+impl Graph {
+    fn state(&mut self, name: &str) -> StateId {
+        if let Some(&id) = self.names.get(name) {
+            return id;
+        }
+        let id = if self.order.is_empty() {
+            0
+        } else {
+            self.fsm.add_state()
+        };
+        self.names.insert(name.to_owned(), id);
+        self.order.push(name.to_owned());
+        id
+    }
+}
+
+/// One `key = value` attribute, with the value's token for error positions.
+struct Attribute {
+    key: String,
+    value: Option<Token>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a str) -> Result<Self, DotError> {
+        let mut lexer = Lexer::new(input);
+        let peek = lexer.next_token()?;
+        Ok(Parser { input, lexer, peek })
+    }
+
+    fn bump(&mut self) -> Result<Token, DotError> {
+        let next = self.lexer.next_token()?;
+        Ok(std::mem::replace(&mut self.peek, next))
+    }
+
+    fn error_at(&self, token: &Token, message: impl Into<String>) -> DotError {
+        DotError::at(self.input, token.start, token.end - token.start, message)
+    }
+
+    fn expected(&self, what: &str) -> DotError {
+        let found = self.peek.describe(self.input);
+        self.error_at(&self.peek, format!("expected {what}, found {found}"))
+    }
+
+    fn eat(&mut self, kind: &Kind) -> Result<bool, DotError> {
+        if &self.peek.kind == kind {
+            self.bump()?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn expect(&mut self, kind: &Kind, what: &str) -> Result<Token, DotError> {
+        if &self.peek.kind == kind {
+            self.bump()
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn id(&mut self, what: &str) -> Result<(String, Token), DotError> {
+        match &self.peek.kind {
+            Kind::Id { text, .. } => {
+                let text = text.clone();
+                Ok((text, self.bump()?))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    fn digraph(&mut self) -> Result<Fsm, DotError> {
+        if self.peek.is_keyword("strict") {
+            self.bump()?;
+        }
+        if self.peek.is_keyword("graph") {
+            return Err(self.error_at(
+                &self.peek,
+                "an undirected `graph` is not a state machine: expected `digraph`",
+            ));
+        }
+        if !self.peek.is_keyword("digraph") {
+            return Err(self.expected("`digraph`"));
+        }
+        self.bump()?;
+        if self.peek.kind == Kind::LBrace {
+            return Err(self.expected("the role name after `digraph` (as in `digraph R {`)"));
+        }
+        let (role, _) = self.id("the role name after `digraph`")?;
+        let open = self.expect(&Kind::LBrace, "`{` after the role name")?;
+        let mut graph = Graph {
+            fsm: Fsm::new(role.clone()),
+            names: HashMap::new(),
+            order: Vec::new(),
+        };
+        loop {
+            match &self.peek.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    break;
+                }
+                Kind::Semi => {
+                    self.bump()?;
+                }
+                Kind::Eof => {
+                    let line = DotError::at(self.input, open.start, 0, "").line;
+                    return Err(self.expected(&format!(
+                        "`}}` to close digraph `{role}` opened on line {line}"
+                    )));
+                }
+                Kind::LBrace => {
+                    return Err(self.error_at(&self.peek, "subgraphs are not supported"));
+                }
+                Kind::Id { .. } => self.statement(&mut graph)?,
+                _ => return Err(self.expected("a state, an edge, an attribute statement or `}`")),
+            }
+        }
+        let mut fsm = graph.fsm;
+        if let Some(&zero) = graph.names.get("0") {
+            // Every state in `names` exists, so this cannot fail.
+            let _ = fsm.set_initial(zero);
+        }
+        Ok(fsm)
+    }
+
+    fn statement(&mut self, graph: &mut Graph) -> Result<(), DotError> {
+        let keyword = ["graph", "node", "edge"]
+            .into_iter()
+            .find(|k| self.peek.is_keyword(k));
+        if keyword.is_some() {
+            self.bump()?;
+            if self.peek.kind != Kind::LBracket {
+                return Err(self.expected("`[` after an attribute statement keyword"));
+            }
+            self.attributes()?;
+            return Ok(());
+        }
+        if self.peek.is_keyword("subgraph") {
+            return Err(self.error_at(&self.peek, "subgraphs are not supported"));
+        }
+        if self.peek.is_keyword("digraph") || self.peek.is_keyword("strict") {
+            return Err(self.expected("`}` to close the digraph before the next one"));
+        }
+        let (name, first) = self.id("a state")?;
+        match self.peek.kind {
+            Kind::Equal => {
+                self.bump()?;
+                self.id("a value after `=`")?;
+                Ok(())
+            }
+            Kind::Colon => {
+                Err(self.error_at(&self.peek, "node ports (`state:port`) are not supported"))
+            }
+            Kind::Dash => Err(self.error_at(
+                &self.peek,
+                "undirected edge `--` in a digraph: expected `->`",
+            )),
+            Kind::Arrow => self.edge(graph, name, first),
+            _ => {
+                graph.state(&name);
+                if self.peek.kind == Kind::LBracket {
+                    self.attributes()?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn edge(
+        &mut self,
+        graph: &mut Graph,
+        first: String,
+        first_token: Token,
+    ) -> Result<(), DotError> {
+        let mut chain = vec![(first, first_token)];
+        while self.eat(&Kind::Arrow)? {
+            if self.peek.kind == Kind::LBrace || self.peek.is_keyword("subgraph") {
+                return Err(self.error_at(&self.peek, "subgraphs are not supported"));
+            }
+            chain.push(self.id("a target state after `->`")?);
+            if self.peek.kind == Kind::Colon {
+                return Err(
+                    self.error_at(&self.peek, "node ports (`state:port`) are not supported")
+                );
+            }
+            if self.peek.kind == Kind::Dash {
+                return Err(self.error_at(
+                    &self.peek,
+                    "undirected edge `--` in a digraph: expected `->`",
+                ));
+            }
+        }
+        let ids: Vec<StateId> = chain.iter().map(|(name, _)| graph.state(name)).collect();
+        let attributes = if self.peek.kind == Kind::LBracket {
+            self.attributes()?
+        } else {
+            Vec::new()
+        };
+        let label = attributes.into_iter().rev().find(|a| a.key == "label");
+        let Some(label_token) = label.and_then(|a| a.value) else {
+            let (from, to) = (&chain[0].0, &chain[1].0);
+            return Err(self.error_at(
+                &chain[0].1,
+                format!(
+                    "the edge `{from} -> {to}` has no label: expected `[label=\"peer!message()\"]`"
+                ),
+            ));
+        };
+        let Kind::Id { text, .. } = &label_token.kind else {
+            return Err(self.error_at(&label_token, "expected a label"));
+        };
+        let action = parse_label(text).map_err(|e| {
+            let start = source_offset(self.input, &label_token, e.offset);
+            let end = source_offset(self.input, &label_token, e.offset + e.length);
+            DotError::at(
+                self.input,
+                start,
+                end.saturating_sub(start),
+                format!(
+                    "in the label {}: {}",
+                    label_token.describe(self.input),
+                    e.message
+                ),
+            )
+        })?;
+        for (hop, pair) in ids.windows(2).enumerate() {
+            if let Err(e) = graph.fsm.add_transition(pair[0], action.clone(), pair[1]) {
+                let source = &chain[hop].0;
+                let message = match e {
+                    FsmError::Nondeterministic { action, .. } => format!(
+                        "state `{source}` already has a transition `{}{}{}`: machines must be deterministic (one transition per peer, direction and label)",
+                        action.peer,
+                        action.direction.symbol(),
+                        action.message.label
+                    ),
+                    FsmError::SelfCommunication { action, .. } => format!(
+                        "`{action}` communicates with `{}` itself: expected another role as the peer",
+                        graph.fsm.role()
+                    ),
+                    other => other.to_string(),
+                };
+                return Err(self.error_at(&label_token, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// One or more `[key = value, ...]` lists.
+    fn attributes(&mut self) -> Result<Vec<Attribute>, DotError> {
+        let mut out = Vec::new();
+        while self.eat(&Kind::LBracket)? {
+            loop {
+                if self.eat(&Kind::RBracket)? {
+                    break;
+                }
+                let (key, _) = self.id("an attribute name or `]`")?;
+                let value = if self.eat(&Kind::Equal)? {
+                    Some(self.id("an attribute value after `=`")?.1)
+                } else {
+                    None
+                };
+                out.push(Attribute { key, value });
+                if !self.eat(&Kind::Comma)? {
+                    self.eat(&Kind::Semi)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,61 @@
+//! [`DotError`]: why a DOT input could not be read, and where.
+
+use std::fmt;
+
+/// Why [`parse_dot`](super::parse_dot) rejected its input, with the position of the
+/// offending text.
+///
+/// `line` and `column` are 1-based; `column` counts characters (Unicode scalar
+/// values), `offset` and `length` count bytes of the input, so that
+/// `&input[offset..offset + length]` is the offending text (possibly empty, e.g. at the
+/// end of the input). Tools such as `codespan-reporting` take the byte range directly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DotError {
+    /// 1-based line of the error.
+    pub line: usize,
+    /// 1-based column (in characters) of the error.
+    pub column: usize,
+    /// Byte offset of the error in the input.
+    pub offset: usize,
+    /// Length in bytes of the offending text (0 when pointing between characters).
+    pub length: usize,
+    /// What went wrong, usually "expected X, found Y".
+    pub message: String,
+}
+
+impl DotError {
+    /// An error covering `input[offset..offset + length]`; line and column are computed
+    /// from `input`. Out-of-range or non-boundary offsets are clamped, never panic.
+    pub fn at(input: &str, offset: usize, length: usize, message: impl Into<String>) -> Self {
+        let mut offset = offset.min(input.len());
+        while !input.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let length = length.min(input.len() - offset);
+        let before = &input[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        DotError {
+            line,
+            column,
+            offset,
+            length,
+            message: message.into(),
+        }
+    }
+
+    /// The byte range `offset..offset + length` of the offending text.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.length
+    }
+}
+
+impl fmt::Display for DotError {
+    /// `line:column: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for DotError {}

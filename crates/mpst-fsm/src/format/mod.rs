@@ -1,0 +1,25 @@
+//! File formats for communicating FSMs: DOT (read and write), petrify and Mermaid.
+//!
+//! - [`write_dot`] / [`parse_dot`]: Graphviz DOT in nuscr's layout, the exchange
+//!   format of `mpst project`, `mpst subtype` and `mpst kmc`. The reader also accepts
+//!   nuscr's own output and the original Rumpsteak form `digraph "S" { 0 -> 1
+//!   [label="T?ready"]; }`, and reports errors as [`DotError`]s with line and column.
+//! - [`write_petrify`]: a whole system in the input format of the k-MC tool.
+//! - [`write_mermaid`]: a Mermaid `stateDiagram-v2`, for documentation.
+//!
+//! Every writer uses the canonical state numbering of [`Fsm::canonical`](crate::Fsm::canonical),
+//! so equal protocols give byte-identical output.
+
+mod dot;
+mod dot_lex;
+mod dot_read;
+mod error;
+mod label;
+mod mermaid;
+mod petrify;
+
+pub use dot::write_dot;
+pub use dot_read::parse_dot;
+pub use error::DotError;
+pub use mermaid::write_mermaid;
+pub use petrify::write_petrify;
