@@ -1,0 +1,38 @@
+//! Every implementation once at a small size, on both tokio runtimes where it is async:
+//! each run checks its own answer and fails with a `Mismatch` when it is wrong.
+
+use comparison::stream;
+
+fn runtimes() -> [tokio::runtime::Runtime; 2] {
+    [
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        tokio::runtime::Builder::new_current_thread().build().unwrap(),
+    ]
+}
+
+#[test]
+fn stream_thread_based_peers() {
+    for n in [0, 1, 7] {
+        stream::sesh::run(n).unwrap();
+        stream::mpstthree::run(n).unwrap();
+    }
+}
+
+#[test]
+fn stream_async_implementations() {
+    for rt in runtimes() {
+        for n in [0, 1, 7] {
+            rt.block_on(stream::rumpsteak::run(n, false)).unwrap();
+        }
+        rt.block_on(stream::rumpsteak::run(7, true)).unwrap();
+        assert!(rt.block_on(stream::rumpsteak::run(2, true)).is_err());
+    }
+}
+
+#[test]
+fn stream_check_rejects_a_wrong_sum() {
+    let (count, sum) = stream::expected(10);
+    assert!(stream::check("test", 10, (count, sum + 1)).is_err());
+    assert!(stream::check("test", 10, (count - 1, sum)).is_err());
+    assert!(stream::check("test", 10, (count, sum)).is_ok());
+}
