@@ -1,1 +1,45 @@
-//! Procedural macros of `mpst`: `derive(Role)`, `derive(Roles)`, `derive(Message)`, `#[session]`.
+//! Procedural macros of `mpst`: `derive(Role)`, `derive(Roles)`, `derive(Message)`,
+//! `#[session]`.
+//!
+//! Use them through the `mpst` crate, which re-exports them and documents what they
+//! generate. Every error is a spanned `syn::Error` pointing at the offending tokens.
+
+#![warn(missing_docs)]
+
+use proc_macro::TokenStream;
+use syn::parse_macro_input;
+
+mod message;
+mod role;
+mod roles;
+mod session;
+
+/// Derives `mpst::Role` and one `mpst::Route<Peer>` per field marked `#[route(Peer)]`.
+///
+/// The struct needs `#[message(Label)]` naming its label enum. Fields without `#[route]`
+/// are filled with `Default::default()` by `#[derive(Roles)]`.
+#[proc_macro_derive(Role, attributes(message, route))]
+pub fn derive_role(input: TokenStream) -> TokenStream {
+    role::expand(parse_macro_input!(input)).into()
+}
+
+/// Derives `Default` for a struct of roles, creating and wiring every route between them.
+#[proc_macro_derive(Roles)]
+pub fn derive_roles(input: TokenStream) -> TokenStream {
+    roles::expand(parse_macro_input!(input)).into()
+}
+
+/// Derives `mpst::Message<L>` for the type `L` each variant wraps, `mpst::Labelled`,
+/// `From<L>` for the enum and `TryFrom<Enum>` for each `L`.
+#[proc_macro_derive(Message)]
+pub fn derive_message(input: TokenStream) -> TokenStream {
+    message::expand(parse_macro_input!(input)).into()
+}
+
+/// Turns a session type written without its lifetime and role parameters into the full
+/// type: on a type alias, a recursive single-field tuple struct (`Self` allowed) or a
+/// choice enum of `Variant(Label, Continuation)` variants.
+#[proc_macro_attribute]
+pub fn session(attr: TokenStream, item: TokenStream) -> TokenStream {
+    session::expand(attr.into(), parse_macro_input!(item)).into()
+}

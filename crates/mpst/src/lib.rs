@@ -1,3 +1,268 @@
-//! Asynchronous multiparty session types for Rust.
+//! Asynchronous multiparty session types for async Rust.
+//!
+//! `mpst` checks, with the Rust type checker, that each participant ("role") of a
+//! message-passing protocol sends and receives exactly what its *local session type* says,
+//! in order, to the right peer. It follows §2.1 of *Deadlock-Free Asynchronous Message
+//! Reordering in Rust with Multiparty Session Types* (Cutner, Yoshida, Vassor; PPoPP 2022).
+//!
+//! # A guided tour
+//!
+//! ## 1. A complete protocol
+//!
+//! Role `A` sends two numbers to `B` and gets their sum back, then tells `C` the result.
+//!
+//! ```
+//! use mpst::{try_session, session, End, Message, Receive, Role, Roles, Send};
+//!
+//! // Every pair of roles talks over a bidirectional in-memory channel of labels.
+//! type Channel = mpst::channel::Unbounded<Label>;
+//!
+//! // All roles of the protocol; `Roles::default()` creates and wires every channel.
+//! #[derive(Roles)]
+//! struct Roles(A, B, C);
+//!
+//! // A role is a struct with one route per peer it talks to.
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct A(#[route(B)] Channel, #[route(C)] Channel);
+//!
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct B(#[route(A)] Channel, #[route(C)] Channel);
+//!
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct C(#[route(A)] Channel, #[route(B)] Channel);
+//!
+//! // The labels: one enum for the wire, one type per label.
+//! #[derive(Message)]
+//! enum Label {
+//!     Add(Add),
+//!     Sum(Sum),
+//! }
+//!
+//! struct Add(i32);
+//! struct Sum(i32);
+//!
+//! // Local session types, written as in the paper; `#[session]` adds the lifetime and
+//! // the role parameters, so `AdderA` becomes `AdderA<'r, R>`.
+//! #[session]
+//! type AdderA = Send<B, Add, Send<B, Add, Receive<B, Sum, Send<C, Sum, End>>>>;
+//! #[session]
+//! type AdderB = Receive<A, Add, Receive<A, Add, Send<A, Sum, End>>>;
+//! #[session]
+//! type AdderC = Receive<A, Sum, End>;
+//!
+//! async fn adder_a(role: &mut A) -> Result<i32, mpst::Error> {
+//!     try_session(role, |s: AdderA<'_, A>| async move {
+//!         let s = s.send(Add(1)).await?;
+//!         let s = s.send(Add(2)).await?;
+//!         let (Sum(x), s) = s.receive().await?;
+//!         let s = s.send(Sum(x)).await?;
+//!         Ok((x, s)) // the closure must hand back the `End`
+//!     })
+//!     .await
+//! }
+//!
+//! async fn adder_b(role: &mut B) -> Result<(), mpst::Error> {
+//!     try_session(role, |s: AdderB<'_, B>| async move {
+//!         let (Add(x), s) = s.receive().await?;
+//!         let (Add(y), s) = s.receive().await?;
+//!         let s = s.send(Sum(x + y)).await?;
+//!         Ok(((), s))
+//!     })
+//!     .await
+//! }
+//!
+//! async fn adder_c(role: &mut C) -> Result<i32, mpst::Error> {
+//!     try_session(role, |s: AdderC<'_, C>| async move {
+//!         let (Sum(x), s) = s.receive().await?;
+//!         Ok((x, s))
+//!     })
+//!     .await
+//! }
+//!
+//! let Roles(mut a, mut b, mut c) = Roles::default();
+//! let (a, b, c) = futures::executor::block_on(async {
+//!     futures::join!(adder_a(&mut a), adder_b(&mut b), adder_c(&mut c))
+//! });
+//! assert_eq!((a.unwrap(), c.unwrap()), (3, 3));
+//! b.unwrap();
+//! ```
+//!
+//! ## 2. Recursion and choice
+//!
+//! Recursive types are named structs whose single field may mention `Self`; `into_session`
+//! unfolds one level. Choices are enums of `Variant(Label, Continuation)`, used by
+//! [`Select`] (internal choice: we pick the label) and [`Branch`] (external choice: the
+//! peer picks, we `match`). A protocol without `End` runs in a `loop`, whose type `!`
+//! coerces to what the closure must return.
+//!
+//! ```
+//! use mpst::{try_session, session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+//!
+//! type Channel = mpst::channel::Unbounded<Label>;
+//!
+//! #[derive(Roles)]
+//! struct Roles(S, T);
+//!
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct S(#[route(T)] Channel);
+//!
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct T(#[route(S)] Channel);
+//!
+//! #[derive(Message)]
+//! enum Label {
+//!     Ready(Ready),
+//!     Value(Value),
+//!     Stop(Stop),
+//! }
+//!
+//! struct Ready;
+//! struct Value(u64);
+//! struct Stop;
+//!
+//! // The source: receive `Ready`, then either send a `Value` and start over, or `Stop`.
+//! #[session]
+//! struct Source(Receive<T, Ready, Select<T, SourceChoice>>);
+//!
+//! #[session]
+//! enum SourceChoice {
+//!     Value(Value, Source),
+//!     Stop(Stop, End),
+//! }
+//!
+//! // The sink: send `Ready`, then branch on what the source chose.
+//! #[session]
+//! struct Sink(Send<S, Ready, Branch<S, SinkChoice>>);
+//!
+//! #[session]
+//! enum SinkChoice {
+//!     Value(Value, Sink),
+//!     Stop(Stop, End),
+//! }
+//!
+//! async fn source(role: &mut S, values: &[u64]) -> Result<(), mpst::Error> {
+//!     try_session(role, |mut s: Source<'_, S>| async move {
+//!         let mut values = values.iter();
+//!         loop {
+//!             let (Ready, choice) = s.into_session().receive().await?;
+//!             match values.next() {
+//!                 Some(&v) => s = choice.select(Value(v)).await?,
+//!                 None => return Ok(((), choice.select(Stop).await?)),
+//!             }
+//!         }
+//!     })
+//!     .await
+//! }
+//!
+//! async fn sink(role: &mut T) -> Result<u64, mpst::Error> {
+//!     try_session(role, |mut s: Sink<'_, T>| async move {
+//!         let mut total = 0;
+//!         loop {
+//!             match s.into_session().send(Ready).await?.branch().await? {
+//!                 SinkChoice::Value(Value(v), next) => {
+//!                     total += v;
+//!                     s = next;
+//!                 }
+//!                 SinkChoice::Stop(Stop, end) => return Ok((total, end)),
+//!             }
+//!         }
+//!     })
+//!     .await
+//! }
+//!
+//! let Roles(mut s, mut t) = Roles::default();
+//! let (sent, total) = futures::executor::block_on(async {
+//!     futures::join!(source(&mut s, &[1, 2, 3, 4]), sink(&mut t))
+//! });
+//! sent.unwrap();
+//! assert_eq!(total.unwrap(), 10);
+//! ```
+//!
+//! ## 3. What it guarantees, and how
+//!
+//! | Feature | How |
+//! |---|---|
+//! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
+//! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor) |
+//! | one session per role at a time | [`try_session`] takes `&mut` role |
+//! | roles reused across sessions | the borrow ends when [`try_session`] returns |
+//! | recursion | `#[session] struct Name(..Self..)` and `loop` |
+//! | choice | `#[session] enum`, [`Choice`] (select) and [`Choices`] (branch) |
+//! | any transport | a route is any [`futures::Sink`] + [`futures::Stream`] of the label enum, see [`channel`] |
+//! | in-memory channels | [`channel::Unbounded`], [`channel::Bounded`], [`channel::unbounded`], [`channel::bounded`] |
+//! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer and the labels; a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
+//! | any executor | only `futures` traits are used: tested on `futures::executor`, tokio current-thread and multi-thread |
+//! | cost | static dispatch, zero-sized session values, the label enum sent as is, no per-message allocation beyond the channel's own |
+//! | introspection | [`Role::NAME`], [`Message::NAME`], [`Choices::Variants`], [`IntoSession::Session`]: a session type can be walked without running it |
+//!
+//! What the type system cannot check alone: that the local types of all roles fit together
+//! (projection, asynchronous subtyping and k-MC in the sibling crates do that), and that a
+//! failed session left the channels clean (see [`try_session`]).
+//!
+//! ## 4. What the macros generate (for code generators)
+//!
+//! * `#[derive(Role)] #[message(Label)] struct A(#[route(B)] Chan, ..)` (tuple or named
+//!   fields): `impl Role for A { type Message = Label; const NAME = "A"; }`, one
+//!   `impl Route<B> for A { type Route = Chan; }` per routed field, and a hidden builder for
+//!   `derive(Roles)`. Fields without `#[route]` are filled with `Default::default()`.
+//! * `#[derive(Roles)] struct Roles(A, B, ..)` (tuple or named fields): `impl Default`,
+//!   creating one [`channel::Pair`] per pair of roles routing to each other. Both ends'
+//!   route types must be `'static` and `Pair` with each other.
+//! * `#[derive(Message)] enum Label { Add(Add), .. }`: `impl Message<Add> for Label` (with
+//!   `NAME = "Add"`, the variant's name), `From<Add> for Label`,
+//!   `TryFrom<Label> for Add` and [`Labelled`]. Each variant wraps exactly one type, each
+//!   type once.
+//! * `#[session] type X = P;` becomes `type X<'__r, __R> = P';` where in `P'` every
+//!   primitive gets `'__r, __R` prepended (`Send<'__r, __R, Peer, Label, Next>`,
+//!   `Select<'__r, __R, Peer, Choice>`, `End<'__r, __R>`) and every other type in a
+//!   continuation position is taken to be a `#[session]` type and gets `<'__r, __R, ..>`
+//!   prepended to its own arguments. Primitives are recognised by the last path segment
+//!   (`mpst::Send` works; a renamed import does not).
+//! * `#[session] struct L(P);` becomes `struct L<'__r, __R>(P')` with `Self` replaced by
+//!   `L<'__r, __R>`, plus [`FromState`], [`IntoSession`] and an inherent `into_session`.
+//! * `#[session] enum C { V(Label, P), .. }` becomes `enum C<'__r, __R> { V(Label, P'), .. }`
+//!   plus [`Choices`] and one [`Choice<'__r, Label>`](Choice) per variant.
+//!
+//! Full type names are therefore `AdderA<'r, A>` (write `AdderA<'_, A>` in a closure), and
+//! a generated API only has to emit the paper's notation under `#[session]`.
+//!
+//! ## 5. Walking a session type (for `serialize`)
+//!
+//! Every piece is visible at type level: `Send<'r, R, P, L, S>` gives `R::NAME`, `P::NAME`,
+//! `<R::Message as Message<L>>::NAME`, `std::any::type_name::<L>()` for the payload, and
+//! `S`; a named struct unfolds through [`IntoSession::Session`]; a choice enum lists its
+//! `(Label, Continuation)` pairs in [`Choices::Variants`]. A `serialize::<S>()` is a trait
+//! implemented for the five primitives and (by a blanket impl over [`IntoSession`]) for
+//! named types, recursing into continuations and stopping at a named type seen before.
+//!
+//! ## 6. Deviations from the paper
+//!
+//! * Session types carry two leading parameters, `'r` and the role `R` (the paper elides
+//!   them in the same way under `#[session]`).
+//! * Errors name the role and the peer (`&'static str`), and an unexpected label reports
+//!   what arrived and what was expected.
+//! * `derive(Roles)` wires only pairs of roles that route to each other, so rings and
+//!   partial meshes need no unused channels.
 
 #![warn(missing_docs)]
+
+extern crate self as mpst;
+
+pub mod channel;
+mod error;
+mod primitives;
+mod role;
+mod session;
+#[doc(hidden)]
+pub mod wiring;
+
+pub use error::{Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
+pub use mpst_macros::{session, Message, Role, Roles};
+pub use primitives::{Branch, Choice, Choices, Receive, Select, Send};
+pub use role::{Labelled, Message, Role, Route};
+pub use session::{try_session, End, FromState, IntoSession, State};

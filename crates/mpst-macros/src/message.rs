@@ -1,0 +1,113 @@
+//! `#[derive(Message)]`: conversions between the label enum and each label type.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Error, Fields};
+
+/// Expands `#[derive(Message)]`, turning errors into `compile_error!`s.
+pub(crate) fn expand(input: DeriveInput) -> TokenStream {
+    match try_expand(&input) {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let Data::Enum(data) = &input.data else {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Message)]` needs an enum with one variant per label, e.g. `Add(Add)`",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(
+            input.generics.span(),
+            "`#[derive(Message)]` does not support generic label enums",
+        ));
+    }
+
+    let mut seen: Vec<String> = Vec::new();
+    let mut impls = Vec::new();
+    let mut names = Vec::new();
+    let mut arms = Vec::new();
+    for variant in &data.variants {
+        let ident = &variant.ident;
+        let ty = match &variant.fields {
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => &fields.unnamed[0].ty,
+            _ => {
+                return Err(Error::new(
+                    variant.span(),
+                    format!("each label variant wraps exactly one label type: `{ident}({ident})`"),
+                ))
+            }
+        };
+        let key = quote!(#ty).to_string();
+        if seen.contains(&key) {
+            return Err(Error::new(
+                ty.span(),
+                format!(
+                    "label type `{key}` is used by two variants; each label needs its own type"
+                ),
+            ));
+        }
+        seen.push(key);
+        let label = ident.to_string();
+        names.push(label.clone());
+        arms.push(quote!(#name::#ident(_) => #label));
+        impls.push(quote! {
+            impl ::mpst::Message<#ty> for #name {
+                const NAME: &'static str = #label;
+
+                #[inline]
+                fn upcast(label: #ty) -> Self {
+                    #name::#ident(label)
+                }
+
+                #[inline]
+                fn downcast(self) -> ::core::result::Result<#ty, Self> {
+                    match self {
+                        #name::#ident(label) => ::core::result::Result::Ok(label),
+                        #[allow(unreachable_patterns)]
+                        other => ::core::result::Result::Err(other),
+                    }
+                }
+            }
+
+            impl ::core::convert::From<#ty> for #name {
+                #[inline]
+                fn from(label: #ty) -> Self {
+                    #name::#ident(label)
+                }
+            }
+
+            impl ::core::convert::TryFrom<#name> for #ty {
+                type Error = #name;
+
+                #[inline]
+                fn try_from(message: #name) -> ::core::result::Result<Self, #name> {
+                    <#name as ::mpst::Message<#ty>>::downcast(message)
+                }
+            }
+        });
+    }
+    let label_fn = if arms.is_empty() {
+        quote!(match *self {})
+    } else {
+        quote!(match self { #(#arms),* })
+    };
+
+    Ok(quote! {
+        #(#impls)*
+
+        impl ::mpst::Labelled for #name {
+            const LABELS: &'static [&'static str] = &[#(#names),*];
+
+            #[inline]
+            fn label(&self) -> &'static str {
+                #label_fn
+            }
+        }
+    })
+}

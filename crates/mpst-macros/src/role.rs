@@ -1,0 +1,135 @@
+//! `#[derive(Role)]`: the `Role` and `Route` impls and the builder `derive(Roles)` uses.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Error, Fields, Index, Member, Type};
+
+/// Parses the single type argument of `#[name(Type)]`.
+pub(crate) fn type_arg(attr: &Attribute) -> syn::Result<Type> {
+    attr.parse_args::<Type>().map_err(|e| {
+        let name = attr
+            .path()
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        Error::new(e.span(), format!("expected `#[{name}(Type)]`: {e}"))
+    })
+}
+
+/// Expands `#[derive(Role)]`, turning errors into `compile_error!`s.
+pub(crate) fn expand(input: DeriveInput) -> TokenStream {
+    match try_expand(&input) {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Role)]` needs a struct whose fields are routes",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(
+            input.generics.span(),
+            "`#[derive(Role)]` does not support generic roles",
+        ));
+    }
+
+    let mut message = None;
+    for attr in &input.attrs {
+        if attr.path().is_ident("message") {
+            if message.is_some() {
+                return Err(Error::new(
+                    attr.span(),
+                    "duplicate `#[message(..)]` attribute",
+                ));
+            }
+            message = Some(type_arg(attr)?);
+        }
+    }
+    let Some(message) = message else {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Role)]` needs `#[message(Label)]` naming the label enum",
+        ));
+    };
+
+    let mut routes = Vec::new();
+    let mut builders = Vec::new();
+    let mut peers: Vec<(String, Type)> = Vec::new();
+    for (index, field) in data.fields.iter().enumerate() {
+        let member = match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(index)),
+        };
+        let mut peer = None;
+        for attr in &field.attrs {
+            if attr.path().is_ident("route") {
+                if peer.is_some() {
+                    return Err(Error::new(attr.span(), "a field routes to one peer only"));
+                }
+                peer = Some(type_arg(attr)?);
+            }
+        }
+        let Some(peer) = peer else {
+            builders.push(
+                quote_spanned!(field.ty.span()=> #member: ::core::default::Default::default()),
+            );
+            continue;
+        };
+        let key = quote!(#peer).to_string();
+        if peers.iter().any(|(k, _)| *k == key) {
+            return Err(Error::new(
+                peer.span(),
+                format!("`{name}` already has a route to `{key}`"),
+            ));
+        }
+        let ty = &field.ty;
+        routes.push(quote! {
+            impl ::mpst::Route<#peer> for #name {
+                type Route = #ty;
+
+                #[inline]
+                fn route(&mut self) -> &mut Self::Route {
+                    &mut self.#member
+                }
+            }
+        });
+        builders.push(quote! {
+            #member: <__W as ::mpst::wiring::Wire<#name, #peer>>::take(wiring)
+        });
+        peers.push((key, peer));
+    }
+    let wires = peers
+        .iter()
+        .map(|(_, peer)| quote!(::mpst::wiring::Wire<#name, #peer>));
+    let construct = match &data.fields {
+        Fields::Unit => quote!(Self),
+        _ => quote!(Self { #(#builders),* }),
+    };
+    let name_str = name.to_string();
+
+    Ok(quote! {
+        impl ::mpst::Role for #name {
+            type Message = #message;
+            const NAME: &'static str = #name_str;
+        }
+
+        #(#routes)*
+
+        impl<__W> ::mpst::wiring::Build<__W> for #name
+        where
+            __W: #(#wires)+*
+        {
+            #[allow(unused_variables)]
+            fn build(wiring: &mut __W) -> Self {
+                #construct
+            }
+        }
+    })
+}

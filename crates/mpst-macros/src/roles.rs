@@ -1,0 +1,54 @@
+//! `#[derive(Roles)]`: a `Default` impl that creates every route between the roles.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Error, Fields, Index, Member};
+
+/// Expands `#[derive(Roles)]`, turning errors into `compile_error!`s.
+pub(crate) fn expand(input: DeriveInput) -> TokenStream {
+    match try_expand(&input) {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Roles)]` needs a struct with one field per role",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(
+            input.generics.span(),
+            "`#[derive(Roles)]` does not support generics",
+        ));
+    }
+    if matches!(data.fields, Fields::Unit) || data.fields.is_empty() {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Roles)]` needs at least one role field",
+        ));
+    }
+    let fields = data.fields.iter().enumerate().map(|(index, field)| {
+        let member = match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(index)),
+        };
+        let ty = &field.ty;
+        quote! {
+            #member: <#ty as ::mpst::wiring::Build<::mpst::wiring::Wiring>>::build(&mut wiring)
+        }
+    });
+    Ok(quote! {
+        impl ::core::default::Default for #name {
+            fn default() -> Self {
+                let mut wiring = ::mpst::wiring::Wiring::new();
+                Self { #(#fields),* }
+            }
+        }
+    })
+}

@@ -1,0 +1,318 @@
+//! `#[session]`: adds the lifetime `'__r` and the role `__R` to a session type written as in
+//! the paper, and generates the trait impls of recursive structs and choice enums.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{
+    parse_quote, AngleBracketedGenericArguments, Error, Fields, GenericArgument, Generics, Item,
+    ItemEnum, ItemStruct, ItemType, PathArguments, Type, TypePath,
+};
+
+/// Expands `#[session]`, turning errors into `compile_error!`s.
+pub(crate) fn expand(attr: TokenStream, item: Item) -> TokenStream {
+    let result = if !attr.is_empty() {
+        Err(Error::new(attr.span(), "`#[session]` takes no arguments"))
+    } else {
+        match item {
+            Item::Type(item) => expand_type(item),
+            Item::Struct(item) => expand_struct(item),
+            Item::Enum(item) => expand_enum(item),
+            other => Err(Error::new(
+                other.span(),
+                "`#[session]` applies to a type alias, a single-field tuple struct or a choice enum",
+            )),
+        }
+    };
+    result.unwrap_or_else(|error| error.to_compile_error())
+}
+
+/// Prepends `'__r, __R` to the item's generic parameters.
+fn add_params(generics: &mut Generics) -> syn::Result<()> {
+    for param in &generics.params {
+        let clash = match param {
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident == "__r",
+            syn::GenericParam::Type(t) => t.ident == "__R",
+            syn::GenericParam::Const(_) => false,
+        };
+        if clash {
+            return Err(Error::new(
+                param.span(),
+                "`'__r` and `__R` are reserved for the parameters `#[session]` adds",
+            ));
+        }
+    }
+    generics.params.insert(0, parse_quote!(__R));
+    generics.params.insert(0, parse_quote!('__r));
+    Ok(())
+}
+
+/// The type `Name<'__r, __R, user params>` that `Self` stands for.
+fn self_type(ident: &syn::Ident, generics: &Generics) -> Type {
+    let (_, ty_generics, _) = generics.split_for_impl();
+    parse_quote!(#ident #ty_generics)
+}
+
+/// Prepends `'__r, __R` to the last segment's arguments of `path`.
+fn prepend(
+    segment: &mut syn::PathSegment,
+) -> syn::Result<&mut Punctuated<GenericArgument, syn::Token![,]>> {
+    if let PathArguments::None = segment.arguments {
+        segment.arguments = PathArguments::AngleBracketed(parse_quote!(<>));
+    }
+    match &mut segment.arguments {
+        PathArguments::AngleBracketed(AngleBracketedGenericArguments { args, .. }) => {
+            args.insert(0, parse_quote!(__R));
+            args.insert(0, parse_quote!('__r));
+            Ok(args)
+        }
+        other => Err(Error::new(other.span(), "expected `<...>` type arguments")),
+    }
+}
+
+const EXPECTED: &str =
+    "expected a session type: `Send`, `Receive`, `Select`, `Branch`, `End` or a `#[session]` type";
+
+/// Rewrites a session type written as in the paper into the full type.
+fn augment(ty: &mut Type, self_ty: Option<&Type>) -> syn::Result<()> {
+    match ty {
+        Type::Paren(inner) => augment(&mut inner.elem, self_ty),
+        Type::Group(inner) => augment(&mut inner.elem, self_ty),
+        Type::Path(TypePath { qself: None, path }) => {
+            if path.is_ident("Self") {
+                return match self_ty {
+                    Some(self_ty) => {
+                        *ty = self_ty.clone();
+                        Ok(())
+                    }
+                    None => Err(Error::new(
+                        path.span(),
+                        "`Self` is only allowed in a `#[session]` struct or enum; \
+                         recursive session types must be named structs",
+                    )),
+                };
+            }
+            let Some(segment) = path.segments.last_mut() else {
+                return Err(Error::new(path.span(), EXPECTED));
+            };
+            let primitive = segment.ident.to_string();
+            let (arity, continuation, usage) = match primitive.as_str() {
+                "End" => (0, None, "End"),
+                "Send" => (3, Some(2), "Send<Peer, Label, Next>"),
+                "Receive" => (3, Some(2), "Receive<Peer, Label, Next>"),
+                "Select" => (2, Some(1), "Select<Peer, Choice>"),
+                "Branch" => (2, Some(1), "Branch<Peer, Choice>"),
+                _ => {
+                    // A named session type: its own parameters come after ours.
+                    let args = prepend(segment)?;
+                    for arg in args.iter_mut().skip(2) {
+                        if let GenericArgument::Type(ty) = arg {
+                            reject_self(ty)?;
+                        }
+                    }
+                    return Ok(());
+                }
+            };
+            let count = match &segment.arguments {
+                PathArguments::None => 0,
+                PathArguments::AngleBracketed(args) => args.args.len(),
+                PathArguments::Parenthesized(args) => {
+                    return Err(Error::new(args.span(), format!("expected `{usage}`")))
+                }
+            };
+            if count != arity {
+                return Err(Error::new(
+                    segment.span(),
+                    format!("`{primitive}` takes {arity} type arguments: `{usage}`"),
+                ));
+            }
+            let args = prepend(segment)?;
+            for (index, arg) in args.iter_mut().skip(2).enumerate() {
+                let GenericArgument::Type(arg_ty) = arg else {
+                    return Err(Error::new(arg.span(), format!("expected `{usage}`")));
+                };
+                if Some(index) == continuation {
+                    augment(arg_ty, self_ty)?;
+                } else {
+                    reject_self(arg_ty)?;
+                }
+            }
+            Ok(())
+        }
+        other => Err(Error::new(other.span(), EXPECTED)),
+    }
+}
+
+/// Peers and labels are plain types: `Self` there would be a mistake.
+fn reject_self(ty: &Type) -> syn::Result<()> {
+    if let Type::Path(TypePath { qself: None, path }) = ty {
+        if path.is_ident("Self") {
+            return Err(Error::new(
+                path.span(),
+                "`Self` may only stand for a continuation, not a peer or a label",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn expand_type(mut item: ItemType) -> syn::Result<TokenStream> {
+    add_params(&mut item.generics)?;
+    augment(&mut item.ty, None)?;
+    Ok(item.into_token_stream())
+}
+
+fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
+    let single = matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1);
+    if !single {
+        return Err(Error::new(
+            item.fields
+                .span()
+                .join(item.ident.span())
+                .unwrap_or_else(|| item.ident.span()),
+            "a `#[session]` struct wraps exactly one session type: `struct Name(Send<..>);`",
+        ));
+    }
+    add_params(&mut item.generics)?;
+    let self_ty = self_type(&item.ident, &item.generics);
+    let Fields::Unnamed(fields) = &mut item.fields else {
+        return Err(Error::new(Span::call_site(), "unreachable: checked above"));
+    };
+    let field = &mut fields.unnamed[0];
+    augment(&mut field.ty, Some(&self_ty))?;
+    let inner = field.ty.clone();
+    let vis = &item.vis;
+    let ident = &item.ident;
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    let predicates = where_clause.map(|w| &w.predicates);
+    let bounds = quote! {
+        where
+            __R: ::mpst::Role,
+            #inner: ::mpst::FromState<'__r, Role = __R>,
+            #predicates
+    };
+    Ok(quote! {
+        #item
+
+        impl #impl_generics ::mpst::FromState<'__r> for #ident #ty_generics #bounds {
+            type Role = __R;
+
+            #[inline]
+            fn from_state(state: ::mpst::State<'__r, __R>) -> Self {
+                Self(<#inner as ::mpst::FromState<'__r>>::from_state(state))
+            }
+        }
+
+        impl #impl_generics ::mpst::IntoSession<'__r> for #ident #ty_generics #bounds {
+            type Session = #inner;
+
+            #[inline]
+            fn into_session(self) -> #inner {
+                self.0
+            }
+        }
+
+        impl #impl_generics #ident #ty_generics #where_clause {
+            /// Unfolds this named session type into the session type it wraps.
+            #[inline]
+            #vis fn into_session(self) -> #inner {
+                self.0
+            }
+        }
+    })
+}
+
+fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
+    if item.variants.is_empty() {
+        return Err(Error::new(
+            item.ident.span(),
+            "a `#[session]` choice enum needs at least one `Variant(Label, Continuation)`",
+        ));
+    }
+    add_params(&mut item.generics)?;
+    let self_ty = self_type(&item.ident, &item.generics);
+    let mut labels = Vec::new();
+    for variant in &mut item.variants {
+        let Fields::Unnamed(fields) = &mut variant.fields else {
+            return Err(Error::new(
+                variant.span(),
+                "a choice variant is `Variant(Label, Continuation)`",
+            ));
+        };
+        if fields.unnamed.len() != 2 {
+            return Err(Error::new(
+                fields.span(),
+                "a choice variant is `Variant(Label, Continuation)`",
+            ));
+        }
+        reject_self(&fields.unnamed[0].ty)?;
+        augment(&mut fields.unnamed[1].ty, Some(&self_ty))?;
+        labels.push((
+            variant.ident.clone(),
+            fields.unnamed[0].ty.clone(),
+            fields.unnamed[1].ty.clone(),
+        ));
+    }
+    let ident = &item.ident;
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    let predicates = where_clause.map(|w| &w.predicates);
+    let label_bounds = labels.iter().map(|(_, label, next)| {
+        quote! {
+            <__R as ::mpst::Role>::Message: ::mpst::Message<#label>,
+            #next: ::mpst::FromState<'__r, Role = __R>,
+        }
+    });
+    let bounds = quote! {
+        where
+            __R: ::mpst::Role,
+            #(#label_bounds)*
+            #predicates
+    };
+    let names = labels.iter().map(
+        |(_, label, _)| quote!(<<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::NAME),
+    );
+    let variants = labels.iter().rev().fold(
+        quote!(()),
+        |rest, (_, label, next)| quote!(((#label, #next), #rest)),
+    );
+    let downcasts = labels.iter().map(|(variant, label, next)| {
+        quote! {
+            let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {
+                ::core::result::Result::Ok(label) => {
+                    return ::core::result::Result::Ok(
+                        Self::#variant(label, <#next as ::mpst::FromState<'__r>>::from_state(state)),
+                    )
+                }
+                ::core::result::Result::Err(message) => message,
+            };
+        }
+    });
+    let choices = labels.iter().map(|(_, label, next)| {
+        quote! {
+            impl #impl_generics ::mpst::Choice<'__r, #label> for #ident #ty_generics #bounds {
+                type Session = #next;
+            }
+        }
+    });
+    Ok(quote! {
+        #item
+
+        impl #impl_generics ::mpst::Choices<'__r> for #ident #ty_generics #bounds {
+            type Role = __R;
+            type Variants = #variants;
+            const LABELS: &'static [&'static str] = &[#(#names),*];
+
+            #[inline]
+            fn downcast(
+                state: ::mpst::State<'__r, __R>,
+                message: <__R as ::mpst::Role>::Message,
+            ) -> ::core::result::Result<Self, <__R as ::mpst::Role>::Message> {
+                #(#downcasts)*
+                ::core::result::Result::Err(message)
+            }
+        }
+
+        #(#choices)*
+    })
+}

@@ -1,0 +1,255 @@
+//! The session primitives `Send`, `Receive`, `Select` and `Branch`, and the traits that
+//! connect choice enums to `Select` and `Branch`.
+//!
+//! Each primitive is a zero-sized wrapper around the role borrow ([`State`]); running a
+//! step consumes it and returns the continuation, so Rust's move checking enforces
+//! linearity. Labels travel as the role's message enum, straight over the route: no boxing,
+//! no dynamic dispatch, no allocation beyond what the channel itself does.
+
+use std::marker::PhantomData;
+
+use futures::{SinkExt, StreamExt};
+
+use crate::error::{ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
+use crate::role::{ExpectOne, Labelled, Message, Role, Route};
+use crate::session::{FromState, State};
+
+macro_rules! primitive {
+    ($(#[$doc:meta])* $name:ident<$($param:ident),*>) => {
+        $(#[$doc])*
+        #[must_use = "a session must be used until it reaches `End`"]
+        pub struct $name<'r, R, $($param),*> {
+            state: State<'r, R>,
+            _types: PhantomData<fn() -> ($($param,)*)>,
+        }
+
+        impl<'r, R: Role, $($param),*> FromState<'r> for $name<'r, R, $($param),*> {
+            type Role = R;
+
+            #[inline]
+            fn from_state(state: State<'r, R>) -> Self {
+                Self { state, _types: PhantomData }
+            }
+        }
+    };
+}
+
+primitive! {
+    /// Send the label `L` to the peer `P`, then continue as `S`.
+    ///
+    /// Written `Send<P, L, S>` inside `#[session]`; the full type is
+    /// `Send<'r, R, P, L, S>` where `R` is the role running the session.
+    Send<P, L, S>
+}
+
+primitive! {
+    /// Receive the label `L` from the peer `P`, then continue as `S`.
+    ///
+    /// Written `Receive<P, L, S>` inside `#[session]`.
+    Receive<P, L, S>
+}
+
+primitive! {
+    /// Internal choice: send one label of the choice enum `C` to `P`, then continue as that
+    /// label's continuation.
+    ///
+    /// Written `Select<P, C>` inside `#[session]`, with `C` a `#[session] enum`.
+    Select<P, C>
+}
+
+primitive! {
+    /// External choice: receive one label of the choice enum `C` from `P` and get the enum
+    /// variant (label and continuation) to `match` on.
+    ///
+    /// Written `Branch<P, C>` inside `#[session]`, with `C` a `#[session] enum`.
+    Branch<P, C>
+}
+
+/// A choice enum that offers the label `L`: [`Select::select`] with `L` continues as
+/// [`Choice::Session`].
+///
+/// Implemented by `#[session]` on enums, once per variant.
+pub trait Choice<'r, L>: Choices<'r> {
+    /// The continuation after the label `L`.
+    type Session: FromState<'r, Role = Self::Role>;
+}
+
+/// A choice enum: the variants a [`Branch`] can receive.
+///
+/// Implemented by `#[session]` on enums such as
+/// `enum Choice { Continue(Continue, Branch<A, Self>), Stop(Stop, End) }`.
+pub trait Choices<'r>: Sized {
+    /// The role running the session.
+    type Role: Role;
+
+    /// The variants at type level, for walking a session type without running it: a
+    /// right-nested list of `(Label, Continuation)` pairs ended by `()`, in declaration
+    /// order, e.g. `((Continue, Branch<'r, R, A, Self>), ((Stop, End<'r, R>), ()))`.
+    type Variants;
+
+    /// The label names of the variants, in declaration order.
+    const LABELS: &'static [&'static str];
+
+    /// Turns a received message into the matching variant, or gives it back when its label
+    /// is not one of the choice's.
+    fn downcast(
+        state: State<'r, Self::Role>,
+        message: <Self::Role as Role>::Message,
+    ) -> Result<Self, <Self::Role as Role>::Message>;
+}
+
+#[inline]
+fn send_error<R: Role, P: Role, L>(error: impl Into<SendErrorKind>) -> SendError
+where
+    R::Message: Message<L>,
+{
+    SendError {
+        role: R::NAME,
+        peer: P::NAME,
+        label: <R::Message as Message<L>>::NAME,
+        kind: error.into(),
+    }
+}
+
+/// Wraps any sink error for [`SendErrorKind::from_sink_error`].
+struct SinkError<E>(E);
+
+impl<E: std::error::Error + std::marker::Send + Sync + 'static> From<SinkError<E>>
+    for SendErrorKind
+{
+    #[inline]
+    fn from(error: SinkError<E>) -> Self {
+        SendErrorKind::from_sink_error(error.0)
+    }
+}
+
+/// Sends `label` to `P` over the role's route.
+#[inline]
+async fn send_label<R, P, L>(role: &mut R, label: L) -> Result<(), SendError>
+where
+    R: Route<P>,
+    P: Role,
+    R::Message: Message<L>,
+    R::Route: futures::Sink<R::Message> + Unpin,
+    <R::Route as futures::Sink<R::Message>>::Error:
+        std::error::Error + std::marker::Send + Sync + 'static,
+{
+    role.route()
+        .send(<R::Message as Message<L>>::upcast(label))
+        .await
+        .map_err(|e| send_error::<R, P, L>(SinkError(e)))
+}
+
+/// Receives the next message from `P`.
+#[inline]
+async fn receive_message<R, P>(role: &mut R) -> Result<R::Message, ReceiveError>
+where
+    R: Route<P>,
+    P: Role,
+    R::Route: futures::Stream<Item = R::Message> + Unpin,
+{
+    match role.route().next().await {
+        Some(message) => Ok(message),
+        None => Err(ReceiveError {
+            role: R::NAME,
+            peer: P::NAME,
+            kind: ReceiveErrorKind::Disconnected,
+        }),
+    }
+}
+
+impl<'r, R, P, L, S> Send<'r, R, P, L, S>
+where
+    R: Route<P>,
+    P: Role,
+    R::Message: Message<L>,
+    R::Route: futures::Sink<R::Message> + Unpin,
+    <R::Route as futures::Sink<R::Message>>::Error:
+        std::error::Error + std::marker::Send + Sync + 'static,
+    S: FromState<'r, Role = R>,
+{
+    /// Sends `label` to `P` and returns the continuation.
+    #[inline]
+    pub async fn send(self, label: L) -> Result<S, SendError> {
+        let state = self.state;
+        send_label::<R, P, L>(state.role, label).await?;
+        Ok(S::from_state(state))
+    }
+}
+
+impl<'r, R, P, L, S> Receive<'r, R, P, L, S>
+where
+    R: Route<P>,
+    P: Role,
+    R::Message: Message<L> + Labelled,
+    R::Route: futures::Stream<Item = R::Message> + Unpin,
+    S: FromState<'r, Role = R>,
+{
+    /// Waits for the label `L` from `P` and returns it with the continuation.
+    ///
+    /// Fails with [`ReceiveErrorKind::UnexpectedLabel`] when another label arrives and with
+    /// [`ReceiveErrorKind::Disconnected`] when `P` is gone.
+    #[inline]
+    pub async fn receive(self) -> Result<(L, S), ReceiveError> {
+        let state = self.state;
+        let message = receive_message::<R, P>(state.role).await?;
+        match message.downcast() {
+            Ok(label) => Ok((label, S::from_state(state))),
+            Err(other) => Err(ReceiveError {
+                role: R::NAME,
+                peer: P::NAME,
+                kind: ReceiveErrorKind::UnexpectedLabel {
+                    received: other.label(),
+                    expected: <R::Message as ExpectOne<L>>::ONE,
+                },
+            }),
+        }
+    }
+}
+
+impl<'r, R, P, C> Select<'r, R, P, C>
+where
+    R: Route<P>,
+    P: Role,
+    R::Route: futures::Sink<R::Message> + Unpin,
+    <R::Route as futures::Sink<R::Message>>::Error:
+        std::error::Error + std::marker::Send + Sync + 'static,
+{
+    /// Sends `label`, one of the labels of the choice `C`, to `P` and returns that label's
+    /// continuation.
+    #[inline]
+    pub async fn select<L>(self, label: L) -> Result<<C as Choice<'r, L>>::Session, SendError>
+    where
+        C: Choice<'r, L, Role = R>,
+        R::Message: Message<L>,
+    {
+        let state = self.state;
+        send_label::<R, P, L>(state.role, label).await?;
+        Ok(<C as Choice<'r, L>>::Session::from_state(state))
+    }
+}
+
+impl<'r, R, P, C> Branch<'r, R, P, C>
+where
+    R: Route<P>,
+    P: Role,
+    R::Message: Labelled,
+    R::Route: futures::Stream<Item = R::Message> + Unpin,
+    C: Choices<'r, Role = R>,
+{
+    /// Waits for one of the labels of `C` from `P` and returns the matching variant of the
+    /// choice enum (the label and its continuation).
+    #[inline]
+    pub async fn branch(self) -> Result<C, ReceiveError> {
+        let state = self.state;
+        let message = receive_message::<R, P>(state.role).await?;
+        C::downcast(state, message).map_err(|other| ReceiveError {
+            role: R::NAME,
+            peer: P::NAME,
+            kind: ReceiveErrorKind::UnexpectedLabel {
+                received: other.label(),
+                expected: C::LABELS,
+            },
+        })
+    }
+}

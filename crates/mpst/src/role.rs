@@ -1,0 +1,65 @@
+//! Roles, routes and messages: the static description of who talks to whom and with which
+//! labels.
+
+/// A participant of a protocol.
+///
+/// Implemented by `#[derive(Role)]`. A role is a struct that owns one route (channel) per
+/// peer it talks to; see [`Route`].
+pub trait Role {
+    /// The label enum this role sends and receives (the `#[message(Label)]` attribute).
+    type Message;
+
+    /// The role's name as written in the source, e.g. `"A"` for `struct A(..)`.
+    ///
+    /// Errors name peers with it and the `serialize` work reads it to name FSMs.
+    const NAME: &'static str;
+}
+
+/// A role that has a route (a channel) to the peer `P`.
+///
+/// Implemented by `#[derive(Role)]` for every field marked `#[route(P)]`.
+pub trait Route<P>: Role {
+    /// The channel to `P`: a [`futures::Sink`] of messages for sending, a
+    /// [`futures::Stream`] of messages for receiving, or both.
+    type Route;
+
+    /// Borrows the channel to `P`.
+    fn route(&mut self) -> &mut Self::Route;
+}
+
+/// A label enum that can carry the label type `L`.
+///
+/// Implemented by `#[derive(Message)]` for the type each variant wraps: for
+/// `enum Label { Add(Add), Sum(Sum) }` there are `Message<Add>` and `Message<Sum>`.
+pub trait Message<L>: Sized {
+    /// The label's name: the name of the variant that carries `L` (e.g. `"Add"`).
+    const NAME: &'static str;
+
+    /// Wraps a label into the enum.
+    fn upcast(label: L) -> Self;
+
+    /// Unwraps the label `L`, or gives the message back when it carries another label.
+    fn downcast(self) -> Result<L, Self>;
+}
+
+/// A label enum whose values can tell which label they carry.
+///
+/// Implemented by `#[derive(Message)]`; used to report the label that arrived when another
+/// one was expected.
+pub trait Labelled {
+    /// The names of every label of the enum, in declaration order.
+    const LABELS: &'static [&'static str];
+
+    /// The name of the label this message carries.
+    fn label(&self) -> &'static str;
+}
+
+/// One-element list of the name of `L`, as a `'static` slice for error reports.
+pub(crate) trait ExpectOne<L> {
+    /// `[<Self as Message<L>>::NAME]`.
+    const ONE: &'static [&'static str];
+}
+
+impl<M: Message<L>, L> ExpectOne<L> for M {
+    const ONE: &'static [&'static str] = &[<M as Message<L>>::NAME];
+}
