@@ -209,11 +209,27 @@ fn payload(text: &str, start: usize, end: usize) -> Result<Payload, LabelError> 
             format!("unexpected `:` in the payload sort `{sort}`"),
         ));
     }
+    if let Some((k, c)) = sort.char_indices().find(|&(_, c)| !is_sort_char(c)) {
+        return Err(err(
+            sort_at + k,
+            c.len_utf8(),
+            format!(
+                "unexpected `{}` in the payload sort `{sort}`: expected a type",
+                c.escape_debug()
+            ),
+        ));
+    }
     let sort = normalise_sort(sort);
     Ok(match name {
         Some(name) => Payload::named(name, sort),
         None => Payload::new(sort),
     })
+}
+
+/// Characters of payload sorts: Rust and Scribble type names, paths and generics
+/// (`Vec<(u8, i32)>`, `[u8; 4]`, `&str`, `std::string::String`, `a.B`).
+fn is_sort_char(c: char) -> bool {
+    is_name_char(c) || "_':.<>()[], &;*".contains(c)
 }
 
 /// The position of the first `:` that is not part of `::`, outside brackets.

@@ -28,7 +28,8 @@ use crate::{Direction, Fsm, Message};
 /// - one block per machine, in slice order, separated by an empty line; the comment
 ///   line `-- machine I: role R` (k-MC ignores `--` comments) records the role name;
 /// - roles are numbered by their index in `system`; a peer that is not in `system` is
-///   numbered after them, in sorted name order (a `--` line lists such peers);
+///   numbered after them, in sorted name order (a first `--` line lists such peers);
+///   only reachable transitions count;
 /// - every transition is a line `qS P ! M qT` (send to role `P`) or `qS P ? M qT`
 ///   (receive from role `P`); states use the canonical numbering of
 ///   [`Fsm::canonical`], so the initial state is `q0` and `.marking q0` follows;
@@ -44,8 +45,9 @@ use crate::{Direction, Fsm, Message};
 /// A machine without transitions (a role that does nothing) gives an empty
 /// `.state graph` section; k-MC itself requires at least one transition per machine.
 pub fn write_petrify(system: &[Fsm]) -> String {
+    let system: Vec<Fsm> = system.iter().map(Fsm::canonical).collect();
     let mut extra: BTreeSet<&str> = BTreeSet::new();
-    for fsm in system {
+    for fsm in &system {
         for peer in fsm.peers() {
             if !system.iter().any(|m| m.role() == peer) {
                 extra.insert(peer);
@@ -77,7 +79,6 @@ pub fn write_petrify(system: &[Fsm]) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let fsm = fsm.canonical();
         // Writing to a String cannot fail.
         let _ = writeln!(out, "-- machine {i}: role {}", single_line(fsm.role()));
         out.push_str(".outputs\n.state graph\n");
