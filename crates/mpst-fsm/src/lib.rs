@@ -12,7 +12,12 @@
 pub mod format;
 mod fsm;
 mod local;
+mod local_parse;
+pub mod subtype;
+pub mod families;
 
 pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
 pub use local::{LocalType, LocalTypeError};
+pub use local_parse::LocalParseError;
+pub use subtype::{is_subtype, NotSubtype};

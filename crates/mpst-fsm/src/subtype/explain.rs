@@ -1,0 +1,189 @@
+//! What [`is_subtype`](super::is_subtype) reports: [`Stats`] on success, a
+//! [`NotSubtype`] explanation a person can act on otherwise.
+
+use std::fmt;
+
+use crate::{Action, StateId};
+
+/// Which of the two machines something refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The candidate subtype (the optimised FSM).
+    Sub,
+    /// The supertype (usually the projected FSM).
+    Super,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Sub => "subtype",
+            Side::Super => "supertype",
+        })
+    }
+}
+
+/// What a successful check explored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// How many (state pair, prefixes) configurations were visited, counting every
+    /// visit (a pair reached again with other prefixes counts again).
+    pub pairs_explored: u64,
+    /// The longest search path, in configurations.
+    pub max_depth: usize,
+}
+
+/// Why no rule of Fig. 5 applies at the configuration of a [`NotSubtype`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The subtype receives `receive` before the supertype's pending `send`; only
+    /// receives from *other* peers may be anticipated past pending receives, never
+    /// past a send ([→A]), so the reordering could deadlock.
+    ReceiveOvertakesSend {
+        /// The subtype's anticipated receive.
+        receive: Action,
+        /// The supertype's send it would overtake.
+        send: Action,
+    },
+    /// The subtype performs `sub` where the supertype's next action with the same peer
+    /// and direction is `sup`: a different label or payload sorts. Messages to or from
+    /// one peer are never reordered, so they can never be matched.
+    Mismatch {
+        /// The subtype's action.
+        sub: Action,
+        /// The supertype's action.
+        sup: Action,
+    },
+    /// The search came back to a configuration it already assumed (same states, same
+    /// pending actions) but, on the way round, the subtype never performed an action of
+    /// the kind `action` (same peer and direction), which the supertype is still waiting
+    /// for: the subtype would loop forever without it ([ASM]'s check
+    /// `act(ρ') ⊇ act(π')`, Fig. A.14).
+    ForgottenAction {
+        /// The supertype's action that is never matched.
+        action: Action,
+    },
+    /// One machine has ended while the other still has transitions.
+    EndAgainstNonEnd {
+        /// The machine that has ended.
+        ended: Side,
+    },
+    /// Both machines have ended but some actions were never matched (shown in the
+    /// prefixes).
+    PendingAtEnd,
+    /// The pair of states has been visited `visits` times on this search path without
+    /// the prefixes settling: the bound was reached ([µL]/[µR]). A larger `--visits`
+    /// may prove the subtyping; the search is bounded, so it cannot be complete.
+    BoundReached {
+        /// The bound in force.
+        visits: usize,
+    },
+    /// A state both sends and receives: it is not a local session type (Definition 1),
+    /// so no rule applies. k-MC can check such machines.
+    MixedState {
+        /// The machine with the mixed state.
+        side: Side,
+        /// The state.
+        state: StateId,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::ReceiveOvertakesSend { receive, send } => write!(
+                f,
+                "the subtype's receive `{receive}` would have to overtake the supertype's \
+                 send `{send}`; a receive may only be anticipated past receives from other peers"
+            ),
+            Reason::Mismatch { sub, sup } => write!(
+                f,
+                "the subtype's `{sub}` cannot be matched: the supertype's next action with \
+                 that peer and direction is `{sup}`, and actions with one peer keep their order"
+            ),
+            Reason::ForgottenAction { action } => write!(
+                f,
+                "the subtype forgets `{action}`: it loops back to this configuration without \
+                 ever performing an action like it, while the supertype still waits for it"
+            ),
+            Reason::EndAgainstNonEnd { ended } => {
+                let other = match ended {
+                    Side::Sub => Side::Super,
+                    Side::Super => Side::Sub,
+                };
+                write!(f, "the {ended} has ended but the {other} has not")
+            }
+            Reason::PendingAtEnd => f.write_str(
+                "both machines have ended but the prefixes still hold unmatched actions",
+            ),
+            Reason::BoundReached { visits } => write!(
+                f,
+                "the bound was reached: this pair of states was visited {visits} times on one \
+                 path without the prefixes settling (try a larger --visits)"
+            ),
+            Reason::MixedState { side, state } => write!(
+                f,
+                "state {state} of the {side} both sends and receives, which a local session \
+                 type cannot do (check such machines with k-MC)"
+            ),
+        }
+    }
+}
+
+/// The explanation of a failed check: where the search stopped and why.
+///
+/// For a ∀-quantified rule ([OI], and the outer quantifier of [OO], [II]) this is the
+/// failure of the branch that failed; where every alternative of an ∃ failed, the
+/// alternative that got furthest is reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotSubtype {
+    /// The state of the subtype.
+    pub sub_state: StateId,
+    /// The state of the supertype.
+    pub super_state: StateId,
+    /// The subtype's actions not yet matched (the prefix π), oldest first.
+    pub sub_prefix: Vec<Action>,
+    /// The supertype's actions not yet matched (the prefix π'), oldest first.
+    pub super_prefix: Vec<Action>,
+    /// Every action the subtype performed on the failing path (ρ), oldest first.
+    pub sub_trace: Vec<Action>,
+    /// Every action the supertype performed on the failing path, oldest first.
+    pub super_trace: Vec<Action>,
+    /// Why no rule applies.
+    pub reason: Reason,
+}
+
+fn write_actions(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result {
+    if actions.is_empty() {
+        return f.write_str("ε");
+    }
+    for (i, action) in actions.iter().enumerate() {
+        if i > 0 {
+            f.write_str(" . ")?;
+        }
+        write!(f, "{action}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for NotSubtype {
+    /// Several lines: the reason, the states, the two prefixes and the two paths.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "not a subtype at subtype state {} / supertype state {}:",
+            self.sub_state, self.super_state
+        )?;
+        writeln!(f, "  {}", self.reason)?;
+        f.write_str("  subtype prefix (unmatched):   ")?;
+        write_actions(f, &self.sub_prefix)?;
+        f.write_str("\n  supertype prefix (unmatched): ")?;
+        write_actions(f, &self.super_prefix)?;
+        f.write_str("\n  subtype path:   ")?;
+        write_actions(f, &self.sub_trace)?;
+        f.write_str("\n  supertype path: ")?;
+        write_actions(f, &self.super_trace)
+    }
+}
+
+impl std::error::Error for NotSubtype {}

@@ -1,0 +1,377 @@
+//! The depth-first search of App. B.5 over pairs of states, with an explicit stack
+//! (no recursion: deep searches cannot overflow the call stack), one pair of prefixes
+//! mutated in place and reverted through snapshots, and a sparse history holding an
+//! entry only for the pairs on the current path.
+
+use rustc_hash::FxHashMap;
+
+use super::explain::{NotSubtype, Reason, Side, Stats};
+use super::machine::{compile, ActionId, ActionTable, Machine};
+use super::prefix::{reduce, Prefix, Snapshot, Stuck};
+use crate::{Fsm, StateKind};
+
+/// The assumption Σ and the remaining bound of one state pair on the current path.
+#[derive(Debug, Clone, Copy)]
+struct Previous {
+    visits_left: usize,
+    snapshots: (Snapshot, Snapshot),
+}
+
+/// A failure found during the search, kept as interned ids until it is reported.
+#[derive(Debug)]
+struct Failure {
+    depth: usize,
+    pair: (u32, u32),
+    reason: RawReason,
+    sub_prefix: Vec<ActionId>,
+    super_prefix: Vec<ActionId>,
+    sub_trace: Vec<ActionId>,
+    super_trace: Vec<ActionId>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum RawReason {
+    Stuck(Stuck),
+    Forgotten(ActionId),
+    EndAgainstNonEnd(Side),
+    PendingAtEnd,
+    Bound,
+    Mixed(Side, u32),
+}
+
+/// How a state pair's children combine: `outer` over one side's transitions, `inner`
+/// over the other's (Fig. 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quantifier {
+    /// [OI]: every pair must succeed.
+    AllAll,
+    /// [OO] (outer = subtype) and [II] (outer = supertype): for every outer transition
+    /// some inner one must succeed.
+    AllExists,
+    /// [IO]: some pair must succeed.
+    ExistsExists,
+}
+
+struct Frame {
+    pair: (u32, u32),
+    saved: Option<Previous>,
+    snapshots: (Snapshot, Snapshot),
+    quantifier: Quantifier,
+    /// Whether the outer loop ranges over the subtype's transitions.
+    outer_is_sub: bool,
+    outer: usize,
+    inner: usize,
+    /// The furthest failure among the alternatives of an ∃ tried so far.
+    best: Option<Failure>,
+}
+
+/// What visiting a configuration led to.
+enum Visit {
+    /// The configuration needs its children explored: a frame was pushed.
+    Expand,
+    /// The configuration is decided.
+    Done(Result<(), Failure>),
+}
+
+pub(super) struct Visitor<'a> {
+    table: ActionTable,
+    sub: Machine,
+    sup: Machine,
+    visits: usize,
+    history: FxHashMap<(u32, u32), Previous>,
+    prefixes: (Prefix, Prefix),
+    stack: Vec<Frame>,
+    stats: Stats,
+    /// Scratch for the [ASM] action check: `marks[kind] == stamp` when seen.
+    marks: Vec<u32>,
+    stamp: u32,
+    fsms: (&'a Fsm, &'a Fsm),
+}
+
+impl<'a> Visitor<'a> {
+    pub(super) fn new(sub: &'a Fsm, sup: &'a Fsm, visits: usize) -> Self {
+        let (table, sub_m, sup_m) = compile(sub, sup);
+        let kinds = table.kind_count();
+        Visitor {
+            table,
+            sub: sub_m,
+            sup: sup_m,
+            visits,
+            history: FxHashMap::default(),
+            prefixes: (Prefix::default(), Prefix::default()),
+            stack: Vec::new(),
+            stats: Stats::default(),
+            marks: vec![0; kinds],
+            stamp: 0,
+            fsms: (sub, sup),
+        }
+    }
+
+    /// Runs the whole search from the initial states.
+    pub(super) fn run(mut self) -> Result<Stats, NotSubtype> {
+        let mut pending = match self.visit((self.sub.initial, self.sup.initial)) {
+            Visit::Expand => None,
+            Visit::Done(result) => Some(result),
+        };
+        loop {
+            let Some(frame) = self.stack.last_mut() else {
+                let result = pending.expect("the root is decided when the stack is empty");
+                return result.map(|()| self.stats).map_err(|f| self.report(f));
+            };
+            let next = match pending.take() {
+                None => Step::Child,
+                Some(result) => advance(frame, result, &self.sub, &self.sup),
+            };
+            match next {
+                Step::Child => {
+                    let frame = self.stack.last().expect("frame just inspected");
+                    let (i, j) = if frame.outer_is_sub {
+                        (frame.outer, frame.inner)
+                    } else {
+                        (frame.inner, frame.outer)
+                    };
+                    let (a, s) = self.sub.edges(frame.pair.0)[i];
+                    let (b, t) = self.sup.edges(frame.pair.1)[j];
+                    let snaps = frame.snapshots;
+                    self.prefixes.0.restore(snaps.0);
+                    self.prefixes.1.restore(snaps.1);
+                    self.prefixes.0.push(a);
+                    self.prefixes.1.push(b);
+                    pending = match self.visit((s, t)) {
+                        Visit::Expand => None,
+                        Visit::Done(result) => Some(result),
+                    };
+                }
+                Step::Finish(result) => {
+                    let frame = self.stack.pop().expect("frame just inspected");
+                    match frame.saved {
+                        Some(previous) => self.history.insert(frame.pair, previous),
+                        None => self.history.remove(&frame.pair),
+                    };
+                    pending = Some(result);
+                }
+            }
+        }
+    }
+
+    /// One configuration: [SUB] with fail-early, [ASM], [END], the bound, then the
+    /// choice rules (a frame whose children the main loop explores).
+    fn visit(&mut self, pair: (u32, u32)) -> Visit {
+        self.stats.pairs_explored += 1;
+        let (sub, sup) = &mut self.prefixes;
+        if let Err(stuck) = reduce(sub, sup, &self.table) {
+            return Visit::Done(Err(self.failure(pair, RawReason::Stuck(stuck))));
+        }
+        let previous = self.history.get(&pair).copied();
+        if let Some(previous) = previous {
+            let (s, t) = previous.snapshots;
+            if self.prefixes.0.same_as(s) && self.prefixes.1.same_as(t) {
+                return Visit::Done(match self.forgotten(s) {
+                    None => Ok(()),
+                    Some(action) => Err(self.failure(pair, RawReason::Forgotten(action))),
+                });
+            }
+        }
+        let kinds = (self.sub.kind(pair.0), self.sup.kind(pair.1));
+        let quantifier = match kinds {
+            (StateKind::End, StateKind::End) => {
+                return Visit::Done(
+                    if self.prefixes.0.is_empty() && self.prefixes.1.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(self.failure(pair, RawReason::PendingAtEnd))
+                    },
+                );
+            }
+            (StateKind::Mixed, _) => {
+                return Visit::Done(Err(self.failure(pair, RawReason::Mixed(Side::Sub, pair.0))))
+            }
+            (_, StateKind::Mixed) => {
+                return Visit::Done(Err(
+                    self.failure(pair, RawReason::Mixed(Side::Super, pair.1))
+                ))
+            }
+            (StateKind::End, _) => {
+                return Visit::Done(Err(
+                    self.failure(pair, RawReason::EndAgainstNonEnd(Side::Sub))
+                ))
+            }
+            (_, StateKind::End) => {
+                return Visit::Done(Err(
+                    self.failure(pair, RawReason::EndAgainstNonEnd(Side::Super))
+                ))
+            }
+            (StateKind::Send, StateKind::Receive) => (Quantifier::AllAll, true),
+            (StateKind::Send, StateKind::Send) => (Quantifier::AllExists, true),
+            (StateKind::Receive, StateKind::Receive) => (Quantifier::AllExists, false),
+            (StateKind::Receive, StateKind::Send) => (Quantifier::ExistsExists, true),
+        };
+        let visits_left = previous.map_or(self.visits, |p| p.visits_left);
+        if visits_left == 0 {
+            return Visit::Done(Err(self.failure(pair, RawReason::Bound)));
+        }
+        let snapshots = (self.prefixes.0.snapshot(), self.prefixes.1.snapshot());
+        let saved = self.history.insert(
+            pair,
+            Previous {
+                visits_left: visits_left - 1,
+                snapshots,
+            },
+        );
+        self.stack.push(Frame {
+            pair,
+            saved,
+            snapshots,
+            quantifier: quantifier.0,
+            outer_is_sub: quantifier.1,
+            outer: 0,
+            inner: 0,
+            best: None,
+        });
+        self.stats.max_depth = self.stats.max_depth.max(self.stack.len());
+        Visit::Expand
+    }
+
+    /// [ASM]'s check: some action the supertype still waits for has a kind (peer and
+    /// direction) the subtype never performed since the assumption was made.
+    fn forgotten(&mut self, since: Snapshot) -> Option<ActionId> {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 1;
+        }
+        for action in self.prefixes.0.pushed_since(since) {
+            self.marks[self.table.kind(action) as usize] = self.stamp;
+        }
+        self.prefixes
+            .1
+            .live()
+            .map(|(_, action)| action)
+            .find(|&action| self.marks[self.table.kind(action) as usize] != self.stamp)
+    }
+
+    fn failure(&self, pair: (u32, u32), reason: RawReason) -> Failure {
+        let (sub, sup) = &self.prefixes;
+        Failure {
+            depth: self.stack.len(),
+            pair,
+            reason,
+            sub_prefix: sub.live().map(|(_, a)| a).collect(),
+            super_prefix: sup.live().map(|(_, a)| a).collect(),
+            sub_trace: sub.history().collect(),
+            super_trace: sup.history().collect(),
+        }
+    }
+
+    fn report(&self, failure: Failure) -> NotSubtype {
+        let action = |id: ActionId| self.table.action(id).clone();
+        let actions = |ids: &[ActionId]| ids.iter().map(|&id| action(id)).collect::<Vec<_>>();
+        let reason = match failure.reason {
+            RawReason::Stuck(Stuck::ReceiveOvertakesSend { receive, send }) => {
+                Reason::ReceiveOvertakesSend {
+                    receive: action(receive),
+                    send: action(send),
+                }
+            }
+            RawReason::Stuck(Stuck::Mismatch { sub, sup }) => Reason::Mismatch {
+                sub: action(sub),
+                sup: action(sup),
+            },
+            RawReason::Forgotten(a) => Reason::ForgottenAction { action: action(a) },
+            RawReason::EndAgainstNonEnd(ended) => Reason::EndAgainstNonEnd { ended },
+            RawReason::PendingAtEnd => Reason::PendingAtEnd,
+            RawReason::Bound => Reason::BoundReached {
+                visits: self.visits,
+            },
+            RawReason::Mixed(side, state) => Reason::MixedState {
+                side,
+                state: state as usize,
+            },
+        };
+        // State numbers are the caller's (the machines are compiled without renaming).
+        debug_assert!((failure.pair.0 as usize) < self.fsms.0.state_count());
+        debug_assert!((failure.pair.1 as usize) < self.fsms.1.state_count());
+        NotSubtype {
+            sub_state: failure.pair.0 as usize,
+            super_state: failure.pair.1 as usize,
+            sub_prefix: actions(&failure.sub_prefix),
+            super_prefix: actions(&failure.super_prefix),
+            sub_trace: actions(&failure.sub_trace),
+            super_trace: actions(&failure.super_trace),
+            reason,
+        }
+    }
+}
+
+/// What the main loop does next with the top frame.
+enum Step {
+    /// Explore the child at the frame's current (outer, inner) indices.
+    Child,
+    /// The frame is decided.
+    Finish(Result<(), Failure>),
+}
+
+/// Combines a child's result into its frame according to the quantifiers and moves
+/// the frame's indices to the next child, or decides the frame.
+fn advance(frame: &mut Frame, result: Result<(), Failure>, sub: &Machine, sup: &Machine) -> Step {
+    let (n_sub, n_sup) = (sub.edges(frame.pair.0).len(), sup.edges(frame.pair.1).len());
+    let (n_outer, n_inner) = if frame.outer_is_sub {
+        (n_sub, n_sup)
+    } else {
+        (n_sup, n_sub)
+    };
+    match (frame.quantifier, result) {
+        (Quantifier::AllAll, Err(failure)) => Step::Finish(Err(failure)),
+        (Quantifier::AllAll, Ok(())) => {
+            frame.inner += 1;
+            if frame.inner == n_inner {
+                frame.inner = 0;
+                frame.outer += 1;
+            }
+            if frame.outer == n_outer {
+                Step::Finish(Ok(()))
+            } else {
+                Step::Child
+            }
+        }
+        (Quantifier::ExistsExists, Ok(())) => Step::Finish(Ok(())),
+        (Quantifier::ExistsExists, Err(failure)) => {
+            keep_furthest(&mut frame.best, failure);
+            frame.inner += 1;
+            if frame.inner == n_inner {
+                frame.inner = 0;
+                frame.outer += 1;
+            }
+            if frame.outer == n_outer {
+                Step::Finish(Err(frame.best.take().expect("a failure was kept")))
+            } else {
+                Step::Child
+            }
+        }
+        (Quantifier::AllExists, Ok(())) => {
+            frame.best = None;
+            frame.inner = 0;
+            frame.outer += 1;
+            if frame.outer == n_outer {
+                Step::Finish(Ok(()))
+            } else {
+                Step::Child
+            }
+        }
+        (Quantifier::AllExists, Err(failure)) => {
+            keep_furthest(&mut frame.best, failure);
+            frame.inner += 1;
+            if frame.inner == n_inner {
+                Step::Finish(Err(frame.best.take().expect("a failure was kept")))
+            } else {
+                Step::Child
+            }
+        }
+    }
+}
+
+fn keep_furthest(best: &mut Option<Failure>, failure: Failure) {
+    if best.as_ref().map_or(true, |b| failure.depth > b.depth) {
+        *best = Some(failure);
+    }
+}
