@@ -1,0 +1,212 @@
+//! Well-formedness: one malformed protocol per error class, with its kind and location.
+
+use mpst_fsm::Message;
+use mpst_scribble::diagnostic::line_column;
+use mpst_scribble::wf::unused_roles;
+use mpst_scribble::{check, parse, project, Diagnostic, ErrorKind, Global, GlobalProtocol};
+use mpst_scribble::{Name, Span};
+
+/// The single protocol of `source`.
+fn one(source: &str) -> GlobalProtocol {
+    let mut protocols = parse(source).unwrap_or_else(|e| panic!("does not parse: {e:?}"));
+    assert_eq!(protocols.len(), 1);
+    protocols.remove(0)
+}
+
+/// The diagnostics of `source` as `line:column: kind`.
+fn errors(source: &str) -> Vec<(usize, usize, ErrorKind)> {
+    check(&one(source))
+        .iter()
+        .map(|d| {
+            let (l, c) = line_column(source, d.span.start);
+            (l, c, d.kind)
+        })
+        .collect()
+}
+
+fn first(source: &str) -> Diagnostic {
+    check(&one(source)).into_iter().next().expect("an error")
+}
+
+#[test]
+fn reflexive_message() {
+    let src = "global protocol P(role A, role B) {\n  x() from A to B;\n  y() from B to B;\n}\n";
+    assert_eq!(errors(src), vec![(3, 3, ErrorKind::ReflexiveMessage)]);
+    assert!(first(src).message.contains("`B` sends a message to itself"));
+}
+
+#[test]
+fn unguarded_recursion_variable() {
+    let src = "global protocol P(role A, role B) {\n  rec X {\n    continue X;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(3, 14, ErrorKind::UnguardedVariable)]);
+    let d = first(src);
+    assert_eq!(line_column(src, d.labels[0].span.start), (2, 7));
+}
+
+#[test]
+fn unguarded_through_a_nested_recursion() {
+    let src = "global protocol P(role A, role B) {\n  rec X {\n    rec Y {\n      continue X;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![(4, 16, ErrorKind::UnguardedVariable)]);
+}
+
+#[test]
+fn choice_branch_reaching_continue_without_interaction() {
+    let src = "global protocol P(role A, role B) {\n  rec X {\n    choice at A {\n      a() from A to B;\n      continue X;\n    } or {\n      continue X;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![(7, 16, ErrorKind::UnguardedVariable)]);
+}
+
+#[test]
+fn choice_not_directed_by_sender() {
+    let src = "global protocol P(role A, role B) {\n  choice at A {\n    a() from A to B;\n  } or {\n    b() from B to A;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(5, 5, ErrorKind::UndirectedChoice)]);
+    assert!(first(src).message.contains("from `B`"));
+}
+
+#[test]
+fn choice_not_directed_to_one_receiver() {
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    a() from A to C;\n  } or {\n    b() from A to C;\n    b() from A to B;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(6, 5, ErrorKind::UndirectedChoice)]);
+    let d = first(src);
+    assert_eq!(line_column(src, d.labels[0].span.start), (3, 5));
+}
+
+#[test]
+fn choice_with_duplicate_first_labels() {
+    let src = "global protocol P(role A, role B) {\n  choice at A {\n    a() from A to B;\n  } or {\n    a() from A to B;\n    b() from B to A;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(5, 5, ErrorKind::UndirectedChoice)]);
+    assert!(first(src).message.contains("label `a` starts two branches"));
+}
+
+#[test]
+fn nested_choice_at_the_same_role_is_directed() {
+    let src = "global protocol P(role A, role B) {\n  choice at A {\n    choice at A { a() from A to B; } or { b() from A to B; }\n  } or {\n    c() from A to B;\n  }\n}\n";
+    assert_eq!(errors(src), vec![]);
+    let b = project(&one(src), "B").unwrap();
+    assert_eq!(b.to_string(), "A?{a(). end, b(). end, c(). end}");
+}
+
+#[test]
+fn unmergeable_third_party() {
+    // C learns nothing in the first branch but must receive in the second.
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n  } or {\n    b() from A to B;\n    c() from B to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(5, 5, ErrorKind::Unmergeable)]);
+    let d = first(src);
+    assert!(d.message.contains("role `C`"), "{}", d.message);
+    assert_eq!(line_column(src, d.labels[0].span.start), (3, 5));
+    assert!(d.notes[0].contains("B?c(). end"), "{:?}", d.notes);
+    assert_eq!(
+        project(&one(src), "C").unwrap_err().kind,
+        ErrorKind::Unmergeable
+    );
+}
+
+#[test]
+fn unmergeable_different_senders() {
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n  } or {\n    b() from A to B;\n    y() from A to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unmergeable)]);
+}
+
+#[test]
+fn unmergeable_same_label_different_sorts() {
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x(i32) from B to C;\n  } or {\n    b() from A to B;\n    x(bool) from B to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unmergeable)]);
+}
+
+#[test]
+fn mergeable_third_party_with_distinct_labels_merges_recursively() {
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![]);
+    let c = project(&one(src), "C").unwrap();
+    assert_eq!(c.to_string(), "B?x(). B?{y(). end, z(). end}");
+}
+
+#[test]
+fn role_outside_a_loop_does_not_loop() {
+    let src = "global protocol P(role A, role B, role C) {\n  start() from A to C;\n  rec X {\n    choice at A {\n      a() from A to B;\n      continue X;\n    } or {\n      b() from A to B;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![]);
+    assert_eq!(
+        project(&one(src), "C").unwrap().to_string(),
+        "A?start(). end"
+    );
+    assert_eq!(
+        project(&one(src), "B").unwrap().to_string(),
+        "rec X. A?{a(). X, b(). end}"
+    );
+}
+
+#[test]
+fn unused_role_is_accepted_and_listed() {
+    let src = "global protocol P(role A, role B, role C) {\n  x() from A to B;\n}\n";
+    assert_eq!(errors(src), vec![]);
+    let p = one(src);
+    let unused: Vec<&str> = unused_roles(&p).iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(unused, ["C"]);
+    assert_eq!(project(&p, "C").unwrap().to_string(), "end");
+}
+
+#[test]
+fn unknown_role_for_projection() {
+    let p = one("global protocol P(role A, role B) { x() from A to B; }");
+    let d = project(&p, "Z").unwrap_err();
+    assert_eq!(d.kind, ErrorKind::UnboundRole);
+    assert!(d.notes[0].contains("`A`, `B`"), "{:?}", d.notes);
+}
+
+fn name(text: &str, at: usize) -> Name {
+    Name::new(text, Span::new(at, at + text.len()))
+}
+
+fn msg(from: &str, to: &str, label: &str, at: usize, cont: Global) -> Global {
+    Global::Message {
+        from: name(from, at),
+        to: name(to, at),
+        message: Message::new(label),
+        span: Span::new(at, at + 1),
+        cont: Box::new(cont),
+    }
+}
+
+/// Classes the parser normally reports itself, checked on hand-built global types.
+#[test]
+fn hand_built_unbound_names_and_duplicate_roles() {
+    let p = GlobalProtocol {
+        name: name("P", 0),
+        roles: vec![name("A", 1), name("B", 2), name("A", 3)],
+        body: msg("A", "Z", "x", 10, Global::Continue(name("X", 20))),
+    };
+    let kinds: Vec<(ErrorKind, usize)> = check(&p).iter().map(|d| (d.kind, d.span.start)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (ErrorKind::DuplicateRole, 3),
+            (ErrorKind::UnboundRole, 10),
+            (ErrorKind::UnboundVariable, 20),
+        ]
+    );
+    let empty = GlobalProtocol {
+        name: name("P", 0),
+        roles: vec![name("A", 1), name("B", 2)],
+        body: Global::Choice {
+            at: name("A", 5),
+            branches: vec![],
+            span: Span::new(4, 9),
+        },
+    };
+    assert_eq!(check(&empty)[0].kind, ErrorKind::UndirectedChoice);
+    assert_eq!(
+        project(&empty, "B").unwrap_err().kind,
+        ErrorKind::UndirectedChoice
+    );
+}
+
+#[test]
+fn several_errors_are_reported_together() {
+    let src = "global protocol P(role A, role B) {\n  x() from A to A;\n  rec X {\n    continue X;\n  }\n}\n";
+    assert_eq!(
+        errors(src),
+        vec![
+            (2, 3, ErrorKind::ReflexiveMessage),
+            (4, 14, ErrorKind::UnguardedVariable)
+        ]
+    );
+}
