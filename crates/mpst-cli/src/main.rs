@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod diagnostics;
 mod input;
 
 /// Multiparty session types: verification and code generation.

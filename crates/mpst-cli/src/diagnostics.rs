@@ -1,0 +1,117 @@
+//! Rendering Scribble diagnostics for people: `file:line:col`, the source excerpt with
+//! carets under the culprit, secondary labels and notes, several at once
+//! (codespan-reporting). Colour only when stderr is a terminal.
+
+use std::io::IsTerminal;
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::termcolor::{Buffer, ColorChoice, StandardStream, WriteColor};
+use codespan_reporting::term::{self, Config};
+use mpst_scribble::{Diagnostic, ErrorKind, Span};
+
+/// A diagnostic of ours, or a warning made by the CLI.
+pub enum Item<'a> {
+    /// An error from the library.
+    Error(&'a Diagnostic),
+    /// A warning: where and what.
+    Warning(Span, String),
+}
+
+/// Whether any of `diagnostics` says the input is malformed (not Scribble, or Scribble
+/// we cannot read yet) rather than an invalid protocol.
+pub fn malformed(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics
+        .iter()
+        .any(|d| matches!(d.kind, ErrorKind::Syntax | ErrorKind::Unsupported))
+}
+
+/// The rendering of `items` about `source` (named `path`), without colour.
+pub fn render(path: &str, source: &str, items: &[Item<'_>]) -> String {
+    let mut buffer = Buffer::no_color();
+    write(&mut buffer, path, source, items);
+    String::from_utf8_lossy(buffer.as_slice()).into_owned()
+}
+
+/// Prints `items` to stderr, in colour on a terminal.
+pub fn emit(path: &str, source: &str, items: &[Item<'_>]) {
+    if std::io::stderr().is_terminal() {
+        let stream = StandardStream::stderr(ColorChoice::Auto);
+        let mut lock = stream.lock();
+        write(&mut lock, path, source, items);
+    } else {
+        eprint!("{}", render(path, source, items));
+    }
+}
+
+fn write(out: &mut dyn WriteColor, path: &str, source: &str, items: &[Item<'_>]) {
+    let file = SimpleFile::new(path, source);
+    let config = Config::default();
+    for item in items {
+        let report = match item {
+            Item::Error(d) => report(source, d),
+            Item::Warning(span, message) => Report::new(Severity::Warning)
+                .with_message(message)
+                .with_labels(vec![Label::primary((), range(source, *span))]),
+        };
+        // Writing to stderr or a buffer: nothing sensible to do if it fails.
+        let _ = term::emit(out, &config, &file, &report);
+    }
+}
+
+fn report(source: &str, d: &Diagnostic) -> Report<()> {
+    let mut labels = vec![Label::primary((), range(source, d.span)).with_message(d.kind.name())];
+    labels.extend(
+        d.labels
+            .iter()
+            .map(|l| Label::secondary((), range(source, l.span)).with_message(&l.message)),
+    );
+    Report::error()
+        .with_message(format!("{}: {}", d.kind.name(), d.message))
+        .with_labels(labels)
+        .with_notes(d.notes.clone())
+}
+
+/// `span` clamped into `source` on character boundaries.
+fn range(source: &str, span: Span) -> std::ops::Range<usize> {
+    let clamp = |mut i: usize| {
+        i = i.min(source.len());
+        while !source.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = clamp(span.start);
+    start..clamp(span.end).max(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_location_excerpt_caret_labels_and_notes() {
+        let source = "global protocol P(role A) {\n  x() from A to A;\n}\n";
+        let d = Diagnostic::new(
+            ErrorKind::ReflexiveMessage,
+            Span::new(30, 46),
+            "A sends to itself",
+        )
+        .with_label(Span::new(23, 24), "declared here")
+        .with_note("use two roles");
+        let other = Diagnostic::new(ErrorKind::Syntax, Span::new(500, 600), "past the end");
+        let text = render("p.scr", source, &[Item::Error(&d), Item::Error(&other)]);
+        assert!(
+            text.contains("error: reflexive message: A sends to itself"),
+            "{text}"
+        );
+        assert!(text.contains("p.scr:2:3"), "{text}");
+        assert!(text.contains("x() from A to A;"), "{text}");
+        assert!(text.contains("^^^^"), "{text}");
+        assert!(text.contains("declared here"), "{text}");
+        assert!(text.contains("= use two roles"), "{text}");
+        assert!(text.contains("error: syntax error: past the end"), "{text}");
+        assert!(malformed(&[other]));
+        assert!(!malformed(&[d]));
+    }
+}
