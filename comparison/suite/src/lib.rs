@@ -76,3 +76,48 @@ pub fn spawn<T: Send + 'static>(
 pub fn join<T>(what: &'static str, handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
     handle.join().map_err(|_| Box::new(Crashed(what)) as BoxError)?
 }
+
+/// Receives the next message from a bare channel; a closed channel is [`Crashed`].
+pub async fn receive_bare<M>(what: &'static str, route: &mut (impl futures::Stream<Item = M> + Unpin)) -> Result<M> {
+    use futures::StreamExt;
+    route.next().await.ok_or_else(|| Box::new(Crashed(what)) as BoxError)
+}
+
+/// A bare implementation received a label the protocol does not allow at this point.
+pub fn unexpected(what: &'static str, expected: &'static str) -> BoxError {
+    format!("{what}: unexpected label, expected {expected}").into()
+}
+
+/// A future whose `Send`-ness its creator vouches for (see [`AssertSend::new`]).
+///
+/// Why it exists: rustc cannot prove that a future which awaits `mpst`'s `Select::select`
+/// is `Send` ("implementation of `mpst::Choice` is not general enough": the auto-trait check
+/// erases the session lifetime and then asks for `Choice<'a, L>` on `Choice<'b, ..>`), so
+/// such a future cannot be given to `tokio::spawn` although everything it holds is `Send`.
+/// Reported to the runtime's owner; this wrapper is zero-cost and goes once `mpst` changes.
+pub struct AssertSend<F>(F);
+
+impl<F> AssertSend<F> {
+    /// Wraps `future`.
+    ///
+    /// # Safety
+    ///
+    /// Every value `future` holds across an `.await` must be `Send` (true for a session
+    /// over `mpst::channel::Unbounded`, whose roles, labels and payloads are all `Send`).
+    pub unsafe fn new(future: F) -> Self {
+        Self(future)
+    }
+}
+
+// SAFETY: `AssertSend::new`'s contract: the wrapped future only holds `Send` values.
+unsafe impl<F> Send for AssertSend<F> {}
+
+impl<F: Future> Future for AssertSend<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        // SAFETY: structural pinning of the only field; `AssertSend` has no `Drop` and is
+        // `Unpin` only when `F` is.
+        unsafe { self.map_unchecked_mut(|this| &mut this.0) }.poll(cx)
+    }
+}

@@ -23,8 +23,14 @@ fn stream_async_implementations() {
     for rt in runtimes() {
         for n in [0, 1, 7] {
             rt.block_on(stream::rumpsteak::run(n, false)).unwrap();
+            rt.block_on(stream::ferrite::run(n)).unwrap();
+            rt.block_on(stream::ours::run(n, false)).unwrap();
+            rt.block_on(stream::bare::run(n, false)).unwrap();
         }
         rt.block_on(stream::rumpsteak::run(7, true)).unwrap();
+        rt.block_on(stream::ours::run(7, true)).unwrap();
+        rt.block_on(stream::bare::run(7, true)).unwrap();
+        assert!(rt.block_on(stream::ours::run(2, true)).is_err());
         assert!(rt.block_on(stream::rumpsteak::run(2, true)).is_err());
     }
 }
