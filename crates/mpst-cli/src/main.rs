@@ -32,6 +32,9 @@ enum Command {
     Kmc(cmd::kmc::Args),
     /// Generate the Rust session API of a protocol.
     Generate(cmd::generate::Args),
+    /// Print the FSMs of one of the paper's benchmark families as DOT.
+    #[command(hide = true)]
+    Gen(cmd::gen::Args),
 }
 
 /// What a command concluded.
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Subtype(args) => cmd::subtype::run(args),
         Command::Kmc(args) => cmd::kmc::run(args),
         Command::Generate(args) => cmd::generate::run(args),
+        Command::Gen(args) => cmd::gen::run(args),
     };
     match result {
         Ok(Outcome::Holds) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
 pub mod check;
+pub mod gen;
 pub mod generate;
 pub mod kmc;
 pub mod project;

@@ -1,16 +1,124 @@
-//! `mpst subtype`: not built yet (see the open issues).
+//! `mpst subtype`: check that the FSMs of one DOT file are asynchronous subtypes of
+//! those of another (PPoPP 2022 §3), pairing several digraphs by role name.
 
-use crate::{Outcome, UsageError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::builder::TypedValueParser;
+use mpst_fsm::subtype::{is_subtype, DEFAULT_VISITS};
+use mpst_fsm::{parse_dot, Fsm, StateKind};
+
+use crate::{input, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Each digraph is one role's FSM, named after the role. With one digraph \
+in each file the two are compared whatever their names; otherwise every digraph of SUB is \
+compared with the digraph of SUPER that has the same name. Exit status: 0 = every SUB FSM is a \
+subtype of its SUPER FSM; 1 = one is not (or the bound was reached), the explanation on stdout; \
+2 = bad usage, unreadable or malformed input, a role of SUB missing from SUPER, or a state that \
+both sends and receives (not a session type: use `mpst kmc`)."
+)]
 pub struct Args {
-    /// Input files.
-    files: Vec<std::path::PathBuf>,
+    /// The candidate subtype (the optimised FSMs), in DOT.
+    #[arg(value_name = "SUB.dot")]
+    pub sub: PathBuf,
+    /// The supertype (usually the projected FSMs), in DOT.
+    #[arg(value_name = "SUPER.dot")]
+    pub sup: PathBuf,
+    /// How many times one pair of states may be visited on one search path (the
+    /// recursion bound). Unrolling n messages ahead needs about n.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS,
+          value_parser = TypedValueParser::map(clap::value_parser!(u32).range(1..), |v| v as usize))]
+    pub visits: usize,
+}
+
+/// Reads every FSM of a DOT file; errors name the file, line and column.
+fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
+    let text = input::read(path)?;
+    let fsms = parse_dot(&text).map_err(|e| UsageError(format!("{}:{e}", path.display())))?;
+    for (i, fsm) in fsms.iter().enumerate() {
+        if fsms[..i].iter().any(|other| other.role() == fsm.role()) {
+            return Err(UsageError(format!(
+                "{}: two digraphs are named `{}`; one per role is expected",
+                path.display(),
+                fsm.role()
+            )));
+        }
+        if let Some(state) = fsm
+            .canonical_order()
+            .into_iter()
+            .find(|&s| fsm.kind(s) == StateKind::Mixed)
+        {
+            return Err(UsageError(format!(
+                "{}: state {state} of `{}` both sends and receives: it is not a local session \
+                 type, so subtyping does not apply (check the system with `mpst kmc`)",
+                path.display(),
+                fsm.role()
+            )));
+        }
+    }
+    Ok(fsms)
+}
+
+/// Pairs the FSMs: by position if each file has one, by role name otherwise.
+fn pair<'a>(
+    args: &Args,
+    subs: &'a [Fsm],
+    sups: &'a [Fsm],
+) -> Result<Vec<(&'a Fsm, &'a Fsm)>, UsageError> {
+    if let ([sub], [sup]) = (subs, sups) {
+        return Ok(vec![(sub, sup)]);
+    }
+    subs.iter()
+        .map(
+            |sub| match sups.iter().find(|sup| sup.role() == sub.role()) {
+                Some(sup) => Ok((sub, sup)),
+                None => Err(UsageError(format!(
+                    "role `{}` of {} has no digraph in {} (it has {})",
+                    sub.role(),
+                    args.sub.display(),
+                    args.sup.display(),
+                    sups.iter()
+                        .map(|f| format!("`{}`", f.role()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            },
+        )
+        .collect()
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let _ = args.files;
-    Err(UsageError("`mpst subtype` is not available yet".into()))
+    let subs = load(&args.sub)?;
+    let sups = load(&args.sup)?;
+    let pairs = pair(&args, &subs, &sups)?;
+    let mut out = std::io::stdout().lock();
+    let mut holds = true;
+    for (sub, sup) in pairs {
+        let name = if sub.role() == sup.role() {
+            format!("`{}`", sub.role())
+        } else {
+            format!("`{}` against `{}`", sub.role(), sup.role())
+        };
+        let written = match is_subtype(sub, sup, args.visits) {
+            Ok(stats) => writeln!(
+                out,
+                "{name}: subtype ({} configurations explored, search depth {})",
+                stats.pairs_explored, stats.max_depth
+            ),
+            Err(explanation) => {
+                holds = false;
+                writeln!(out, "{name}: {explanation}")
+            }
+        };
+        written.map_err(|e| UsageError(format!("cannot write the output: {e}")))?;
+    }
+    Ok(if holds {
+        Outcome::Holds
+    } else {
+        Outcome::Fails
+    })
 }
