@@ -7,6 +7,7 @@
 //! [`ErrorKind::Unsupported`] naming the construct, and skipped the same way.
 
 mod body;
+mod recover;
 
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Annotation, Module, Pragma, Protocol, TypeDecl, TypeDeclKind};
@@ -159,10 +160,27 @@ impl<'a> Parser<'a> {
         Reported
     }
 
+    /// Reports "expected `what`, found ..." for a token missing after the previous one:
+    /// at the next token if it is on the same line, else just after the previous token
+    /// (a missing `;` is reported where it belongs, not on the next line).
+    fn error_missing(&mut self, what: &str) -> Reported {
+        let next = self.peek().span;
+        let between = &self.src[self.prev_end.min(next.start)..next.start];
+        if self.pos > 0 && between.contains('\n') {
+            let message = format!("expected {what}, found {}", self.describe_next());
+            let span = Span::new(self.prev_end, self.prev_end);
+            self.diagnostics
+                .push(Diagnostic::new(ErrorKind::Syntax, span, message));
+            Reported
+        } else {
+            self.error_expected(what)
+        }
+    }
+
     fn expect(&mut self, kind: TokenKind, context: &str) -> PResult<Token> {
         match self.eat(kind) {
             Some(token) => Ok(token),
-            None => Err(self.error_expected(&format!("{} {context}", kind_name(kind)))),
+            None => Err(self.error_missing(&format!("{} {context}", kind_name(kind)))),
         }
     }
 
@@ -170,7 +188,7 @@ impl<'a> Parser<'a> {
         if self.at_kw(kw) {
             Ok(self.bump())
         } else {
-            Err(self.error_expected(&format!("`{spelled}` {context}")))
+            Err(self.error_missing(&format!("`{spelled}` {context}")))
         }
     }
 
@@ -205,100 +223,6 @@ impl<'a> Parser<'a> {
             )
             .with_note("mpst supports messages, choice, rec/continue and do"),
         );
-    }
-
-    // ----- recovery -----------------------------------------------------------------
-
-    /// Skips a balanced group opened by the next token (`{`, `(`, `[` or `<`), or nothing
-    /// if the next token opens none. Stops at the end of the file.
-    fn skip_group(&mut self) {
-        let (open, close) = match self.peek_kind() {
-            TokenKind::LBrace => (TokenKind::LBrace, TokenKind::RBrace),
-            TokenKind::LParen => (TokenKind::LParen, TokenKind::RParen),
-            TokenKind::LBracket => (TokenKind::LBracket, TokenKind::RBracket),
-            TokenKind::Lt => (TokenKind::Lt, TokenKind::Gt),
-            _ => return,
-        };
-        let mut depth = 0usize;
-        loop {
-            let kind = self.bump().kind;
-            if kind == open {
-                depth += 1;
-            } else if kind == close {
-                depth -= 1;
-                if depth == 0 {
-                    return;
-                }
-            } else if kind == TokenKind::Eof {
-                return;
-            }
-        }
-    }
-
-    /// Skips the rest of a broken statement: up to and including the next `;`, or up to
-    /// a balanced closing `}`, without leaving the enclosing block.
-    fn recover_statement(&mut self) {
-        let start = self.pos;
-        let mut depth = 0usize;
-        loop {
-            match self.peek_kind() {
-                TokenKind::Eof => break,
-                TokenKind::Semi if depth == 0 => {
-                    self.bump();
-                    break;
-                }
-                TokenKind::LBrace => depth += 1,
-                TokenKind::RBrace if depth == 0 => break,
-                TokenKind::RBrace => {
-                    depth -= 1;
-                    if depth == 0 {
-                        self.bump();
-                        // `choice ... or { }`, `par ... and { }`, `interruptible ... with
-                        // { }`: skip the following groups too.
-                        if self.at_kw(Keyword::Or)
-                            || self.at_kw(Keyword::And)
-                            || self.at_word("with")
-                        {
-                            continue;
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            self.bump();
-        }
-        if self.pos == start {
-            self.bump();
-        }
-    }
-
-    /// Whether the next token starts a top-level declaration.
-    fn at_declaration(&self) -> bool {
-        use Keyword::*;
-        match self.peek_kind() {
-            TokenKind::Pragma | TokenKind::Eof => true,
-            TokenKind::Keyword(kw) => matches!(
-                kw,
-                Global | Aux | Protocol | Explicit | Nested | Local | Module | Import | Type | Sig
-            ),
-            _ => false,
-        }
-    }
-
-    /// Skips to the next top-level declaration, jumping over balanced braces.
-    fn recover_top(&mut self) {
-        let start = self.pos;
-        loop {
-            if self.at_declaration() && (self.pos != start || self.at(TokenKind::Eof)) {
-                return;
-            }
-            if self.at(TokenKind::LBrace) {
-                self.skip_group();
-            } else {
-                self.bump();
-            }
-        }
     }
 
     // ----- top level ----------------------------------------------------------------
