@@ -231,6 +231,8 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         ));
     }
     add_params(&mut item.generics)?;
+    // A choice used only with `Select` is never constructed: it describes a type.
+    item.attrs.push(parse_quote!(#[allow(dead_code)]));
     let self_ty = self_type(&item.ident, &item.generics);
     let mut labels = Vec::new();
     for variant in &mut item.variants {

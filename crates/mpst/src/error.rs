@@ -12,6 +12,9 @@ pub enum Error {
     Send(SendError),
     /// Receiving from a peer failed.
     Receive(ReceiveError),
+    /// The process itself gave up (see [`Error::other`]), e.g. to leave an infinite
+    /// protocol.
+    Other(Box<dyn StdError + Send + Sync + 'static>),
 }
 
 impl fmt::Display for Error {
@@ -19,6 +22,7 @@ impl fmt::Display for Error {
         match self {
             Error::Send(e) => e.fmt(f),
             Error::Receive(e) => e.fmt(f),
+            Error::Other(e) => write!(f, "session aborted: {e}"),
         }
     }
 }
@@ -28,6 +32,7 @@ impl StdError for Error {
         match self {
             Error::Send(e) => Some(e),
             Error::Receive(e) => Some(e),
+            Error::Other(e) => Some(e.as_ref()),
         }
     }
 }
@@ -45,11 +50,18 @@ impl From<ReceiveError> for Error {
 }
 
 impl Error {
-    /// The peer involved in the failed send or receive.
-    pub fn peer(&self) -> &'static str {
+    /// An error of the process itself, for leaving a session early (the session's `End`
+    /// cannot be produced, so the closure returns this instead).
+    pub fn other(error: impl Into<Box<dyn StdError + Send + Sync + 'static>>) -> Self {
+        Error::Other(error.into())
+    }
+
+    /// The peer involved in the failed send or receive (`None` for [`Error::Other`]).
+    pub fn peer(&self) -> Option<&'static str> {
         match self {
-            Error::Send(e) => e.peer,
-            Error::Receive(e) => e.peer,
+            Error::Send(e) => Some(e.peer),
+            Error::Receive(e) => Some(e.peer),
+            Error::Other(_) => None,
         }
     }
 
@@ -58,6 +70,7 @@ impl Error {
         match self {
             Error::Send(e) => matches!(e.kind, SendErrorKind::Disconnected),
             Error::Receive(e) => matches!(e.kind, ReceiveErrorKind::Disconnected),
+            Error::Other(_) => false,
         }
     }
 }
