@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod diagnostics;
+mod dotfiles;
 mod input;
 
 /// Multiparty session types: verification and code generation.
