@@ -13,7 +13,7 @@ use syn::{
 /// Expands `#[session]`, turning errors into `compile_error!`s.
 pub(crate) fn expand(attr: TokenStream, item: Item) -> TokenStream {
     let result = if !attr.is_empty() {
-        Err(Error::new(attr.span(), "`#[session]` takes no arguments"))
+        Err(Error::new_spanned(attr, "`#[session]` takes no arguments"))
     } else {
         match item {
             Item::Type(item) => expand_type(item),
@@ -166,11 +166,8 @@ fn expand_type(mut item: ItemType) -> syn::Result<TokenStream> {
 fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
     let single = matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1);
     if !single {
-        return Err(Error::new(
-            item.fields
-                .span()
-                .join(item.ident.span())
-                .unwrap_or_else(|| item.ident.span()),
+        return Err(Error::new_spanned(
+            &item.fields,
             "a `#[session]` struct wraps exactly one session type: `struct Name(Send<..>);`",
         ));
     }

@@ -1,0 +1,11 @@
+//! `derive(Roles)` needs a struct of roles.
+#![allow(unused)]
+
+use mpst::Roles;
+
+#[derive(Roles)]
+enum Roles {
+    A,
+}
+
+fn main() {}

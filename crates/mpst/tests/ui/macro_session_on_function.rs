@@ -1,0 +1,9 @@
+//! `#[session]` applies to types only.
+#![allow(unused)]
+
+use mpst::session;
+
+#[session]
+fn process() {}
+
+fn main() {}
