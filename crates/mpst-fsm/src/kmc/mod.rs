@@ -1,0 +1,308 @@
+//! k-multiparty compatibility (k-MC, Lange & Yoshida, CAV 2019) of a system of
+//! communicating FSMs, with counterexamples.
+//!
+//! A *system* is a slice of [`Fsm`]s, one per role (named by [`Fsm::role`]); every
+//! ordered pair of roles has a FIFO queue. The *k-bounded* transition system only
+//! lets a role send when the queue to the receiver holds fewer than `k` messages.
+//! The system is **k-MC** when, in every configuration reachable within the bound:
+//!
+//! - **progress**: a role in a receiving state can eventually receive (in particular
+//!   there is no global deadlock: every stuck configuration has all roles final and
+//!   all queues empty);
+//! - **eventual reception**: the message at the head of every queue is eventually
+//!   received;
+//! - **no unspecified reception**: no role sits in a receiving state in which, for
+//!   every transition, the queue it reads holds a different message at its head;
+//! - **k-exhaustivity**: for every send `p → q` that a role `p` can do in its state,
+//!   there is an execution within the bound in which `p` does not move and after which
+//!   the send is enabled (the queue `p → q` is not full).
+//!
+//! The first three are k-safety. Messages match by label and payload sorts.
+//! "Eventually" means along some k-bounded execution, as in the paper. States that
+//! both send and receive ("mixed", not a session type) are accepted; for them
+//! progress is not required and exhaustivity applies to their sends.
+//!
+//! # Algorithm
+//!
+//! The reachable configurations are explored breadth first and hash-consed (see
+//! `store`); roles, queues and messages are interned to small integers. A
+//! partial-order reduction expands, where it can, only the transitions of one role
+//! whose moves are independent of everything the others can do before it moves
+//! (persistent sets), with a cycle proviso so that no transition is postponed forever
+//! (see `explore`). Local violations (deadlock, unspecified reception) are found
+//! during exploration; the "eventually" properties are decided afterwards by backward
+//! reachability on the explored graph (see `analysis`). Both are exact on the reduced
+//! graph: persistent sets with the proviso preserve, from every explored configuration,
+//! the reachability of every transition, also among executions in which a given role
+//! whose send is blocked does not move; and each of the violations above is preserved
+//! by the moves the reduction may add, so a violation reachable in the full system
+//! has a counterpart that the reduced exploration visits. The test-suite compares the
+//! reduced and the full exploration on every example.
+//!
+//! # Example
+//!
+//! ```
+//! use mpst_fsm::{kmc, LocalType, Message};
+//!
+//! let t = LocalType::send("s", Message::new("ready"), LocalType::End).to_fsm("t").unwrap();
+//! let s = LocalType::receive("t", Message::new("ready"), LocalType::End).to_fsm("s").unwrap();
+//! let report = kmc::check_kmc(&[t.clone(), s], 1).unwrap();
+//! assert!(report.is_kmc());
+//!
+//! // Without the receiver, `ready` stays in its queue for ever.
+//! let silent = LocalType::End.to_fsm("s").unwrap();
+//! let report = kmc::check_kmc(&[t, silent], 1).unwrap();
+//! let violation = report.violation.unwrap();
+//! assert_eq!(violation.property(), kmc::Property::EventualReception);
+//! assert_eq!(violation.trace[0].to_string(), "t: s!ready()");
+//! ```
+
+mod analysis;
+mod explore;
+mod paths;
+mod scc;
+mod store;
+mod system;
+mod violation;
+
+use std::fmt;
+
+pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
+
+use crate::{Action, Fsm, StateId};
+use explore::{queue_offsets, Explored, Explorer, Graph};
+use paths::Paths;
+use system::System;
+
+/// Structural facts about a system, independent of `k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Communicating session automata: no state both sends and receives (machines are
+    /// deterministic by construction of [`Fsm`]).
+    pub csa: bool,
+    /// Every state's transitions all send to one peer, or all receive from one peer.
+    pub directed: bool,
+    /// Both CSA and directed (the "basic" CSA of Lange & Yoshida).
+    pub basic: bool,
+}
+
+/// Settings of a check beyond `k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KmcOptions {
+    /// The bound on every queue (at least 1).
+    pub k: usize,
+    /// Use the partial-order reduction (on by default; off explores every
+    /// interleaving, for comparison).
+    pub reduce: bool,
+    /// Give up with [`KmcError::TooManyConfigurations`] beyond this many
+    /// configurations.
+    pub max_configurations: usize,
+}
+
+impl KmcOptions {
+    /// Bound `k`, reduction on, at most 20 million configurations.
+    pub fn new(k: usize) -> Self {
+        KmcOptions {
+            k,
+            reduce: true,
+            max_configurations: 20_000_000,
+        }
+    }
+}
+
+/// The result of a check that could run: the facts found and, if the system is not
+/// k-MC, the counterexample.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KmcReport {
+    /// The bound used.
+    pub k: usize,
+    /// CSA / directed / basic.
+    pub shape: Shape,
+    /// How many configurations were explored (after reduction).
+    pub configurations: usize,
+    /// How many transitions between them were explored.
+    pub transitions: usize,
+    /// `None` when the system is k-MC; otherwise the first violation found.
+    pub violation: Option<KmcViolation>,
+}
+
+impl KmcReport {
+    /// Whether the system is k-MC (k-safe and k-exhaustive).
+    pub fn is_kmc(&self) -> bool {
+        self.violation.is_none()
+    }
+}
+
+impl fmt::Display for KmcReport {
+    /// `k-MC holds for k = 2 (CSA, directed, basic; 12 configurations, 14 transitions)`
+    /// or the violation.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.violation {
+            None => write!(f, "k-MC holds for k = {}", self.k)?,
+            Some(v) => write!(f, "not {}-MC: {v}", self.k)?,
+        }
+        let yes_no = |b: bool, s: &'static str| if b { s.to_string() } else { format!("not {s}") };
+        write!(
+            f,
+            "\n({}, {}, {}; {} configurations, {} transitions explored)",
+            yes_no(self.shape.csa, "CSA"),
+            yes_no(self.shape.directed, "directed"),
+            yes_no(self.shape.basic, "basic"),
+            self.configurations,
+            self.transitions
+        )
+    }
+}
+
+/// Why a system could not be checked at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KmcError {
+    /// The system has no machine.
+    EmptySystem,
+    /// Two machines describe the same role.
+    DuplicateRole(String),
+    /// A machine talks to a role that is not in the system.
+    UnknownPeer {
+        /// The machine's role.
+        role: String,
+        /// The state of the transition.
+        state: StateId,
+        /// The action naming the unknown peer.
+        action: Action,
+    },
+    /// `k` must be at least 1.
+    ZeroBound,
+    /// The exploration exceeded [`KmcOptions::max_configurations`].
+    TooManyConfigurations {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for KmcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KmcError::EmptySystem => f.write_str("the system has no role"),
+            KmcError::DuplicateRole(role) => write!(f, "two machines for role `{role}`"),
+            KmcError::UnknownPeer {
+                role,
+                state,
+                action,
+            } => write!(
+                f,
+                "role `{role}`, state {state}: `{action}` talks to `{}`, which is not a role of the system",
+                action.peer
+            ),
+            KmcError::ZeroBound => f.write_str("the bound k must be at least 1"),
+            KmcError::TooManyConfigurations { limit } => {
+                write!(f, "gave up after {limit} configurations")
+            }
+        }
+    }
+}
+
+impl std::error::Error for KmcError {}
+
+/// Checks that `system` is k-MC for bound `k`, with the default [`KmcOptions`].
+///
+/// `Ok` means the check ran: [`KmcReport::is_kmc`] says whether the property holds and
+/// [`KmcReport::violation`] gives the counterexample otherwise. `Err` means the system
+/// is malformed (see [`KmcError`]).
+pub fn check_kmc(system: &[Fsm], k: usize) -> Result<KmcReport, KmcError> {
+    check_kmc_with(system, &KmcOptions::new(k))
+}
+
+/// Checks that `system` is k-MC with explicit options.
+pub fn check_kmc_with(system: &[Fsm], options: &KmcOptions) -> Result<KmcReport, KmcError> {
+    if options.k == 0 {
+        return Err(KmcError::ZeroBound);
+    }
+    let sys = System::compile(system)?;
+    let explorer = Explorer::new(&sys, options.k, options.reduce, options.max_configurations);
+    let (graph, paths, bad) = match explorer.run()? {
+        Explored::Stopped(graph, c, kind) => {
+            let paths = Paths::new(&graph);
+            (graph, paths, Some((c, kind)))
+        }
+        Explored::Complete(graph) => {
+            let paths = Paths::new(&graph);
+            let bad = analysis::analyse(&sys, options.k, &graph, &paths);
+            (graph, paths, bad)
+        }
+    };
+    let violation = bad.map(|(c, kind)| KmcViolation {
+        k: options.k,
+        kind,
+        trace: trace(&sys, &graph, &paths, c),
+        configuration: configuration(&sys, &graph, c),
+    });
+    Ok(KmcReport {
+        k: options.k,
+        shape: sys.shape(),
+        configurations: graph.store.len(),
+        transitions: graph.edges.len(),
+        violation,
+    })
+}
+
+/// The least `k` in `1..=max_k` for which `system` is k-MC: the report for that `k`,
+/// or, if there is none, the (failing) report for `max_k`. Look at
+/// [`KmcReport::is_kmc`] and [`KmcReport::k`].
+pub fn least_k(system: &[Fsm], max_k: usize) -> Result<KmcReport, KmcError> {
+    if max_k == 0 {
+        return Err(KmcError::ZeroBound);
+    }
+    let mut last = None;
+    for k in 1..=max_k {
+        let report = check_kmc(system, k)?;
+        if report.is_kmc() {
+            return Ok(report);
+        }
+        last = Some(report);
+    }
+    last.ok_or(KmcError::ZeroBound)
+}
+
+/// A shortest execution from the initial configuration to configuration `c`.
+fn trace(sys: &System<'_>, graph: &Graph, paths: &Paths, c: u32) -> Vec<Step> {
+    paths
+        .edges_to(graph, c)
+        .into_iter()
+        .map(|e| {
+            let edge = graph.edges[e as usize];
+            Step {
+                role: sys.role(edge.machine).to_string(),
+                action: sys.action(edge.machine, edge.trans as usize).clone(),
+            }
+        })
+        .collect()
+}
+
+/// Configuration `c` in terms of the input machines.
+fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
+    let words = graph.store.get(c);
+    let n = sys.machines.len();
+    let mut offs = Vec::new();
+    queue_offsets(n, sys.queues.len(), words, &mut offs);
+    let states = (0..n)
+        .map(|m| (sys.role(m as u32).to_string(), words[m] as StateId))
+        .collect();
+    let queues = sys
+        .queues
+        .iter()
+        .zip(&offs)
+        .filter(|(_, &o)| words[o] > 0)
+        .map(|(&(from, to), &o)| {
+            let len = words[o] as usize;
+            (
+                sys.role(from).to_string(),
+                sys.role(to).to_string(),
+                words[o + 1..o + 1 + len]
+                    .iter()
+                    .map(|&msg| sys.messages[msg as usize].clone())
+                    .collect(),
+            )
+        })
+        .collect();
+    Configuration { states, queues }
+}

@@ -1,0 +1,85 @@
+//! Hash-consed storage of configurations: every configuration is a slice of `u32`
+//! words kept once in one arena and numbered in order of discovery.
+//!
+//! A configuration of `n` machines and `m` queues is laid out as
+//! `[state_0 .. state_{n-1}, len_0, msgs_0.., len_1, msgs_1.., ..]`: each machine's
+//! local state, then each queue as its length followed by its messages (head first).
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+/// An interning arena of configurations.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    words: Vec<u32>,
+    /// `offsets[i]..offsets[i + 1]` are the words of configuration `i`.
+    offsets: Vec<usize>,
+    table: HashTable<u32>,
+}
+
+fn hash(config: &[u32]) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    config.hash(&mut h);
+    h.finish()
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Self {
+        Store {
+            words: Vec::new(),
+            offsets: vec![0],
+            table: HashTable::new(),
+        }
+    }
+
+    /// How many configurations are stored.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The words of configuration `i`.
+    pub fn get(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.words[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// The number of `config`, adding it if it is new; `true` when it was added.
+    pub fn intern(&mut self, config: &[u32]) -> (u32, bool) {
+        let h = hash(config);
+        let words = &self.words;
+        let offsets = &self.offsets;
+        let slice = |i: u32| &words[offsets[i as usize]..offsets[i as usize + 1]];
+        if let Some(&i) = self.table.find(h, |&i| slice(i) == config) {
+            return (i, false);
+        }
+        let i = self.len() as u32;
+        self.words.extend_from_slice(config);
+        self.offsets.push(self.words.len());
+        let words = &self.words;
+        let offsets = &self.offsets;
+        self.table.insert_unique(h, i, |&j| {
+            hash(&words[offsets[j as usize]..offsets[j as usize + 1]])
+        });
+        (i, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_idempotent_and_keeps_contents() {
+        let mut store = Store::new();
+        assert_eq!(store.intern(&[1, 2, 3]), (0, true));
+        assert_eq!(store.intern(&[1, 2]), (1, true));
+        assert_eq!(store.intern(&[1, 2, 3]), (0, false));
+        assert_eq!(store.intern(&[]), (2, true));
+        assert_eq!(store.get(1), &[1, 2]);
+        assert_eq!(store.get(2), &[] as &[u32]);
+        assert_eq!(store.len(), 3);
+    }
+}
