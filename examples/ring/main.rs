@@ -1,0 +1,105 @@
+//! Ring (CAMP; PPoPP 2022 Section 4.2 and Table 1): three roles, infinite recursion.
+//!
+//! Protocol (`ring.scr`): forever, `A` sends a `value` to `B`, `B` sends a `value` to
+//! `C`, `C` sends a `value` back to `A`.
+//!
+//! Roles: `A` starts each round with the value that came back; `B` adds 1 and `C` doubles
+//! before passing it on. The session types are the projections of `ring.scr` (top-down
+//! workflow); `optimised.rs` has `B` and `C` send before they receive.
+//!
+//! The protocol never ends, so `A` reports each value that comes back on a side channel
+//! and the run stops (drops every process) after a given number of rounds.
+//!
+//! `cargo run -p mpst-examples --example ring` runs 10 rounds and prints what `A` got.
+
+mod protocol;
+
+use std::convert::Infallible;
+
+use futures::{future::try_join3, TryFutureExt};
+use mpst::{session, try_session, Error, Receive, Send};
+use mpst_examples::{observe, observer};
+use protocol::{ring_a, step_b, step_c, Roles, Value, A, B, C};
+
+/// `B`'s projection: `mu x. A?value. C!value. x`.
+#[session]
+struct RingB(Receive<A, Value, Send<C, Value, Self>>);
+
+/// `C`'s projection: `mu x. B?value. A!value. x`.
+#[session]
+struct RingC(Receive<B, Value, Send<A, Value, Self>>);
+
+async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
+    try_session(role, |mut s: RingB<'_, B>| async move {
+        loop {
+            let (Value(x), t) = s.into_session().receive().await?;
+            s = t.send(Value(step_b(x))).await?;
+        }
+    })
+    .await
+}
+
+async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
+    try_session(role, |mut s: RingC<'_, C>| async move {
+        loop {
+            let (Value(x), t) = s.into_session().receive().await?;
+            s = t.send(Value(step_c(x))).await?;
+        }
+    })
+    .await
+}
+
+/// Runs `rounds` rounds in one future (any executor); returns what came back to `A`.
+async fn run(rounds: usize) -> Result<Vec<i32>, Error> {
+    let Roles(mut a, mut b, mut c) = Roles::default();
+    let (reporter, observations) = observer();
+    let ring = try_join3(ring_a(&mut a, reporter), ring_b(&mut b), ring_c(&mut c));
+    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
+}
+
+fn main() -> Result<(), Error> {
+    let values = futures::executor::block_on(run(10))?;
+    println!("A received {values:?}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::SEED_A;
+
+    /// The values `A` receives, computed sequentially.
+    fn expected(rounds: usize) -> Vec<i32> {
+        let mut x = SEED_A;
+        (0..rounds)
+            .map(|_| {
+                x = x.wrapping_add(1).wrapping_mul(2);
+                x
+            })
+            .collect()
+    }
+
+    #[test]
+    fn futures_executor() {
+        let got = futures::executor::block_on(run(40)).unwrap();
+        assert_eq!(got.len(), 40);
+        assert_eq!(got[..3], [4, 10, 22]);
+        assert_eq!(got, expected(40));
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut a, mut b, mut c) = Roles::default();
+        let (reporter, observations) = observer();
+        let got = runtime.block_on(async {
+            let tasks = vec![
+                tokio::spawn(async move { ring_a(&mut a, reporter).await }),
+                tokio::spawn(async move { ring_b(&mut b).await }),
+                tokio::spawn(async move { ring_c(&mut c).await }),
+            ];
+            mpst_examples::observe_tasks(tasks, observations, 100).await
+        });
+        assert_eq!(got.unwrap(), expected(100));
+    }
+}

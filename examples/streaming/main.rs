@@ -1,0 +1,84 @@
+//! Streaming (PPoPP 2022 Fig. 3 and Section 4.1): two roles, choice and recursion.
+//!
+//! Protocol (`streaming.scr`): the sink `T` tells the source `S` it is `ready`; `S`
+//! answers with a `value` and the protocol repeats, or with `stop` and it ends.
+//!
+//! Roles: `S` (source, makes the choice), `T` (sink). Both session types are the
+//! projections of `streaming.scr` (top-down workflow); `optimised.rs` has the source
+//! that unrolls its first 5 values.
+//!
+//! `cargo run -p mpst-examples --example streaming` streams 10 values and prints them.
+
+mod protocol;
+
+use futures::future::try_join;
+use mpst::{session, try_session, End, Error, Receive, Select};
+use protocol::{sink, values, Ready, Roles, Stop, Value, S, T};
+
+/// The source's projection: `mu x. T?ready. T!{value. x, stop. end}`.
+#[session]
+type Source = Receive<T, Ready, Select<T, SourceChoice>>;
+
+#[session]
+#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
+enum SourceChoice {
+    Value(Value, Source),
+    Stop(Stop, End),
+}
+
+/// The source: sends each value when the sink is ready, then `stop`.
+async fn source(role: &mut S, values: &[i32]) -> Result<(), Error> {
+    try_session(role, |mut s: Source<'_, S>| async move {
+        for &value in values {
+            let (Ready, t) = s.receive().await?;
+            s = t.select(Value(value)).await?;
+        }
+        let (Ready, t) = s.receive().await?;
+        Ok(((), t.select(Stop).await?))
+    })
+    .await
+}
+
+/// Streams `values` from `S` to `T` in one future (any executor); returns what `T` got.
+async fn run(values: &[i32]) -> Result<Vec<i32>, Error> {
+    let Roles(mut s, mut t) = Roles::default();
+    let ((), received) = try_join(source(&mut s, values), sink(&mut t)).await?;
+    Ok(received)
+}
+
+fn main() -> Result<(), Error> {
+    let received = futures::executor::block_on(run(&values(10)))?;
+    println!("the sink received {received:?}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn futures_executor() {
+        for n in [0, 1, 10, 50] {
+            let sent = values(n);
+            let received = futures::executor::block_on(run(&sent)).unwrap();
+            assert_eq!(received.len(), n);
+            assert_eq!(received, sent);
+        }
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut s, mut t) = Roles::default();
+        let sent = values(100);
+        // The selecting role runs on the runtime's `block_on` thread, the other on a worker:
+        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc cannot
+        // prove it `Send`: "implementation of `Choice` is not general enough").
+        let received = runtime.block_on(async {
+            let t = tokio::spawn(async move { sink(&mut t).await });
+            source(&mut s, &sent).await.unwrap();
+            mpst_examples::joined(t).await.unwrap()
+        });
+        assert_eq!(received, sent);
+    }
+}

@@ -1,0 +1,127 @@
+//! Optimised streaming (PPoPP 2022 Section 4.1, Table 1): the streaming protocol of
+//! `streaming.scr`, with the source optimised by asynchronous message reordering.
+//!
+//! The source knows it will send at least 5 values, so it sends the first 5 at once,
+//! before waiting for any `ready` from the sink; from then on it waits for a `ready` before
+//! each further value and before `stop`, and finally collects the 5 `ready`s it still owes.
+//! Its local type is `T!value^5. mu x. T?ready. T!{value. x, stop. T?ready^5. end}`, an
+//! asynchronous subtype of the projection `mu x. T?ready. T!{value. x, stop. end}`: each
+//! output moved earlier overtakes only inputs. The sink is unchanged (`protocol.rs`).
+//!
+//! `cargo run -p mpst-examples --example optimised_streaming` streams 10 values and
+//! prints them.
+
+mod protocol;
+
+use futures::future::try_join;
+use mpst::{session, try_session, End, Error, Receive, Select, Send};
+use protocol::{sink, values, Ready, Roles, Stop, Value, S, T};
+
+/// The optimised source: the first 5 values are sent before any `ready` is awaited.
+#[session]
+type OptimisedSource =
+    Send<T, Value, Send<T, Value, Send<T, Value, Send<T, Value, Send<T, Value, SourceLoop>>>>>;
+
+/// After the unrolled values: the projection's loop, shifted by 5 `ready`s.
+#[session]
+type SourceLoop = Receive<T, Ready, Select<T, SourceChoice>>;
+
+#[session]
+#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
+enum SourceChoice {
+    Value(Value, SourceLoop),
+    Stop(Stop, Drain),
+}
+
+/// After `stop`: the 5 `ready`s the sink sent for the unrolled values.
+#[session]
+type Drain = Receive<
+    T,
+    Ready,
+    Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, End>>>>,
+>;
+
+/// The optimised source: sends `first` without waiting, then each of `rest` when the sink
+/// is ready, then `stop`, then receives the 5 `ready`s sent for the unrolled values.
+/// (Taking the first 5 values as an array makes "at least 5 values" a type.)
+async fn source(role: &mut S, first: [i32; 5], rest: &[i32]) -> Result<(), Error> {
+    try_session(role, |s: OptimisedSource<'_, S>| async move {
+        let [v0, v1, v2, v3, v4] = first;
+        let s = s.send(Value(v0)).await?.send(Value(v1)).await?;
+        let s = s.send(Value(v2)).await?.send(Value(v3)).await?;
+        let mut s = s.send(Value(v4)).await?;
+        for &value in rest {
+            let (Ready, t) = s.receive().await?;
+            s = t.select(Value(value)).await?;
+        }
+        let (Ready, t) = s.receive().await?;
+        let s = t.select(Stop).await?;
+        let (Ready, s) = s.receive().await?;
+        let (Ready, s) = s.receive().await?;
+        let (Ready, s) = s.receive().await?;
+        let (Ready, s) = s.receive().await?;
+        let (Ready, end) = s.receive().await?;
+        Ok(((), end))
+    })
+    .await
+}
+
+/// Streams `first` then `rest` from `S` to `T` in one future (any executor); returns
+/// what `T` got.
+async fn run(first: [i32; 5], rest: &[i32]) -> Result<Vec<i32>, Error> {
+    let Roles(mut s, mut t) = Roles::default();
+    let ((), received) = try_join(source(&mut s, first, rest), sink(&mut t)).await?;
+    Ok(received)
+}
+
+/// Splits `values` (at least 5) into the unrolled head and the rest.
+fn split(values: &[i32]) -> Option<([i32; 5], &[i32])> {
+    let (first, rest) = values.split_first_chunk::<5>()?;
+    Some((*first, rest))
+}
+
+fn main() -> Result<(), Error> {
+    let values = values(10);
+    let (first, rest) = split(&values).expect("10 values are at least 5");
+    let received = futures::executor::block_on(run(first, rest))?;
+    println!("the sink received {received:?}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn futures_executor() {
+        for n in [5, 6, 10, 50] {
+            let sent = values(n);
+            let (first, rest) = split(&sent).unwrap();
+            let received = futures::executor::block_on(run(first, rest)).unwrap();
+            assert_eq!(received.len(), n);
+            assert_eq!(received, sent);
+        }
+    }
+
+    #[test]
+    fn fewer_than_five_values_cannot_be_unrolled() {
+        assert!(split(&values(4)).is_none());
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut s, mut t) = Roles::default();
+        let sent = values(100);
+        // The selecting role runs on the runtime's `block_on` thread, the other on a worker:
+        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc cannot
+        // prove it `Send`: "implementation of `Choice` is not general enough").
+        let received = runtime.block_on(async {
+            let t = tokio::spawn(async move { sink(&mut t).await });
+            let (first, rest) = split(&sent).unwrap();
+            source(&mut s, first, rest).await.unwrap();
+            mpst_examples::joined(t).await.unwrap()
+        });
+        assert_eq!(received, sent);
+    }
+}

@@ -1,0 +1,166 @@
+//! Three adder (PPoPP 2022 Table 1): three roles, no choice, no recursion.
+//!
+//! Protocol (`three_adder.scr`): `A` and `B` each hold a number; they exchange their
+//! numbers (`add` from `A` to `B`, then `add` from `B` to `A`), each sends its own number
+//! to the adder `C` (`add`), and `C` replies to both with the `sum`.
+//!
+//! Roles: `A`, `B` (the summands), `C` (the adder). The session types are the
+//! projections of `three_adder.scr`, written by hand (top-down workflow). `A` and `B`
+//! also check the adder: each compares `C`'s sum with the sum it computed itself from the
+//! exchanged numbers.
+//!
+//! `cargo run -p mpst-examples --example three_adder` adds two numbers and prints the sum.
+
+use futures::future::try_join3;
+use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+#[derive(Roles)]
+struct Roles(A, B, C);
+
+#[derive(Role)]
+#[message(Label)]
+struct A(#[route(B)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct B(#[route(A)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct C(#[route(A)] Channel, #[route(B)] Channel);
+
+#[derive(Message)]
+enum Label {
+    Add(Add),
+    Sum(Sum),
+}
+
+struct Add(i32);
+struct Sum(i32);
+
+#[session]
+type AdderA = Send<B, Add, Receive<B, Add, Send<C, Add, Receive<C, Sum, End>>>>;
+
+#[session]
+type AdderB = Receive<A, Add, Send<A, Add, Send<C, Add, Receive<C, Sum, End>>>>;
+
+#[session]
+type AdderC = Receive<A, Add, Receive<B, Add, Send<A, Sum, Send<B, Sum, End>>>>;
+
+/// What a summand learns: the sum `C` sent and the sum it computed itself.
+#[derive(Debug, PartialEq, Eq)]
+struct Sums {
+    from_adder: i32,
+    own: i32,
+}
+
+async fn summand_a(role: &mut A, x: i32) -> Result<Sums, Error> {
+    try_session(role, |s: AdderA<'_, A>| async move {
+        let s = s.send(Add(x)).await?;
+        let (Add(y), s) = s.receive().await?;
+        let s = s.send(Add(x)).await?;
+        let (Sum(sum), end) = s.receive().await?;
+        let own = x.wrapping_add(y);
+        Ok((
+            Sums {
+                from_adder: sum,
+                own,
+            },
+            end,
+        ))
+    })
+    .await
+}
+
+async fn summand_b(role: &mut B, y: i32) -> Result<Sums, Error> {
+    try_session(role, |s: AdderB<'_, B>| async move {
+        let (Add(x), s) = s.receive().await?;
+        let s = s.send(Add(y)).await?.send(Add(y)).await?;
+        let (Sum(sum), end) = s.receive().await?;
+        let own = x.wrapping_add(y);
+        Ok((
+            Sums {
+                from_adder: sum,
+                own,
+            },
+            end,
+        ))
+    })
+    .await
+}
+
+async fn adder(role: &mut C) -> Result<i32, Error> {
+    try_session(role, |s: AdderC<'_, C>| async move {
+        let (Add(x), s) = s.receive().await?;
+        let (Add(y), s) = s.receive().await?;
+        let sum = x.wrapping_add(y);
+        let end = s.send(Sum(sum)).await?.send(Sum(sum)).await?;
+        Ok((sum, end))
+    })
+    .await
+}
+
+/// Runs the three roles in one future (any executor).
+async fn run(x: i32, y: i32) -> Result<(Sums, Sums, i32), Error> {
+    let Roles(mut a, mut b, mut c) = Roles::default();
+    try_join3(summand_a(&mut a, x), summand_b(&mut b, y), adder(&mut c)).await
+}
+
+fn main() -> Result<(), Error> {
+    let (a, b, c) = futures::executor::block_on(run(20, 22))?;
+    println!(
+        "A got {} (own {}), B got {} (own {}), C computed {c}",
+        a.from_adder, a.own, b.from_adder, b.own
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(x: i32, y: i32, (a, b, c): (Sums, Sums, i32)) {
+        let expected = x + y;
+        assert_eq!(c, expected);
+        assert_eq!(
+            a,
+            Sums {
+                from_adder: expected,
+                own: expected
+            }
+        );
+        assert_eq!(
+            b,
+            Sums {
+                from_adder: expected,
+                own: expected
+            }
+        );
+    }
+
+    #[test]
+    fn futures_executor() {
+        for (x, y) in [(0, 0), (2, 3), (-40, 17), (1_000_000, 999)] {
+            check(x, y, futures::executor::block_on(run(x, y)).unwrap());
+        }
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut a, mut b, mut c) = Roles::default();
+        let result = runtime.block_on(async {
+            let a = tokio::spawn(async move { summand_a(&mut a, 123).await });
+            let b = tokio::spawn(async move { summand_b(&mut b, -23).await });
+            let c = tokio::spawn(async move { adder(&mut c).await });
+            (
+                mpst_examples::joined(a).await.unwrap(),
+                mpst_examples::joined(b).await.unwrap(),
+                mpst_examples::joined(c).await.unwrap(),
+            )
+        });
+        check(123, -23, result);
+    }
+}
