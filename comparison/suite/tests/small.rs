@@ -42,3 +42,40 @@ fn stream_check_rejects_a_wrong_sum() {
     assert!(stream::check("test", 10, (count - 1, sum)).is_err());
     assert!(stream::check("test", 10, (count, sum)).is_ok());
 }
+
+use comparison::double_buffering;
+
+#[test]
+fn double_buffering_thread_based_peers() {
+    for n in [0, 1, 100] {
+        double_buffering::sesh::run(n).unwrap();
+        double_buffering::mpstthree::run(n).unwrap();
+    }
+}
+
+#[test]
+fn double_buffering_async_implementations() {
+    for rt in runtimes() {
+        for n in [0, 1, 100] {
+            for optimised in [false, true] {
+                rt.block_on(double_buffering::ours::run(n, optimised)).unwrap();
+                rt.block_on(double_buffering::bare::run(n, optimised)).unwrap();
+                rt.block_on(double_buffering::rumpsteak::run(n, optimised)).unwrap();
+            }
+            rt.block_on(double_buffering::ferrite::run(n)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn double_buffering_check_rejects_a_damaged_buffer() {
+    let good = vec![double_buffering::fill(0, 5), double_buffering::fill(1, 5)];
+    assert!(double_buffering::check_all("test", 5, &good).is_ok());
+    let mut swapped = good.clone();
+    swapped.swap(0, 1);
+    assert!(double_buffering::check_all("test", 5, &swapped).is_err());
+    let mut damaged = good.clone();
+    damaged[1][3] ^= 1;
+    assert!(double_buffering::check_all("test", 5, &damaged).is_err());
+    assert!(double_buffering::check_all("test", 5, &good[..1]).is_err());
+}
