@@ -16,7 +16,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::project::project_all;
+use crate::project::projection_errors;
 use crate::{Diagnostic, ErrorKind, Global, GlobalProtocol, Name, Span};
 
 /// Every well-formedness error of `protocol`; empty when it is well-formed and every
@@ -30,10 +30,7 @@ pub fn check(protocol: &GlobalProtocol) -> Vec<Diagnostic> {
     if !errors.is_empty() {
         return errors;
     }
-    match project_all(protocol) {
-        Ok(_) => Vec::new(),
-        Err(errors) => errors,
-    }
+    projection_errors(protocol)
 }
 
 /// The declared roles of `protocol` that take part in no interaction, in declaration

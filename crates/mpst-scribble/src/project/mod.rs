@@ -66,32 +66,62 @@ pub fn project_fsm(protocol: &GlobalProtocol, role: &str) -> Result<Fsm, Diagnos
 /// The projections of every declared role, in declaration order, or every reason why
 /// some role cannot be projected (one per role at most, duplicates removed).
 pub fn project_all(protocol: &GlobalProtocol) -> Result<Vec<Projection>, Vec<Diagnostic>> {
+    let mut arena = Arena::default();
+    let ids = project_roles(protocol, &mut arena)?;
+    let mut done = Vec::with_capacity(ids.len());
+    let mut errors = Vec::new();
+    for (role, id) in protocol.roles.iter().zip(ids) {
+        match to_fsm(protocol, &arena, id, &role.text) {
+            Ok(fsm) => done.push(Projection {
+                role: role.text.clone(),
+                local: arena.to_local_type(id),
+                fsm,
+            }),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(done)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every reason why some role of `protocol` cannot be projected (see [`project_all`]),
+/// without building the local types and FSMs.
+pub(crate) fn projection_errors(protocol: &GlobalProtocol) -> Vec<Diagnostic> {
+    let mut arena = Arena::default();
+    match project_roles(protocol, &mut arena) {
+        Ok(ids) => protocol
+            .roles
+            .iter()
+            .zip(ids)
+            .filter_map(|(role, id)| to_fsm(protocol, &arena, id, &role.text).err())
+            .collect(),
+        Err(errors) => errors,
+    }
+}
+
+/// The projection of every role into `arena`, in declaration order.
+fn project_roles(
+    protocol: &GlobalProtocol,
+    arena: &mut Arena,
+) -> Result<Vec<LId>, Vec<Diagnostic>> {
     let errors = structural(protocol);
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut arena = Arena::default();
-    let mut done = Vec::new();
+    let mut ids = Vec::with_capacity(protocol.roles.len());
     let mut errors: Vec<Diagnostic> = Vec::new();
     for role in &protocol.roles {
-        let result = Projector::new(&mut arena, &role.text)
-            .project(&protocol.body)
-            .and_then(|id| {
-                let fsm = to_fsm(protocol, &arena, id, &role.text)?;
-                Ok(Projection {
-                    role: role.text.clone(),
-                    local: arena.to_local_type(id),
-                    fsm,
-                })
-            });
-        match result {
-            Ok(p) => done.push(p),
+        match Projector::new(arena, &role.text).project(&protocol.body) {
+            Ok(id) => ids.push(id),
             Err(e) if !errors.contains(&e) => errors.push(e),
             Err(_) => {}
         }
     }
     if errors.is_empty() {
-        Ok(done)
+        Ok(ids)
     } else {
         Err(errors)
     }
