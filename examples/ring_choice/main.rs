@@ -1,0 +1,111 @@
+//! Ring with choice (CAMP; PPoPP 2022 Table 1 and Appendix B.4): three roles, choice and
+//! infinite recursion.
+//!
+//! Protocol (`ring_choice.scr`): forever, `A` sends `add` to `B`; `B` chooses to send
+//! `add` or `sub` to `C`; `C` sends `add` back to `A`.
+//!
+//! Roles: `A` sends a value derived from what came back (`3 * total + 1`); `B` tells `C`
+//! to add even values to its running total and to subtract odd ones; `C` sends the total
+//! to `A`. The session types are the projections of `ring_choice.scr` (top-down
+//! workflow); `optimised.rs` has `B` choose before it receives.
+//!
+//! The protocol never ends: `A` reports each total on a side channel and the run stops
+//! after a given number of rounds.
+//!
+//! `cargo run -p mpst-examples --example ring_choice` runs 10 rounds and prints the
+//! totals.
+
+mod protocol;
+
+use std::convert::Infallible;
+
+use futures::{future::try_join3, TryFutureExt};
+use mpst::{session, try_session, Error, Receive, Select};
+use mpst_examples::{observe, observer};
+use protocol::{adds, ring_a, ring_c, Add, Roles, Sub, A, B, C};
+
+/// `B`'s projection: `mu x. A?add. C!{add. x, sub. x}`.
+#[session]
+struct RingB(Receive<A, Add, Select<C, ChoiceB>>);
+
+#[session]
+#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
+enum ChoiceB {
+    Add(Add, RingB),
+    Sub(Sub, RingB),
+}
+
+/// `B`: forwards each value from `A` to `C` as `add` when even, as `sub` when odd.
+async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
+    try_session(role, |mut s: RingB<'_, B>| async move {
+        loop {
+            let (Add(x), t) = s.into_session().receive().await?;
+            s = if adds(x) {
+                t.select(Add(x)).await?
+            } else {
+                t.select(Sub(x)).await?
+            };
+        }
+    })
+    .await
+}
+
+/// Runs `rounds` rounds in one future (any executor); returns the totals `A` got.
+async fn run(rounds: usize) -> Result<Vec<i32>, Error> {
+    let Roles(mut a, mut b, mut c) = Roles::default();
+    let (reporter, observations) = observer();
+    let ring = try_join3(ring_a(&mut a, reporter), ring_b(&mut b), ring_c(&mut c));
+    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
+}
+
+fn main() -> Result<(), Error> {
+    let totals = futures::executor::block_on(run(10))?;
+    println!("A received the totals {totals:?}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The totals `A` receives, computed sequentially.
+    fn expected(rounds: usize) -> Vec<i32> {
+        let (mut x, mut total) = (1i32, 0i32);
+        let mut totals = Vec::new();
+        for _ in 0..rounds {
+            total = if x % 2 == 0 {
+                total.wrapping_add(x)
+            } else {
+                total.wrapping_sub(x)
+            };
+            totals.push(total);
+            x = total.wrapping_mul(3).wrapping_add(1);
+        }
+        totals
+    }
+
+    #[test]
+    fn futures_executor() {
+        let got = futures::executor::block_on(run(40)).unwrap();
+        assert_eq!(got[..3], [-1, -3, -11]);
+        assert_eq!(got, expected(40));
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut a, mut b, mut c) = Roles::default();
+        let (reporter, observations) = observer();
+        // `B` (which selects) runs on the `block_on` thread, `A` and `C` on workers:
+        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc
+        // cannot prove it `Send`: "implementation of `Choice` is not general enough").
+        let got = runtime.block_on(async {
+            let tasks = vec![
+                tokio::spawn(async move { ring_a(&mut a, reporter).await }),
+                tokio::spawn(async move { ring_c(&mut c).await }),
+            ];
+            mpst_examples::observe_tasks_and(ring_b(&mut b), tasks, observations, 100).await
+        });
+        assert_eq!(got.unwrap(), expected(100));
+    }
+}
