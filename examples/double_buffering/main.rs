@@ -1,0 +1,91 @@
+//! Double buffering (PPoPP 2022 Section 1, Listing 1, Table 1): three roles, infinite
+//! recursion.
+//!
+//! Protocol (`double_buffering.scr`): forever, the kernel `K` tells the source `S` it is
+//! `ready`, receives a `value` (a filled buffer) from `S`, waits until the sink `T` is
+//! `ready`, and sends it the `value`.
+//!
+//! Roles: `S` produces values, `K` transforms each (`2 * v + 1`) on its way, `T` consumes
+//! them. The session types are the projections of `double_buffering.scr` (top-down
+//! workflow). With this kernel only one buffer is in use at a time; `optimised.rs` has the
+//! kernel of Listing 3, which uses both.
+//!
+//! The protocol never ends: `T` reports each value it reads on a side channel and the run
+//! stops after a given number of values.
+//!
+//! `cargo run -p mpst-examples --example double_buffering` moves 10 values and prints
+//! what the sink read.
+
+mod protocol;
+
+use std::convert::Infallible;
+
+use futures::{future::try_join3, TryFutureExt};
+use mpst::{session, try_session, Error, Receive, Send};
+use mpst_examples::{observe, observer};
+use protocol::{kernel_work, sink, source, Ready, Roles, Value, K, S, T};
+
+/// The kernel's projection (PPoPP 2022 Fig. 4a):
+/// `mu x. S!ready. S?value. T?ready. T!value. x`.
+#[session]
+struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
+
+/// The kernel: one buffer at a time.
+async fn kernel(role: &mut K) -> Result<Infallible, Error> {
+    try_session(role, |mut s: Kernel<'_, K>| async move {
+        loop {
+            let t = s.into_session().send(Ready).await?;
+            let (Value(value), t) = t.receive().await?;
+            let (Ready, t) = t.receive().await?;
+            s = t.send(Value(kernel_work(value))).await?;
+        }
+    })
+    .await
+}
+
+/// Moves `count` values through the kernel in one future (any executor); returns what the
+/// sink read.
+async fn run(count: usize) -> Result<Vec<i32>, Error> {
+    let Roles(mut s, mut k, mut t) = Roles::default();
+    let (reporter, observations) = observer();
+    let processes = try_join3(source(&mut s), kernel(&mut k), sink(&mut t, reporter));
+    observe(processes.map_ok(|(never, _, _)| never), observations, count).await
+}
+
+fn main() -> Result<(), Error> {
+    let values = futures::executor::block_on(run(10))?;
+    println!("the sink read {values:?}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expected(count: usize) -> Vec<i32> {
+        (0..count as i32).map(|i| 2 * (i * i - 7) + 1).collect()
+    }
+
+    #[test]
+    fn futures_executor() {
+        let got = futures::executor::block_on(run(200)).unwrap();
+        assert_eq!(got[..3], [-13, -11, -5]);
+        assert_eq!(got, expected(200));
+    }
+
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles(mut s, mut k, mut t) = Roles::default();
+        let (reporter, observations) = observer();
+        let got = runtime.block_on(async {
+            let tasks = vec![
+                tokio::spawn(async move { source(&mut s).await }),
+                tokio::spawn(async move { kernel(&mut k).await }),
+                tokio::spawn(async move { sink(&mut t, reporter).await }),
+            ];
+            mpst_examples::observe_tasks(tasks, observations, 500).await
+        });
+        assert_eq!(got.unwrap(), expected(500));
+    }
+}

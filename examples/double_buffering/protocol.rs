@@ -1,0 +1,87 @@
+//! The double-buffering protocol's roles, labels, source and sink, shared by the plain
+//! and the optimised kernel (`main.rs`, `optimised.rs`): the optimisation changes only
+//! the kernel.
+
+use std::convert::Infallible;
+
+use mpst::{session, try_session, Error, Message, Receive, Role, Roles, Send};
+use mpst_examples::Observer;
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+/// The three roles, wired to each other.
+#[derive(Roles)]
+pub struct Roles(pub S, pub K, pub T);
+
+/// The source: fills buffers.
+#[derive(Role)]
+#[message(Label)]
+pub struct S(#[route(K)] Channel, #[route(T)] Channel);
+
+/// The kernel: owns both buffers, copies from the source to the sink.
+#[derive(Role)]
+#[message(Label)]
+pub struct K(#[route(S)] Channel, #[route(T)] Channel);
+
+/// The sink: reads buffers.
+#[derive(Role)]
+#[message(Label)]
+pub struct T(#[route(S)] Channel, #[route(K)] Channel);
+
+/// The labels of `double_buffering.scr` (PPoPP 2022 Listing 2).
+#[derive(Message)]
+pub enum Label {
+    /// `ready()`
+    Ready(Ready),
+    /// `value(i32)`
+    Value(Value),
+}
+
+/// `ready()`: a buffer is free (to the source) or the sink can read (to the kernel).
+pub struct Ready;
+/// `value(i32)`: the content of one buffer.
+pub struct Value(pub i32);
+
+/// The source's projection: `mu x. K?ready. K!value. x`.
+#[session]
+pub struct Source(Receive<K, Ready, Send<K, Value, Self>>);
+
+/// The sink's projection: `mu x. K!ready. K?value. x`.
+#[session]
+pub struct Sink(Send<K, Ready, Receive<K, Value, Self>>);
+
+/// The `i`-th value the source produces.
+pub fn produce(i: i32) -> i32 {
+    i.wrapping_mul(i).wrapping_sub(7)
+}
+
+/// What the kernel does to each value on its way from the source to the sink.
+pub fn kernel_work(value: i32) -> i32 {
+    value.wrapping_mul(2).wrapping_add(1)
+}
+
+/// The source: each time the kernel is ready, sends the next value `produce(0)`,
+/// `produce(1)`, ...
+pub async fn source(role: &mut S) -> Result<Infallible, Error> {
+    try_session(role, |mut s: Source<'_, S>| async move {
+        let mut i = 0i32;
+        loop {
+            let (Ready, t) = s.into_session().receive().await?;
+            s = t.send(Value(produce(i))).await?;
+            i = i.wrapping_add(1);
+        }
+    })
+    .await
+}
+
+/// The sink: tells the kernel it is ready, receives a value and reports it, forever.
+pub async fn sink(role: &mut T, observer: Observer<i32>) -> Result<Infallible, Error> {
+    try_session(role, |mut s: Sink<'_, T>| async move {
+        loop {
+            let (Value(value), t) = s.into_session().send(Ready).await?.receive().await?;
+            observer.report(value);
+            s = t;
+        }
+    })
+    .await
+}
