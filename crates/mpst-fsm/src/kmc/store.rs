@@ -5,7 +5,7 @@
 //! `[state_0 .. state_{n-1}, len_0, msgs_0.., len_1, msgs_1.., ..]`: each machine's
 //! local state, then each queue as its length followed by its messages (head first).
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -20,9 +20,7 @@ pub(crate) struct Store {
 }
 
 fn hash(config: &[u32]) -> u64 {
-    let mut h = FxBuildHasher.build_hasher();
-    config.hash(&mut h);
-    h.finish()
+    FxBuildHasher.hash_one(config)
 }
 
 impl Store {
