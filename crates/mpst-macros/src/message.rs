@@ -32,6 +32,7 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut impls = Vec::new();
     let mut names = Vec::new();
     let mut arms = Vec::new();
+    let mut ids = Vec::new();
     for variant in &data.variants {
         let ident = &variant.ident;
         let ty = match &variant.fields {
@@ -56,6 +57,11 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         let label = ident.to_string();
         names.push(label.clone());
         arms.push(quote!(#name::#ident(_) => #label));
+        ids.push(quote! {
+            if label_type == ::core::any::TypeId::of::<#ty>() {
+                return ::core::option::Option::Some(#label);
+            }
+        });
         impls.push(quote! {
             impl ::mpst::Message<#ty> for #name {
                 const NAME: &'static str = #label;
@@ -107,6 +113,11 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             #[inline]
             fn label(&self) -> &'static str {
                 #label_fn
+            }
+
+            fn name_of(label_type: ::core::any::TypeId) -> ::core::option::Option<&'static str> {
+                #(#ids)*
+                ::core::option::Option::None
             }
         }
     })

@@ -74,14 +74,48 @@ fn prepend(
 const EXPECTED: &str =
     "expected a session type: `Send`, `Receive`, `Select`, `Branch`, `End` or a `#[session]` type";
 
-/// Rewrites a session type written as in the paper into the full type.
-fn augment(ty: &mut Type, self_ty: Option<&Type>) -> syn::Result<()> {
+/// What a rewrite needs to know about the item: what `Self` stands for, and the item's own
+/// type parameters (which stand for whole session types and are left alone).
+struct Context {
+    self_ty: Option<Type>,
+    params: Vec<syn::Ident>,
+}
+
+impl Context {
+    fn new(self_ty: Option<Type>, generics: &Generics) -> Self {
+        let params = generics.type_params().map(|p| p.ident.clone()).collect();
+        Self { self_ty, params }
+    }
+}
+
+/// Whether `ty` is written with one of the primitives (so is a session type to rewrite).
+fn is_primitive(ty: &Type) -> bool {
     match ty {
-        Type::Paren(inner) => augment(&mut inner.elem, self_ty),
-        Type::Group(inner) => augment(&mut inner.elem, self_ty),
+        Type::Paren(inner) => is_primitive(&inner.elem),
+        Type::Group(inner) => is_primitive(&inner.elem),
+        Type::Path(TypePath { qself: None, path }) => path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Send" | "Receive" | "Select" | "Branch" | "End"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Rewrites a session type written as in the paper into the full type.
+fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
+    match ty {
+        Type::Paren(inner) => augment(&mut inner.elem, cx),
+        Type::Group(inner) => augment(&mut inner.elem, cx),
         Type::Path(TypePath { qself: None, path }) => {
+            if let Some(ident) = path.get_ident() {
+                if cx.params.contains(ident) {
+                    return Ok(());
+                }
+            }
             if path.is_ident("Self") {
-                return match self_ty {
+                return match &cx.self_ty {
                     Some(self_ty) => {
                         *ty = self_ty.clone();
                         Ok(())
@@ -104,11 +138,16 @@ fn augment(ty: &mut Type, self_ty: Option<&Type>) -> syn::Result<()> {
                 "Select" => (2, Some(1), "Select<Peer, Choice>"),
                 "Branch" => (2, Some(1), "Branch<Peer, Choice>"),
                 _ => {
-                    // A named session type: its own parameters come after ours.
+                    // A named session type: its own parameters come after ours. Those
+                    // written with primitives are session types and are rewritten too.
                     let args = prepend(segment)?;
                     for arg in args.iter_mut().skip(2) {
                         if let GenericArgument::Type(ty) = arg {
-                            reject_self(ty)?;
+                            if is_primitive(ty) {
+                                augment(ty, cx)?;
+                            } else {
+                                reject_self(ty)?;
+                            }
                         }
                     }
                     return Ok(());
@@ -133,7 +172,7 @@ fn augment(ty: &mut Type, self_ty: Option<&Type>) -> syn::Result<()> {
                     return Err(Error::new(arg.span(), format!("expected `{usage}`")));
                 };
                 if Some(index) == continuation {
-                    augment(arg_ty, self_ty)?;
+                    augment(arg_ty, cx)?;
                 } else {
                     reject_self(arg_ty)?;
                 }
@@ -159,11 +198,26 @@ fn reject_self(ty: &Type) -> syn::Result<()> {
 
 fn expand_type(mut item: ItemType) -> syn::Result<TokenStream> {
     add_params(&mut item.generics)?;
-    augment(&mut item.ty, None)?;
+    augment(&mut item.ty, &Context::new(None, &item.generics))?;
     Ok(item.into_token_stream())
 }
 
+/// Named types and choices implement `SessionType` without bounds (bounds would make
+/// recursive types cyclic), which needs them to be free of user parameters.
+fn reject_generics(generics: &Generics) -> syn::Result<()> {
+    if generics.params.is_empty() && generics.where_clause.is_none() {
+        Ok(())
+    } else {
+        Err(Error::new_spanned(
+            generics,
+            "a `#[session]` struct or enum cannot have generic parameters \
+             (type aliases can)",
+        ))
+    }
+}
+
 fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
+    reject_generics(&item.generics)?;
     let single = matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1);
     if !single {
         return Err(Error::new_spanned(
@@ -177,7 +231,7 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
         return Err(Error::new(Span::call_site(), "unreachable: checked above"));
     };
     let field = &mut fields.unnamed[0];
-    augment(&mut field.ty, Some(&self_ty))?;
+    augment(&mut field.ty, &Context::new(Some(self_ty), &item.generics))?;
     let inner = field.ty.clone();
     let vis = &item.vis;
     let ident = &item.ident;
@@ -190,8 +244,10 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
             #predicates
     };
     Ok(quote! {
+        #[allow(clippy::type_complexity)]
         #item
 
+        #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::FromState<'__r> for #ident #ty_generics #bounds {
             type Role = __R;
 
@@ -201,6 +257,7 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
             }
         }
 
+        #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::IntoSession<'__r> for #ident #ty_generics #bounds {
             type Session = #inner;
 
@@ -210,6 +267,16 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
             }
         }
 
+        #[allow(clippy::type_complexity)]
+        impl #impl_generics ::mpst::introspect::SessionType for #ident #ty_generics {
+            fn visit<__V: ::mpst::introspect::Visitor>(visitor: &mut __V) {
+                if visitor.named(::core::any::type_name::<Self>()) {
+                    <#inner as ::mpst::introspect::SessionType>::visit(visitor);
+                }
+            }
+        }
+
+        #[allow(clippy::type_complexity)]
         impl #impl_generics #ident #ty_generics #where_clause {
             /// Unfolds this named session type into the session type it wraps.
             #[inline]
@@ -221,6 +288,7 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
 }
 
 fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
+    reject_generics(&item.generics)?;
     if item.variants.is_empty() {
         return Err(Error::new(
             item.ident.span(),
@@ -230,7 +298,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
     add_params(&mut item.generics)?;
     // A choice used only with `Select` is never constructed: it describes a type.
     item.attrs.push(parse_quote!(#[allow(dead_code)]));
-    let self_ty = self_type(&item.ident, &item.generics);
+    let cx = Context::new(Some(self_type(&item.ident, &item.generics)), &item.generics);
     let mut labels = Vec::new();
     for variant in &mut item.variants {
         let Fields::Unnamed(fields) = &mut variant.fields else {
@@ -246,7 +314,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             ));
         }
         reject_self(&fields.unnamed[0].ty)?;
-        augment(&mut fields.unnamed[1].ty, Some(&self_ty))?;
+        augment(&mut fields.unnamed[1].ty, &cx)?;
         labels.push((
             variant.ident.clone(),
             fields.unnamed[0].ty.clone(),
@@ -287,16 +355,25 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             };
         }
     });
+    let visits = labels.iter().map(|(_, label, next)| {
+        quote! {
+            visitor.variant::<#label>();
+            <#next as ::mpst::introspect::SessionType>::visit(visitor);
+        }
+    });
     let choices = labels.iter().map(|(_, label, next)| {
         quote! {
+            #[allow(clippy::type_complexity)]
             impl #impl_generics ::mpst::Choice<'__r, #label> for #ident #ty_generics #bounds {
                 type Session = #next;
             }
         }
     });
     Ok(quote! {
+        #[allow(clippy::type_complexity)]
         #item
 
+        #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::Choices<'__r> for #ident #ty_generics #bounds {
             type Role = __R;
             type Variants = #variants;
@@ -313,5 +390,12 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         }
 
         #(#choices)*
+
+        #[allow(clippy::type_complexity)]
+        impl #impl_generics ::mpst::introspect::ChoiceType for #ident #ty_generics {
+            fn visit_variants<__V: ::mpst::introspect::Visitor>(visitor: &mut __V) {
+                #(#visits)*
+            }
+        }
     })
 }

@@ -198,7 +198,7 @@
 //! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer and the labels; a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
 //! | any executor | only `futures` traits are used: tested on `futures::executor`, tokio current-thread and multi-thread |
 //! | cost | static dispatch, zero-sized session values, the label enum sent as is, no per-message allocation beyond the channel's own |
-//! | introspection | [`Role::NAME`], [`Message::NAME`], [`Choices::Variants`], [`IntoSession::Session`]: a session type can be walked without running it |
+//! | introspection | [`introspect`] walks any session type without running it; [`Role::NAME`], [`Message::NAME`], [`Labelled`], [`Choices::Variants`], [`IntoSession::Session`] |
 //!
 //! What the type system cannot check alone: that the local types of all roles fit together
 //! (projection, asynchronous subtyping and k-MC in the sibling crates do that), and that a
@@ -223,22 +223,32 @@
 //!   continuation position is taken to be a `#[session]` type and gets `<'__r, __R, ..>`
 //!   prepended to its own arguments. Primitives are recognised by the last path segment
 //!   (`mpst::Send` works; a renamed import does not).
+//!   A type alias may have its own parameters (`type Twice<To, L, Next> = ...`): they are
+//!   left as they are, and arguments written with primitives are rewritten
+//!   (`Twice<B, Num, Send<B, Text, End>>` works).
 //! * `#[session] struct L(P);` becomes `struct L<'__r, __R>(P')` with `Self` replaced by
-//!   `L<'__r, __R>`, plus [`FromState`], [`IntoSession`] and an inherent `into_session`.
+//!   `L<'__r, __R>`, plus [`FromState`], [`IntoSession`], [`introspect::SessionType`] and an
+//!   inherent `into_session`.
 //! * `#[session] enum C { V(Label, P), .. }` becomes `enum C<'__r, __R> { V(Label, P'), .. }`
-//!   plus [`Choices`] and one [`Choice<'__r, Label>`](Choice) per variant.
+//!   plus [`Choices`], one [`Choice<'__r, Label>`](Choice) per variant and
+//!   [`introspect::ChoiceType`]. Structs and enums cannot have parameters of their own.
 //!
 //! Full type names are therefore `AdderA<'r, A>` (write `AdderA<'_, A>` in a closure), and
 //! a generated API only has to emit the paper's notation under `#[session]`.
 //!
 //! ## 5. Walking a session type (for `serialize`)
 //!
-//! Every piece is visible at type level: `Send<'r, R, P, L, S>` gives `R::NAME`, `P::NAME`,
-//! `<R::Message as Message<L>>::NAME`, `std::any::type_name::<L>()` for the payload, and
-//! `S`; a named struct unfolds through [`IntoSession::Session`]; a choice enum lists its
-//! `(Label, Continuation)` pairs in [`Choices::Variants`]. A `serialize::<S>()` is a trait
-//! implemented for the five primitives and (by a blanket impl over [`IntoSession`]) for
-//! named types, recursing into continuations and stopping at a named type seen before.
+//! Every session type implements [`introspect::SessionType`]: `S::visit(&mut visitor)`
+//! reports each step (send, receive, select, branch and their variants, end) to an
+//! [`introspect::Visitor`] with the peer as a type (`P::NAME`) and the label as a type (its
+//! name from [`Labelled::name_of`] on the role's message enum, its payload name from
+//! `std::any::type_name`). Named structs and choice types report themselves through
+//! [`introspect::Visitor::named`], which closes recursion. The role running `S` is
+//! `<S as FromState>::Role`. A `serialize::<S>()` (session type to FSM) is one visitor;
+//! see [`introspect`] for the exact protocol.
+//!
+//! At type level, a choice enum also lists its `(Label, Continuation)` pairs in
+//! [`Choices::Variants`], and a named struct its body in [`IntoSession::Session`].
 //!
 //! ## 6. Deviations from the paper
 //!
@@ -255,6 +265,7 @@ extern crate self as mpst;
 
 pub mod channel;
 mod error;
+pub mod introspect;
 mod primitives;
 mod role;
 mod session;

@@ -52,6 +52,10 @@ pub trait Labelled {
 
     /// The name of the label this message carries.
     fn label(&self) -> &'static str;
+
+    /// The name of the label whose type has the given `TypeId`, if the enum carries it
+    /// (used to name labels when walking a session type, see [`introspect`](crate::introspect)).
+    fn name_of(label_type: std::any::TypeId) -> Option<&'static str>;
 }
 
 /// One-element list of the name of `L`, as a `'static` slice for error reports.

@@ -330,3 +330,63 @@ fn role_names_and_label_names_are_introspectable() {
         &["Token", "Stop"]
     );
 }
+
+// ---- generic aliases and named session types inside other types ------------------------
+
+mod generic {
+    use super::*;
+
+    type Channel = mpst::channel::Unbounded<Msg>;
+
+    #[derive(Roles)]
+    pub struct Pair(pub A, pub B);
+
+    #[derive(Role)]
+    #[message(Msg)]
+    pub struct A(#[route(B)] Channel);
+
+    #[derive(Role)]
+    #[message(Msg)]
+    pub struct B(#[route(A)] Channel);
+
+    #[derive(Message)]
+    pub enum Msg {
+        Num(Num),
+        Text(Text),
+    }
+
+    pub struct Num(pub i64);
+    pub struct Text(pub String);
+
+    /// A generic alias: `Twice<'r, R, To, L, Next>`.
+    #[session]
+    pub type Twice<To, L, Next> = Send<To, L, Send<To, L, Next>>;
+
+    #[session]
+    pub type Sender = Twice<B, Num, Send<B, Text, End>>;
+
+    #[session]
+    pub type Receiver = Receive<A, Num, Receive<A, Num, Receive<A, Text, End>>>;
+}
+
+#[test]
+fn generic_aliases_compose() {
+    use generic::*;
+    let Pair(mut a, mut b) = Pair::default();
+    let (sent, got) = futures::executor::block_on(async {
+        futures::join!(
+            try_session(&mut a, |s: Sender<'_, A>| async move {
+                let s = s.send(Num(20)).await?.send(Num(22)).await?;
+                Ok(((), s.send(Text("sum".into())).await?))
+            }),
+            try_session(&mut b, |s: Receiver<'_, B>| async move {
+                let (Num(x), s) = s.receive().await?;
+                let (Num(y), s) = s.receive().await?;
+                let (Text(t), s) = s.receive().await?;
+                Ok((format!("{t}={}", x + y), s))
+            })
+        )
+    });
+    sent.unwrap();
+    assert_eq!(got.unwrap(), "sum=42");
+}
