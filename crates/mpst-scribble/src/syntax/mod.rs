@@ -11,7 +11,7 @@ mod lower;
 mod parser;
 
 pub use check::check;
-pub use lower::{lower, MAX_INLINE_DEPTH, MAX_NODES};
+pub use lower::{lower, MAX_DEPTH, MAX_LOWERED_NESTING, MAX_NODES};
 pub use parser::{parse_module, MAX_NESTING};
 
 use crate::{Diagnostic, GlobalProtocol};

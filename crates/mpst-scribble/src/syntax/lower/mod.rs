@@ -14,7 +14,11 @@
 //!   written (inside the callee for inlined nodes); a `choice` spans `choice at A`.
 //!
 //! Appending continuations copies them, so the size of the result is bounded by
-//! [`MAX_NODES`]; larger expansions are reported instead of exhausting memory.
+//! [`MAX_NODES`], and its depth (the longest path, which sequences lengthen) by
+//! [`MAX_DEPTH`]; larger expansions are reported instead of exhausting memory or the
+//! stack of whoever walks the result recursively.
+
+mod tree;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,16 +28,21 @@ use mpst_fsm::{Message, Payload};
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Block, Interaction, InteractionKind, Module, Protocol};
 use crate::{Global, GlobalProtocol, Name, Span};
+use tree::Tree;
 
 /// The largest number of nodes a lowered protocol may have.
-pub const MAX_NODES: usize = 100_000;
+pub const MAX_NODES: usize = 200_000;
 
-/// How deep `do` inlining may nest.
-pub const MAX_INLINE_DEPTH: usize = 64;
+/// The longest path (consecutive plus nested interactions) a lowered protocol may have.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// How deeply choices, recursions and `do` calls may nest once `do` is inlined.
+pub const MAX_LOWERED_NESTING: usize = 256;
 
 /// Lowers every protocol of a module that [`super::check`] accepted. A problem that
-/// only inlining reveals (non-tail recursive `do`, blow-up past [`MAX_NODES`]) is an
-/// [`ErrorKind::Unsupported`] diagnostic.
+/// only inlining reveals (non-tail recursive `do`, expansion past [`MAX_NODES`],
+/// [`MAX_DEPTH`] or [`MAX_LOWERED_NESTING`]) is an [`ErrorKind::Unsupported`]
+/// diagnostic.
 pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     let mut protocols = HashMap::new();
     for protocol in &module.protocols {
@@ -50,14 +59,15 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             in_scope: Vec::new(),
             next_id: 0,
             nodes: 0,
+            nesting: 0,
             root: protocol,
             diagnostics: &mut diagnostics,
         };
-        if let Ok(global) = lowerer.protocol(protocol) {
+        if let Ok(body) = lowerer.protocol(protocol) {
             lowered.push(GlobalProtocol {
                 name: protocol.name.clone(),
                 roles: protocol.roles.clone(),
-                body: global,
+                body,
             });
         }
     }
@@ -72,11 +82,10 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
 /// Lowering of the current protocol stopped; the diagnostic is recorded.
 struct Stop;
 
-/// A lowered continuation, its size, and an identity used to recognise tail calls.
+/// A lowered continuation and an identity used to recognise tail calls.
 #[derive(Clone)]
 struct Cont {
-    global: Global,
-    size: usize,
+    tree: Tree,
     id: usize,
 }
 
@@ -103,23 +112,23 @@ struct Lowerer<'a, 'm> {
     in_scope: Vec<String>,
     next_id: usize,
     nodes: usize,
+    nesting: usize,
     root: &'m Protocol,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
 
 impl<'m> Lowerer<'_, 'm> {
     fn protocol(&mut self, protocol: &'m Protocol) -> Result<Global, Stop> {
-        let end = self.cont(Global::End, 1);
+        let end = self.cont(Tree::end());
         let args = protocol.roles.iter().map(|r| r.text.clone()).collect();
-        self.inline(protocol, args, &protocol.name, Cow::Owned(end))
-            .map(|(global, _)| global)
+        let tree = self.inline(protocol, args, &protocol.name, Cow::Owned(end))?;
+        Ok(tree.global)
     }
 
-    fn cont(&mut self, global: Global, size: usize) -> Cont {
+    fn cont(&mut self, tree: Tree) -> Cont {
         self.next_id += 1;
         Cont {
-            global,
-            size,
+            tree,
             id: self.next_id,
         }
     }
@@ -129,30 +138,66 @@ impl<'m> Lowerer<'_, 'm> {
         Stop
     }
 
-    /// Counts `n` new nodes against the budget.
+    fn too_large(&mut self, what: String) -> Stop {
+        let span = self.root.name.span;
+        let message = format!(
+            "protocol `{}` is too large once `do` calls are inlined and what follows each \
+             `choice` is copied into its branches: {what}",
+            self.root.name.text
+        );
+        self.stop(ErrorKind::Unsupported, span, message)
+    }
+
+    /// Counts `n` more nodes against the budget.
     fn grow(&mut self, n: usize) -> Result<(), Stop> {
         self.nodes += n;
         if self.nodes > MAX_NODES {
-            let span = self.root.name.span;
-            let message = format!(
-                "protocol `{}` is too large once `do` and the continuations of `choice` are \
-                 expanded (more than {MAX_NODES} interactions)",
-                self.root.name.text
-            );
-            return Err(self.stop(ErrorKind::Unsupported, span, message));
+            return Err(self.too_large(format!("more than {MAX_NODES} nodes")));
         }
         Ok(())
     }
 
+    /// A new node above subtrees of total `size` and greatest `depth`.
+    fn node(&mut self, global: Global, size: usize, depth: usize) -> Result<Tree, Stop> {
+        self.grow(1)?;
+        if depth + 1 > MAX_DEPTH {
+            return Err(self.too_large(format!("more than {MAX_DEPTH} interactions in a row")));
+        }
+        Ok(Tree {
+            global,
+            size: size + 1,
+            depth: depth + 1,
+        })
+    }
+
     /// The continuation as an owned tree, counting a copy against the budget.
-    fn take(&mut self, k: Cow<'_, Cont>) -> Result<(Global, usize), Stop> {
+    fn take(&mut self, k: Cow<'_, Cont>) -> Result<Tree, Stop> {
         match k {
-            Cow::Owned(k) => Ok((k.global, k.size)),
+            Cow::Owned(k) => Ok(k.tree),
             Cow::Borrowed(k) => {
-                self.grow(k.size)?;
-                Ok((k.global.clone(), k.size))
+                self.grow(k.tree.size)?;
+                Ok(k.tree.copy())
             }
         }
+    }
+
+    /// Runs `f` one nesting level deeper, within [`MAX_LOWERED_NESTING`].
+    fn nested<T>(
+        &mut self,
+        span: Span,
+        f: impl FnOnce(&mut Self) -> Result<T, Stop>,
+    ) -> Result<T, Stop> {
+        if self.nesting >= MAX_LOWERED_NESTING {
+            let message = format!(
+                "choices, recursions and `do` calls nest more than {MAX_LOWERED_NESTING} \
+                 deep once `do` calls are inlined"
+            );
+            return Err(self.stop(ErrorKind::Unsupported, span, message));
+        }
+        self.nesting += 1;
+        let result = f(self);
+        self.nesting -= 1;
+        result
     }
 
     /// A fresh lowered variable name based on `base`, distinct from those in scope.
@@ -188,11 +233,7 @@ impl<'m> Lowerer<'_, 'm> {
         args: Vec<String>,
         at: &Name,
         k: Cow<'_, Cont>,
-    ) -> Result<(Global, usize), Stop> {
-        if self.frames.len() >= MAX_INLINE_DEPTH {
-            let message = format!("`do` calls nest more than {MAX_INLINE_DEPTH} deep");
-            return Err(self.stop(ErrorKind::Unsupported, at.span, message));
-        }
+    ) -> Result<Tree, Stop> {
         let var = Name::new(self.fresh(&protocol.name.text), at.span);
         let subst = protocol
             .roles
@@ -210,41 +251,37 @@ impl<'m> Lowerer<'_, 'm> {
             cont_id: k.id,
             vars: Vec::new(),
         });
-        let result = self.seq(&protocol.body, k);
+        let result = self.nested(at.span, |this| this.seq(&protocol.body, k));
         let frame = self.frames.pop();
         self.in_scope.pop();
-        let (body, size) = result?;
+        let body = result?;
         match frame {
-            Some(frame) if frame.used => Ok((
+            Some(frame) if frame.used => self.node(
                 Global::Rec {
                     var: frame.var,
-                    body: Box::new(body),
+                    body: Box::new(body.global),
                 },
-                size + 1,
-            )),
-            _ => Ok((body, size)),
+                body.size,
+                body.depth,
+            ),
+            _ => Ok(body),
         }
     }
 
     /// A block followed by `k`, built from its end so sequences need no deep recursion.
-    fn seq(&mut self, block: &'m Block, k: Cow<'_, Cont>) -> Result<(Global, usize), Stop> {
-        let items = &block.interactions;
-        let Some((last, rest)) = items.split_last() else {
+    fn seq(&mut self, block: &'m Block, k: Cow<'_, Cont>) -> Result<Tree, Stop> {
+        let Some((last, rest)) = block.interactions.split_last() else {
             return self.take(k);
         };
-        let (mut global, mut size) = self.interaction(last, k)?;
+        let mut tree = self.interaction(last, k)?;
         for item in rest.iter().rev() {
-            let k = self.cont(global, size);
-            (global, size) = self.interaction(item, Cow::Owned(k))?;
+            let k = self.cont(tree);
+            tree = self.interaction(item, Cow::Owned(k))?;
         }
-        Ok((global, size))
+        Ok(tree)
     }
 
-    fn interaction(
-        &mut self,
-        item: &'m Interaction,
-        k: Cow<'_, Cont>,
-    ) -> Result<(Global, usize), Stop> {
+    fn interaction(&mut self, item: &'m Interaction, k: Cow<'_, Cont>) -> Result<Tree, Stop> {
         match &item.kind {
             InteractionKind::Message {
                 label,
@@ -252,74 +289,67 @@ impl<'m> Lowerer<'_, 'm> {
                 from,
                 to,
             } => {
-                let message = Message::with_payloads(
-                    label.text.clone(),
-                    payloads
-                        .iter()
-                        .map(|p| Payload {
-                            name: p.name.as_ref().map(|n| n.text.clone()),
-                            ty: p.ty.text.clone(),
-                        })
-                        .collect(),
-                );
-                let (mut global, mut size) = self.take(k)?;
-                self.grow(to.len())?;
+                let payloads = payloads
+                    .iter()
+                    .map(|p| Payload {
+                        name: p.name.as_ref().map(|n| n.text.clone()),
+                        ty: p.ty.text.clone(),
+                    })
+                    .collect();
+                let message = Message::with_payloads(label.text.clone(), payloads);
+                let mut tree = self.take(k)?;
                 let from = self.role(from);
                 for receiver in to.iter().rev() {
-                    global = Global::Message {
+                    let global = Global::Message {
                         from: from.clone(),
                         to: self.role(receiver),
                         message: message.clone(),
                         span: item.span,
-                        cont: Box::new(global),
+                        cont: Box::new(tree.global),
                     };
-                    size += 1;
+                    tree = self.node(global, tree.size, tree.depth)?;
                 }
-                Ok((global, size))
+                Ok(tree)
             }
             InteractionKind::Choice { at, branches } => {
-                self.grow(1)?;
                 let mut lowered = Vec::with_capacity(branches.len());
-                let mut size = 1;
+                let (mut size, mut depth) = (0, 0);
                 if let Some((last, others)) = branches.split_last() {
                     for branch in others {
-                        let (global, n) = self.seq(branch, Cow::Borrowed(&*k))?;
-                        lowered.push(global);
-                        size += n;
+                        let k = Cow::Borrowed(&*k);
+                        let tree = self.nested(branch.span, |this| this.seq(branch, k))?;
+                        size += tree.size;
+                        depth = depth.max(tree.depth);
+                        lowered.push(tree.global);
                     }
-                    let (global, n) = self.seq(last, k)?;
-                    lowered.push(global);
-                    size += n;
+                    let tree = self.nested(last.span, |this| this.seq(last, k))?;
+                    size += tree.size;
+                    depth = depth.max(tree.depth);
+                    lowered.push(tree.global);
                 }
-                Ok((
-                    Global::Choice {
-                        at: self.role(at),
-                        branches: lowered,
-                        span: Span::new(item.span.start, at.span.end),
-                    },
-                    size,
-                ))
+                let global = Global::Choice {
+                    at: self.role(at),
+                    branches: lowered,
+                    span: Span::new(item.span.start, at.span.end),
+                };
+                self.node(global, size, depth)
             }
             InteractionKind::Rec { var, body } => {
-                self.grow(1)?;
                 let lowered = self.fresh(&var.text);
                 self.in_scope.push(lowered.clone());
                 let frame = self.frames.len() - 1;
                 self.frames[frame].vars.push((&var.text, lowered.clone()));
-                let result = self.seq(body, k);
+                let result = self.nested(body.span, |this| this.seq(body, k));
                 self.frames[frame].vars.pop();
                 self.in_scope.pop();
-                let (body, size) = result?;
-                Ok((
-                    Global::Rec {
-                        var: Name::new(lowered, var.span),
-                        body: Box::new(body),
-                    },
-                    size + 1,
-                ))
+                let body = result?;
+                let global = Global::Rec {
+                    var: Name::new(lowered, var.span),
+                    body: Box::new(body.global),
+                };
+                self.node(global, body.size, body.depth)
             }
             InteractionKind::Continue { var } => {
-                self.grow(1)?;
                 let bound = self
                     .frame()
                     .vars
@@ -328,7 +358,9 @@ impl<'m> Lowerer<'_, 'm> {
                     .find(|(source, _)| *source == var.text)
                     .map(|(_, lowered)| lowered.clone());
                 match bound {
-                    Some(lowered) => Ok((Global::Continue(Name::new(lowered, var.span)), 1)),
+                    Some(lowered) => {
+                        self.node(Global::Continue(Name::new(lowered, var.span)), 0, 0)
+                    }
                     None => {
                         let message = format!("`continue {}` is not inside `rec`", var.text);
                         Err(self.stop(ErrorKind::UnboundVariable, var.span, message))
@@ -347,7 +379,7 @@ impl<'m> Lowerer<'_, 'm> {
         protocol: &Name,
         roles: &[Name],
         k: Cow<'_, Cont>,
-    ) -> Result<(Global, usize), Stop> {
+    ) -> Result<Tree, Stop> {
         let args: Vec<String> = roles.iter().map(|r| self.role(r).text).collect();
         let active = self
             .frames
@@ -362,13 +394,10 @@ impl<'m> Lowerer<'_, 'm> {
                 );
                 return Err(self.stop(ErrorKind::Unsupported, item.span, message));
             }
-            self.grow(1)?;
             let frame = &mut self.frames[index];
             frame.used = true;
-            return Ok((
-                Global::Continue(Name::new(frame.var.text.clone(), protocol.span)),
-                1,
-            ));
+            let var = Name::new(frame.var.text.clone(), protocol.span);
+            return self.node(Global::Continue(var), 0, 0);
         }
         let Some(callee) = self.protocols.get(protocol.text.as_str()).copied() else {
             let message = format!("no protocol named `{}` in this file", protocol.text);
