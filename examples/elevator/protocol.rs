@@ -1,0 +1,132 @@
+//! The elevator protocol's roles, labels, user and door, shared by the plain and the
+//! optimised elevator (`main.rs`, `optimised.rs`): the optimisation changes only the
+//! elevator.
+
+use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+/// The three roles, wired to each other.
+#[derive(Roles)]
+pub struct Roles(pub U, pub E, pub D);
+
+/// The user: asks for floors, then leaves.
+#[derive(Role)]
+#[message(Label)]
+pub struct U(#[route(E)] Channel);
+
+/// The elevator: travels and drives the door.
+#[derive(Role)]
+#[message(Label)]
+pub struct E(#[route(U)] Channel, #[route(D)] Channel);
+
+/// The door.
+#[derive(Role)]
+#[message(Label)]
+pub struct D(#[route(E)] Channel);
+
+/// The labels of `elevator.scr`.
+#[derive(Message)]
+pub enum Label {
+    /// `request(i32)`
+    Request(Request),
+    /// `leave()`
+    Leave(Leave),
+    /// `close()`
+    Close(Close),
+    /// `closed()`
+    Closed(Closed),
+    /// `open()`
+    Open(Open),
+    /// `opened()`
+    Opened(Opened),
+    /// `arrived(i32)`
+    Arrived(Arrived),
+    /// `stop()`
+    Stop(Stop),
+}
+
+/// `request(i32)`: take me to this floor.
+pub struct Request(pub i32);
+/// `leave()`: the user is done.
+pub struct Leave;
+/// `close()`: close the door.
+pub struct Close;
+/// `closed()`: the door is closed.
+pub struct Closed;
+/// `open()`: open the door.
+pub struct Open;
+/// `opened()`: the door is open.
+pub struct Opened;
+/// `arrived(i32)`: at the requested floor, after travelling this many floors.
+pub struct Arrived(pub i32);
+/// `stop()`: the door can switch off.
+pub struct Stop;
+
+/// The user's projection: `mu x. E!{request. E?arrived. x, leave. end}`.
+#[session]
+pub type User = Select<E, UserChoice>;
+
+/// What the user can choose.
+#[session]
+#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
+pub enum UserChoice {
+    /// Go to a floor and wait to arrive.
+    Request(Request, Receive<E, Arrived, User>),
+    /// Leave.
+    Leave(Leave, End),
+}
+
+/// The door's projection: `mu x. E?{close. E!closed. E?open. E!opened. x, stop. end}`.
+#[session]
+pub type Door = Branch<E, DoorChoice>;
+
+/// What the door can be told.
+#[session]
+pub enum DoorChoice {
+    /// One close–open cycle.
+    Close(
+        Close,
+        Send<E, Closed, Receive<E, Open, Send<E, Opened, Door>>>,
+    ),
+    /// Switch off.
+    Stop(Stop, End),
+}
+
+/// The user: asks for each floor in turn and collects the distances travelled, then
+/// leaves.
+pub async fn user(role: &mut U, floors: &[i32]) -> Result<Vec<i32>, Error> {
+    try_session(role, |mut s: User<'_, U>| async move {
+        let mut distances = Vec::with_capacity(floors.len());
+        for &floor in floors {
+            let (Arrived(distance), t) = s.select(Request(floor)).await?.receive().await?;
+            distances.push(distance);
+            s = t;
+        }
+        Ok((distances, s.select(Leave).await?))
+    })
+    .await
+}
+
+/// The door: closes and opens when told; returns how many close–open cycles it made.
+pub async fn door(role: &mut D) -> Result<u32, Error> {
+    try_session(role, |mut s: Door<'_, D>| async move {
+        let mut cycles = 0;
+        loop {
+            s = match s.branch().await? {
+                DoorChoice::Close(Close, t) => {
+                    let (Open, t) = t.send(Closed).await?.receive().await?;
+                    cycles += 1;
+                    t.send(Opened).await?
+                }
+                DoorChoice::Stop(Stop, end) => return Ok((cycles, end)),
+            }
+        }
+    })
+    .await
+}
+
+/// The floors the examples visit.
+pub fn floors() -> Vec<i32> {
+    vec![3, 7, 7, 0, -2, 12, 5]
+}
