@@ -109,7 +109,8 @@ pub enum TokenKind {
     Ident,
     /// A reserved word.
     Keyword(Keyword),
-    /// A double-quoted string without newlines, e.g. `"java.lang.String"`.
+    /// A double-quoted string without newlines, e.g. `"java.lang.String"` (an
+    /// unterminated one, reported, stops at the end of the line and has no closing quote).
     Str,
     /// A whole pragma block `(*# ... #*)`.
     Pragma,
@@ -153,6 +154,12 @@ pub struct Token {
     pub kind: TokenKind,
     /// Where it is.
     pub span: Span,
+}
+
+/// The text of a [`TokenKind::Str`] token without its quotes.
+pub fn unquote(text: &str) -> &str {
+    let text = text.strip_prefix('"').unwrap_or(text);
+    text.strip_suffix('"').unwrap_or(text)
 }
 
 /// Splits `source` into tokens, ending with one [`TokenKind::Eof`] token. Problems
@@ -303,7 +310,9 @@ impl Lexer<'_> {
                 self.push(TokenKind::Str, start);
             }
             found => {
+                // Still a string token, so the parser does not report it a second time.
                 self.pos = found.map_or(self.bytes.len(), |i| start + 1 + i);
+                self.push(TokenKind::Str, start);
                 self.error(
                     Span::new(start, self.pos),
                     "unterminated string: expected `\"` before the end of the line",

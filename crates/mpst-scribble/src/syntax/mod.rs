@@ -2,7 +2,35 @@
 //! [`GlobalProtocol`]s.
 //!
 //! [`parse`] is the entry point most callers want. [`parse_module`] gives the raw
-//! syntax tree (annotations and pragmas included) for tools that need it.
+//! syntax tree (annotations and pragmas included) for tools that need it; [`check`]
+//! and [`lower`] are the two steps `parse` runs after it.
+//!
+//! The dialect is the one nuscr accepts:
+//!
+//! ```text
+//! module      ::= pragma? ("module" qname ";")? decl*
+//! pragma      ::= "(*#" entry ("," entry)* "#*)"          -- any pragma is accepted
+//! decl        ::= ("type" | "sig") "<" name ">" string "from" string "as" name ";"
+//!               | "aux"? ("global" "protocol"? | "protocol") name
+//!                 "(" "role" name ("," "role" name)* ")" annotation? block
+//! block       ::= "{" interaction* "}"
+//! interaction ::= name ("(" (payload ("," payload)*)? ")")? "from" name
+//!                 "to" name ("," name)* ";" annotation?
+//!               | "choice" "at" name block ("or" block)*
+//!               | "rec" name block
+//!               | "continue" name ";"                      -- last in its block
+//!               | "do" name ("(" name ("," name)* ")")? ";" annotation?
+//! payload     ::= (name ":")? qname                        -- `x: java.lang.String`
+//! annotation  ::= "@" string
+//! name        ::= [A-Za-z0-9_] [A-Za-z0-9_']*              -- `1`, `x'`
+//! ```
+//!
+//! Comments are `//`, `(*)` (to the end of the line), `/* */` and nestable `(* *)`.
+//! Recognised but rejected as [`crate::ErrorKind::Unsupported`]: refinements
+//! (`x: int{x > 0}`, `rec X [...]`, `continue X [...]`), nested protocols and `calls`,
+//! `new role`, delegation payloads `P@A`, `par`, `interruptible`, explicit connections
+//! (`explicit`, `connect`, `disconnect`, `accept`), `import`, `local protocol` and
+//! protocol parameters `<...>`.
 
 pub mod ast;
 mod check;

@@ -11,7 +11,7 @@ mod recover;
 
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Annotation, Module, Pragma, Protocol, TypeDecl, TypeDeclKind};
-use crate::syntax::lexer::{lex, Keyword, Token, TokenKind};
+use crate::syntax::lexer::{lex, unquote, Keyword, Token, TokenKind};
 use crate::{Name, Span};
 
 /// Blocks may nest this deep; deeper input is rejected instead of exhausting the stack.
@@ -306,15 +306,11 @@ impl<'a> Parser<'a> {
         self.expect_kw(Keyword::As, "as", "after the source")?;
         let alias = self.name("an alias name after `as`")?;
         self.expect(TokenKind::Semi, "after the type declaration")?;
-        let unquote = |p: &Self, t: Token| {
-            let text = p.text(t);
-            text[1..text.len() - 1].to_string()
-        };
         module.type_decls.push(TypeDecl {
             kind,
             schema: schema.text,
-            external: unquote(self, external),
-            source: unquote(self, source),
+            external: unquote(self.text(external)).to_string(),
+            source: unquote(self.text(source)).to_string(),
             alias,
             span: self.span_from(start),
         });
@@ -327,9 +323,8 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         let text = self.expect(TokenKind::Str, "after `@` in an annotation")?;
-        let quoted = self.text(text);
         Ok(Some(Annotation {
-            text: quoted[1..quoted.len() - 1].to_string(),
+            text: unquote(self.text(text)).to_string(),
             span: Span::new(at.span.start, text.span.end),
         }))
     }
