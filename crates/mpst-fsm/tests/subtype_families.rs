@@ -22,10 +22,21 @@ fn instances() -> impl Iterator<Item = Instance> {
 fn every_optimised_fsm_is_accepted_with_the_instance_bound() {
     for instance in instances() {
         let checks = instance.checks();
-        assert_eq!(checks.len(), instance.optimised.len(), "{:?} {}", instance.family, instance.n);
+        assert_eq!(
+            checks.len(),
+            instance.optimised.len(),
+            "{:?} {}",
+            instance.family,
+            instance.n
+        );
         for (optimised, projected) in checks {
             if let Err(e) = is_subtype(optimised, projected, instance.visits) {
-                panic!("{} {} role {}:\n{e}", instance.family, instance.n, optimised.role());
+                panic!(
+                    "{} {} role {}:\n{e}",
+                    instance.family,
+                    instance.n,
+                    optimised.role()
+                );
             }
         }
     }
@@ -36,7 +47,14 @@ fn every_family_fsm_is_a_subtype_of_itself() {
     for instance in instances() {
         for fsm in instance.projected.iter().chain(&instance.optimised) {
             let result = is_subtype(fsm, fsm, 2);
-            assert!(result.is_ok(), "{} {} {}: {:?}", instance.family, instance.n, fsm.role(), result);
+            assert!(
+                result.is_ok(),
+                "{} {} {}: {:?}",
+                instance.family,
+                instance.n,
+                fsm.role(),
+                result
+            );
         }
     }
 }
