@@ -79,3 +79,56 @@ fn double_buffering_check_rejects_a_damaged_buffer() {
     assert!(double_buffering::check_all("test", 5, &damaged).is_err());
     assert!(double_buffering::check_all("test", 5, &good[..1]).is_err());
 }
+
+use comparison::fft;
+use std::sync::Arc;
+
+#[test]
+fn fft_sequential_and_thread_based() {
+    for n in [0, 1, 9] {
+        let problem = fft::Problem::new(n);
+        fft::rustfft::run(&problem).unwrap();
+        fft::sesh::run(&problem).unwrap();
+    }
+}
+
+#[test]
+fn fft_async_implementations() {
+    for rt in runtimes() {
+        for n in [0, 1, 9] {
+            let problem = Arc::new(fft::Problem::new(n));
+            for optimised in [false, true] {
+                rt.block_on(fft::ours::run(problem.clone(), optimised)).unwrap();
+                rt.block_on(fft::bare::run(problem.clone(), optimised)).unwrap();
+            }
+            rt.block_on(fft::rumpsteak::run(problem.clone())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn fft_check_rejects_a_wrong_transform() {
+    let problem = fft::Problem::new(4);
+    let mut output = problem.expected.clone();
+    assert!(problem.check("test", &output).is_ok());
+    output[3][2] += fft::Complex32::new(0.01, 0.0);
+    assert!(problem.check("test", &output).is_err());
+    // The roles' order is bit-reversed: handing back frequencies in natural order is wrong.
+    assert!(problem.check_roles("test", problem.expected.clone()).is_err());
+}
+
+#[test]
+fn fft_reference_matches_a_hand_computed_transform() {
+    // Row of ones: all energy at frequency 0.
+    let mut problem = fft::Problem::new(1);
+    for column in &mut problem.columns {
+        column[0] = fft::Complex32::new(1.0, 0.0);
+    }
+    let ones = fft::Problem::new(1);
+    assert!(ones.expected.iter().skip(1).any(|k| k[0].norm() > 1e-3), "random input has energy everywhere");
+    let mut expected = vec![vec![fft::Complex32::new(0.0, 0.0)]; fft::ROLES];
+    expected[0][0] = fft::Complex32::new(8.0, 0.0);
+    problem.expected = expected;
+    fft::rustfft::run(&problem).unwrap();
+    fft::sesh::run(&problem).unwrap();
+}
