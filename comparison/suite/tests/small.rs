@@ -89,6 +89,7 @@ fn fft_sequential_and_thread_based() {
         let problem = fft::Problem::new(n);
         fft::rustfft::run(&problem).unwrap();
         fft::sesh::run(&problem).unwrap();
+        fft::mpstthree::run(&problem).unwrap();
     }
 }
 
@@ -124,8 +125,8 @@ fn fft_reference_matches_a_hand_computed_transform() {
     for column in &mut problem.columns {
         column[0] = fft::Complex32::new(1.0, 0.0);
     }
-    let ones = fft::Problem::new(1);
-    assert!(ones.expected.iter().skip(1).any(|k| k[0].norm() > 1e-3), "random input has energy everywhere");
+    let random = fft::Problem::new(1);
+    assert!(random.expected.iter().skip(1).any(|k| k[0].norm() > 1e-3), "random input has energy everywhere");
     let mut expected = vec![vec![fft::Complex32::new(0.0, 0.0)]; fft::ROLES];
     expected[0][0] = fft::Complex32::new(8.0, 0.0);
     problem.expected = expected;
