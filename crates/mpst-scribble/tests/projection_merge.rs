@@ -130,3 +130,37 @@ fn deeply_nested_choices_project() {
     let fsm = project_fsm(&p, "R2").unwrap();
     assert!(fsm.state_count() > 300);
 }
+
+#[test]
+fn long_common_runs_merge_without_recursion() {
+    // C receives the same 20 000 messages in both branches, then `y` or `z`.
+    use mpst_scribble::{Global, Name, Span};
+    let name = |t: &str| Name::new(t, Span::default());
+    let msg = |from: &str, to: &str, label: &str, cont: Global| Global::Message {
+        from: name(from),
+        to: name(to),
+        message: Message::new(label),
+        span: Span::default(),
+        cont: Box::new(cont),
+    };
+    let branch = |first: &str, last: &str| {
+        let mut g = msg("B", "C", last, Global::End);
+        for _ in 0..20_000 {
+            g = msg("B", "C", "x", g);
+        }
+        msg("A", "B", first, g)
+    };
+    let p = GlobalProtocol {
+        name: name("Long"),
+        roles: vec![name("A"), name("B"), name("C")],
+        body: Global::Choice {
+            at: name("A"),
+            branches: vec![branch("a", "y"), branch("b", "z")],
+            span: Span::default(),
+        },
+    };
+    assert_eq!(check(&p), vec![]);
+    let fsm = project_fsm(&p, "C").unwrap();
+    assert_eq!(fsm.state_count(), 20_000 + 2);
+    assert_eq!(fsm.transitions(20_000).len(), 2);
+}

@@ -265,15 +265,62 @@ impl Arena {
         values.pop().unwrap_or(LocalType::End)
     }
 
-    /// A short rendering of `id` for error messages, cut after about `limit` characters.
+    /// A short rendering of `id` for error messages, in [`LocalType`]'s notation, cut
+    /// after about `limit` characters (without building the whole type).
     pub fn describe(&self, id: LId, limit: usize) -> String {
-        let text = self.to_local_type(id).to_string();
-        if text.chars().count() <= limit {
-            text
-        } else {
-            let cut: String = text.chars().take(limit).collect();
-            format!("{cut}...")
+        enum Piece {
+            Node(LId),
+            Text(String),
         }
+        let mut out = String::new();
+        let mut stack = vec![Piece::Node(id)];
+        while let Some(piece) = stack.pop() {
+            if out.chars().count() > limit {
+                break;
+            }
+            let id = match piece {
+                Piece::Text(t) => {
+                    out.push_str(&t);
+                    continue;
+                }
+                Piece::Node(id) => id,
+            };
+            match self.node(id) {
+                Node::End => out.push_str("end"),
+                Node::Var(v) => out.push_str(self.name(*v)),
+                Node::Rec(v, body) => {
+                    out.push_str(&format!("rec {}. ", self.name(*v)));
+                    stack.push(Piece::Node(*body));
+                }
+                Node::Choice {
+                    dir,
+                    peer,
+                    branches,
+                } => {
+                    out.push_str(self.name(*peer));
+                    out.push(dir.symbol());
+                    let many = branches.len() != 1;
+                    let mut pieces = Vec::new();
+                    if many {
+                        pieces.push(Piece::Text("{".into()));
+                    }
+                    for (i, &(m, c)) in branches.iter().enumerate() {
+                        let sep = if i > 0 { ", " } else { "" };
+                        pieces.push(Piece::Text(format!("{sep}{}. ", self.message(m))));
+                        pieces.push(Piece::Node(c));
+                    }
+                    if many {
+                        pieces.push(Piece::Text("}".into()));
+                    }
+                    stack.extend(pieces.into_iter().rev());
+                }
+            }
+        }
+        if out.chars().count() > limit {
+            let cut: String = out.chars().take(limit).collect();
+            out = format!("{cut}...");
+        }
+        out
     }
 }
 
@@ -303,5 +350,15 @@ mod tests {
             a.to_local_type(unfolded).to_string(),
             "B!x(). rec X. B!x(). X"
         );
+        let y = a.msg(&Message::new("y"));
+        let two = a.intern(Node::Choice {
+            dir: Direction::Receive,
+            peer: b,
+            branches: Box::new([(m, r), (y, end)]),
+        });
+        let text = a.to_local_type(two).to_string();
+        assert_eq!(a.describe(two, 100), text);
+        assert_eq!(text, "B?{x(). rec X. B!x(). X, y(). end}");
+        assert_eq!(a.describe(two, 5), "B?{x(...");
     }
 }

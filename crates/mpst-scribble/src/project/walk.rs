@@ -288,6 +288,11 @@ impl<'a> Projector<'a> {
                     branches: right,
                 },
             ) if p == q => {
+                if let ([(m, _)], [(m2, _)]) = (&*left, &*right) {
+                    if self.arena.label(*m) == self.arena.label(*m2) {
+                        return self.merge_chain(a, b);
+                    }
+                }
                 let mut out = left.to_vec();
                 for &(m, c) in right.iter() {
                     let label = self.arena.label(m);
@@ -325,6 +330,55 @@ impl<'a> Projector<'a> {
             }
             _ => Err((a, b)),
         }
+    }
+}
+
+impl Projector<'_> {
+    /// Merges two runs of single receptions with equal messages in a loop, so that long
+    /// common runs do not recurse once per message.
+    fn merge_chain(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
+        let mut prefix = Vec::new();
+        let (mut x, mut y) = (a, b);
+        let tail = loop {
+            if x == y {
+                break x;
+            }
+            let step = match (self.arena.node(x), self.arena.node(y)) {
+                (
+                    Node::Choice {
+                        dir: Direction::Receive,
+                        peer: p,
+                        branches: left,
+                    },
+                    Node::Choice {
+                        dir: Direction::Receive,
+                        peer: q,
+                        branches: right,
+                    },
+                ) if p == q && left.len() == 1 && right.len() == 1 => {
+                    let ((m, c), (m2, c2)) = (left[0], right[0]);
+                    let same = self.arena.label(m) == self.arena.label(m2)
+                        && self.arena.message(m).same_sort(self.arena.message(m2));
+                    same.then_some((*p, m, c, c2))
+                }
+                _ => None,
+            };
+            match step {
+                Some((peer, m, c, c2)) => {
+                    prefix.push((peer, m));
+                    x = c;
+                    y = c2;
+                }
+                // Same label, different sorts.
+                None if prefix.is_empty() => return Err((a, b)),
+                None => break self.merge(x, y)?,
+            }
+        };
+        let mut acc = tail;
+        for (peer, m) in prefix.into_iter().rev() {
+            acc = self.arena.action(Direction::Receive, peer, m, acc);
+        }
+        Ok(acc)
     }
 }
 
