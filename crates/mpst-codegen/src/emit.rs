@@ -1,0 +1,379 @@
+//! The generator proper: one FSM per role to the Rust source of the runtime API.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use mpst_fsm::{Direction, Fsm, Message, StateId, StateKind};
+
+use crate::names::{camel, is_builtin, rust_sort};
+use crate::CodegenError;
+
+/// A label's Rust type and the Rust types of its payloads.
+struct LabelType {
+    ident: String,
+    payloads: Vec<String>,
+    written: String,
+}
+
+/// Everything the emitter needs about the protocol's names.
+struct Names {
+    roles: BTreeMap<String, String>,
+    labels: BTreeMap<String, LabelType>,
+    taken: BTreeMap<String, String>,
+}
+
+impl Names {
+    fn claim(&mut self, ident: &str, what: String) -> Result<(), CodegenError> {
+        if let Some(first) = self.taken.get(ident) {
+            return Err(CodegenError::NameClash {
+                ident: ident.to_string(),
+                first: first.clone(),
+                second: what,
+            });
+        }
+        self.taken.insert(ident.to_string(), what);
+        Ok(())
+    }
+
+    fn role<'a>(&'a self, role: &'a str) -> &'a str {
+        // Every peer was registered from the FSMs' transitions before emission.
+        self.roles.get(role).map(String::as_str).unwrap_or(role)
+    }
+
+    fn label<'a>(&'a self, message: &'a Message) -> &'a str {
+        self.labels
+            .get(&message.label)
+            .map(|l| l.ident.as_str())
+            .unwrap_or(&message.label)
+    }
+}
+
+fn payloads_written(message: &Message) -> String {
+    let sorts: Vec<&str> = message.payloads.iter().map(|p| p.ty.as_str()).collect();
+    format!("{}({})", message.label, sorts.join(", "))
+}
+
+fn collect_names(protocol: &str, fsms: &[Fsm]) -> Result<Names, CodegenError> {
+    let mut names = Names {
+        roles: BTreeMap::new(),
+        labels: BTreeMap::new(),
+        taken: BTreeMap::new(),
+    };
+    for fixed in ["Label", "Channel", "Roles"] {
+        names.claim(
+            fixed,
+            format!("the generated `{fixed}` type of protocol `{protocol}`"),
+        )?;
+    }
+    let mut roles: BTreeSet<&str> = BTreeSet::new();
+    for fsm in fsms {
+        if !roles.insert(fsm.role()) {
+            return Err(CodegenError::DuplicateRole(fsm.role().to_string()));
+        }
+    }
+    for fsm in fsms {
+        roles.extend(fsm.peers());
+    }
+    for role in roles {
+        let ident = camel(role, "R");
+        names.claim(&ident, format!("role `{role}`"))?;
+        names.claim(
+            &format!("{ident}Session"),
+            format!("the session type of role `{role}`"),
+        )?;
+        names.roles.insert(role.to_string(), ident);
+    }
+    let mut messages: BTreeMap<&str, &Message> = BTreeMap::new();
+    for (_, t) in fsms.iter().flat_map(Fsm::all_transitions) {
+        let message = &t.action.message;
+        match messages.get(message.label.as_str()) {
+            Some(first) if !first.same_sort(message) => {
+                return Err(CodegenError::LabelSorts {
+                    label: message.label.clone(),
+                    first: payloads_written(first),
+                    second: payloads_written(message),
+                })
+            }
+            Some(_) => {}
+            None => {
+                messages.insert(&message.label, message);
+            }
+        }
+    }
+    for (label, message) in messages {
+        let ident = camel(label, "L");
+        names.claim(&ident, format!("label `{label}`"))?;
+        let payloads = message
+            .payloads
+            .iter()
+            .map(|p| {
+                rust_sort(&p.ty).ok_or_else(|| CodegenError::BadSort {
+                    label: label.to_string(),
+                    sort: p.ty.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let written = payloads_written(message);
+        names.labels.insert(
+            label.to_string(),
+            LabelType {
+                ident,
+                payloads,
+                written,
+            },
+        );
+    }
+    Ok(names)
+}
+
+/// The states of `fsm` entered again by a back edge of a depth-first walk from the initial
+/// state: recursion must pass through a nominal type there.
+fn loop_heads(fsm: &Fsm) -> BTreeSet<StateId> {
+    fn walk(
+        fsm: &Fsm,
+        s: StateId,
+        on_stack: &mut Vec<bool>,
+        seen: &mut Vec<bool>,
+        heads: &mut BTreeSet<StateId>,
+    ) {
+        seen[s] = true;
+        on_stack[s] = true;
+        for t in fsm.transitions(s) {
+            if on_stack[t.target] {
+                heads.insert(t.target);
+            } else if !seen[t.target] {
+                walk(fsm, t.target, on_stack, seen, heads);
+            }
+        }
+        on_stack[s] = false;
+    }
+    let mut heads = BTreeSet::new();
+    let n = fsm.state_count();
+    walk(
+        fsm,
+        fsm.initial(),
+        &mut vec![false; n],
+        &mut vec![false; n],
+        &mut heads,
+    );
+    heads
+}
+
+/// Emits the session types of one role.
+fn emit_role(
+    out: &mut String,
+    fsm: &Fsm,
+    names: &mut Names,
+    used: &mut BTreeSet<&'static str>,
+) -> Result<(), CodegenError> {
+    let fsm = fsm.canonical();
+    let role = names.role(fsm.role()).to_string();
+    let state_name = |s: StateId| {
+        if s == 0 {
+            format!("{role}Session")
+        } else {
+            format!("{role}State{s}")
+        }
+    };
+    let next = |s: StateId, used: &mut BTreeSet<&'static str>| {
+        if fsm.is_final(s) {
+            used.insert("End");
+            "End".to_string()
+        } else {
+            state_name(s)
+        }
+    };
+    let heads = loop_heads(&fsm);
+    for s in 0..fsm.state_count() {
+        let kind = fsm.kind(s);
+        let name = state_name(s);
+        let doc = format!("/// Role `{}`, state {s} of its FSM.\n", fsm.role());
+        if kind == StateKind::Mixed {
+            return Err(CodegenError::MixedState {
+                role: fsm.role().to_string(),
+                state: s,
+            });
+        }
+        let ts = fsm.transitions(s);
+        if ts.is_empty() {
+            if s == 0 {
+                used.insert("End");
+                let _ = write!(out, "{doc}#[session]\npub type {name} = End;\n\n");
+            }
+            continue;
+        }
+        if s != 0 {
+            names.claim(
+                &name,
+                format!("the session type of state {s} of role `{}`", fsm.role()),
+            )?;
+        }
+        let peers: BTreeSet<&str> = ts.iter().map(|t| t.action.peer.as_str()).collect();
+        if peers.len() > 1 {
+            return Err(CodegenError::SeveralPeers {
+                role: fsm.role().to_string(),
+                state: s,
+                peers: peers.into_iter().map(str::to_string).collect(),
+            });
+        }
+        let peer = names.role(&ts[0].action.peer).to_string();
+        let send = ts[0].action.direction == Direction::Send;
+        if let [t] = ts {
+            let primitive = if send { "Send" } else { "Receive" };
+            used.insert(primitive);
+            let body = format!(
+                "{primitive}<{peer}, {}, {}>",
+                names.label(&t.action.message),
+                next(t.target, used)
+            );
+            if heads.contains(&s) {
+                let _ = write!(out, "{doc}#[session]\npub struct {name}(pub {body});\n\n");
+            } else {
+                let _ = write!(out, "{doc}#[session]\npub type {name} = {body};\n\n");
+            }
+            continue;
+        }
+        let (primitive, verb) = if send {
+            ("Select", "chooses")
+        } else {
+            ("Branch", "offers")
+        };
+        used.insert(primitive);
+        let choice = format!("{name}Choice");
+        names.claim(
+            &choice,
+            format!("the choice of state {s} of role `{}`", fsm.role()),
+        )?;
+        let _ = write!(
+            out,
+            "{doc}#[session]\npub type {name} = {primitive}<{peer}, {choice}>;\n\n"
+        );
+        let _ = writeln!(
+            out,
+            "/// The choice role `{}` {verb} in state {s}: one variant per label.\n#[session]\npub enum {choice} {{",
+            fsm.role()
+        );
+        for t in ts {
+            let label = names.label(&t.action.message).to_string();
+            let _ = writeln!(
+                out,
+                "    /// `{}`.\n    {label}({label}, {}),",
+                t.action,
+                next(t.target, used)
+            );
+        }
+        out.push_str("}\n\n");
+    }
+    Ok(())
+}
+
+/// Generates the Rust API of a protocol from one FSM per role.
+///
+/// The output defines, with `mpst` as its only dependency: `Channel`, one role struct per
+/// role (routes to every peer) and `Roles` (wiring them all), the `Label` enum with one
+/// type per label, and for each role `R` the session type `RSession` of its initial state,
+/// one named type `RState{n}` per other state (`n` in canonical numbering) and one
+/// `RState{n}Choice` enum per choice state. Recursion goes through `#[session]` structs at
+/// the loop heads (use `into_session()` there) or through the choice enums.
+///
+/// The text is rustfmt-clean and the same input always gives the same output. It has no
+/// inner attributes, so it can be `include!`d inside a module.
+pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
+    if fsms.is_empty() {
+        return Err(CodegenError::NoRoles);
+    }
+    let mut names = collect_names(protocol, fsms)?;
+    let mut fsms: Vec<&Fsm> = fsms.iter().collect();
+    fsms.sort_by(|a, b| a.role().cmp(b.role()));
+
+    let mut used: BTreeSet<&'static str> = ["Message", "Role", "Roles", "session"].into();
+    let mut sessions = String::new();
+    for fsm in &fsms {
+        emit_role(&mut sessions, fsm, &mut names, &mut used)?;
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// The session API of protocol `{protocol}`, generated by mpst-codegen."
+    );
+    out.push_str("// Do not edit by hand: change the protocol and generate again.\n\n");
+    // rustfmt's order: the lowercase macro first, then the types.
+    used.remove("session");
+    let imports: Vec<&str> = std::iter::once("session")
+        .chain(used.iter().copied())
+        .collect();
+    let _ = writeln!(out, "use mpst::{{{}}};\n", imports.join(", "));
+    let _ = writeln!(
+        out,
+        "/// The channel between two roles: in-memory, unbounded, carrying [`Label`]s.\npub type Channel = mpst::channel::Unbounded<Label>;\n"
+    );
+    let _ = writeln!(out, "/// Every role of protocol `{protocol}`; `Roles::default()` connects them all.\n#[derive(Roles)]\npub struct Roles {{");
+    for (role, ident) in &names.roles {
+        let _ = writeln!(
+            out,
+            "    /// Role `{role}`.\n    pub {}: {ident},",
+            field(ident)
+        );
+    }
+    out.push_str("}\n\n");
+    for (role, ident) in &names.roles {
+        let _ = writeln!(out, "/// Role `{role}` of protocol `{protocol}`: one route per peer.\n#[derive(Role)]\n#[message(Label)]\npub struct {ident} {{");
+        for (peer, peer_ident) in names.roles.iter().filter(|(peer, _)| *peer != role) {
+            let _ = writeln!(
+                out,
+                "    /// The channel to `{peer}`.\n    #[route({peer_ident})]\n    {}: Channel,",
+                field(peer_ident)
+            );
+        }
+        out.push_str("}\n\n");
+    }
+    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message)]\npub enum Label {{");
+    for (label, ty) in &names.labels {
+        let _ = writeln!(
+            out,
+            "    /// Label `{label}`.\n    {}({}),",
+            ty.ident, ty.ident
+        );
+    }
+    out.push_str("}\n\n");
+    for ty in names.labels.values() {
+        let _ = writeln!(out, "/// The message `{}`.", ty.written);
+        if ty.payloads.iter().all(|p| is_builtin(p)) {
+            out.push_str("#[derive(Debug, Clone, PartialEq)]\n");
+        }
+        if ty.payloads.is_empty() {
+            let _ = writeln!(out, "pub struct {};\n", ty.ident);
+        } else {
+            let fields: Vec<String> = ty.payloads.iter().map(|p| format!("pub {p}")).collect();
+            let _ = writeln!(out, "pub struct {}({});\n", ty.ident, fields.join(", "));
+        }
+    }
+    out.push_str(&sessions);
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    Ok(out)
+}
+
+/// The field name of a role inside `Roles` and of a route: the identifier in snake case.
+fn field(ident: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in ident.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    if matches!(
+        out.as_str(),
+        "self_" | "type" | "ref" | "mod" | "fn" | "in" | "do" | "as" | "if" | "loop"
+    ) {
+        out.insert_str(0, "r_");
+    }
+    out
+}

@@ -1,0 +1,117 @@
+//! What the generator refuses, and that it says why.
+
+use mpst_codegen::{generate, CodegenError};
+use mpst_fsm::{Action, Fsm, Message, Payload};
+
+fn fsm(role: &str, edges: &[(usize, Action, usize)]) -> Fsm {
+    let mut m = Fsm::new(role);
+    let states = edges
+        .iter()
+        .map(|(a, _, b)| (*a).max(*b))
+        .max()
+        .unwrap_or(0);
+    for _ in 0..states {
+        m.add_state();
+    }
+    for (from, action, to) in edges {
+        m.add_transition(*from, action.clone(), *to).unwrap();
+    }
+    m
+}
+
+#[test]
+fn mixed_states_have_no_session_type() {
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::send("b", Message::new("x")), 1),
+            (0, Action::receive("b", Message::new("y")), 1),
+        ],
+    );
+    let err = generate("P", &[a]).unwrap_err();
+    assert_eq!(
+        err,
+        CodegenError::MixedState {
+            role: "a".into(),
+            state: 0
+        }
+    );
+    assert!(err.to_string().contains("both sends and receives"));
+}
+
+#[test]
+fn choices_with_several_peers_are_refused() {
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::send("b", Message::new("x")), 1),
+            (0, Action::send("c", Message::new("y")), 1),
+        ],
+    );
+    let err = generate("P", &[a]).unwrap_err();
+    assert!(matches!(err, CodegenError::SeveralPeers { ref peers, .. } if peers == &["b", "c"]));
+}
+
+#[test]
+fn a_label_has_one_payload_list() {
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::send("b", Message::new("x")), 1),
+            (
+                1,
+                Action::send("b", Message::with_payloads("x", vec![Payload::new("i32")])),
+                2,
+            ),
+        ],
+    );
+    let err = generate("P", &[a]).unwrap_err();
+    assert!(matches!(err, CodegenError::LabelSorts { ref label, .. } if label == "x"));
+}
+
+#[test]
+fn sorts_must_be_rust_paths() {
+    let a = fsm(
+        "a",
+        &[(
+            0,
+            Action::send(
+                "b",
+                Message::with_payloads("x", vec![Payload::new("List<int>")]),
+            ),
+            1,
+        )],
+    );
+    let err = generate("P", &[a]).unwrap_err();
+    assert_eq!(
+        err,
+        CodegenError::BadSort {
+            label: "x".into(),
+            sort: "List<int>".into()
+        }
+    );
+}
+
+#[test]
+fn names_that_collide_in_rust_are_refused() {
+    let a = fsm("a", &[(0, Action::send("A", Message::new("x")), 1)]);
+    let err = generate("P", &[a]).unwrap_err();
+    assert!(
+        matches!(err, CodegenError::NameClash { ref ident, .. } if ident == "A"),
+        "{err}"
+    );
+    let label_as_role = fsm("a", &[(0, Action::send("b", Message::new("b")), 1)]);
+    let err = generate("P", &[label_as_role]).unwrap_err();
+    assert!(err.to_string().contains("label `b`"), "{err}");
+    assert_eq!(generate("P", &[]).unwrap_err(), CodegenError::NoRoles);
+}
+
+#[test]
+fn the_order_of_the_fsms_does_not_matter() {
+    let a = fsm("a", &[(0, Action::send("b", Message::new("x")), 1)]);
+    let b = fsm("b", &[(0, Action::receive("a", Message::new("x")), 1)]);
+    assert_eq!(
+        generate("P", &[a.clone(), b.clone()]).unwrap(),
+        generate("P", &[b, a]).unwrap()
+    );
+}

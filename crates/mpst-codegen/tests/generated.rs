@@ -1,0 +1,113 @@
+//! Data-driven tests of the generated code of every protocol in the repository:
+//! snapshots, stability, rustfmt-cleanliness and compilation without warnings.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Protocols whose API cannot be generated, and why: each label is one Rust type, so a
+/// label carrying different payloads in two places is refused with an explanation.
+const REFUSED: &[(&str, &str)] = &[(
+    "crates_mpst_scribble_tests_protocols_plus_minus__PlusMinus",
+    "label `correct` carries `correct(i32)` in one place and `correct()` in another",
+)];
+
+/// Name, generated code, and the foreign payload types the code needs in scope.
+fn generated() -> Vec<(String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut refused = Vec::new();
+    for path in support::protocols() {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let protocols =
+            mpst_scribble::parse(&source).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        for protocol in &protocols {
+            let name = format!("{}__{}", support::name(&path), protocol.name.text);
+            match mpst_codegen::generate_scribble(&source, Some(&protocol.name.text), &[], 10) {
+                Ok(code) => {
+                    let fsms = mpst_codegen::role_fsms(protocol, &[], 10).unwrap();
+                    let foreign = mpst_codegen::foreign_sorts(&fsms).into_iter().collect();
+                    out.push((name, code, foreign));
+                }
+                Err(mpst_codegen::GenerateError::Codegen(e)) => refused.push((name, e.to_string())),
+                Err(e) => panic!("{name}: {e}"),
+            }
+        }
+    }
+    assert_eq!(refused.len(), REFUSED.len(), "refused: {refused:?}");
+    for ((name, reason), (expected_name, expected_reason)) in refused.iter().zip(REFUSED) {
+        assert_eq!(name, expected_name);
+        assert!(reason.contains(expected_reason), "{name}: {reason}");
+    }
+    assert!(
+        out.len() >= 10,
+        "expected the examples' protocols, found {}",
+        out.len()
+    );
+    out
+}
+
+#[test]
+fn snapshots_of_every_protocol() {
+    for (name, code, _) in generated() {
+        insta::assert_snapshot!(name, code);
+    }
+}
+
+#[test]
+fn generation_is_stable() {
+    let first = generated();
+    let second = generated();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn generated_code_is_rustfmt_clean() {
+    for (name, code, _) in generated() {
+        let mut child = Command::new("rustfmt")
+            .args(["--edition", "2021", "--emit", "stdout"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("rustfmt must be installed (rustup component add rustfmt)");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(code.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{name}: rustfmt failed");
+        let formatted = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            formatted, code,
+            "{name}: generated code is not rustfmt-clean"
+        );
+    }
+}
+
+/// Each generated API is compiled, with warnings denied, in a program that wires its
+/// roles; trybuild builds and runs every program.
+#[test]
+fn generated_code_compiles_without_warnings() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = trybuild::TestCases::new();
+    for (name, code, foreign) in generated() {
+        // Foreign payload sorts stand for user types: a unit struct is enough here.
+        let foreign: String = foreign
+            .iter()
+            .map(|ty| format!("    #[derive(Debug)]\n    pub struct {ty};\n"))
+            .collect();
+        let api = dir.join(format!("{name}_api.rs"));
+        std::fs::write(&api, &code).unwrap();
+        let program = format!(
+            "#![deny(warnings)]\n#![allow(dead_code)]\n\nmod api {{\n{foreign}    include!({api:?});\n}}\n\n\
+             fn main() {{\n    let _roles = <api::Roles as Default>::default();\n}}\n"
+        );
+        let main = dir.join(format!("{name}.rs"));
+        let mut file = std::fs::File::create(&main).unwrap();
+        file.write_all(program.as_bytes()).unwrap();
+        cases.pass(&main);
+    }
+}
