@@ -1,16 +1,115 @@
-//! `mpst generate`: not built yet (see the open issues).
+//! `mpst generate`: the Rust session API of a Scribble protocol, with optimised roles
+//! swapped in once they are shown to be asynchronous subtypes of their projections.
 
+use std::path::PathBuf;
+
+use mpst_codegen::{generate, role_fsms, GenerateError, DEFAULT_VISITS};
+use mpst_scribble::wf::check;
+
+use crate::cmd::check::{load, select};
+use crate::diagnostics::{emit, Item};
+use crate::dotfiles::read_fsms;
 use crate::{Outcome, UsageError};
 
 /// Arguments of `mpst generate`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 = code generated; 1 = the protocol is invalid, an optimised FSM \
+is not shown to be a subtype of its projection, or the protocol has no Rust API (the reason on \
+stderr); 2 = bad usage, unreadable or malformed input."
+)]
 pub struct Args {
-    /// Input files.
-    files: Vec<std::path::PathBuf>,
+    /// The Scribble file.
+    pub file: PathBuf,
+    /// The protocol to generate (needed when the file has several).
+    #[arg(long, short = 'p', value_name = "P")]
+    pub protocol: Option<String>,
+    /// Use the FSM in FSM.dot for ROLE instead of its projection, after checking that it
+    /// is an asynchronous subtype of the projection. Repeatable.
+    #[arg(long, value_name = "ROLE=FSM.dot")]
+    pub optimised: Vec<String>,
+    /// Bound on visits per state pair when checking optimised FSMs.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS)]
+    pub visits: usize,
+    /// Write the code to OUT.rs instead of stdout.
+    #[arg(long, short = 'o', value_name = "OUT.rs")]
+    pub output: Option<PathBuf>,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let _ = args.files;
-    Err(UsageError("`mpst generate` is not available yet".into()))
+    let loaded = match load(&args.file) {
+        Ok(loaded) => loaded,
+        Err(outcome) => return outcome,
+    };
+    let protocol = match (args.protocol.as_deref(), loaded.protocols.as_slice()) {
+        (None, [only]) => only,
+        (None, _) => {
+            let names: Vec<&str> = loaded
+                .protocols
+                .iter()
+                .map(|p| p.name.text.as_str())
+                .collect();
+            return Err(UsageError(format!(
+                "{}: the file has {} protocols ({}); choose one with --protocol",
+                loaded.path,
+                names.len(),
+                names.join(", ")
+            )));
+        }
+        (Some(name), _) => select(&loaded, Some(name))?[0],
+    };
+    let diagnostics = check(protocol);
+    if !diagnostics.is_empty() {
+        let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
+        emit(&loaded.path, &loaded.source, &items);
+        eprintln!(
+            "{}: protocol `{}` is invalid",
+            loaded.path, protocol.name.text
+        );
+        return Ok(Outcome::Fails);
+    }
+    let mut optimised = Vec::new();
+    for spec in &args.optimised {
+        let Some((role, file)) = spec.split_once('=') else {
+            return Err(UsageError(format!(
+                "--optimised expects ROLE=FSM.dot, got `{spec}`"
+            )));
+        };
+        let fsms = read_fsms(&[file])?;
+        let Some(fsm) = fsms.into_iter().find(|f| f.role() == role) else {
+            return Err(UsageError(format!("{file}: no digraph for role `{role}`")));
+        };
+        optimised.push(fsm);
+    }
+    let fsms = match role_fsms(protocol, &optimised, args.visits) {
+        Ok(fsms) => fsms,
+        Err(GenerateError::UnknownRole { role, available }) => {
+            return Err(UsageError(format!(
+                "--optimised names role `{role}`, but protocol `{}` has roles {}",
+                protocol.name.text,
+                available.join(", ")
+            )))
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Ok(Outcome::Fails);
+        }
+    };
+    let code = match generate(&protocol.name.text, &fsms) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!(
+                "error: protocol `{}` has no Rust API: {error}",
+                protocol.name.text
+            );
+            return Ok(Outcome::Fails);
+        }
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, &code)
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
+        None => print!("{code}"),
+    }
+    Ok(Outcome::Holds)
 }
