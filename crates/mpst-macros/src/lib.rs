@@ -24,6 +24,11 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 }
 
 /// Derives `Default` for a struct of roles, creating and wiring every route between them.
+///
+/// For each pair of roles `X`, `Y` where `X` routes to `Y`, `Y` must route to `X` and the two
+/// route types must implement `mpst::channel::Pair` with each other; one pair is created and
+/// each end handed to its role. A route to a role missing from the struct gets an end whose
+/// peer is gone (its operations fail with `Disconnected`).
 #[proc_macro_derive(Roles)]
 pub fn derive_roles(input: TokenStream) -> TokenStream {
     roles::expand(parse_macro_input!(input)).into()

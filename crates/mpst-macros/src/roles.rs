@@ -33,6 +33,18 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             "`#[derive(Roles)]` needs at least one role field",
         ));
     }
+    let mut seen: Vec<String> = Vec::new();
+    for field in &data.fields {
+        let ty = &field.ty;
+        let key = quote!(#ty).to_string();
+        if seen.contains(&key) {
+            return Err(Error::new_spanned(
+                ty,
+                format!("role `{key}` appears twice; each role of a protocol is one type"),
+            ));
+        }
+        seen.push(key);
+    }
     let fields = data.fields.iter().enumerate().map(|(index, field)| {
         let member = match &field.ident {
             Some(ident) => Member::Named(ident.clone()),
