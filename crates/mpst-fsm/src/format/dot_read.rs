@@ -1,6 +1,6 @@
 //! The DOT reader: one [`Fsm`] per `digraph`, in nuscr's, Rumpsteak's and our dialect.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::dot_lex::{source_offset, Kind, Lexer, Token};
 use super::label::parse_label;
@@ -62,8 +62,7 @@ struct Parser<'a> {
 /// One machine under construction: state names to ids.
 struct Graph {
     fsm: Fsm,
-    names: HashMap<String, StateId>,
-    order: Vec<String>,
+    names: FxHashMap<String, StateId>,
 }
 
 impl Graph {
@@ -71,13 +70,13 @@ impl Graph {
         if let Some(&id) = self.names.get(name) {
             return id;
         }
-        let id = if self.order.is_empty() {
+        // `Fsm::new` made state 0, which the first name takes.
+        let id = if self.names.is_empty() {
             0
         } else {
             self.fsm.add_state()
         };
         self.names.insert(name.to_owned(), id);
-        self.order.push(name.to_owned());
         id
     }
 }
@@ -85,7 +84,7 @@ impl Graph {
 /// One `key = value` attribute, with the value's token for error positions.
 struct Attribute {
     key: String,
-    value: Option<Token>,
+    value: Option<(String, Token)>,
 }
 
 impl<'a> Parser<'a> {
@@ -127,13 +126,15 @@ impl<'a> Parser<'a> {
     }
 
     fn id(&mut self, what: &str) -> Result<(String, Token), DotError> {
-        match &self.peek.kind {
-            Kind::Id { text, .. } => {
-                let text = text.clone();
-                Ok((text, self.bump()?))
-            }
-            _ => Err(self.expected(what)),
+        if !matches!(self.peek.kind, Kind::Id { .. }) {
+            return Err(self.expected(what));
         }
+        let mut token = self.bump()?;
+        let text = match &mut token.kind {
+            Kind::Id { text, .. } => std::mem::take(text),
+            _ => String::new(),
+        };
+        Ok((text, token))
     }
 
     fn digraph(&mut self) -> Result<Fsm, DotError> {
@@ -157,8 +158,7 @@ impl<'a> Parser<'a> {
         let open = self.expect(&Kind::LBrace, "`{` after the role name")?;
         let mut graph = Graph {
             fsm: Fsm::new(role.clone()),
-            names: HashMap::new(),
-            order: Vec::new(),
+            names: FxHashMap::default(),
         };
         loop {
             match &self.peek.kind {
@@ -264,7 +264,7 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         let label = attributes.into_iter().rev().find(|a| a.key == "label");
-        let Some(label_token) = label.and_then(|a| a.value) else {
+        let Some((text, label_token)) = label.and_then(|a| a.value) else {
             let (from, to) = (&chain[0].0, &chain[1].0);
             return Err(self.error_at(
                 &chain[0].1,
@@ -273,10 +273,7 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
-        let Kind::Id { text, .. } = &label_token.kind else {
-            return Err(self.error_at(&label_token, "expected a label"));
-        };
-        let action = parse_label(text).map_err(|e| {
+        let action = parse_label(&text).map_err(|e| {
             let start = source_offset(self.input, &label_token, e.offset);
             let end = source_offset(self.input, &label_token, e.offset + e.length);
             DotError::at(
@@ -322,7 +319,7 @@ impl<'a> Parser<'a> {
                 }
                 let (key, _) = self.id("an attribute name or `]`")?;
                 let value = if self.eat(&Kind::Equal)? {
-                    Some(self.id("an attribute value after `=`")?.1)
+                    Some(self.id("an attribute value after `=`")?)
                 } else {
                     None
                 };
