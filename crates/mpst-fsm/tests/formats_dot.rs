@@ -210,3 +210,14 @@ fn round_trips_the_kernels() {
         assert_eq!(write_dot(&back[0]), text);
     }
 }
+
+#[test]
+fn a_role_that_does_nothing_round_trips() {
+    let end = Fsm::new("idle");
+    let text = write_dot(&end);
+    assert_eq!(text, "digraph idle {\n  0;\n  \n  \n  \n  }\n");
+    let back = parse_dot(&text).unwrap();
+    assert_eq!(back, vec![end]);
+    // An empty digraph is the same machine.
+    assert_eq!(parse_dot("digraph idle {}").unwrap(), back);
+}

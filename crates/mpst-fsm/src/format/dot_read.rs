@@ -191,10 +191,10 @@ impl<'a> Parser<'a> {
     }
 
     fn statement(&mut self, graph: &mut Graph) -> Result<(), DotError> {
-        let keyword = ["graph", "node", "edge"]
-            .into_iter()
-            .find(|k| self.peek.is_keyword(k));
-        if keyword.is_some() {
+        if ["graph", "node", "edge"]
+            .iter()
+            .any(|k| self.peek.is_keyword(k))
+        {
             self.bump()?;
             if self.peek.kind != Kind::LBracket {
                 return Err(self.expected("`[` after an attribute statement keyword"));
