@@ -250,14 +250,24 @@
 //! At type level, a choice enum also lists its `(Label, Continuation)` pairs in
 //! [`Choices::Variants`], and a named struct its body in [`IntoSession::Session`].
 //!
-//! ## 6. Deviations from the paper
+//! ## 6. Deviations from the paper, and limits
 //!
 //! * Session types carry two leading parameters, `'r` and the role `R` (the paper elides
 //!   them in the same way under `#[session]`).
 //! * Errors name the role and the peer (`&'static str`), and an unexpected label reports
-//!   what arrived and what was expected.
+//!   what arrived and what was expected; the unexpected message itself is dropped.
+//!   [`Error::other`] lets a process leave an infinite protocol early.
 //! * `derive(Roles)` wires only pairs of roles that route to each other, so rings and
 //!   partial meshes need no unused channels.
+//! * `#[session]` recognises primitives by name: import them as `Send`, `Receive`,
+//!   `Select`, `Branch`, `End` (or write `mpst::Send`), not under other names.
+//! * `#[session]` structs and enums cannot have parameters of their own (aliases can), so
+//!   that their introspection impls need no bounds; a choice used only with `Select` is
+//!   never constructed and gets `#[allow(dead_code)]`.
+//! * Routes receive the label enum itself (`Stream<Item = Label>`); a transport whose
+//!   stream yields `Result`s must end the stream on error (reported as `Disconnected`).
+//! * Importing `mpst::Send` shadows the `Send` marker trait in that module; write
+//!   `std::marker::Send` there if you need the marker.
 
 #![warn(missing_docs)]
 
