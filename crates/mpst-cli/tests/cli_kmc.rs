@@ -1,0 +1,179 @@
+//! `mpst kmc` run as a user runs it: DOT files in, verdict and counterexample out,
+//! exit status 0 (k-MC), 1 (not k-MC) or 2 (bad input).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use mpst_fsm::families;
+use mpst_fsm::format::write_dot;
+use mpst_fsm::Fsm;
+
+fn mpst(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mpst"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("an exit code")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Writes `source` to a fresh file `dir/name` and returns its path.
+fn file(dir: &str, name: &str, source: &str) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_kmc")
+        .join(dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, source).expect("writable");
+    path.display().to_string()
+}
+
+/// One DOT file per role of `system`, in directory `dir`.
+fn dot_files(dir: &str, system: &[Fsm]) -> Vec<String> {
+    system
+        .iter()
+        .map(|fsm| file(dir, &format!("{}.dot", fsm.role()), &write_dot(fsm)))
+        .collect()
+}
+
+fn run(files: &[String], extra: &[&str]) -> Output {
+    let mut args = vec!["kmc"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend_from_slice(extra);
+    mpst(&args)
+}
+
+#[test]
+fn double_buffering_holds_and_the_least_k_is_printed() {
+    let files = dot_files(
+        "double_buffering",
+        &families::k_buffering(1).optimised_system(),
+    );
+    let out = run(&files, &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("roles: s, k, t"), "{text}");
+    assert!(text.contains("least k in 1..=4: 1"), "{text}");
+    assert!(text.contains("k-MC holds for k = 1"), "{text}");
+    assert!(text.contains("CSA, directed, basic"), "{text}");
+}
+
+#[test]
+fn streaming_with_three_unrolls_needs_k_2() {
+    let files = dot_files("stream3", &families::stream(3).optimised_system());
+    let out = run(&files, &["--k", "1"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("not 1-MC"), "{text}");
+    assert!(text.contains("execution:"), "{text}");
+    assert!(text.contains("1. s: t!value()"), "{text}");
+    assert!(text.contains("reaching states"), "{text}");
+
+    let out = run(&files, &["--k", "1..=3"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(stdout(&out).contains("least k in 1..=3: 2"));
+    // The unreduced exploration agrees.
+    let out = run(&files, &["--k", "2", "--no-reduction"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn all_roles_from_one_file() {
+    let system = families::ring(4).optimised_system();
+    let all: String = system.iter().map(write_dot).collect();
+    let path = file("ring", "ring.dot", &all);
+    let out = mpst(&["kmc", &path, "--k", "1"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("roles: r0, r1, r2, r3"));
+}
+
+#[test]
+fn an_unspecified_reception_is_shown_with_its_execution() {
+    let a = file(
+        "unspecified",
+        "a.dot",
+        "digraph a {\n  0 -> 1 [label=\"b!x()\"];\n}\n",
+    );
+    let b = file(
+        "unspecified",
+        "b.dot",
+        "digraph b {\n  0 -> 1 [label=\"a?y()\"];\n}\n",
+    );
+    let out = run(&[a, b], &["--k", "1..=2"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("not k-MC for any k in 1..=2"), "{text}");
+    assert!(
+        text.contains("no unspecified reception fails (k = 2)"),
+        "{text}"
+    );
+    assert!(text.contains("b cannot receive x() from a"), "{text}");
+    assert!(text.contains("1. a: b!x()"), "{text}");
+    assert!(text.contains("a→b [x()]"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_reason() {
+    let missing = mpst(&["kmc", "/nonexistent/role.dot"]);
+    assert_eq!(code(&missing), 2);
+    assert!(
+        stderr(&missing).contains("cannot read"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let broken = file(
+        "bad",
+        "broken.dot",
+        "digraph a {\n  0 -> [label=\"b!x()\"];\n}\n",
+    );
+    let out = mpst(&["kmc", &broken]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("broken.dot:2:"), "{}", stderr(&out));
+
+    // A role talks to a peer that has no machine.
+    let lonely = file(
+        "bad",
+        "lonely.dot",
+        "digraph a {\n  0 -> 1 [label=\"b!x()\"];\n}\n",
+    );
+    let out = mpst(&["kmc", &lonely]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("not a role of the system"),
+        "{}",
+        stderr(&out)
+    );
+
+    for k in ["0", "3..=1", "two"] {
+        let out = mpst(&["kmc", &lonely, "--k", k]);
+        assert_eq!(code(&out), 2, "--k {k}");
+        assert!(stderr(&out).contains("--k"), "{}", stderr(&out));
+    }
+    assert_eq!(code(&mpst(&["kmc"])), 2);
+}
+
+#[test]
+fn giving_up_is_bad_input_not_a_verdict() {
+    let files = dot_files("limit", &families::ring(6).optimised_system());
+    let out = run(
+        &files,
+        &["--k", "2", "--no-reduction", "--max-configurations", "10"],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("gave up after 10 configurations"),
+        "{}",
+        stderr(&out)
+    );
+}
