@@ -103,6 +103,11 @@ fn is_primitive(ty: &Type) -> bool {
     }
 }
 
+/// Whether `ty` is `Self`.
+fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(TypePath { qself: None, path }) if path.is_ident("Self"))
+}
+
 /// Rewrites a session type written as in the paper into the full type.
 fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
     match ty {
@@ -139,14 +144,13 @@ fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
                 "Branch" => (2, Some(1), "Branch<Peer, Choice>"),
                 _ => {
                     // A named session type: its own parameters come after ours. Those
-                    // written with primitives are session types and are rewritten too.
+                    // written with primitives, or `Self`, are session types and are
+                    // rewritten too.
                     let args = prepend(segment)?;
                     for arg in args.iter_mut().skip(2) {
                         if let GenericArgument::Type(ty) = arg {
-                            if is_primitive(ty) {
+                            if is_primitive(ty) || is_self(ty) {
                                 augment(ty, cx)?;
-                            } else {
-                                reject_self(ty)?;
                             }
                         }
                     }

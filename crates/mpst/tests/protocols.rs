@@ -367,6 +367,13 @@ mod generic {
 
     #[session]
     pub type Receiver = Receive<A, Num, Receive<A, Num, Receive<A, Text, End>>>;
+
+    /// `Self` as an argument of a generic alias is the continuation too.
+    #[session]
+    pub struct Pairs(Twice<B, Num, Self>);
+
+    #[session]
+    pub struct TakePairs(Receive<A, Num, Receive<A, Num, Self>>);
 }
 
 #[test]
@@ -389,4 +396,47 @@ fn generic_aliases_compose() {
     });
     sent.unwrap();
     assert_eq!(got.unwrap(), "sum=42");
+}
+
+#[test]
+fn self_as_argument_of_a_generic_alias() {
+    use generic::*;
+    let Pair(a, mut b) = Pair::default();
+    let mut sums = Vec::new();
+    let seen = &mut sums;
+    let (sent, received) = futures::executor::block_on(async {
+        futures::join!(
+            async move {
+                // A's role is dropped when its process ends, which ends B's loop.
+                let mut a = a;
+                try_session(&mut a, |mut s: Pairs<'_, A>| async move {
+                    for i in 0..3 {
+                        s = s
+                            .into_session()
+                            .send(Num(i))
+                            .await?
+                            .send(Num(10 * i))
+                            .await?;
+                    }
+                    Err::<((), _), _>(mpst::Error::other("three pairs sent"))
+                })
+                .await
+            },
+            try_session(&mut b, |mut s: TakePairs<'_, B>| async move {
+                loop {
+                    let (Num(x), next) = s.into_session().receive().await?;
+                    let (Num(y), next) = next.receive().await?;
+                    seen.push(x + y);
+                    s = next;
+                }
+            })
+        )
+    });
+    assert_eq!(
+        sent.unwrap_err().to_string(),
+        "session aborted: three pairs sent"
+    );
+    let received: Result<(), _> = received;
+    assert!(received.unwrap_err().is_disconnected());
+    assert_eq!(sums, vec![0, 11, 22]);
 }
