@@ -260,7 +260,10 @@ fn malformed_systems_are_errors() {
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert_eq!(check_kmc(&[a.clone()], 0), Err(KmcError::ZeroBound));
+    assert_eq!(
+        check_kmc(std::slice::from_ref(&a), 0),
+        Err(KmcError::ZeroBound)
+    );
     assert_eq!(least_k(&[a], 0).unwrap_err(), KmcError::ZeroBound);
 }
 
