@@ -403,3 +403,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
