@@ -278,7 +278,11 @@ mod error;
 pub mod introspect;
 mod primitives;
 mod role;
+#[cfg(feature = "serialize")]
+pub mod serialize;
 mod session;
+#[cfg(feature = "serialize")]
+pub mod verify;
 #[doc(hidden)]
 pub mod wiring;
 
@@ -287,3 +291,8 @@ pub use mpst_macros::{session, Message, Role, Roles};
 pub use primitives::{Branch, Choice, Choices, Receive, Select, Send};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};
+
+/// The FSM model, subtyping and k-MC (feature `serialize`), re-exported for
+/// [`serialize`] and [`verify`] users.
+#[cfg(feature = "serialize")]
+pub use mpst_fsm as fsm;

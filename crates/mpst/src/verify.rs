@@ -1,0 +1,117 @@
+//! Checking hand-written session types (feature `serialize`): the bottom-up workflow (k-MC
+//! of serialised roles) and, with feature `scribble`, the hybrid one (subtyping against a
+//! projection), PPoPP 2022 §2.2–2.3.
+//!
+//! # One normalisation
+//!
+//! A projection speaks Scribble (`K`, `s?value(i32)`, `get_price`), a serialised session
+//! type speaks Rust (`K`, `S?Value()`, `GetPrice`). Every comparison here first puts both
+//! sides through [`normalise`]: role, peer and label names become the identifiers
+//! `mpst generate` gives them ([`rust_name`]: `ready` -> `Ready`) and payload sorts are
+//! erased (serialisation has none). Name your roles and label variants as the generator
+//! would and a hand-written API compares with its protocol.
+//!
+//! # Bottom-up
+//!
+//! ```
+//! use mpst::{session, Message, Receive, Role, Roles, Send};
+//! use mpst::serialize::serialize;
+//!
+//! type Channel = mpst::channel::Unbounded<Label>;
+//! #[derive(Roles)]
+//! struct Roles(A, B);
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct A(#[route(B)] Channel);
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct B(#[route(A)] Channel);
+//! #[derive(Message)]
+//! enum Label {
+//!     Ping(Ping),
+//!     Pong(Pong),
+//! }
+//! struct Ping;
+//! struct Pong;
+//!
+//! #[session]
+//! struct PingA(Send<B, Ping, Receive<B, Pong, Self>>);
+//! #[session]
+//! struct PongB(Receive<A, Ping, Send<A, Pong, Self>>);
+//! // B waits for a `Pong` that A never sends: k-MC finds it.
+//! #[session]
+//! struct WrongB(Receive<A, Pong, Send<A, Ping, Self>>);
+//!
+//! let a = serialize::<PingA<'static, A>>().unwrap();
+//! let b = serialize::<PongB<'static, B>>().unwrap();
+//! mpst::verify::assert_kmc(&[a.clone(), b], 1);
+//!
+//! let wrong = serialize::<WrongB<'static, B>>().unwrap();
+//! let failure = mpst::verify::check_kmc(&[a, wrong], 1).unwrap_err();
+//! assert!(failure.to_string().contains("not 1-MC"), "{failure}");
+//! ```
+
+mod compare;
+#[cfg(feature = "scribble")]
+mod hybrid;
+mod names;
+
+use std::fmt;
+
+use mpst_fsm::kmc::{KmcError, KmcReport};
+use mpst_fsm::Fsm;
+
+pub use compare::{compare, Mismatch};
+#[cfg(feature = "scribble")]
+pub use hybrid::{
+    assert_equals_projection, assert_subtype_of_projection, check_equals_projection,
+    check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError,
+};
+pub use names::{normalise, rust_name};
+
+/// Why a system of FSMs is not shown to be k-MC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KmcFailure {
+    /// The system cannot be checked (no role, a role twice, a peer without a machine, a
+    /// bound of 0, too many configurations).
+    Invalid(KmcError),
+    /// The check ran and found a violation; the report holds the counterexample.
+    Violation(Box<KmcReport>),
+}
+
+impl fmt::Display for KmcFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KmcFailure::Invalid(e) => write!(f, "the system cannot be checked: {e}"),
+            KmcFailure::Violation(report) => write!(f, "{report}"),
+        }
+    }
+}
+
+impl std::error::Error for KmcFailure {}
+
+/// Checks that the system `fsms` (one machine per role, e.g. serialised session types) is
+/// k-multiparty compatible for the bound `k`: then processes following them cannot
+/// deadlock or leave messages unread (bottom-up workflow, PPoPP 2022 §2.2).
+///
+/// On success the report says what was explored; on failure the error renders the
+/// violated property and the execution that reaches it.
+pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
+    let report = mpst_fsm::kmc::check_kmc(fsms, k).map_err(KmcFailure::Invalid)?;
+    if report.is_kmc() {
+        Ok(report)
+    } else {
+        Err(KmcFailure::Violation(Box::new(report)))
+    }
+}
+
+/// Asserts [`check_kmc`], panicking with the counterexample.
+///
+/// # Panics
+/// If the system is not shown to be k-MC; the message is the rendered [`KmcFailure`].
+#[track_caller]
+pub fn assert_kmc(fsms: &[Fsm], k: usize) {
+    if let Err(e) = check_kmc(fsms, k) {
+        panic!("{e}");
+    }
+}

@@ -1,0 +1,296 @@
+//! The hybrid workflow (feature `scribble`): a hand-written session type against the
+//! projection of its role from a Scribble protocol.
+
+use std::fmt;
+
+use mpst_fsm::subtype::{is_subtype, NotSubtype, Stats, DEFAULT_VISITS};
+use mpst_fsm::{Fsm, FsmError};
+
+use super::{compare, normalise, rust_name, Mismatch};
+use crate::introspect::SessionType;
+use crate::serialize::{serialize, SerializeError};
+use crate::{FromState, Labelled, Role};
+
+/// Why a hybrid check failed: the protocol could not be projected, or the session type
+/// does not conform to the projection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HybridError {
+    /// The Scribble source does not parse, or the protocol is ill-formed or cannot be
+    /// projected onto the role: one `line:column: kind: message` per problem.
+    Protocol(Vec<String>),
+    /// The source has no protocol of that name (or several, and none was named).
+    NoSuchProtocol {
+        /// The protocol asked for (`Protocol.Role`), if any.
+        wanted: Option<String>,
+        /// The protocols the source defines.
+        available: Vec<String>,
+    },
+    /// The protocol has no such role.
+    NoSuchRole {
+        /// The protocol.
+        protocol: String,
+        /// The role asked for.
+        role: String,
+        /// The protocol's roles.
+        available: Vec<String>,
+    },
+    /// The session type has no FSM.
+    Serialize(SerializeError),
+    /// The projection has no Rust names (two labels of one state are one Rust name).
+    Names(FsmError),
+    /// The serialised session type is not shown to be an asynchronous subtype of the
+    /// projection.
+    NotSubtype {
+        /// Why (the machines are the normalised ones below).
+        reason: Box<NotSubtype>,
+        /// The serialised session type.
+        serialised: Fsm,
+        /// The projection, normalised.
+        projected: Fsm,
+    },
+    /// The serialised session type does not behave as the projection.
+    NotEqual {
+        /// Where they differ.
+        mismatch: Mismatch,
+        /// The serialised session type.
+        serialised: Fsm,
+        /// The projection, normalised.
+        projected: Fsm,
+    },
+}
+
+impl fmt::Display for HybridError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HybridError::Protocol(problems) => {
+                write!(
+                    f,
+                    "the protocol cannot be projected:\n{}",
+                    problems.join("\n")
+                )
+            }
+            HybridError::NoSuchProtocol {
+                wanted: Some(name),
+                available,
+            } => write!(
+                f,
+                "no protocol `{name}`; the source defines: {}",
+                available.join(", ")
+            ),
+            HybridError::NoSuchProtocol {
+                wanted: None,
+                available,
+            } => write!(
+                f,
+                "the source defines {} protocols ({}); name one as `Protocol.Role`",
+                available.len(),
+                available.join(", ")
+            ),
+            HybridError::NoSuchRole {
+                protocol,
+                role,
+                available,
+            } => write!(
+                f,
+                "protocol `{protocol}` has no role `{role}`; its roles are: {}",
+                available.join(", ")
+            ),
+            HybridError::Serialize(e) => write!(f, "{e}"),
+            HybridError::Names(e) => write!(f, "the projection has no Rust names: {e}"),
+            HybridError::NotSubtype {
+                reason,
+                serialised,
+                projected,
+            } => write!(
+                f,
+                "the session type of role `{}` is not shown to be an asynchronous subtype of \
+                 its projection:\n{reason}\nserialised session type: {serialised}\
+                 projection: {projected}",
+                serialised.role()
+            ),
+            HybridError::NotEqual {
+                mismatch,
+                serialised,
+                projected,
+            } => write!(
+                f,
+                "the session type of role `{}` is not its projection: {mismatch}\n\
+                 serialised session type: {serialised}projection: {projected}",
+                serialised.role()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HybridError {}
+
+/// The projection of `role` from the Scribble `source`, as the protocol names it (not
+/// normalised).
+///
+/// `role` is `"K"` when the source defines one protocol, or `"DoubleBuffering.K"` to pick a
+/// protocol. The role is matched by its Scribble name, or else by its Rust name
+/// ([`rust_name`]), so `"K"` finds role `k`.
+pub fn projection(source: &str, role: &str) -> Result<Fsm, HybridError> {
+    let located = |diagnostics: Vec<mpst_scribble::Diagnostic>| {
+        HybridError::Protocol(diagnostics.iter().map(|d| d.located(source)).collect())
+    };
+    let protocols = mpst_scribble::parse(source).map_err(located)?;
+    let (wanted, role) = match role.rsplit_once('.') {
+        Some((protocol, role)) => (Some(protocol), role),
+        None => (None, role),
+    };
+    let found = match wanted {
+        Some(name) => protocols.iter().find(|p| p.name.text == name),
+        None if protocols.len() == 1 => protocols.first(),
+        None => None,
+    };
+    let protocol = found.ok_or_else(|| HybridError::NoSuchProtocol {
+        wanted: wanted.map(str::to_string),
+        available: protocols.iter().map(|p| p.name.text.clone()).collect(),
+    })?;
+    let declared = protocol
+        .roles
+        .iter()
+        .find(|r| r.text == role)
+        .or_else(|| {
+            let key = rust_name(role, "R");
+            protocol
+                .roles
+                .iter()
+                .find(|r| rust_name(&r.text, "R") == key)
+        })
+        .ok_or_else(|| HybridError::NoSuchRole {
+            protocol: protocol.name.text.clone(),
+            role: role.to_string(),
+            available: protocol.roles.iter().map(|r| r.text.clone()).collect(),
+        })?;
+    let mut diagnostics = mpst_scribble::wf::check(protocol);
+    if !diagnostics.is_empty() {
+        diagnostics.dedup();
+        return Err(located(diagnostics));
+    }
+    mpst_scribble::project_fsm(protocol, &declared.text).map_err(|d| located(vec![d]))
+}
+
+/// Both sides of a hybrid check, normalised: (serialised `S`, projection of `role`).
+fn sides<'r, S>(source: &str, role: &str) -> Result<(Fsm, Fsm), HybridError>
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    let projected = normalise(&projection(source, role)?).map_err(HybridError::Names)?;
+    let serialised = serialize::<S>().map_err(HybridError::Serialize)?;
+    Ok((serialised, projected))
+}
+
+/// Checks that the session type `S` is an asynchronous subtype of the projection of
+/// `role` (see [`projection`]) from `source`: the hybrid workflow of PPoPP 2022 §2.3.
+///
+/// Both machines are [`normalise`]d; the bound on visits is
+/// [`mpst_fsm::subtype::DEFAULT_VISITS`] (use [`check_subtype_of_projection_with`] for
+/// another).
+///
+/// ```
+/// # use mpst::{session, Message, Receive, Role, Roles, Send};
+/// # type Channel = mpst::channel::Unbounded<Label>;
+/// # #[derive(Roles)]
+/// # struct Roles(K, S);
+/// # #[derive(Role)]
+/// # #[message(Label)]
+/// # struct K(#[route(S)] Channel);
+/// # #[derive(Role)]
+/// # #[message(Label)]
+/// # struct S(#[route(K)] Channel);
+/// # #[derive(Message)]
+/// # enum Label { Ready(Ready), Value(Value) }
+/// # struct Ready;
+/// # struct Value(i32);
+/// const SCR: &str = "global protocol P(role K, role S) {
+///     rec L { ready() from K to S; value(i32) from S to K; continue L; }
+/// }";
+/// // Two readies ahead of the projection.
+/// #[session]
+/// type Ahead = Send<S, Ready, Send<S, Ready, Loop>>;
+/// #[session]
+/// struct Loop(Receive<S, Value, Send<S, Ready, Self>>);
+///
+/// mpst::verify::assert_subtype_of_projection::<Ahead<'static, K>>(SCR, "K");
+///
+/// // Receiving first could deadlock.
+/// #[session]
+/// struct Wrong(Receive<S, Value, Send<S, Ready, Self>>);
+/// let err = mpst::verify::check_subtype_of_projection::<Wrong<'static, K>>(SCR, "K");
+/// assert!(err.unwrap_err().to_string().contains("would have to overtake"));
+/// ```
+pub fn check_subtype_of_projection<'r, S>(source: &str, role: &str) -> Result<Stats, HybridError>
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    check_subtype_of_projection_with::<S>(source, role, DEFAULT_VISITS)
+}
+
+/// [`check_subtype_of_projection`] with an explicit bound on visits per pair of states.
+pub fn check_subtype_of_projection_with<'r, S>(
+    source: &str,
+    role: &str,
+    visits: usize,
+) -> Result<Stats, HybridError>
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    let (serialised, projected) = sides::<S>(source, role)?;
+    is_subtype(&serialised, &projected, visits).map_err(|reason| HybridError::NotSubtype {
+        reason: Box::new(reason),
+        serialised,
+        projected,
+    })
+}
+
+/// Asserts [`check_subtype_of_projection`], panicking with the explanation: the one-line
+/// test of the hybrid workflow.
+///
+/// # Panics
+/// If the check fails; the message says why (see [`HybridError`]).
+#[track_caller]
+pub fn assert_subtype_of_projection<'r, S>(source: &str, role: &str)
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    if let Err(e) = check_subtype_of_projection::<S>(source, role) {
+        panic!("{e}");
+    }
+}
+
+/// Checks that the session type `S` behaves exactly as the projection of `role` (see
+/// [`projection`]) from `source`, both [`normalise`]d and compared with [`compare`]: what a
+/// generated, unoptimised API must satisfy.
+pub fn check_equals_projection<'r, S>(source: &str, role: &str) -> Result<(), HybridError>
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    let (serialised, projected) = sides::<S>(source, role)?;
+    compare(&projected, &serialised).map_err(|mismatch| HybridError::NotEqual {
+        mismatch,
+        serialised,
+        projected,
+    })
+}
+
+/// Asserts [`check_equals_projection`], panicking with the first difference.
+///
+/// # Panics
+/// If the check fails; the message says why (see [`HybridError`]).
+#[track_caller]
+pub fn assert_equals_projection<'r, S>(source: &str, role: &str)
+where
+    S: SessionType + FromState<'r>,
+    <S::Role as Role>::Message: Labelled,
+{
+    if let Err(e) = check_equals_projection::<S>(source, role) {
+        panic!("{e}");
+    }
+}
