@@ -70,7 +70,7 @@ pub struct SerializeError {
     pub session: &'static str,
     /// What the FSM model rejects (a role talking to itself, or two variants of one choice
     /// with the same label).
-    pub error: FsmError,
+    pub error: Box<FsmError>,
 }
 
 impl fmt::Display for SerializeError {
@@ -103,7 +103,7 @@ where
         .map_err(|error| SerializeError {
             role: <S::Role as Role>::NAME,
             session: std::any::type_name::<S>(),
-            error,
+            error: Box::new(error),
         })
 }
 

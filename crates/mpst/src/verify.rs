@@ -65,7 +65,7 @@ pub use compare::{compare, Mismatch};
 #[cfg(feature = "scribble")]
 pub use hybrid::{
     assert_equals_projection, assert_subtype_of_projection, check_equals_projection,
-    check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError,
+    check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError, Sides,
 };
 pub use names::{normalise, rust_name};
 

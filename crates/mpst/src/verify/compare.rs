@@ -5,6 +5,9 @@ use std::fmt;
 
 use mpst_fsm::{Action, Fsm, StateId};
 
+/// A state of the expected machine with a state of the actual one.
+type Pair = (StateId, StateId);
+
 /// Where two FSMs first behave differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
@@ -85,8 +88,7 @@ pub fn compare(expected: &Fsm, actual: &Fsm) -> Result<(), Mismatch> {
     }
     // Breadth first over pairs of states, remembering how each pair was reached.
     let start = (expected.initial(), actual.initial());
-    let mut reached: HashMap<(StateId, StateId), Option<((StateId, StateId), Action)>> =
-        HashMap::from([(start, None)]);
+    let mut reached: HashMap<Pair, Option<(Pair, Action)>> = HashMap::from([(start, None)]);
     let mut queue = VecDeque::from([start]);
     while let Some((e, a)) = queue.pop_front() {
         let mut only_expected = Vec::new();

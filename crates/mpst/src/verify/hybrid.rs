@@ -35,28 +35,33 @@ pub enum HybridError {
         available: Vec<String>,
     },
     /// The session type has no FSM.
-    Serialize(SerializeError),
+    Serialize(Box<SerializeError>),
     /// The projection has no Rust names (two labels of one state are one Rust name).
     Names(FsmError),
     /// The serialised session type is not shown to be an asynchronous subtype of the
     /// projection.
     NotSubtype {
-        /// Why (the machines are the normalised ones below).
+        /// Why (the machines are the normalised ones of `sides`).
         reason: Box<NotSubtype>,
-        /// The serialised session type.
-        serialised: Fsm,
-        /// The projection, normalised.
-        projected: Fsm,
+        /// The two machines compared.
+        sides: Box<Sides>,
     },
     /// The serialised session type does not behave as the projection.
     NotEqual {
         /// Where they differ.
-        mismatch: Mismatch,
-        /// The serialised session type.
-        serialised: Fsm,
-        /// The projection, normalised.
-        projected: Fsm,
+        mismatch: Box<Mismatch>,
+        /// The two machines compared.
+        sides: Box<Sides>,
     },
+}
+
+/// The two machines a hybrid check compares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sides {
+    /// The serialised session type.
+    pub serialised: Fsm,
+    /// The projection, [`normalise`]d.
+    pub projected: Fsm,
 }
 
 impl fmt::Display for HybridError {
@@ -97,26 +102,21 @@ impl fmt::Display for HybridError {
             ),
             HybridError::Serialize(e) => write!(f, "{e}"),
             HybridError::Names(e) => write!(f, "the projection has no Rust names: {e}"),
-            HybridError::NotSubtype {
-                reason,
-                serialised,
-                projected,
-            } => write!(
+            HybridError::NotSubtype { reason, sides } => write!(
                 f,
                 "the session type of role `{}` is not shown to be an asynchronous subtype of \
-                 its projection:\n{reason}\nserialised session type: {serialised}\
-                 projection: {projected}",
-                serialised.role()
+                 its projection:\n{reason}\nserialised session type: {}projection: {}",
+                sides.serialised.role(),
+                sides.serialised,
+                sides.projected
             ),
-            HybridError::NotEqual {
-                mismatch,
-                serialised,
-                projected,
-            } => write!(
+            HybridError::NotEqual { mismatch, sides } => write!(
                 f,
                 "the session type of role `{}` is not its projection: {mismatch}\n\
-                 serialised session type: {serialised}projection: {projected}",
-                serialised.role()
+                 serialised session type: {}projection: {}",
+                sides.serialised.role(),
+                sides.serialised,
+                sides.projected
             ),
         }
     }
@@ -173,14 +173,17 @@ pub fn projection(source: &str, role: &str) -> Result<Fsm, HybridError> {
 }
 
 /// Both sides of a hybrid check, normalised: (serialised `S`, projection of `role`).
-fn sides<'r, S>(source: &str, role: &str) -> Result<(Fsm, Fsm), HybridError>
+fn sides<'r, S>(source: &str, role: &str) -> Result<Box<Sides>, HybridError>
 where
     S: SessionType + FromState<'r>,
     <S::Role as Role>::Message: Labelled,
 {
     let projected = normalise(&projection(source, role)?).map_err(HybridError::Names)?;
-    let serialised = serialize::<S>().map_err(HybridError::Serialize)?;
-    Ok((serialised, projected))
+    let serialised = serialize::<S>().map_err(|e| HybridError::Serialize(Box::new(e)))?;
+    Ok(Box::new(Sides {
+        serialised,
+        projected,
+    }))
 }
 
 /// Checks that the session type `S` is an asynchronous subtype of the projection of
@@ -240,11 +243,12 @@ where
     S: SessionType + FromState<'r>,
     <S::Role as Role>::Message: Labelled,
 {
-    let (serialised, projected) = sides::<S>(source, role)?;
-    is_subtype(&serialised, &projected, visits).map_err(|reason| HybridError::NotSubtype {
-        reason: Box::new(reason),
-        serialised,
-        projected,
+    let sides = sides::<S>(source, role)?;
+    is_subtype(&sides.serialised, &sides.projected, visits).map_err(|reason| {
+        HybridError::NotSubtype {
+            reason: Box::new(reason),
+            sides,
+        }
     })
 }
 
@@ -272,11 +276,10 @@ where
     S: SessionType + FromState<'r>,
     <S::Role as Role>::Message: Labelled,
 {
-    let (serialised, projected) = sides::<S>(source, role)?;
-    compare(&projected, &serialised).map_err(|mismatch| HybridError::NotEqual {
-        mismatch,
-        serialised,
-        projected,
+    let sides = sides::<S>(source, role)?;
+    compare(&sides.projected, &sides.serialised).map_err(|mismatch| HybridError::NotEqual {
+        mismatch: Box::new(mismatch),
+        sides,
     })
 }
 

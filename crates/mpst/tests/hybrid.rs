@@ -1,0 +1,181 @@
+//! The hybrid and bottom-up workflows on the paper's double buffering (PPoPP 2022 §2):
+//! hand-written kernels against the projection from `double_buffering.scr`, and the whole
+//! system by k-MC.
+
+#![cfg(feature = "scribble")]
+
+use mpst::serialize::serialize;
+use mpst::verify::{self, HybridError, KmcFailure};
+use mpst::{session, Receive, Role, Send};
+
+const SCR: &str = include_str!("../../../examples/double_buffering/double_buffering.scr");
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+#[derive(Role)]
+#[message(Label)]
+struct S(#[route(K)] Channel, #[route(T)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct K(#[route(S)] Channel, #[route(T)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct T(#[route(S)] Channel, #[route(K)] Channel);
+
+#[derive(mpst::Message)]
+enum Label {
+    Ready(Ready),
+    Value(Value),
+}
+
+struct Ready;
+struct Value(#[allow(dead_code)] i32);
+
+#[session]
+struct Source(Receive<K, Ready, Send<K, Value, Self>>);
+
+#[session]
+struct Sink(Send<K, Ready, Receive<K, Value, Self>>);
+
+/// The kernel as projected.
+#[session]
+struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
+
+/// The optimised kernel of Listing 2: two readies up front.
+#[session]
+type KernelOpt = Send<S, Ready, KernelLoop>;
+
+#[session]
+struct KernelLoop(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
+
+/// A wrong reordering: the kernel waits for the value before telling the source it is
+/// ready, so both wait forever.
+#[session]
+struct KernelWrong(Receive<S, Value, Send<S, Ready, Receive<T, Ready, Send<T, Value, Self>>>>);
+
+#[test]
+fn the_optimised_kernel_is_a_subtype_of_its_projection() {
+    verify::assert_subtype_of_projection::<KernelOpt<'static, K>>(SCR, "K");
+    // So are the projected kernel and the other roles, which are their projections.
+    verify::assert_subtype_of_projection::<Kernel<'static, K>>(SCR, "K");
+    verify::assert_equals_projection::<Kernel<'static, K>>(SCR, "K");
+    verify::assert_equals_projection::<Source<'static, S>>(SCR, "DoubleBuffering.S");
+    verify::assert_equals_projection::<Sink<'static, T>>(SCR, "T");
+}
+
+#[test]
+#[should_panic(expected = "would have to overtake the supertype's send `S!Ready()`")]
+fn a_wrong_reordering_fails_with_the_explanation() {
+    verify::assert_subtype_of_projection::<KernelWrong<'static, K>>(SCR, "K");
+}
+
+#[test]
+fn the_failure_says_where_and_shows_both_machines() {
+    let err = verify::check_subtype_of_projection::<KernelWrong<'static, K>>(SCR, "K").unwrap_err();
+    let HybridError::NotSubtype { reason, sides } = &err else {
+        panic!("expected NotSubtype, got {err}");
+    };
+    assert_eq!(reason.sub_trace[0].to_string(), "S?Value()");
+    assert_eq!(reason.super_prefix[0].to_string(), "S!Ready()");
+    assert_eq!(sides.serialised.role(), "K");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "the session type of role `K` is not shown to be an asynchronous subtype of its \
+             projection:\nnot a subtype at"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("projection: {}", sides.projected)),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_optimised_kernel_is_not_equal_to_its_projection() {
+    let err = verify::check_equals_projection::<KernelOpt<'static, K>>(SCR, "K").unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "role `K` differs after `S!Ready()`: the expected FSM can also do `S?Value()`, the \
+             actual one can also do `S!Ready()`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn payloads_and_scribble_names_are_normalised() {
+    // Lower-case role and labels, a payload with a Java sort: the same protocol.
+    let scr = "global protocol P(role s, role k) {
+        rec l { ready() from k to s; value(x: int) from s to k; continue l; }
+    }";
+    #[session]
+    struct Small(Send<S, Ready, Receive<S, Value, Self>>);
+    verify::assert_equals_projection::<Small<'static, K>>(scr, "k");
+    verify::assert_equals_projection::<Small<'static, K>>(scr, "P.K");
+    let projected = verify::normalise(&verify::projection(scr, "k").unwrap()).unwrap();
+    assert_eq!(projected, serialize::<Small<'static, K>>().unwrap());
+}
+
+#[test]
+fn protocol_and_role_errors_are_values() {
+    let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(SCR, "X").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "protocol `DoubleBuffering` has no role `X`; its roles are: S, K, T"
+    );
+    let err =
+        verify::check_subtype_of_projection::<Kernel<'static, K>>(SCR, "Other.K").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no protocol `Other`; the source defines: DoubleBuffering"
+    );
+    let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(
+        "global protocol P(role K) { ready() from K to; }",
+        "K",
+    )
+    .unwrap_err();
+    let HybridError::Protocol(problems) = &err else {
+        panic!("expected a protocol error, got {err}");
+    };
+    assert!(problems[0].starts_with("1:"), "{problems:?}");
+    let two = format!("{SCR}\nglobal protocol Other(role K, role S) {{ ready() from K to S; }}");
+    let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(&two, "K").unwrap_err();
+    assert!(
+        err.to_string().contains("name one as `Protocol.Role`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_serialised_system_is_k_mc_bottom_up() {
+    let source = serialize::<Source<'static, S>>().unwrap();
+    let sink = serialize::<Sink<'static, T>>().unwrap();
+    let plain = serialize::<Kernel<'static, K>>().unwrap();
+    let optimised = serialize::<KernelOpt<'static, K>>().unwrap();
+    let report = verify::check_kmc(&[source.clone(), plain, sink.clone()], 1).unwrap();
+    assert!(report.is_kmc());
+    assert_eq!(report.k, 1);
+    // The source takes the first `ready` before the second is sent, so queues of one do.
+    verify::assert_kmc(&[source, optimised, sink], 1);
+}
+
+#[test]
+#[should_panic(expected = "not 1-MC: progress fails (k = 1): deadlock")]
+fn a_deadlocking_system_fails_with_the_counterexample() {
+    let source = serialize::<Source<'static, S>>().unwrap();
+    let sink = serialize::<Sink<'static, T>>().unwrap();
+    let wrong = serialize::<KernelWrong<'static, K>>().unwrap();
+    verify::assert_kmc(&[source, wrong, sink], 1);
+}
+
+#[test]
+fn a_system_missing_a_role_cannot_be_checked() {
+    let source = serialize::<Source<'static, S>>().unwrap();
+    let err = verify::check_kmc(&[source], 1).unwrap_err();
+    assert!(matches!(err, KmcFailure::Invalid(_)), "{err}");
+    assert!(err.to_string().starts_with("the system cannot be checked"));
+}
