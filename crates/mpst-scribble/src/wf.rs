@@ -22,15 +22,16 @@ use crate::{Diagnostic, ErrorKind, Global, GlobalProtocol, Name, Span};
 /// Every well-formedness error of `protocol`; empty when it is well-formed and every
 /// role can be projected.
 ///
-/// Structural errors (roles, variables, directedness) are reported first; projection
-/// errors (unmergeable roles) only when there is no structural error, since they
-/// would mostly repeat them.
+/// Structural errors (roles, variables, directedness) are reported, in source order;
+/// projection errors (unmergeable roles) only when there is no structural error, since
+/// they would mostly repeat them.
 pub fn check(protocol: &GlobalProtocol) -> Vec<Diagnostic> {
-    let errors = structural(protocol);
-    if !errors.is_empty() {
-        return errors;
+    let mut errors = structural(protocol);
+    if errors.is_empty() {
+        errors = projection_errors(protocol);
     }
-    projection_errors(protocol)
+    errors.sort_by_key(|d| (d.span.start, d.span.end));
+    errors
 }
 
 /// The declared roles of `protocol` that take part in no interaction, in declaration
