@@ -53,6 +53,42 @@ fn run(files: &[String], extra: &[&str]) -> Output {
     mpst(&args)
 }
 
+/// Every protocol of every example: its projections, one DOT file per role, are
+/// k-MC for k = 1 (a projected global type is safe with one-place queues).
+#[test]
+fn every_example_protocol_projects_to_a_1_mc_system() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&examples).expect("the examples directory") {
+        let dir = entry.expect("a directory entry").path();
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        let scr = dir.join(format!("{name}.scr"));
+        let Ok(source) = std::fs::read_to_string(&scr) else {
+            continue;
+        };
+        let protocols = mpst_scribble::parse(&source).expect("the example parses");
+        for protocol in &protocols {
+            let projections = mpst_scribble::project_all(protocol).expect("it projects");
+            let system: Vec<Fsm> = projections.into_iter().map(|p| p.fsm).collect();
+            let files = dot_files(&format!("{name}_{}", protocol.name.text), &system);
+            let out = run(&files, &["--k", "1"]);
+            assert_eq!(
+                code(&out),
+                0,
+                "{name}/{}: {}{}",
+                protocol.name.text,
+                stdout(&out),
+                stderr(&out)
+            );
+            assert!(stdout(&out).contains("k-MC holds for k = 1"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} example protocols found");
+}
+
 #[test]
 fn double_buffering_holds_and_the_least_k_is_printed() {
     let files = dot_files(

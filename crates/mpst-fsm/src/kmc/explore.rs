@@ -1,22 +1,18 @@
-//! Breadth-first exploration of the k-bounded transition system with a
-//! partial-order reduction (persistent sets with a cycle proviso).
+//! Exploration of the k-bounded transition system with a partial-order reduction
+//! (persistent sets, with the ignoring proviso of [`super::scc`]).
 //!
 //! In a configuration, a machine `p` is *eligible* when it has an enabled
 //! transition and every transition of its local state is either enabled or a receive
 //! whose queue holds a different message at its head. The enabled transitions of an
 //! eligible machine form a persistent set: no other machine can enable or disable
 //! them, and each commutes with everything the others can do before `p` moves (a send
-//! appends at the tail of a queue whose head only its receiver removes; a receive
-//! takes the head of a non-empty queue, which the others can only extend). Only the
-//! chosen machine's transitions are expanded, unless one of them leads back to a
-//! configuration on the depth-first stack (the stack cycle
-//! proviso: every cycle of the reduced graph then contains a fully expanded
-//! configuration, so no transition is ignored forever).
-//!
-//! With these two conditions every reachable violation of progress, eventual
-//! reception, unspecified reception and exhaustivity has a counterpart among the
-//! explored configurations, and "can this receive still happen" is decided exactly on
-//! the reduced graph; see the module documentation of [`super`].
+//! appends at the tail of a queue that only its receiver shortens; a receive takes
+//! the head of a non-empty queue, which the others can only extend). A configuration
+//! is expanded with the transitions of one eligible machine (fewest enabled
+//! transitions first, receivers before senders, then input order), or with every
+//! enabled transition when no machine is eligible. Local violations (unspecified
+//! reception, a stuck configuration that has not terminated) are checked as each
+//! configuration is expanded.
 
 use crate::{Direction, StateKind};
 
@@ -47,7 +43,7 @@ pub(crate) struct Edge {
 /// The explored (reduced) transition system.
 #[derive(Debug)]
 pub(crate) struct Graph {
-    /// The configurations, numbered in breadth-first discovery order (0 is initial).
+    /// The configurations, numbered in discovery order (0 is initial).
     pub store: Store,
     /// Every explored transition.
     pub edges: Vec<Edge>,

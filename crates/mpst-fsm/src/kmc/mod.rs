@@ -24,20 +24,35 @@
 //!
 //! # Algorithm
 //!
-//! The reachable configurations are explored breadth first and hash-consed (see
-//! `store`); roles, queues and messages are interned to small integers. A
-//! partial-order reduction expands, where it can, only the transitions of one role
-//! whose moves are independent of everything the others can do before it moves
-//! (persistent sets), with a cycle proviso so that no transition is postponed forever
-//! (see `explore`). Local violations (deadlock, unspecified reception) are found
-//! during exploration; the "eventually" properties are decided afterwards by backward
-//! reachability on the explored graph (see `analysis`). Both are exact on the reduced
-//! graph: persistent sets with the proviso preserve, from every explored configuration,
-//! the reachability of every transition, also among executions in which a given role
-//! whose send is blocked does not move; and each of the violations above is preserved
-//! by the moves the reduction may add, so a violation reachable in the full system
-//! has a counterpart that the reduced exploration visits. The test-suite compares the
-//! reduced and the full exploration on every example.
+//! Roles, queues and messages are interned to small integers and every reachable
+//! configuration is stored once, as a compact slice of words in a hash-consed arena
+//! (`store`). The exploration (`explore`) expands a configuration with the
+//! transitions of a single role when they are *persistent*: enabled or blocked for
+//! good, and independent of whatever the other roles can do before that role moves.
+//! Independent roles are then interleaved in one order instead of all orders; the
+//! optimised ring of 30 roles has 465 configurations instead of more than 2^30.
+//! Reduction alone could postpone a role forever while the others cycle, so (`scc`)
+//! every terminal strongly connected component of the explored graph must take every
+//! transition enabled in it; configurations where one is ignored are expanded fully
+//! and the exploration resumes, until none is.
+//!
+//! Progress, eventual reception and exhaustivity ask whether some receive can still
+//! happen (for exhaustivity, without the blocked sender moving). They are decided on
+//! the explored graph by backward reachability from the configurations where such a
+//! receive is explored (`analysis`). Why this is exact: from any explored
+//! configuration, a full execution `w` that ends with a receive can be rearranged
+//! into an explored one — at each explored configuration, either its persistent set
+//! contains a transition of `w` (the first one can be moved to the front), or every
+//! transition of the set is independent of all of `w` and can be taken first; the
+//! ignoring proviso guarantees the second case cannot repeat forever. The added
+//! transitions never belong to a role that has a move in `w` and never to a sender
+//! whose queue is full (it is not eligible), so "without that role moving" is
+//! preserved too. The same rearrangement of an execution reaching a violation ends in
+//! an explored configuration reached from it by other roles' moves, and each
+//! violation persists under those moves (a stuck message stays stuck, a starving role
+//! keeps starving, a full queue stays full). Counterexamples are shortest executions
+//! in the explored graph (`paths`). The test-suite compares the reduced check with an
+//! unreduced one and with a naive checker written from the definitions.
 //!
 //! # Example
 //!

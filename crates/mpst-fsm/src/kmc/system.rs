@@ -148,7 +148,7 @@ impl<'a> System<'a> {
         &self.fsms[m as usize].transitions(state)[i].action
     }
 
-    /// The original state number of machine `m`'s compiled state `s` (they coincide).
+    /// Whether the system is CSA, directed and basic (see [`Shape`]).
     pub fn shape(&self) -> Shape {
         let mut csa = true;
         let mut directed = true;
