@@ -33,7 +33,7 @@ step "mpst kmc: the optimised kernel with the projected source and sink"
 
 step "mpst generate $scr --optimised K=$optimised (the kernel's session types)"
 "$mpst" generate "$scr" --optimised "K=$optimised" -o "$out/api.rs"
-grep -E '^pub (type|struct) K' "$out/api.rs"
+grep -E '^pub (type|struct) K(Session|State)' "$out/api.rs"
 
 step "the processes, plain and with the optimised kernel"
 cargo run --quiet -p mpst-examples --example double_buffering
