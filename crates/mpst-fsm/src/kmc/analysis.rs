@@ -7,6 +7,7 @@ use crate::{Direction, StateKind};
 
 use super::explore::{queue_offsets, Graph};
 use super::paths::Paths;
+use super::scc::{components, Adjacency};
 use super::system::System;
 use super::violation::ViolationKind;
 
@@ -69,16 +70,6 @@ impl Reverse {
             }
         }
     }
-
-    /// The candidate closest to the initial configuration that does not reach the
-    /// event.
-    fn first_miss(&self, candidates: &[u32], paths: &Paths) -> Option<u32> {
-        candidates
-            .iter()
-            .copied()
-            .filter(|&c| self.mark[c as usize] != self.stamp)
-            .min_by_key(|&c| paths.depth[c as usize])
-    }
 }
 
 /// Checks progress, eventual reception and exhaustivity on a complete graph; returns
@@ -90,81 +81,48 @@ pub(crate) fn analyse(
     graph: &Graph,
     paths: &Paths,
 ) -> Option<(u32, ViolationKind)> {
+    analyse_in(sys, k, graph, paths, MAX_WORDS)
+}
+
+/// [`analyse`] holding at most `max_words` words of reachability bits at once.
+fn analyse_in(
+    sys: &System<'_>,
+    k: usize,
+    graph: &Graph,
+    paths: &Paths,
+    max_words: usize,
+) -> Option<(u32, ViolationKind)> {
     let n = sys.machines.len();
     let nq = sys.queues.len();
-    // Configurations where each event fires (source of an explored edge).
-    let mut receives_by_machine: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut best: Option<(u32, ViolationKind)> = None;
+    let mut consider = |c: u32, kind: &dyn Fn() -> ViolationKind| match &best {
+        Some((b, _)) if paths.depth[*b as usize] <= paths.depth[c as usize] => {}
+        _ => best = Some((c, kind())),
+    };
+    safety(sys, graph, max_words, &mut consider);
+    // Exhaustivity: the candidates, then one restricted backward search per queue.
     let mut receives_on_queue: Vec<Vec<u32>> = vec![Vec::new(); nq];
     for e in &graph.edges {
         let tr = sys.machines[e.machine as usize].trans[e.trans as usize];
         if tr.dir == Direction::Receive {
-            receives_by_machine[e.machine as usize].push(e.src);
             receives_on_queue[tr.queue as usize].push(e.src);
         }
     }
-    // Candidates for each violation, in discovery order.
-    let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut queued: Vec<Vec<u32>> = vec![Vec::new(); nq];
     let mut full: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nq];
     let mut offs = Vec::with_capacity(nq);
     for c in 0..graph.store.len() as u32 {
         let config = graph.store.get(c);
         queue_offsets(n, nq, config, &mut offs);
         for (m, machine) in sys.machines.iter().enumerate() {
-            let state = config[m];
-            match machine.kinds[state as usize] {
-                StateKind::Receive => waiting[m].push(c),
-                StateKind::End => continue,
-                StateKind::Send | StateKind::Mixed => {}
-            }
-            for t in machine.outgoing(state) {
+            for t in machine.outgoing(config[m]) {
                 let tr = machine.trans[t];
                 if tr.dir == Direction::Send && config[offs[tr.queue as usize]] as usize >= k {
                     full[tr.queue as usize].push((c, t as u32));
                 }
             }
         }
-        for (q, &o) in offs.iter().enumerate() {
-            if config[o] > 0 {
-                queued[q].push(c);
-            }
-        }
     }
     let mut reverse = Reverse::new(graph);
-    let mut best: Option<(u32, ViolationKind)> = None;
-    let mut consider = |c: u32, kind: ViolationKind| match &best {
-        Some((b, _)) if paths.depth[*b as usize] <= paths.depth[c as usize] => {}
-        _ => best = Some((c, kind)),
-    };
-    for m in 0..n {
-        if waiting[m].is_empty() {
-            continue;
-        }
-        reverse.reach(graph, &receives_by_machine[m], None);
-        if let Some(c) = reverse.first_miss(&waiting[m], paths) {
-            let role = sys.role(m as u32).to_string();
-            consider(c, ViolationKind::Starvation { role });
-        }
-    }
-    for q in 0..nq {
-        if queued[q].is_empty() {
-            continue;
-        }
-        reverse.reach(graph, &receives_on_queue[q], None);
-        if let Some(c) = reverse.first_miss(&queued[q], paths) {
-            let config = graph.store.get(c);
-            queue_offsets(n, nq, config, &mut offs);
-            let (from, to) = sys.queues[q];
-            consider(
-                c,
-                ViolationKind::Orphan {
-                    from: sys.role(from).to_string(),
-                    to: sys.role(to).to_string(),
-                    message: sys.messages[config[offs[q] + 1] as usize].clone(),
-                },
-            );
-        }
-    }
     for q in 0..nq {
         if full[q].is_empty() {
             continue;
@@ -176,15 +134,137 @@ pub(crate) fn analyse(
             .filter(|&&(c, _)| reverse.mark[c as usize] != reverse.stamp)
             .min_by_key(|&&(c, _)| paths.depth[c as usize]);
         if let Some(&(c, t)) = miss {
-            consider(
-                c,
-                ViolationKind::NotExhaustive {
-                    role: sys.role(from).to_string(),
-                    to: sys.role(to).to_string(),
-                    action: sys.action(from, t as usize).clone(),
-                },
-            );
+            consider(c, &|| ViolationKind::NotExhaustive {
+                role: sys.role(from).to_string(),
+                to: sys.role(to).to_string(),
+                action: sys.action(from, t as usize).clone(),
+            });
         }
     }
     best
+}
+
+/// Most words of reachability bits held at once (128 MiB); beyond that the events
+/// are processed in several passes.
+const MAX_WORDS: usize = 1 << 24;
+
+/// Progress and eventual reception: which receive events (machine `m` receives,
+/// for `m < n`; a receive on queue `q`, numbered `n + q`) each configuration can
+/// reach, as bit sets per strongly connected component propagated from sinks up.
+fn safety(
+    sys: &System<'_>,
+    graph: &Graph,
+    max_words: usize,
+    consider: &mut dyn FnMut(u32, &dyn Fn() -> ViolationKind),
+) {
+    let n = sys.machines.len();
+    let nq = sys.queues.len();
+    let nodes = graph.store.len();
+    let adj = Adjacency::new(nodes, &graph.edges);
+    let (comp, count) = components(nodes, &graph.edges, &adj);
+    let count = count as usize;
+    // Edges grouped by source component, in increasing order (counting sort).
+    let mut start = vec![0usize; count + 1];
+    for e in &graph.edges {
+        start[comp[e.src as usize] as usize + 1] += 1;
+    }
+    for c in 0..count {
+        start[c + 1] += start[c];
+    }
+    let mut by_comp = vec![0u32; graph.edges.len()];
+    for (i, e) in graph.edges.iter().enumerate() {
+        let c = comp[e.src as usize] as usize;
+        by_comp[start[c]] = i as u32;
+        start[c] += 1;
+    }
+    let events = n + nq;
+    let total = events.div_ceil(64);
+    let per_pass = (max_words / count.max(1)).clamp(1, total.max(1));
+    let mut offs = Vec::with_capacity(nq);
+    for first in (0..total).step_by(per_pass) {
+        let w = per_pass.min(total - first);
+        let (lo, hi) = (first * 64, (first * 64 + w * 64).min(events));
+        let mut bits = vec![0u64; count * w];
+        let set = |bits: &mut [u64], c: usize, event: usize| {
+            if (lo..hi).contains(&event) {
+                let i = event - lo;
+                bits[c * w + i / 64] |= 1 << (i % 64);
+            }
+        };
+        for e in &graph.edges {
+            let tr = sys.machines[e.machine as usize].trans[e.trans as usize];
+            if tr.dir == Direction::Receive {
+                let c = comp[e.src as usize] as usize;
+                set(&mut bits, c, e.machine as usize);
+                set(&mut bits, c, n + tr.queue as usize);
+            }
+        }
+        for &i in &by_comp {
+            let e = graph.edges[i as usize];
+            let (cs, cd) = (comp[e.src as usize] as usize, comp[e.dst as usize] as usize);
+            if cs != cd {
+                for j in 0..w {
+                    bits[cs * w + j] |= bits[cd * w + j];
+                }
+            }
+        }
+        let has = |c: usize, event: usize| {
+            let i = event - lo;
+            bits[c * w + i / 64] & (1 << (i % 64)) != 0
+        };
+        for v in 0..nodes as u32 {
+            let c = comp[v as usize] as usize;
+            let config = graph.store.get(v);
+            for m in lo.min(n)..hi.min(n) {
+                let kind = sys.machines[m].kinds[config[m] as usize];
+                if kind == StateKind::Receive && !has(c, m) {
+                    consider(v, &|| ViolationKind::Starvation {
+                        role: sys.role(m as u32).to_string(),
+                    });
+                }
+            }
+            if hi <= n {
+                continue;
+            }
+            queue_offsets(n, nq, config, &mut offs);
+            for q in lo.max(n) - n..hi - n {
+                let o = offs[q];
+                if config[o] > 0 && !has(c, n + q) {
+                    let (from, to) = sys.queues[q];
+                    consider(v, &|| ViolationKind::Orphan {
+                        from: sys.role(from).to_string(),
+                        to: sys.role(to).to_string(),
+                        message: sys.messages[config[o + 1] as usize].clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families;
+    use crate::kmc::explore::{Explored, Explorer};
+    use crate::LocalType;
+
+    #[test]
+    fn events_processed_in_several_passes_give_the_same_answer() {
+        // 71 roles: 142 events, so one word per component means three passes; the
+        // starving role's event is in the second.
+        let mut system = families::ring(70).optimised_system();
+        let waiting = LocalType::parse("r0?hello(). end").unwrap();
+        system.push(waiting.to_fsm("zz").unwrap());
+        let sys = System::compile(&system).unwrap();
+        let Explored::Complete(graph) = Explorer::new(&sys, 1, true, 1 << 20).run().unwrap() else {
+            panic!("no local violation expected");
+        };
+        let paths = Paths::new(&graph);
+        let one_pass = analyse_in(&sys, 1, &graph, &paths, MAX_WORDS);
+        let passes = analyse_in(&sys, 1, &graph, &paths, 1);
+        let starving = ViolationKind::Starvation { role: "zz".into() };
+        assert_eq!(one_pass.as_ref().map(|v| &v.1), Some(&starving));
+        assert_eq!(one_pass, passes);
+    }
 }

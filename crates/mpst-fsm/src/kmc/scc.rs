@@ -6,13 +6,13 @@
 use super::explore::{Edge, Explorer, Graph, FULL};
 
 /// Forward adjacency of the explored graph in compressed form.
-struct Adjacency {
+pub(crate) struct Adjacency {
     start: Vec<u32>,
     out: Vec<u32>,
 }
 
 impl Adjacency {
-    fn new(nodes: usize, edges: &[Edge]) -> Self {
+    pub(crate) fn new(nodes: usize, edges: &[Edge]) -> Self {
         let mut start = vec![0u32; nodes + 1];
         for e in edges {
             start[e.src as usize + 1] += 1;
@@ -38,7 +38,10 @@ const UNSEEN: u32 = u32::MAX;
 
 /// The strongly connected component of every node (Tarjan's algorithm, iterative),
 /// and how many components there are.
-fn components(nodes: usize, edges: &[Edge], adj: &Adjacency) -> (Vec<u32>, u32) {
+///
+/// Components are numbered in the order Tarjan's algorithm completes them: an edge
+/// between two components always goes to the one with the smaller number.
+pub(crate) fn components(nodes: usize, edges: &[Edge], adj: &Adjacency) -> (Vec<u32>, u32) {
     let mut index = vec![UNSEEN; nodes];
     let mut low = vec![0u32; nodes];
     let mut comp = vec![UNSEEN; nodes];
