@@ -275,6 +275,7 @@ extern crate self as mpst;
 
 pub mod channel;
 mod error;
+pub mod future;
 pub mod introspect;
 mod primitives;
 mod role;

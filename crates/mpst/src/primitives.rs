@@ -8,10 +8,8 @@
 
 use std::marker::PhantomData;
 
-use futures::{SinkExt, StreamExt};
-
-use crate::error::{ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
-use crate::role::{ExpectOne, Labelled, Message, Role, Route};
+use crate::future::{BranchFuture, ReceiveFuture, SendFuture};
+use crate::role::{Labelled, Message, Role, Route};
 use crate::session::{FromState, State};
 
 macro_rules! primitive {
@@ -98,66 +96,6 @@ pub trait Choices<'r>: Sized {
     ) -> Result<Self, <Self::Role as Role>::Message>;
 }
 
-#[inline]
-fn send_error<R: Role, P: Role, L>(error: impl Into<SendErrorKind>) -> SendError
-where
-    R::Message: Message<L>,
-{
-    SendError {
-        role: R::NAME,
-        peer: P::NAME,
-        label: <R::Message as Message<L>>::NAME,
-        kind: error.into(),
-    }
-}
-
-/// Wraps any sink error for [`SendErrorKind::from_sink_error`].
-struct SinkError<E>(E);
-
-impl<E: std::error::Error + std::marker::Send + Sync + 'static> From<SinkError<E>>
-    for SendErrorKind
-{
-    #[inline]
-    fn from(error: SinkError<E>) -> Self {
-        SendErrorKind::from_sink_error(error.0)
-    }
-}
-
-/// Sends `label` to `P` over the role's route.
-#[inline]
-async fn send_label<R, P, L>(role: &mut R, label: L) -> Result<(), SendError>
-where
-    R: Route<P>,
-    P: Role,
-    R::Message: Message<L>,
-    R::Route: futures::Sink<R::Message> + Unpin,
-    <R::Route as futures::Sink<R::Message>>::Error:
-        std::error::Error + std::marker::Send + Sync + 'static,
-{
-    role.route()
-        .send(<R::Message as Message<L>>::upcast(label))
-        .await
-        .map_err(|e| send_error::<R, P, L>(SinkError(e)))
-}
-
-/// Receives the next message from `P`.
-#[inline]
-async fn receive_message<R, P>(role: &mut R) -> Result<R::Message, ReceiveError>
-where
-    R: Route<P>,
-    P: Role,
-    R::Route: futures::Stream<Item = R::Message> + Unpin,
-{
-    match role.route().next().await {
-        Some(message) => Ok(message),
-        None => Err(ReceiveError {
-            role: R::NAME,
-            peer: P::NAME,
-            kind: ReceiveErrorKind::Disconnected,
-        }),
-    }
-}
-
 impl<'r, R, P, L, S> Send<'r, R, P, L, S>
 where
     R: Route<P>,
@@ -168,12 +106,10 @@ where
         std::error::Error + std::marker::Send + Sync + 'static,
     S: FromState<'r, Role = R>,
 {
-    /// Sends `label` to `P` and returns the continuation.
+    /// Sends `label` to `P`; the future resolves to the continuation.
     #[inline]
-    pub async fn send(self, label: L) -> Result<S, SendError> {
-        let state = self.state;
-        send_label::<R, P, L>(state.role, label).await?;
-        Ok(S::from_state(state))
+    pub fn send(self, label: L) -> SendFuture<'r, R, P, L, S> {
+        SendFuture::new(self.state, <R::Message as Message<L>>::upcast(label))
     }
 }
 
@@ -185,25 +121,13 @@ where
     R::Route: futures::Stream<Item = R::Message> + Unpin,
     S: FromState<'r, Role = R>,
 {
-    /// Waits for the label `L` from `P` and returns it with the continuation.
+    /// Waits for the label `L` from `P`; the future resolves to it and the continuation.
     ///
-    /// Fails with [`ReceiveErrorKind::UnexpectedLabel`] when another label arrives and with
-    /// [`ReceiveErrorKind::Disconnected`] when `P` is gone.
+    /// Fails with [`ReceiveErrorKind::UnexpectedLabel`](crate::ReceiveErrorKind) when
+    /// another label arrives and with `Disconnected` when `P` is gone.
     #[inline]
-    pub async fn receive(self) -> Result<(L, S), ReceiveError> {
-        let state = self.state;
-        let message = receive_message::<R, P>(state.role).await?;
-        match message.downcast() {
-            Ok(label) => Ok((label, S::from_state(state))),
-            Err(other) => Err(ReceiveError {
-                role: R::NAME,
-                peer: P::NAME,
-                kind: ReceiveErrorKind::UnexpectedLabel {
-                    received: other.label(),
-                    expected: <R::Message as ExpectOne<L>>::ONE,
-                },
-            }),
-        }
+    pub fn receive(self) -> ReceiveFuture<'r, R, P, L, S> {
+        ReceiveFuture::new(self.state)
     }
 }
 
@@ -215,17 +139,15 @@ where
     <R::Route as futures::Sink<R::Message>>::Error:
         std::error::Error + std::marker::Send + Sync + 'static,
 {
-    /// Sends `label`, one of the labels of the choice `C`, to `P` and returns that label's
-    /// continuation.
+    /// Sends `label`, one of the labels of the choice `C`, to `P`; the future resolves to
+    /// that label's continuation.
     #[inline]
-    pub async fn select<L>(self, label: L) -> Result<<C as Choice<'r, L>>::Session, SendError>
+    pub fn select<L>(self, label: L) -> SendFuture<'r, R, P, L, <C as Choice<'r, L>>::Session>
     where
         C: Choice<'r, L, Role = R>,
         R::Message: Message<L>,
     {
-        let state = self.state;
-        send_label::<R, P, L>(state.role, label).await?;
-        Ok(<C as Choice<'r, L>>::Session::from_state(state))
+        SendFuture::new(self.state, <R::Message as Message<L>>::upcast(label))
     }
 }
 
@@ -237,19 +159,10 @@ where
     R::Route: futures::Stream<Item = R::Message> + Unpin,
     C: Choices<'r, Role = R>,
 {
-    /// Waits for one of the labels of `C` from `P` and returns the matching variant of the
-    /// choice enum (the label and its continuation).
+    /// Waits for one of the labels of `C` from `P`; the future resolves to the matching
+    /// variant of the choice enum (the label and its continuation).
     #[inline]
-    pub async fn branch(self) -> Result<C, ReceiveError> {
-        let state = self.state;
-        let message = receive_message::<R, P>(state.role).await?;
-        C::downcast(state, message).map_err(|other| ReceiveError {
-            role: R::NAME,
-            peer: P::NAME,
-            kind: ReceiveErrorKind::UnexpectedLabel {
-                received: other.label(),
-                expected: C::LABELS,
-            },
-        })
+    pub fn branch(self) -> BranchFuture<'r, R, P, C> {
+        BranchFuture::new(self.state)
     }
 }
