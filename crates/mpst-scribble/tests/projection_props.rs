@@ -1,0 +1,134 @@
+//! Properties of well-formedness and projection on random global types.
+//!
+//! - Nothing panics, whatever the global type (undeclared roles, reflexive messages,
+//!   unbound or unguarded variables, undirected choices, unmergeable roles).
+//! - `check` and projection agree: no diagnostic exactly when every role projects.
+//! - Soundness: the projections of a well-formed protocol form a safe system; the
+//!   k-MC checker of `mpst-fsm` (an independent exploration of the composed system)
+//!   must accept them for k = 1 or 2.
+
+use mpst_fsm::{least_k, Message, Payload};
+use mpst_scribble::{check, project, project_all, project_fsm, Global, GlobalProtocol};
+use mpst_scribble::{Name, Span};
+use proptest::prelude::*;
+
+fn name(text: String) -> Name {
+    Name::new(text, Span::default())
+}
+
+fn role(i: usize) -> Name {
+    name(format!("R{i}"))
+}
+
+fn message(from: usize, to: usize, label: String, sort: bool, cont: Global) -> Global {
+    let payloads = if sort {
+        vec![Payload::new("i32")]
+    } else {
+        Vec::new()
+    };
+    Global::Message {
+        from: role(from),
+        to: role(to),
+        message: Message::with_payloads(label, payloads),
+        span: Span::default(),
+        cont: Box::new(cont),
+    }
+}
+
+/// Global types over roles `R0..R3` and variables `X`, `Y`. Choices are directed by
+/// construction most of the time (each branch starts with a distinct label from the
+/// chooser to one receiver), so a good share of them is well-formed.
+fn global() -> impl Strategy<Value = Global> {
+    let leaf = prop_oneof![
+        2 => Just(Global::End),
+        1 => prop::sample::select(vec!["X", "Y"]).prop_map(|v| Global::Continue(name(v.into()))),
+    ];
+    leaf.prop_recursive(6, 40, 3, |inner| {
+        prop_oneof![
+            4 => (0..4usize, 0..4usize, 0..3usize, any::<bool>(), inner.clone()).prop_map(
+                |(from, to, label, sort, cont)| message(from, to, format!("m{label}"), sort, cont)
+            ),
+            2 => (0..4usize, 0..4usize, prop::collection::vec(inner.clone(), 1..=3)).prop_map(
+                |(at, to, branches)| Global::Choice {
+                    at: role(at),
+                    branches: branches
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, b)| message(at, to, format!("c{i}"), false, b))
+                        .collect(),
+                    span: Span::default(),
+                }
+            ),
+            1 => (0..4usize, prop::collection::vec(inner.clone(), 1..=2)).prop_map(
+                |(at, branches)| Global::Choice {
+                    at: role(at),
+                    branches,
+                    span: Span::default(),
+                }
+            ),
+            2 => (prop::sample::select(vec!["X", "Y"]), inner).prop_map(|(v, body)| {
+                Global::Rec {
+                    var: name(v.into()),
+                    body: Box::new(body),
+                }
+            }),
+        ]
+    })
+}
+
+fn protocol() -> impl Strategy<Value = GlobalProtocol> {
+    (2..=4usize, global()).prop_map(|(roles, body)| GlobalProtocol {
+        name: name("Random".into()),
+        roles: (0..roles).map(role).collect(),
+        body,
+    })
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_global_rejects: 100_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn check_and_projection_agree_and_never_panic(p in protocol()) {
+        let errors = check(&p);
+        let all = project_all(&p);
+        prop_assert_eq!(errors.is_empty(), all.is_ok());
+        for r in &p.roles {
+            let local = project(&p, &r.text);
+            let fsm = project_fsm(&p, &r.text);
+            prop_assert_eq!(local.is_ok(), fsm.is_ok());
+            if errors.is_empty() {
+                prop_assert!(fsm.is_ok());
+            }
+        }
+        if let Ok(all) = all {
+            for projection in all {
+                let fsm = project_fsm(&p, &projection.role).expect("projects");
+                prop_assert_eq!(&fsm, &projection.fsm);
+                // The local type's own FSM has the same behaviour, without sharing.
+                let direct = projection.local.to_fsm(&projection.role).expect("an FSM");
+                prop_assert!(fsm.state_count() <= direct.state_count());
+            }
+        }
+    }
+
+    #[test]
+    fn projections_of_well_formed_protocols_are_k_mc(p in protocol()) {
+        prop_assume!(check(&p).is_empty());
+        let system: Vec<_> = project_all(&p)
+            .expect("well-formed protocols project")
+            .into_iter()
+            .map(|projection| projection.fsm)
+            .collect();
+        let report = least_k(&system, 2).expect("a well-formed system");
+        prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
+    }
+}
