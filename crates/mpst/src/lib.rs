@@ -244,8 +244,8 @@
 //! name from [`Labelled::name_of`] on the role's message enum, its payload name from
 //! `std::any::type_name`). Named structs and choice types report themselves through
 //! [`introspect::Visitor::named`], which closes recursion. The role running `S` is
-//! `<S as FromState>::Role`. A `serialize::<S>()` (session type to FSM) is one visitor;
-//! see [`introspect`] for the exact protocol.
+//! `<S as FromState>::Role`. The `serialize` feature's `serialize::<S>()` (session type to
+//! FSM) is one such visitor; see [`introspect`] for the exact protocol.
 //!
 //! At type level, a choice enum also lists its `(Label, Continuation)` pairs in
 //! [`Choices::Variants`], and a named struct its body in [`IntoSession::Session`].

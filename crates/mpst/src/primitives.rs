@@ -1,7 +1,7 @@
 //! The session primitives `Send`, `Receive`, `Select` and `Branch`, and the traits that
 //! connect choice enums to `Select` and `Branch`.
 //!
-//! Each primitive is a zero-sized wrapper around the role borrow ([`State`]); running a
+//! Each primitive is a pointer-sized wrapper around the role borrow ([`State`]); running a
 //! step consumes it and returns the continuation, so Rust's move checking enforces
 //! linearity. Labels travel as the role's message enum, straight over the route: no boxing,
 //! no dynamic dispatch, no allocation beyond what the channel itself does.
