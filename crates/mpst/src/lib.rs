@@ -297,3 +297,8 @@ pub use session::{try_session, End, FromState, IntoSession, State};
 /// [`serialize`] and [`verify`] users.
 #[cfg(feature = "serialize")]
 pub use mpst_fsm as fsm;
+
+/// The README's example, compiled and run as a doctest so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctest;
