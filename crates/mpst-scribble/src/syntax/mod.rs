@@ -39,7 +39,7 @@ mod lower;
 mod parser;
 
 pub use check::check;
-pub use lower::{lower, MAX_DEPTH, MAX_LOWERED_NESTING, MAX_NODES};
+pub use lower::{lower, MAX_DEPTH, MAX_FILE_NODES, MAX_LOWERED_NESTING, MAX_NODES};
 pub use parser::{parse_module, MAX_NESTING};
 
 use crate::{Diagnostic, GlobalProtocol};

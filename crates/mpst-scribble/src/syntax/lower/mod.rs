@@ -14,7 +14,7 @@
 //!   written (inside the callee for inlined nodes); a `choice` spans `choice at A`.
 //!
 //! Appending continuations copies them, so the size of the result is bounded by
-//! [`MAX_NODES`], and its depth (the longest path, which sequences lengthen) by
+//! [`MAX_NODES`] per protocol and [`MAX_FILE_NODES`] per file, and its depth (the longest path, which sequences lengthen) by
 //! [`MAX_DEPTH`]; larger expansions are reported instead of exhausting memory or the
 //! stack of whoever walks the result recursively.
 
@@ -32,6 +32,11 @@ use tree::Tree;
 
 /// The largest number of nodes a lowered protocol may have.
 pub const MAX_NODES: usize = 200_000;
+
+/// The largest number of nodes the lowering of a whole file may build (counting the
+/// protocols that turn out too large), so a file of many exploding protocols is
+/// rejected in bounded time.
+pub const MAX_FILE_NODES: usize = 1_000_000;
 
 /// The longest path (consecutive plus nested interactions) a lowered protocol may have.
 pub const MAX_DEPTH: usize = 10_000;
@@ -52,7 +57,20 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     }
     let mut lowered = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut file_nodes = 0;
     for protocol in &module.protocols {
+        if file_nodes > MAX_FILE_NODES {
+            diagnostics.push(Diagnostic::new(
+                ErrorKind::Unsupported,
+                protocol.name.span,
+                format!(
+                    "not lowered: the protocols before `{}` already expand to more than \
+                     {MAX_FILE_NODES} nodes in all",
+                    protocol.name.text
+                ),
+            ));
+            break;
+        }
         let mut lowerer = Lowerer {
             protocols: &protocols,
             frames: Vec::new(),
@@ -63,7 +81,9 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             root: protocol,
             diagnostics: &mut diagnostics,
         };
-        if let Ok(body) = lowerer.protocol(protocol) {
+        let result = lowerer.protocol(protocol);
+        file_nodes += lowerer.nodes;
+        if let Ok(body) = result {
             lowered.push(GlobalProtocol {
                 name: protocol.name.clone(),
                 roles: protocol.roles.clone(),
