@@ -1,5 +1,6 @@
 //! Data-driven tests of the generated code of every protocol in the repository:
-//! snapshots, stability, rustfmt-cleanliness and compilation without warnings.
+//! snapshots, stability, rustfmt-cleanliness, compilation without warnings, and the round
+//! trip `.scr` -> generate -> compile -> serialise -> FSM equal to the projection.
 
 mod support;
 
@@ -13,8 +14,21 @@ const REFUSED: &[(&str, &str)] = &[(
     "label `correct` carries `correct(i32)` in one place and `correct()` in another",
 )];
 
-/// Name, generated code, and the foreign payload types the code needs in scope.
-fn generated() -> Vec<(String, String, Vec<String>)> {
+/// One protocol's generated API and what the tests need to check it.
+#[derive(Debug, PartialEq)]
+struct Generated {
+    /// The test name: file path and protocol.
+    name: String,
+    /// The generated Rust source.
+    code: String,
+    /// The foreign payload types the code needs in scope.
+    foreign: Vec<String>,
+    /// Each role's Scribble name and its projection, as DOT.
+    projections: Vec<(String, String)>,
+}
+
+/// The generated API of every protocol of the repository (see [`REFUSED`]).
+fn generated() -> Vec<Generated> {
     let mut out = Vec::new();
     let mut refused = Vec::new();
     for path in support::protocols() {
@@ -27,7 +41,16 @@ fn generated() -> Vec<(String, String, Vec<String>)> {
                 Ok(code) => {
                     let fsms = mpst_codegen::role_fsms(protocol, &[], 10).unwrap();
                     let foreign = mpst_codegen::foreign_sorts(&fsms).into_iter().collect();
-                    out.push((name, code, foreign));
+                    let projections = fsms
+                        .iter()
+                        .map(|fsm| (fsm.role().to_string(), mpst_fsm::write_dot(fsm)))
+                        .collect();
+                    out.push(Generated {
+                        name,
+                        code,
+                        foreign,
+                        projections,
+                    });
                 }
                 Err(mpst_codegen::GenerateError::Codegen(e)) => refused.push((name, e.to_string())),
                 Err(e) => panic!("{name}: {e}"),
@@ -49,7 +72,7 @@ fn generated() -> Vec<(String, String, Vec<String>)> {
 
 #[test]
 fn snapshots_of_every_protocol() {
-    for (name, code, _) in generated() {
+    for Generated { name, code, .. } in generated() {
         insta::assert_snapshot!(name, code);
     }
 }
@@ -63,7 +86,7 @@ fn generation_is_stable() {
 
 #[test]
 fn generated_code_is_rustfmt_clean() {
-    for (name, code, _) in generated() {
+    for Generated { name, code, .. } in generated() {
         let mut child = Command::new("rustfmt")
             .args(["--edition", "2021", "--emit", "stdout"])
             .stdin(Stdio::piped())
@@ -87,13 +110,21 @@ fn generated_code_is_rustfmt_clean() {
 }
 
 /// Each generated API is compiled, with warnings denied, in a program that wires its
-/// roles; trybuild builds and runs every program.
+/// roles, then serialises each role's session type and compares it with the role's
+/// projection (see `support::round_trip`); trybuild builds and runs every program, and a
+/// mismatch makes the program exit with status 1.
 #[test]
-fn generated_code_compiles_without_warnings() {
+fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated");
     std::fs::create_dir_all(&dir).unwrap();
     let cases = trybuild::TestCases::new();
-    for (name, code, foreign) in generated() {
+    for Generated {
+        name,
+        code,
+        foreign,
+        projections,
+    } in generated()
+    {
         // Foreign payload sorts stand for user types: a unit struct is enough here.
         let foreign: String = foreign
             .iter()
@@ -102,8 +133,8 @@ fn generated_code_compiles_without_warnings() {
         let api = dir.join(format!("{name}_api.rs"));
         std::fs::write(&api, &code).unwrap();
         let program = format!(
-            "#![deny(warnings)]\n#![allow(dead_code)]\n\nmod api {{\n{foreign}    include!({api:?});\n}}\n\n\
-             fn main() {{\n    let _roles = <api::Roles as Default>::default();\n}}\n"
+            "#![deny(warnings)]\n#![allow(dead_code)]\n\nmod api {{\n{foreign}    include!({api:?});\n}}\n\n{}",
+            support::round_trip::program_main(&projections)
         );
         let main = dir.join(format!("{name}.rs"));
         let mut file = std::fs::File::create(&main).unwrap();

@@ -41,3 +41,5 @@ pub fn name(path: &Path) -> String {
         .to_string_lossy()
         .replace(['/', '\\', '-', '.'], "_")
 }
+
+pub mod round_trip;
