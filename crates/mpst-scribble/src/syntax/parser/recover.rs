@@ -57,6 +57,8 @@ impl Parser<'_> {
                         {
                             continue;
                         }
+                        // `continue X with { ... };` ends with the `;`.
+                        self.eat(TokenKind::Semi);
                         break;
                     }
                 }
