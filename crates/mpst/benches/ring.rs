@@ -1,0 +1,195 @@
+//! Ring (CAMP; PPoPP 2022 Section 4.2): a token goes round `A -> B -> C -> A` for `laps`
+//! laps, each role adding 1, then `A` sends `stop` round the ring. (The papers' ring never
+//! ends; this finite variant lets one session be one timed run:
+//! `rec X { choice at A { value A->B; value B->C; value C->A; continue X }
+//!          or { stop A->B; stop B->C } }`.) Two implementations in one criterion group:
+//! `typed` (the projected session types) and `bare` (the same protocol written by hand on
+//! the same `mpst::channel::Unbounded<Label>` channels). Roles and channels are created
+//! once and reused by every session. See `BENCHMARKS.md`.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use futures::executor::block_on;
+use futures::future::try_join3;
+use futures::{SinkExt, StreamExt};
+use mpst::channel::Unbounded;
+use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+
+type Channel = Unbounded<Label>;
+
+#[derive(Roles)]
+struct Roles(A, B, C);
+
+#[derive(Role)]
+#[message(Label)]
+struct A(#[route(B)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct B(#[route(A)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct C(#[route(A)] Channel, #[route(B)] Channel);
+
+#[derive(Message)]
+enum Label {
+    Value(Value),
+    Stop(Stop),
+}
+
+struct Value(u64);
+struct Stop;
+
+#[session]
+type RingA = Select<B, ChoiceA>;
+
+#[session]
+#[allow(dead_code)] // a `Select` choice: only its type is used
+enum ChoiceA {
+    Value(Value, Receive<C, Value, RingA>),
+    Stop(Stop, End),
+}
+
+#[session]
+type RingB = Branch<A, ChoiceB>;
+
+#[session]
+enum ChoiceB {
+    Value(Value, Send<C, Value, RingB>),
+    Stop(Stop, Send<C, Stop, End>),
+}
+
+#[session]
+type RingC = Branch<B, ChoiceC>;
+
+#[session]
+enum ChoiceC {
+    Value(Value, Send<A, Value, RingC>),
+    Stop(Stop, End),
+}
+
+async fn ring_a(role: &mut A, laps: u64) -> Result<u64, Error> {
+    try_session(role, |mut s: RingA<'_, A>| async move {
+        let mut token = 0;
+        for _ in 0..laps {
+            let (Value(back), t) = s.select(Value(token + 1)).await?.receive().await?;
+            token = back;
+            s = t;
+        }
+        Ok((token, s.select(Stop).await?))
+    })
+    .await
+}
+
+async fn ring_b(role: &mut B) -> Result<(), Error> {
+    try_session(role, |mut s: RingB<'_, B>| async move {
+        loop {
+            s = match s.branch().await? {
+                ChoiceB::Value(Value(x), t) => t.send(Value(x + 1)).await?,
+                ChoiceB::Stop(Stop, t) => return Ok(((), t.send(Stop).await?)),
+            }
+        }
+    })
+    .await
+}
+
+async fn ring_c(role: &mut C) -> Result<(), Error> {
+    try_session(role, |mut s: RingC<'_, C>| async move {
+        loop {
+            s = match s.branch().await? {
+                ChoiceC::Value(Value(x), t) => t.send(Value(x + 1)).await?,
+                ChoiceC::Stop(Stop, end) => return Ok(((), end)),
+            }
+        }
+    })
+    .await
+}
+
+fn unexpected(role: &'static str) -> Error {
+    Error::other(format!("{role}: unexpected label"))
+}
+
+fn closed(role: &'static str) -> Error {
+    Error::other(format!("{role}: channel closed"))
+}
+
+async fn bare_a(a_b: &mut Channel, a_c: &mut Channel, laps: u64) -> Result<u64, Error> {
+    let mut token = 0;
+    for _ in 0..laps {
+        a_b.send(Label::Value(Value(token + 1)))
+            .await
+            .map_err(Error::other)?;
+        token = match a_c.next().await {
+            Some(Label::Value(Value(back))) => back,
+            Some(_) => return Err(unexpected("A")),
+            None => return Err(closed("A")),
+        };
+    }
+    a_b.send(Label::Stop(Stop)).await.map_err(Error::other)?;
+    Ok(token)
+}
+
+/// `B` and `C` of the hand-written ring: pass each value on plus one; `B` passes `stop` on.
+async fn bare_forward(
+    from: &mut Channel,
+    to: &mut Channel,
+    forward_stop: bool,
+) -> Result<(), Error> {
+    loop {
+        match from.next().await {
+            Some(Label::Value(Value(x))) => to
+                .send(Label::Value(Value(x + 1)))
+                .await
+                .map_err(Error::other)?,
+            Some(Label::Stop(Stop)) if forward_stop => {
+                return to.send(Label::Stop(Stop)).await.map_err(Error::other)
+            }
+            Some(Label::Stop(Stop)) => return Ok(()),
+            None => return Err(closed("B or C")),
+        }
+    }
+}
+
+fn ring(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ring");
+    let Roles(mut a, mut b, mut c) = Roles::default();
+    let (mut a_b, mut b_a) = mpst::channel::unbounded::<Label>();
+    let (mut a_c, mut c_a) = mpst::channel::unbounded::<Label>();
+    let (mut b_c, mut c_b) = mpst::channel::unbounded::<Label>();
+    for laps in (10..=50).step_by(10) {
+        let typed = block_on(try_join3(
+            ring_a(&mut a, laps),
+            ring_b(&mut b),
+            ring_c(&mut c),
+        ));
+        let bare = block_on(try_join3(
+            bare_a(&mut a_b, &mut a_c, laps),
+            bare_forward(&mut b_a, &mut b_c, true),
+            bare_forward(&mut c_b, &mut c_a, false),
+        ));
+        assert_eq!(typed.unwrap().0, 3 * laps);
+        assert_eq!(bare.unwrap().0, 3 * laps);
+
+        group.throughput(Throughput::Elements(3 * laps));
+        group.bench_with_input(BenchmarkId::new("typed", laps), &laps, |bencher, &laps| {
+            bencher.iter(|| {
+                let run = try_join3(ring_a(&mut a, laps), ring_b(&mut b), ring_c(&mut c));
+                black_box(block_on(run).unwrap())
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("bare", laps), &laps, |bencher, &laps| {
+            bencher.iter(|| {
+                let run = try_join3(
+                    bare_a(&mut a_b, &mut a_c, laps),
+                    bare_forward(&mut b_a, &mut b_c, true),
+                    bare_forward(&mut c_b, &mut c_a, false),
+                );
+                black_box(block_on(run).unwrap())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ring);
+criterion_main!(benches);

@@ -1,0 +1,195 @@
+//! Three adder (PPoPP 2022 Table 1): `A` and `B` exchange their numbers, both send them to
+//! `C`, and `C` replies to both with the sum — one short session of six messages. Two
+//! implementations in one criterion group: `typed` (the projected session types) and
+//! `bare` (the same protocol written by hand on the same `mpst::channel::Unbounded<Label>`
+//! channels). Roles and channels are created once; each iteration runs one session, so
+//! this measures the fixed cost of a session (`try_session` and every step). See
+//! `BENCHMARKS.md`.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use futures::executor::block_on;
+use futures::future::try_join3;
+use futures::{SinkExt, StreamExt};
+use mpst::channel::Unbounded;
+use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+
+type Channel = Unbounded<Label>;
+
+#[derive(Roles)]
+struct Roles(A, B, C);
+
+#[derive(Role)]
+#[message(Label)]
+struct A(#[route(B)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct B(#[route(A)] Channel, #[route(C)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct C(#[route(A)] Channel, #[route(B)] Channel);
+
+#[derive(Message)]
+enum Label {
+    Add(Add),
+    Sum(Sum),
+}
+
+struct Add(i32);
+struct Sum(i32);
+
+#[session]
+type AdderA = Send<B, Add, Receive<B, Add, Send<C, Add, Receive<C, Sum, End>>>>;
+
+#[session]
+type AdderB = Receive<A, Add, Send<A, Add, Send<C, Add, Receive<C, Sum, End>>>>;
+
+#[session]
+type AdderC = Receive<A, Add, Receive<B, Add, Send<A, Sum, Send<B, Sum, End>>>>;
+
+async fn adder_a(role: &mut A, x: i32) -> Result<i32, Error> {
+    try_session(role, |s: AdderA<'_, A>| async move {
+        let (Add(_), s) = s.send(Add(x)).await?.receive().await?;
+        let (Sum(sum), end) = s.send(Add(x)).await?.receive().await?;
+        Ok((sum, end))
+    })
+    .await
+}
+
+async fn adder_b(role: &mut B, y: i32) -> Result<i32, Error> {
+    try_session(role, |s: AdderB<'_, B>| async move {
+        let (Add(_), s) = s.receive().await?;
+        let s = s.send(Add(y)).await?.send(Add(y)).await?;
+        let (Sum(sum), end) = s.receive().await?;
+        Ok((sum, end))
+    })
+    .await
+}
+
+async fn adder_c(role: &mut C) -> Result<i32, Error> {
+    try_session(role, |s: AdderC<'_, C>| async move {
+        let (Add(x), s) = s.receive().await?;
+        let (Add(y), s) = s.receive().await?;
+        let sum = x.wrapping_add(y);
+        let end = s.send(Sum(sum)).await?.send(Sum(sum)).await?;
+        Ok((sum, end))
+    })
+    .await
+}
+
+fn unexpected(role: &'static str) -> Error {
+    Error::other(format!("{role}: unexpected label"))
+}
+
+fn closed(role: &'static str) -> Error {
+    Error::other(format!("{role}: channel closed"))
+}
+
+async fn bare_add(channel: &mut Channel, role: &'static str) -> Result<i32, Error> {
+    match channel.next().await {
+        Some(Label::Add(Add(x))) => Ok(x),
+        Some(_) => Err(unexpected(role)),
+        None => Err(closed(role)),
+    }
+}
+
+async fn bare_sum(channel: &mut Channel, role: &'static str) -> Result<i32, Error> {
+    match channel.next().await {
+        Some(Label::Sum(Sum(x))) => Ok(x),
+        Some(_) => Err(unexpected(role)),
+        None => Err(closed(role)),
+    }
+}
+
+/// The hand-written roles: one channel end per peer, as the derived roles have.
+struct Bare {
+    a_b: Channel,
+    a_c: Channel,
+    b_a: Channel,
+    b_c: Channel,
+    c_a: Channel,
+    c_b: Channel,
+}
+
+impl Bare {
+    fn new() -> Self {
+        let (a_b, b_a) = mpst::channel::unbounded();
+        let (a_c, c_a) = mpst::channel::unbounded();
+        let (b_c, c_b) = mpst::channel::unbounded();
+        Self {
+            a_b,
+            a_c,
+            b_a,
+            b_c,
+            c_a,
+            c_b,
+        }
+    }
+}
+
+async fn bare_a(a_b: &mut Channel, a_c: &mut Channel, x: i32) -> Result<i32, Error> {
+    a_b.send(Label::Add(Add(x))).await.map_err(Error::other)?;
+    bare_add(a_b, "A").await?;
+    a_c.send(Label::Add(Add(x))).await.map_err(Error::other)?;
+    bare_sum(a_c, "A").await
+}
+
+async fn bare_b(b_a: &mut Channel, b_c: &mut Channel, y: i32) -> Result<i32, Error> {
+    bare_add(b_a, "B").await?;
+    b_a.send(Label::Add(Add(y))).await.map_err(Error::other)?;
+    b_c.send(Label::Add(Add(y))).await.map_err(Error::other)?;
+    bare_sum(b_c, "B").await
+}
+
+async fn bare_c(c_a: &mut Channel, c_b: &mut Channel) -> Result<i32, Error> {
+    let x = bare_add(c_a, "C").await?;
+    let y = bare_add(c_b, "C").await?;
+    let sum = x.wrapping_add(y);
+    c_a.send(Label::Sum(Sum(sum))).await.map_err(Error::other)?;
+    c_b.send(Label::Sum(Sum(sum))).await.map_err(Error::other)?;
+    Ok(sum)
+}
+
+fn three_adder(c: &mut Criterion) {
+    let mut group = c.benchmark_group("three_adder");
+    let Roles(mut a, mut b, mut c) = Roles::default();
+    let mut bare = Bare::new();
+    let typed = block_on(try_join3(
+        adder_a(&mut a, 2),
+        adder_b(&mut b, 3),
+        adder_c(&mut c),
+    ));
+    let Bare {
+        a_b,
+        a_c,
+        b_a,
+        b_c,
+        c_a,
+        c_b,
+    } = &mut bare;
+    let hand = block_on(try_join3(
+        bare_a(a_b, a_c, 2),
+        bare_b(b_a, b_c, 3),
+        bare_c(c_a, c_b),
+    ));
+    assert_eq!(typed.unwrap(), (5, 5, 5));
+    assert_eq!(hand.unwrap(), (5, 5, 5));
+
+    group.bench_function("typed", |bencher| {
+        bencher.iter(|| {
+            let run = try_join3(adder_a(&mut a, 2), adder_b(&mut b, 3), adder_c(&mut c));
+            black_box(block_on(run).unwrap())
+        })
+    });
+    group.bench_function("bare", |bencher| {
+        bencher.iter(|| {
+            let run = try_join3(bare_a(a_b, a_c, 2), bare_b(b_a, b_c, 3), bare_c(c_a, c_b));
+            black_box(block_on(run).unwrap())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, three_adder);
+criterion_main!(benches);
