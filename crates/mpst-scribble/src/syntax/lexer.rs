@@ -26,8 +26,6 @@ pub enum Keyword {
     Protocol,
     /// `global`
     Global,
-    /// `local` (unsupported)
-    Local,
     /// `nested` (unsupported)
     Nested,
     /// `explicit` (unsupported)
@@ -78,7 +76,6 @@ impl Keyword {
             "as" => As,
             "protocol" => Protocol,
             "global" => Global,
-            "local" => Local,
             "nested" => Nested,
             "explicit" => Explicit,
             "aux" => Aux,

@@ -21,7 +21,8 @@ impl Parser<'_> {
         let open = self.expect(TokenKind::LBrace, "to open a block")?;
         self.depth += 1;
         let mut interactions = Vec::new();
-        while !self.at(TokenKind::RBrace) && !self.at(TokenKind::Eof) {
+        while !self.at(TokenKind::RBrace) && !self.at(TokenKind::Eof) && !self.at_declaration_only()
+        {
             match self.interaction() {
                 Ok(Some(interaction)) => interactions.push(interaction),
                 Ok(None) => {}
@@ -64,6 +65,7 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::Nested) => {
                 let span = self.bump().span;
+                self.eat(TokenKind::Keyword(Keyword::Protocol));
                 self.unsupported(span, "nested protocols");
                 return Err(Reported);
             }

@@ -230,6 +230,7 @@ impl<'a> Parser<'a> {
     fn module(&mut self) -> Module {
         let mut module = Module::default();
         loop {
+            let item = self.pos;
             let result = match self.peek_kind() {
                 TokenKind::Eof => break,
                 TokenKind::Pragma => {
@@ -248,6 +249,7 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Keyword(Keyword::Nested) => {
                     let span = self.bump().span;
+                    self.eat(TokenKind::Keyword(Keyword::Protocol));
                     self.unsupported(span, "nested protocols");
                     Err(Reported)
                 }
@@ -258,7 +260,7 @@ impl<'a> Parser<'a> {
                 }),
             };
             if result.is_err() {
-                self.recover_top();
+                self.recover_top(item);
             }
         }
         module
@@ -347,8 +349,9 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        if self.at_kw(Keyword::Local) {
+        if self.at_word("local") && self.nth_kind(1) == TokenKind::Keyword(Keyword::Protocol) {
             let span = self.bump().span;
+            self.bump();
             self.unsupported(span, "local protocols");
             return Err(Reported);
         }

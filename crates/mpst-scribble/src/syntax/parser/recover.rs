@@ -45,6 +45,7 @@ impl Parser<'_> {
                 }
                 TokenKind::LBrace => depth += 1,
                 TokenKind::RBrace if depth == 0 => break,
+                _ if depth == 0 && self.at_declaration_only() => break,
                 TokenKind::RBrace => {
                     depth -= 1;
                     if depth == 0 {
@@ -67,7 +68,7 @@ impl Parser<'_> {
             self.bump();
         }
         // Always make progress, but never consume the `}` that closes the block.
-        if self.pos == start && !self.at(TokenKind::RBrace) {
+        if self.pos == start && !self.at(TokenKind::RBrace) && !self.at_declaration_only() {
             self.bump();
         }
     }
@@ -79,17 +80,28 @@ impl Parser<'_> {
             TokenKind::Pragma | TokenKind::Eof => true,
             TokenKind::Keyword(kw) => matches!(
                 kw,
-                Global | Aux | Protocol | Explicit | Nested | Local | Module | Import | Type | Sig
+                Global | Aux | Protocol | Explicit | Nested | Module | Import | Type | Sig
             ),
             _ => false,
         }
     }
 
-    /// Skips to the next top-level declaration, jumping over balanced braces.
-    pub(super) fn recover_top(&mut self) {
-        let start = self.pos;
+    /// Whether the next token can only start a top-level declaration, never an
+    /// interaction: a block that meets one was left unclosed.
+    pub(super) fn at_declaration_only(&self) -> bool {
+        use Keyword::*;
+        matches!(
+            self.peek_kind(),
+            TokenKind::Keyword(Global | Aux | Protocol | Explicit | Module | Import | Type | Sig)
+        )
+    }
+
+    /// Skips to the next top-level declaration, jumping over balanced braces. `item` is
+    /// the token index where the broken declaration started: a declaration keyword
+    /// there is the broken one's own and is skipped, any later one is kept.
+    pub(super) fn recover_top(&mut self, item: usize) {
         loop {
-            if self.at_declaration() && (self.pos != start || self.at(TokenKind::Eof)) {
+            if self.at_declaration() && (self.pos != item || self.at(TokenKind::Eof)) {
                 return;
             }
             if self.at(TokenKind::LBrace) {
