@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::{Action, Direction, Fsm, StateKind};
+use crate::{Action, Fsm, StateKind};
 
 /// Interned action number, shared by the sub- and the supertype.
 pub(super) type ActionId = u32;
@@ -14,8 +14,6 @@ pub(super) struct ActionTable {
     actions: Vec<Action>,
     /// `peer * 2 + direction` of each id: what [`act`](super) of the paper compares.
     kinds: Vec<u32>,
-    /// The peer number of each id.
-    peers: Vec<u32>,
     index: FxHashMap<Action, ActionId>,
     peer_index: FxHashMap<String, u32>,
 }
@@ -25,7 +23,6 @@ impl ActionTable {
         ActionTable {
             actions: Vec::new(),
             kinds: Vec::new(),
-            peers: Vec::new(),
             index: FxHashMap::default(),
             peer_index: FxHashMap::default(),
         }
@@ -46,7 +43,6 @@ impl ActionTable {
             .or_insert(next_peer);
         let id = self.actions.len() as ActionId;
         self.actions.push(action.clone());
-        self.peers.push(peer);
         self.kinds.push(peer * 2 + u32::from(action.is_receive()));
         self.index.insert(key, id);
         id
@@ -55,16 +51,6 @@ impl ActionTable {
     /// The action behind an id.
     pub(super) fn action(&self, id: ActionId) -> &Action {
         &self.actions[id as usize]
-    }
-
-    /// Whether the action receives.
-    pub(super) fn is_receive(&self, id: ActionId) -> bool {
-        self.actions[id as usize].direction == Direction::Receive
-    }
-
-    /// The peer number of the action.
-    pub(super) fn peer(&self, id: ActionId) -> u32 {
-        self.peers[id as usize]
     }
 
     /// `peer * 2 + (1 if receive)`: the element of `act(π)` this action contributes.
@@ -88,14 +74,26 @@ pub(super) struct Machine {
 }
 
 impl Machine {
-    fn compile(fsm: &Fsm, table: &mut ActionTable) -> Self {
+    fn compile<'a>(
+        fsm: &'a Fsm,
+        table: &mut ActionTable,
+        cache: &mut FxHashMap<&'a Action, ActionId>,
+    ) -> Self {
         let mut offsets = Vec::with_capacity(fsm.state_count() + 1);
         let mut edges = Vec::with_capacity(fsm.transition_count());
         let mut kinds = Vec::with_capacity(fsm.state_count());
         for state in 0..fsm.state_count() {
             offsets.push(edges.len() as u32);
             for t in fsm.transitions(state) {
-                edges.push((table.intern(&t.action), t.target as u32));
+                let id = match cache.get(&t.action) {
+                    Some(&id) => id,
+                    None => {
+                        let id = table.intern(&t.action);
+                        cache.insert(&t.action, id);
+                        id
+                    }
+                };
+                edges.push((id, t.target as u32));
             }
             kinds.push(fsm.kind(state));
         }
@@ -120,10 +118,13 @@ impl Machine {
     }
 }
 
-/// Compiles both machines against one action table.
+/// Compiles both machines against one action table. Equal actions (payload names
+/// included) are looked up by reference first, so that large machines with few
+/// distinct actions compile without copying any.
 pub(super) fn compile(sub: &Fsm, sup: &Fsm) -> (ActionTable, Machine, Machine) {
     let mut table = ActionTable::new();
-    let sub = Machine::compile(sub, &mut table);
-    let sup = Machine::compile(sup, &mut table);
+    let mut cache = FxHashMap::default();
+    let sub = Machine::compile(sub, &mut table, &mut cache);
+    let sup = Machine::compile(sup, &mut table, &mut cache);
     (table, sub, sup)
 }

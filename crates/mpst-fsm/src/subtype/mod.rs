@@ -78,6 +78,14 @@ pub const DEFAULT_VISITS: usize = 100;
 ///
 /// Actions are compared by peer, direction, label and payload *sorts* (payload names
 /// are ignored). Role names are not compared.
+///
+/// # Errors
+/// A [`NotSubtype`] explaining where and why no rule applied. A failing check
+/// runs the search twice: the second run records the prefixes and paths, so that
+/// successful checks never pay for explanations.
+// The explanation is the point of the error value (several prefixes and paths), so it
+// is large; returning it unboxed keeps the API simple for callers that box it anyway.
+#[allow(clippy::result_large_err)]
 pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotSubtype> {
-    visitor::Visitor::new(sub, sup, visits).run()
+    visitor::check(sub, sup, visits).map_err(|e| *e)
 }

@@ -15,6 +15,8 @@ const LIVE: u32 = u32::MAX;
 #[derive(Debug, Clone, Copy)]
 struct Item {
     action: ActionId,
+    /// `peer * 2 + 1` for a receive, `peer * 2` for a send ([`ActionTable::kind`]).
+    kind: u32,
     /// Position in [`Prefix::removed`] of the removal of this item, or [`LIVE`].
     removed_at: u32,
 }
@@ -28,7 +30,7 @@ pub(super) struct Snapshot {
 }
 
 /// A lazily-removable list of actions.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Prefix {
     items: Vec<Item>,
     /// Every item before `start` is removed; `items[start]` (if any) is live.
@@ -39,9 +41,10 @@ pub(super) struct Prefix {
 
 impl Prefix {
     /// Appends an action (the rules [OI], [OO], [II], [IO] push one per side).
-    pub(super) fn push(&mut self, action: ActionId) {
+    pub(super) fn push(&mut self, action: ActionId, table: &ActionTable) {
         self.items.push(Item {
             action,
+            kind: table.kind(action),
             removed_at: LIVE,
         });
     }
@@ -136,17 +139,44 @@ pub(super) enum Stuck {
     },
 }
 
+/// Where a reduction stopped: the subtype's head waits at index `head` and every live
+/// action of the supertype's prefix before `scanned` may be overtaken by it.
+///
+/// A configuration's children start from its prefixes plus one action at the end of
+/// each, so their reduction can resume the head's scan at `scanned` instead of
+/// rescanning the supertype's pending actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Resume {
+    head: usize,
+    scanned: usize,
+}
+
 /// Applies [→I], [→O], [→A], [→B] as long as possible ([SUB]).
 ///
-/// Returns `Err` when the head of `sub` can never be reduced (fail early), `Ok` when
-/// `sub` is empty or its head waits for actions the supertype has not performed yet.
-pub(super) fn reduce(sub: &mut Prefix, sup: &mut Prefix, table: &ActionTable) -> Result<(), Stuck> {
+/// Returns `Err` when the head of `sub` can never be reduced (fail early); otherwise
+/// `sub` is empty (`Ok(None)`) or its head waits for actions the supertype has not
+/// performed yet (`Ok(Some(resume))`). `hint` must come from a reduction of these very
+/// prefixes before actions were appended to them (and nothing else changed).
+pub(super) fn reduce(
+    sub: &mut Prefix,
+    sup: &mut Prefix,
+    hint: Option<Resume>,
+) -> Result<Option<Resume>, Stuck> {
+    let mut first = hint.filter(|h| h.head == sub.start).map(|h| h.scanned);
+    // After a match at `j`, a next head with the same action can skip what it skipped.
+    let mut previous: Option<(ActionId, usize)> = None;
     'heads: while !sub.is_empty() {
         let head = sub.start;
-        let a = sub.items[head].action;
-        let receive = table.is_receive(a);
-        let peer = table.peer(a);
-        let mut j = sup.start;
+        let Item {
+            action: a, kind, ..
+        } = sub.items[head];
+        let receive = kind & 1 == 1;
+        let mut j = match (first.take(), previous) {
+            (Some(j), _) => j,
+            (None, Some((p, j))) if p == a => j,
+            _ => sup.start,
+        }
+        .max(sup.start);
         while j < sup.items.len() {
             let item = sup.items[j];
             if item.removed_at == LIVE {
@@ -157,10 +187,11 @@ pub(super) fn reduce(sub: &mut Prefix, sup: &mut Prefix, table: &ActionTable) ->
                     // (receives, or sends to other peers).
                     sub.remove(head);
                     sup.remove(j);
+                    previous = Some((a, j + 1));
                     continue 'heads;
                 }
-                let b_receive = table.is_receive(b);
-                let same_peer = table.peer(b) == peer;
+                let b_receive = item.kind & 1 == 1;
+                let same_peer = item.kind >> 1 == kind >> 1;
                 match (receive, b_receive) {
                     (true, false) => {
                         return Err(Stuck::ReceiveOvertakesSend {
@@ -176,9 +207,12 @@ pub(super) fn reduce(sub: &mut Prefix, sup: &mut Prefix, table: &ActionTable) ->
             }
             j += 1;
         }
-        return Ok(());
+        return Ok(Some(Resume {
+            head,
+            scanned: sup.items.len(),
+        }));
     }
-    Ok(())
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -197,9 +231,9 @@ mod tests {
         (table, ids)
     }
 
-    fn prefix(ids: &[ActionId]) -> Prefix {
+    fn prefix(t: &ActionTable, ids: &[ActionId]) -> Prefix {
         let mut p = Prefix::default();
-        ids.iter().for_each(|&a| p.push(a));
+        ids.iter().for_each(|&a| p.push(a, t));
         p
     }
 
@@ -208,9 +242,9 @@ mod tests {
         let (t, id) = table();
         let (pa, pb, qc, qd) = (id[0], id[1], id[2], id[3]);
         // ⟨p!a ∥ p?b.q?c.q!d.p!a⟩ → ⟨ε ∥ p?b.q?c.q!d⟩ by [→B]
-        let mut sub = prefix(&[pa]);
-        let mut sup = prefix(&[pb, qc, qd, pa]);
-        assert_eq!(reduce(&mut sub, &mut sup, &t), Ok(()));
+        let mut sub = prefix(&t, &[pa]);
+        let mut sup = prefix(&t, &[pb, qc, qd, pa]);
+        assert_eq!(reduce(&mut sub, &mut sup, None).map(|_| ()), Ok(()));
         assert!(sub.is_empty());
         assert_eq!(
             sup.live().map(|(_, a)| a).collect::<Vec<_>>(),
@@ -222,23 +256,27 @@ mod tests {
     fn receive_cannot_overtake_a_send_or_same_peer_receive() {
         let (t, id) = table();
         let (pa, pb, qc, qd) = (id[0], id[1], id[2], id[3]);
-        let mut sub = prefix(&[pb]);
-        let mut sup = prefix(&[qc, qd, pb]);
+        let mut sub = prefix(&t, &[pb]);
+        let mut sup = prefix(&t, &[qc, qd, pb]);
         assert_eq!(
-            reduce(&mut sub, &mut sup, &t),
+            reduce(&mut sub, &mut sup, None).map(|_| ()),
             Err(Stuck::ReceiveOvertakesSend {
                 receive: pb,
                 send: qd
             })
         );
-        let mut sub = prefix(&[qc]);
-        let mut sup = prefix(&[pb, qc]);
-        assert_eq!(reduce(&mut sub, &mut sup, &t), Ok(()), "[→A] past p?b");
-        assert!(sub.is_empty());
-        let mut sub = prefix(&[pa]);
-        let mut sup = prefix(&[qc, id[4]]);
+        let mut sub = prefix(&t, &[qc]);
+        let mut sup = prefix(&t, &[pb, qc]);
         assert_eq!(
-            reduce(&mut sub, &mut sup, &t),
+            reduce(&mut sub, &mut sup, None).map(|_| ()),
+            Ok(()),
+            "[→A] past p?b"
+        );
+        assert!(sub.is_empty());
+        let mut sub = prefix(&t, &[pa]);
+        let mut sup = prefix(&t, &[qc, id[4]]);
+        assert_eq!(
+            reduce(&mut sub, &mut sup, None).map(|_| ()),
             Err(Stuck::Mismatch {
                 sub: pa,
                 sup: id[4]
@@ -250,13 +288,13 @@ mod tests {
     fn snapshots_restore_removals_and_compare_live_content() {
         let (t, id) = table();
         let (pa, pb, qc) = (id[0], id[1], id[2]);
-        let mut sub = prefix(&[pb]);
-        let mut sup = prefix(&[qc]);
+        let mut sub = prefix(&t, &[pb]);
+        let mut sup = prefix(&t, &[qc]);
         let (s0, p0) = (sub.snapshot(), sup.snapshot());
-        sub.push(pa);
-        sup.push(pb);
-        sup.push(pa);
-        assert_eq!(reduce(&mut sub, &mut sup, &t), Ok(()));
+        sub.push(pa, &t);
+        sup.push(pb, &t);
+        sup.push(pa, &t);
+        assert_eq!(reduce(&mut sub, &mut sup, None).map(|_| ()), Ok(()));
         // sub: p?b matched, p!a matched; sup: q?c waits.
         assert!(sub.is_empty());
         assert!(!sub.same_as(s0));
@@ -268,5 +306,42 @@ mod tests {
         assert!(sub.same_as(s0) && sup.same_as(p0));
         assert_eq!(sub.live().map(|(_, a)| a).collect::<Vec<_>>(), vec![pb]);
         assert_eq!(sup.history().collect::<Vec<_>>(), vec![qc]);
+    }
+
+    #[test]
+    fn resuming_a_scan_gives_the_same_reduction_as_rescanning() {
+        let (t, id) = table();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            let (mut sub, mut sup) = (Prefix::default(), Prefix::default());
+            let mut hint = None;
+            for _ in 0..12 {
+                sub.push(id[next(5)], &t);
+                sup.push(id[next(5)], &t);
+                let (mut sub2, mut sup2) = (sub.clone(), sup.clone());
+                let resumed = reduce(&mut sub, &mut sup, hint);
+                let fresh = reduce(&mut sub2, &mut sup2, None);
+                assert_eq!(resumed.is_ok(), fresh.is_ok());
+                assert_eq!(resumed.err(), fresh.err());
+                assert_eq!(
+                    sub.live().collect::<Vec<_>>(),
+                    sub2.live().collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    sup.live().collect::<Vec<_>>(),
+                    sup2.live().collect::<Vec<_>>()
+                );
+                match resumed {
+                    Ok(h) => hint = h,
+                    Err(_) => break,
+                }
+            }
+        }
     }
 }

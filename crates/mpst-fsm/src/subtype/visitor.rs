@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::explain::{NotSubtype, Reason, Side, Stats};
 use super::machine::{compile, ActionId, ActionTable, Machine};
-use super::prefix::{reduce, Prefix, Snapshot, Stuck};
+use super::prefix::{reduce, Prefix, Resume, Snapshot, Stuck};
 use crate::{Fsm, StateKind};
 
 /// The assumption Σ and the remaining bound of one state pair on the current path.
@@ -23,6 +23,13 @@ struct Failure {
     depth: usize,
     pair: (u32, u32),
     reason: RawReason,
+    /// The prefixes and paths, recorded only by the explaining run.
+    detail: Option<Box<Detail>>,
+}
+
+/// The prefixes and paths at a failure.
+#[derive(Debug, Default)]
+struct Detail {
     sub_prefix: Vec<ActionId>,
     super_prefix: Vec<ActionId>,
     sub_trace: Vec<ActionId>,
@@ -56,6 +63,8 @@ struct Frame {
     pair: (u32, u32),
     saved: Option<Previous>,
     snapshots: (Snapshot, Snapshot),
+    /// Where the reduction at this configuration stopped, for the children's.
+    resume: Option<Resume>,
     quantifier: Quantifier,
     /// Whether the outer loop ranges over the subtype's transitions.
     outer_is_sub: bool,
@@ -85,11 +94,22 @@ pub(super) struct Visitor<'a> {
     /// Scratch for the [ASM] action check: `marks[kind] == stamp` when seen.
     marks: Vec<u32>,
     stamp: u32,
+    /// Whether failures record the prefixes and paths (a second, explaining run).
+    explain: bool,
     fsms: (&'a Fsm, &'a Fsm),
 }
 
+/// Runs the search; when it fails, runs it again recording the prefixes and paths of
+/// failures, so that successful checks never pay for explanations.
+pub(super) fn check(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, Box<NotSubtype>> {
+    match Visitor::new(sub, sup, visits, false).run() {
+        Ok(stats) => Ok(stats),
+        Err(_) => Visitor::new(sub, sup, visits, true).run_explained(),
+    }
+}
+
 impl<'a> Visitor<'a> {
-    pub(super) fn new(sub: &'a Fsm, sup: &'a Fsm, visits: usize) -> Self {
+    fn new(sub: &'a Fsm, sup: &'a Fsm, visits: usize, explain: bool) -> Self {
         let (table, sub_m, sup_m) = compile(sub, sup);
         let kinds = table.kind_count();
         Visitor {
@@ -103,20 +123,32 @@ impl<'a> Visitor<'a> {
             stats: Stats::default(),
             marks: vec![0; kinds],
             stamp: 0,
+            explain,
             fsms: (sub, sup),
         }
     }
 
+    fn run_explained(mut self) -> Result<Stats, Box<NotSubtype>> {
+        match self.search() {
+            Ok(stats) => Ok(stats),
+            Err(failure) => Err(self.report(failure)),
+        }
+    }
+
+    fn run(mut self) -> Result<Stats, Failure> {
+        self.search()
+    }
+
     /// Runs the whole search from the initial states.
-    pub(super) fn run(mut self) -> Result<Stats, NotSubtype> {
-        let mut pending = match self.visit((self.sub.initial, self.sup.initial)) {
+    fn search(&mut self) -> Result<Stats, Failure> {
+        let mut pending = match self.visit((self.sub.initial, self.sup.initial), None) {
             Visit::Expand => None,
             Visit::Done(result) => Some(result),
         };
         loop {
             let Some(frame) = self.stack.last_mut() else {
                 let result = pending.expect("the root is decided when the stack is empty");
-                return result.map(|()| self.stats).map_err(|f| self.report(f));
+                return result.map(|()| self.stats);
             };
             let next = match pending.take() {
                 None => Step::Child,
@@ -132,12 +164,12 @@ impl<'a> Visitor<'a> {
                     };
                     let (a, s) = self.sub.edges(frame.pair.0)[i];
                     let (b, t) = self.sup.edges(frame.pair.1)[j];
-                    let snaps = frame.snapshots;
+                    let (snaps, resume) = (frame.snapshots, frame.resume);
                     self.prefixes.0.restore(snaps.0);
                     self.prefixes.1.restore(snaps.1);
-                    self.prefixes.0.push(a);
-                    self.prefixes.1.push(b);
-                    pending = match self.visit((s, t)) {
+                    self.prefixes.0.push(a, &self.table);
+                    self.prefixes.1.push(b, &self.table);
+                    pending = match self.visit((s, t), resume) {
                         Visit::Expand => None,
                         Visit::Done(result) => Some(result),
                     };
@@ -156,12 +188,13 @@ impl<'a> Visitor<'a> {
 
     /// One configuration: [SUB] with fail-early, [ASM], [END], the bound, then the
     /// choice rules (a frame whose children the main loop explores).
-    fn visit(&mut self, pair: (u32, u32)) -> Visit {
+    fn visit(&mut self, pair: (u32, u32), hint: Option<Resume>) -> Visit {
         self.stats.pairs_explored += 1;
         let (sub, sup) = &mut self.prefixes;
-        if let Err(stuck) = reduce(sub, sup, &self.table) {
-            return Visit::Done(Err(self.failure(pair, RawReason::Stuck(stuck))));
-        }
+        let resume = match reduce(sub, sup, hint) {
+            Ok(resume) => resume,
+            Err(stuck) => return Visit::Done(Err(self.failure(pair, RawReason::Stuck(stuck)))),
+        };
         let previous = self.history.get(&pair).copied();
         if let Some(previous) = previous {
             let (s, t) = previous.snapshots;
@@ -222,6 +255,7 @@ impl<'a> Visitor<'a> {
             pair,
             saved,
             snapshots,
+            resume,
             quantifier: quantifier.0,
             outer_is_sub: quantifier.1,
             outer: 0,
@@ -252,18 +286,23 @@ impl<'a> Visitor<'a> {
 
     fn failure(&self, pair: (u32, u32), reason: RawReason) -> Failure {
         let (sub, sup) = &self.prefixes;
+        let detail = self.explain.then(|| {
+            Box::new(Detail {
+                sub_prefix: sub.live().map(|(_, a)| a).collect(),
+                super_prefix: sup.live().map(|(_, a)| a).collect(),
+                sub_trace: sub.history().collect(),
+                super_trace: sup.history().collect(),
+            })
+        });
         Failure {
             depth: self.stack.len(),
             pair,
             reason,
-            sub_prefix: sub.live().map(|(_, a)| a).collect(),
-            super_prefix: sup.live().map(|(_, a)| a).collect(),
-            sub_trace: sub.history().collect(),
-            super_trace: sup.history().collect(),
+            detail,
         }
     }
 
-    fn report(&self, failure: Failure) -> NotSubtype {
+    fn report(&self, failure: Failure) -> Box<NotSubtype> {
         let action = |id: ActionId| self.table.action(id).clone();
         let actions = |ids: &[ActionId]| ids.iter().map(|&id| action(id)).collect::<Vec<_>>();
         let reason = match failure.reason {
@@ -291,15 +330,16 @@ impl<'a> Visitor<'a> {
         // State numbers are the caller's (the machines are compiled without renaming).
         debug_assert!((failure.pair.0 as usize) < self.fsms.0.state_count());
         debug_assert!((failure.pair.1 as usize) < self.fsms.1.state_count());
-        NotSubtype {
+        let detail = failure.detail.unwrap_or_default();
+        Box::new(NotSubtype {
             sub_state: failure.pair.0 as usize,
             super_state: failure.pair.1 as usize,
-            sub_prefix: actions(&failure.sub_prefix),
-            super_prefix: actions(&failure.super_prefix),
-            sub_trace: actions(&failure.sub_trace),
-            super_trace: actions(&failure.super_trace),
+            sub_prefix: actions(&detail.sub_prefix),
+            super_prefix: actions(&detail.super_prefix),
+            sub_trace: actions(&detail.sub_trace),
+            super_trace: actions(&detail.super_trace),
             reason,
-        }
+        })
     }
 }
 
