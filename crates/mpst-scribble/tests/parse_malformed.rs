@@ -1,6 +1,6 @@
 //! Data-driven tests of malformed protocols: every `tests/malformed/NAME.scr` must be
 //! rejected with exactly the diagnostics written in `NAME.expected` next to it (kind,
-//! line, column, message, and the line and column of each secondary label).
+//! line, column, message, the line and column of each secondary label, and the notes).
 //!
 //! To (re)write the expected files after an intended change, run with
 //! `UPDATE_EXPECT=1` and review the diff.
@@ -19,6 +19,9 @@ fn render(source: &str, diagnostics: &[Diagnostic]) -> String {
         for label in &diagnostic.labels {
             let (line, column) = line_column(source, label.span.start);
             out.push_str(&format!("  label {line}:{column}: {}\n", label.message));
+        }
+        for note in &diagnostic.notes {
+            out.push_str(&format!("  note: {note}\n"));
         }
     }
     out

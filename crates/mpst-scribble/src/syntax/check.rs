@@ -56,6 +56,36 @@ fn duplicates(names: &[Name]) -> Vec<(&Name, &Name)> {
     repeats
 }
 
+/// `note`, followed by "did you mean `X`?" when one candidate is a likely typo of
+/// `wrong`: the same up to case, or at most one edit away (for names of 3+ characters).
+fn with_suggestion(note: String, wrong: &str, candidates: &[&str]) -> String {
+    let close = candidates.iter().find(|c| {
+        c.eq_ignore_ascii_case(wrong) || (wrong.chars().count() >= 3 && within_one_edit(c, wrong))
+    });
+    match close {
+        Some(c) => format!("{note}; did you mean `{c}`?"),
+        None => note,
+    }
+}
+
+/// Whether `a` becomes `b` by at most one insertion, deletion or substitution.
+fn within_one_edit(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let prefix = short.iter().zip(&long).take_while(|(x, y)| x == y).count();
+    if prefix == short.len() {
+        true
+    } else if short.len() == long.len() {
+        short[prefix + 1..] == long[prefix + 1..]
+    } else {
+        short[prefix..] == long[prefix + 1..]
+    }
+}
+
 struct Checker<'a, 'm> {
     protocol: &'m Protocol,
     table: &'a HashMap<&'m str, &'m Protocol>,
@@ -85,12 +115,12 @@ impl<'m> Checker<'_, 'm> {
         if self.protocol.roles.iter().any(|r| r.text == role.text) {
             return;
         }
-        let declared: Vec<&str> = self
-            .protocol
-            .roles
-            .iter()
-            .map(|r| r.text.as_str())
-            .collect();
+        let mut declared: Vec<&str> = Vec::new();
+        for r in &self.protocol.roles {
+            if !declared.contains(&r.text.as_str()) {
+                declared.push(&r.text);
+            }
+        }
         self.diagnostics.push(
             Diagnostic::new(
                 ErrorKind::UnboundRole,
@@ -101,7 +131,11 @@ impl<'m> Checker<'_, 'm> {
                 ),
             )
             .with_label(self.protocol.name.span, "protocol declared here")
-            .with_note(format!("declared roles: {}", declared.join(", "))),
+            .with_note(with_suggestion(
+                format!("declared roles: {}", declared.join(", ")),
+                &role.text,
+                &declared,
+            )),
         );
     }
 
@@ -185,11 +219,14 @@ impl<'m> Checker<'_, 'm> {
                 protocol.span,
                 format!("no protocol named `{}` in this file", protocol.text),
             );
-            let known: Vec<&str> = self.table.keys().copied().collect();
+            let mut known: Vec<&str> = self.table.keys().copied().collect();
             if !known.is_empty() {
-                let mut known = known;
                 known.sort_unstable();
-                diagnostic = diagnostic.with_note(format!("protocols: {}", known.join(", ")));
+                diagnostic = diagnostic.with_note(with_suggestion(
+                    format!("protocols: {}", known.join(", ")),
+                    &protocol.text,
+                    &known,
+                ));
             }
             self.diagnostics.push(diagnostic);
             return;
@@ -213,5 +250,31 @@ impl<'m> Checker<'_, 'm> {
                 .with_label(callee.name.span, "protocol declared here"),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_edit_apart() {
+        assert!(within_one_edit("Loop", "Lop"));
+        assert!(within_one_edit("Lop", "Loop"));
+        assert!(within_one_edit("Loop", "Loap"));
+        assert!(within_one_edit("Loop", "Loop"));
+        assert!(!within_one_edit("Loop", "Lp"));
+        assert!(!within_one_edit("Loop", "Lopa"));
+        assert!(!within_one_edit("abc", "xyz"));
+    }
+
+    #[test]
+    fn suggestions_only_for_likely_typos() {
+        assert_eq!(
+            with_suggestion("n".into(), "sub", &["Main", "Sub"]),
+            "n; did you mean `Sub`?"
+        );
+        assert_eq!(with_suggestion("n".into(), "C", &["A", "B"]), "n");
+        assert_eq!(with_suggestion("n".into(), "Xyz", &["Abc"]), "n");
     }
 }
