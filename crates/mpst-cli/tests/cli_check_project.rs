@@ -77,7 +77,9 @@ fn check_accepts_every_example_and_classic() {
             for entry in std::fs::read_dir(&d).expect("a directory").flatten() {
                 let p = entry.path();
                 if p.is_dir() {
-                    stack.push(p);
+                    if !p.ends_with("invalid") {
+                        stack.push(p);
+                    }
                 } else if p.extension().is_some_and(|e| e == "scr") {
                     files.push(p);
                 }
@@ -90,6 +92,21 @@ fn check_accepts_every_example_and_classic() {
         assert_eq!(code(&out), 0, "{}: {}", f.display(), stderr(&out));
         assert!(stdout(&out).contains(": valid, "));
     }
+}
+
+#[test]
+fn check_rejects_every_invalid_classic_with_exit_1() {
+    let dir = repo().join("crates/mpst-scribble/tests/protocols/invalid");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
+        let path = entry.path().display().to_string();
+        let out = mpst(&["check", &path]);
+        assert_eq!(code(&out), 1, "{path}: {}", stderr(&out));
+        assert!(stdout(&out).contains(": invalid ("), "{path}");
+        assert!(stderr(&out).contains("error: "), "{path}");
+        count += 1;
+    }
+    assert!(count >= 10, "{count}");
 }
 
 #[test]

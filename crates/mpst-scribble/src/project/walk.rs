@@ -224,7 +224,7 @@ impl<'a> Projector<'a> {
                         ErrorKind::Unmergeable,
                         here,
                         format!(
-                            "role `{}` cannot tell the branches of the choice at `{}` apart",
+                            "role `{}` behaves differently in the branches of the choice at `{}` but cannot tell which was taken",
                             self.role, at.text
                         ),
                     )
