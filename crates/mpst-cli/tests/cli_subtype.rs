@@ -1,0 +1,300 @@
+//! `mpst subtype` (and the hidden `mpst gen`) run as a user runs them: the built
+//! binary, its output and exit status (0 subtype, 1 not, 2 bad input).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use mpst_fsm::families::Family;
+use mpst_fsm::{parse_dot, write_dot};
+
+fn mpst(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mpst"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("an exit code")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A file in a directory private to this test binary and test.
+fn file(test: &str, name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("mpst-cli-subtype-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("temp file");
+    path.display().to_string()
+}
+
+fn gen(family: &str, n: &str, set: &str) -> String {
+    let out = mpst(&["gen", family, n, "--set", set]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    stdout(&out)
+}
+
+#[test]
+fn every_family_passes_through_gen_and_subtype() {
+    for family in Family::ALL {
+        let n = if family == Family::NestedChoice {
+            "3"
+        } else {
+            "10"
+        };
+        let name = format!("{family}-{n}");
+        let sub = file(
+            "families",
+            &format!("{name}-sub.dot"),
+            &gen(family.name(), n, "optimised"),
+        );
+        let sup = file(
+            "families",
+            &format!("{name}-sup.dot"),
+            &gen(family.name(), n, "projected"),
+        );
+        let out = mpst(&["subtype", &sub, &sup]);
+        assert_eq!(code(&out), 0, "{name}: {}{}", stdout(&out), stderr(&out));
+        let optimised = parse_dot(&std::fs::read_to_string(&sub).unwrap()).unwrap();
+        let lines: Vec<_> = stdout(&out).lines().map(str::to_owned).collect();
+        assert_eq!(lines.len(), optimised.len(), "{name}: {lines:?}");
+        for (line, fsm) in lines.iter().zip(&optimised) {
+            assert!(
+                line.starts_with(&format!("`{}`: subtype (", fsm.role())),
+                "{line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn several_digraphs_are_paired_by_role_name() {
+    let system = gen("k-buffering", "3", "system");
+    let mut projected = parse_dot(&gen("k-buffering", "3", "projected")).unwrap();
+    projected.reverse();
+    let reversed: String = projected.iter().map(write_dot).collect();
+    let sub = file("pairing", "sub.dot", &system);
+    let sup = file("pairing", "sup.dot", &reversed);
+    let out = mpst(&["subtype", &sub, &sup]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let roles: Vec<_> = stdout(&out)
+        .lines()
+        .map(|l| l.split('`').nth(1).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(roles, ["s", "k", "t"]);
+    // The other way round the projected kernel is not a subtype of the optimised one.
+    let out = mpst(&["subtype", &sup, &sub]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("`k`: not a subtype"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+const EXAMPLE_2_P: &str =
+    "digraph p {\n  0 -> 1 [label=\"q!l1()\"];\n  1 -> 2 [label=\"q?l2()\"];\n}\n";
+const EXAMPLE_2_P_REORDERED: &str =
+    "digraph p {\n  0 -> 1 [label=\"q?l2()\"];\n  1 -> 2 [label=\"q!l1()\"];\n}\n";
+
+#[test]
+fn a_receive_moved_before_a_send_is_explained() {
+    let sub = file("example2", "sub.dot", EXAMPLE_2_P_REORDERED);
+    let sup = file("example2", "sup.dot", EXAMPLE_2_P);
+    let out = mpst(&["subtype", &sub, &sup]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("not a subtype at subtype state 1 / supertype state 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("receive `q?l2()` would have to overtake"),
+        "{text}"
+    );
+    assert!(text.contains("send `q!l1()`"), "{text}");
+    assert!(
+        text.contains("subtype prefix (unmatched):   q?l2()"),
+        "{text}"
+    );
+    // The safe direction holds.
+    let out = mpst(&["subtype", &sup, &sup]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn a_bound_too_small_is_reported_and_visits_raise_it() {
+    let sub = file("bound", "sub.dot", &gen("k-buffering", "20", "optimised"));
+    let sup = file("bound", "sup.dot", &gen("k-buffering", "20", "projected"));
+    let out = mpst(&["subtype", &sub, &sup, "--visits", "3"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("the bound was reached"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("visited 3 times"), "{}", stdout(&out));
+    let out = mpst(&["subtype", &sub, &sup, "--visits", "30"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn bad_input_exits_with_2_and_says_where() {
+    let good = file("bad", "good.dot", EXAMPLE_2_P);
+    let out = mpst(&["subtype", &good, "/nonexistent/dir/x.dot"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("cannot read /nonexistent/dir/x.dot"),
+        "{}",
+        stderr(&out)
+    );
+
+    let malformed = file(
+        "bad",
+        "malformed.dot",
+        "digraph p {\n  0 -> 1 [label=\"q!\"];\n}\n",
+    );
+    let out = mpst(&["subtype", &malformed, &good]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(&format!("{malformed}:2:")),
+        "{}",
+        stderr(&out)
+    );
+
+    let two = file("bad", "two.dot", &gen("k-buffering", "1", "projected"));
+    let other = file(
+        "bad",
+        "other.dot",
+        &format!(
+            "{EXAMPLE_2_P}{}",
+            EXAMPLE_2_P.replace("digraph p", "digraph z")
+        ),
+    );
+    let out = mpst(&["subtype", &other, &two]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("role `p`"), "{}", stderr(&out));
+
+    let twice = file("bad", "twice.dot", &format!("{EXAMPLE_2_P}{EXAMPLE_2_P}"));
+    let out = mpst(&["subtype", &twice, &good]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("two digraphs are named `p`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let mixed = file(
+        "bad",
+        "mixed.dot",
+        "digraph p {\n  0 -> 1 [label=\"q!a()\"];\n  0 -> 1 [label=\"q?b()\"];\n}\n",
+    );
+    let out = mpst(&["subtype", &mixed, &good]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("both sends and receives"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = mpst(&["subtype", &good, &good, "--visits", "0"]);
+    assert_eq!(code(&out), 2);
+    let out = mpst(&["subtype", &good]);
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn help_prints_the_default_bound_and_gen_is_hidden() {
+    let out = mpst(&["subtype", "--help"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("[default: 100]"), "{}", stdout(&out));
+    let out = mpst(&["--help"]);
+    assert!(!stdout(&out).contains("gen "), "{}", stdout(&out));
+    let out = mpst(&["gen", "tree", "3"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("unknown family `tree`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = mpst(&["gen", "nested-choice", "9"]);
+    assert_eq!(code(&out), 2);
+    let fsms = parse_dot(&gen("nested", "2", "system")).unwrap();
+    assert_eq!(
+        fsms.iter().map(|f| f.role()).collect::<Vec<_>>(),
+        ["p", "q"]
+    );
+}
+
+#[test]
+fn every_projection_of_the_examples_is_a_subtype_of_itself() {
+    let mut checked = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(repo().join("examples"))
+        .expect("examples/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for dir in entries {
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        let scr = dir.join(format!("{name}.scr"));
+        let Ok(source) = std::fs::read_to_string(&scr) else {
+            continue;
+        };
+        let Ok(protocols) = mpst_scribble::parse(&source) else {
+            continue;
+        };
+        for protocol in &protocols {
+            let Ok(projections) = mpst_scribble::project_all(protocol) else {
+                continue;
+            };
+            let dot: String = projections.iter().map(|p| write_dot(&p.fsm)).collect();
+            let path = file(
+                "examples",
+                &format!("{name}-{}.dot", protocol.name.text),
+                &dot,
+            );
+            let out = mpst(&["subtype", &path, &path]);
+            assert_eq!(
+                code(&out),
+                0,
+                "{}: {}{}",
+                scr.display(),
+                stdout(&out),
+                stderr(&out)
+            );
+            assert_eq!(stdout(&out).lines().count(), projections.len());
+            checked += projections.len();
+        }
+    }
+    assert!(checked >= 20, "only {checked} projections checked");
+}
+
+#[test]
+fn the_optimised_double_buffering_kernel_of_the_examples_is_a_subtype() {
+    let source =
+        std::fs::read_to_string(repo().join("examples/double_buffering/double_buffering.scr"))
+            .expect("the example");
+    let protocols = mpst_scribble::parse(&source).expect("parses");
+    let kernel = mpst_scribble::project_fsm(&protocols[0], "K").expect("projects");
+    let sup = file("kernel", "k.dot", &write_dot(&kernel));
+    let sub = repo().join("examples/double_buffering/kernel_optimised.dot");
+    let out = mpst(&["subtype", &sub.display().to_string(), &sup]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("`K`: subtype"), "{}", stdout(&out));
+    let out = mpst(&["subtype", &sup, &sub.display().to_string()]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+}
