@@ -1,0 +1,33 @@
+//! Generates the session APIs of the classic protocols from their Scribble files at build
+//! time (the top-down workflow of PPoPP 2022 §2.1 without a CLI step): each
+//! `<name>/<name>.scr` becomes `$OUT_DIR/<name>.rs`, which the example `include!`s inside a
+//! module. Nothing generated is committed; editing a `.scr` regenerates its API.
+
+use std::process::ExitCode;
+
+/// The classics generated here: (Scribble file, protocol when the file has several).
+const CLASSICS: &[(&str, Option<&str>)] = &[
+    ("three_buyers/three_buyers.scr", None),
+    ("travel_agency/travel_agency.scr", None),
+    ("oauth/oauth.scr", None),
+    ("ring_max/ring_max.scr", None),
+    ("map_reduce/map_reduce.scr", None),
+    ("plus_minus/plus_minus.scr", None),
+    ("simple_auth/simple_auth.scr", Some("SimpleAuth")),
+];
+
+fn main() -> ExitCode {
+    let mut failed = false;
+    for &(scr, protocol) in CLASSICS {
+        if let Err(error) = mpst_codegen::build::scribble_protocol(scr, protocol) {
+            // Cargo shows a build script's stderr when it fails.
+            eprintln!("error: {error}");
+            failed = true;
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,127 @@
+//! Map-reduce, top-down without a CLI step: the session API is generated at build time
+//! from `map_reduce.scr` (`examples/build.rs`) and each role below is a hand-written
+//! process against it.
+//!
+//! The master `M` sums the squares of a list of numbers with three workers: each round it
+//! maps one number to each worker, reduces their squares into the total, and when the
+//! list is used up tells every worker it is done.
+//!
+//! `cargo run -p mpst-examples --example map_reduce` sums the squares of 1..=9.
+
+use futures::executor::block_on;
+use futures::future::try_join4;
+use mpst::{try_session, Error};
+
+/// The generated API of `map_reduce.scr`.
+#[allow(dead_code)] // `Select` choices are types only: their fields are never read
+mod api {
+    include!(concat!(env!("OUT_DIR"), "/map_reduce.rs"));
+}
+
+use api::*;
+
+/// The master: maps `numbers` three at a time (padding the last round with zeros) and
+/// returns the sum of their squares.
+async fn master(role: &mut M, numbers: &[i32]) -> Result<i32, Error> {
+    try_session(role, |mut s: MSession<'_, M>| async move {
+        let mut total = 0;
+        for round in numbers.chunks(3) {
+            let item = |i: usize| round.get(i).copied().unwrap_or(0);
+            let next = s.select(Map(item(0))).await?;
+            let next = next.send(Map(item(1))).await?.send(Map(item(2))).await?;
+            let (Reduce(x), next) = next.receive().await?;
+            let (Reduce(y), next) = next.receive().await?;
+            let (Reduce(z), next) = next.receive().await?;
+            total += x + y + z;
+            s = next;
+        }
+        let end = s.select(Done).await?.send(Done).await?.send(Done).await?;
+        Ok((total, end))
+    })
+    .await
+}
+
+/// A worker's job: square what it is given. Returns how many items it squared.
+macro_rules! worker {
+    ($name:ident, $role:ident, $session:ident, $choice:ident) => {
+        /// A worker: squares every number it is mapped until it is done.
+        async fn $name(role: &mut $role) -> Result<usize, Error> {
+            try_session(role, |mut s: $session<'_, $role>| async move {
+                let mut items = 0;
+                loop {
+                    match s.branch().await? {
+                        $choice::Map(Map(x), next) => {
+                            items += 1;
+                            s = next.send(Reduce(x * x)).await?;
+                        }
+                        $choice::Done(Done, end) => return Ok((items, end)),
+                    }
+                }
+            })
+            .await
+        }
+    };
+}
+
+worker!(worker_1, W1, W1Session, W1SessionChoice);
+worker!(worker_2, W2, W2Session, W2SessionChoice);
+worker!(worker_3, W3, W3Session, W3SessionChoice);
+
+/// Sums the squares of `numbers`; also returns how many items each worker squared.
+fn sum_of_squares(numbers: &[i32]) -> (i32, [usize; 3]) {
+    let Roles {
+        mut m,
+        mut w1,
+        mut w2,
+        mut w3,
+    } = Roles::default();
+    let (total, x, y, z) = block_on(try_join4(
+        master(&mut m, numbers),
+        worker_1(&mut w1),
+        worker_2(&mut w2),
+        worker_3(&mut w3),
+    ))
+    .unwrap_or_else(|error| panic!("map-reduce failed: {error}"));
+    (total, [x, y, z])
+}
+
+fn main() {
+    let numbers: Vec<i32> = (1..=9).collect();
+    println!(
+        "sum of squares of {numbers:?}: {:?}",
+        sum_of_squares(&numbers)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_squares_in_rounds_of_three() {
+        let numbers: Vec<i32> = (1..=10).collect();
+        let expected: i32 = numbers.iter().map(|x| x * x).sum();
+        assert_eq!(sum_of_squares(&numbers), (expected, [4, 4, 4]));
+    }
+
+    #[test]
+    fn an_empty_list_is_done_at_once() {
+        assert_eq!(sum_of_squares(&[]), (0, [0, 0, 0]));
+    }
+
+    #[test]
+    fn the_generated_api_is_the_projection_and_its_system_is_k_mc() {
+        let scr = include_str!("map_reduce.scr");
+        mpst::verify::assert_equals_projection::<MSession<'static, M>>(scr, "M");
+        mpst::verify::assert_equals_projection::<W1Session<'static, W1>>(scr, "W1");
+        mpst::verify::assert_equals_projection::<W2Session<'static, W2>>(scr, "W2");
+        mpst::verify::assert_equals_projection::<W3Session<'static, W3>>(scr, "W3");
+        let system = [
+            mpst::serialize::serialize::<MSession<'static, M>>().unwrap(),
+            mpst::serialize::serialize::<W1Session<'static, W1>>().unwrap(),
+            mpst::serialize::serialize::<W2Session<'static, W2>>().unwrap(),
+            mpst::serialize::serialize::<W3Session<'static, W3>>().unwrap(),
+        ];
+        mpst::verify::assert_kmc(&system, 1);
+    }
+}

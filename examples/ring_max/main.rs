@@ -1,0 +1,116 @@
+//! Ring max, top-down without a CLI step: the session API is generated at build time from
+//! `ring_max.scr` (`examples/build.rs`) and each role below is a hand-written process
+//! against it.
+//!
+//! Each of the four roles holds a number. The running maximum goes round the ring
+//! `A -> B -> C -> D -> A`; then `A` sends the result round once more, so every role
+//! learns the maximum.
+//!
+//! `cargo run -p mpst-examples --example ring_max` prints what every role learnt.
+
+use futures::executor::block_on;
+use futures::future::try_join4;
+use mpst::{try_session, Error};
+
+/// The generated API of `ring_max.scr`.
+mod api {
+    include!(concat!(env!("OUT_DIR"), "/ring_max.rs"));
+}
+
+use api::{ASession, BSession, CSession, DSession, Max, Result as Maximum, Roles, A, B, C, D};
+
+/// `A`: starts the running maximum with its number, learns the maximum from `D` and
+/// sends it round.
+async fn role_a(role: &mut A, mine: i32) -> Result<i32, Error> {
+    try_session(role, |s: ASession<'_, A>| async move {
+        let (Max(max), s) = s.send(Max(mine)).await?.receive().await?;
+        Ok((max, s.send(Maximum(max)).await?))
+    })
+    .await
+}
+
+/// `B`: passes on the larger of the running maximum and its number, then the result.
+async fn role_b(role: &mut B, mine: i32) -> Result<i32, Error> {
+    try_session(role, |s: BSession<'_, B>| async move {
+        let (Max(max), s) = s.receive().await?;
+        let (Maximum(result), s) = s.send(Max(max.max(mine))).await?.receive().await?;
+        Ok((result, s.send(Maximum(result)).await?))
+    })
+    .await
+}
+
+/// `C`: as `B`.
+async fn role_c(role: &mut C, mine: i32) -> Result<i32, Error> {
+    try_session(role, |s: CSession<'_, C>| async move {
+        let (Max(max), s) = s.receive().await?;
+        let (Maximum(result), s) = s.send(Max(max.max(mine))).await?.receive().await?;
+        Ok((result, s.send(Maximum(result)).await?))
+    })
+    .await
+}
+
+/// `D`: closes the ring; the last to learn the result.
+async fn role_d(role: &mut D, mine: i32) -> Result<i32, Error> {
+    try_session(role, |s: DSession<'_, D>| async move {
+        let (Max(max), s) = s.receive().await?;
+        let (Maximum(result), end) = s.send(Max(max.max(mine))).await?.receive().await?;
+        Ok((result, end))
+    })
+    .await
+}
+
+/// What each of `A`, `B`, `C`, `D` learnt, holding `numbers` in that order.
+fn ring_max(numbers: [i32; 4]) -> [i32; 4] {
+    let Roles {
+        mut a,
+        mut b,
+        mut c,
+        mut d,
+    } = Roles::default();
+    let (a, b, c, d) = block_on(try_join4(
+        role_a(&mut a, numbers[0]),
+        role_b(&mut b, numbers[1]),
+        role_c(&mut c, numbers[2]),
+        role_d(&mut d, numbers[3]),
+    ))
+    .unwrap_or_else(|error| panic!("ring max failed: {error}"));
+    [a, b, c, d]
+}
+
+fn main() {
+    println!("{:?}", ring_max([3, 41, -7, 12]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_learns_the_maximum_wherever_it_is() {
+        for numbers in [
+            [3, 41, -7, 12],
+            [50, 1, 2, 3],
+            [-1, -2, -3, -4],
+            [0, 0, 0, 9],
+        ] {
+            let max = numbers.iter().copied().max().unwrap();
+            assert_eq!(ring_max(numbers), [max; 4], "{numbers:?}");
+        }
+    }
+
+    #[test]
+    fn the_generated_api_is_the_projection_and_its_system_is_1_mc() {
+        let scr = include_str!("ring_max.scr");
+        mpst::verify::assert_equals_projection::<ASession<'static, A>>(scr, "A");
+        mpst::verify::assert_equals_projection::<BSession<'static, B>>(scr, "B");
+        mpst::verify::assert_equals_projection::<CSession<'static, C>>(scr, "C");
+        mpst::verify::assert_equals_projection::<DSession<'static, D>>(scr, "D");
+        let system = [
+            mpst::serialize::serialize::<ASession<'static, A>>().unwrap(),
+            mpst::serialize::serialize::<BSession<'static, B>>().unwrap(),
+            mpst::serialize::serialize::<CSession<'static, C>>().unwrap(),
+            mpst::serialize::serialize::<DSession<'static, D>>().unwrap(),
+        ];
+        mpst::verify::assert_kmc(&system, 1);
+    }
+}
