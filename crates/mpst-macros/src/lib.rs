@@ -36,7 +36,10 @@ pub fn derive_roles(input: TokenStream) -> TokenStream {
 
 /// Derives `mpst::Message<L>` for the type `L` each variant wraps, `mpst::Labelled`,
 /// `From<L>` for the enum and `TryFrom<Enum>` for each `L`.
-#[proc_macro_derive(Message)]
+///
+/// A label is named after its variant, or by `#[message(label = "name")]` on the variant
+/// (for a protocol label carried with different payloads, hence by two types).
+#[proc_macro_derive(Message, attributes(message))]
 pub fn derive_message(input: TokenStream) -> TokenStream {
     message::expand(parse_macro_input!(input)).into()
 }

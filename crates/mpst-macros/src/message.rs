@@ -54,7 +54,7 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             ));
         }
         seen.push(key);
-        let label = ident.to_string();
+        let label = label_name(variant)?.unwrap_or_else(|| ident.to_string());
         names.push(label.clone());
         arms.push(quote!(#name::#ident(_) => #label));
         ids.push(quote! {
@@ -121,4 +121,28 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             }
         }
     })
+}
+
+/// The label name given by `#[message(label = "name")]` on a variant, if any: for a label
+/// that the protocol sends with different payloads (two Rust types, one protocol label).
+fn label_name(variant: &syn::Variant) -> syn::Result<Option<String>> {
+    let mut name = None;
+    for attr in variant
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("message"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if !meta.path.is_ident("label") {
+                return Err(meta.error("expected `label = \"name\"`"));
+            }
+            if name.is_some() {
+                return Err(meta.error("the label name is given twice"));
+            }
+            let value: syn::LitStr = meta.value()?.parse()?;
+            name = Some(value.value());
+            Ok(())
+        })?;
+    }
+    Ok(name)
 }

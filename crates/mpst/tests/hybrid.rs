@@ -164,12 +164,29 @@ fn the_serialised_system_is_k_mc_bottom_up() {
 }
 
 #[test]
-#[should_panic(expected = "not 1-MC: progress fails (k = 1): deadlock")]
+#[should_panic(expected = "deadlock: no role can move; waiting to receive: S, K, T")]
 fn a_deadlocking_system_fails_with_the_counterexample() {
     let source = serialize::<Source<'static, S>>().unwrap();
     let sink = serialize::<Sink<'static, T>>().unwrap();
     let wrong = serialize::<KernelWrong<'static, K>>().unwrap();
     verify::assert_kmc(&[source, wrong, sink], 1);
+}
+
+#[test]
+fn the_counterexample_is_the_execution_that_deadlocks() {
+    let source = serialize::<Source<'static, S>>().unwrap();
+    let sink = serialize::<Sink<'static, T>>().unwrap();
+    let wrong = serialize::<KernelWrong<'static, K>>().unwrap();
+    let err = verify::check_kmc(&[source, wrong, sink], 1).unwrap_err();
+    let KmcFailure::Violation(report) = &err else {
+        panic!("expected a violation, got {err}");
+    };
+    let violation = report.violation.as_ref().expect("a violation");
+    assert_eq!(violation.trace.len(), 1);
+    assert_eq!(violation.trace[0].to_string(), "T: K!Ready()");
+    let text = err.to_string();
+    assert!(text.starts_with("not 1-MC"), "{text}");
+    assert!(text.contains("1. T: K!Ready()"), "{text}");
 }
 
 #[test]

@@ -246,7 +246,7 @@ where
     let sides = sides::<S>(source, role)?;
     is_subtype(&sides.serialised, &sides.projected, visits).map_err(|reason| {
         HybridError::NotSubtype {
-            reason: Box::new(reason),
+            reason: reason.into(),
             sides,
         }
     })
