@@ -94,6 +94,21 @@ pub fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
+/// Prints `text` on stdout. A closed pipe (`mpst ... | head`) is not an error.
+pub fn print_out(text: &str) -> Result<(), UsageError> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(UsageError(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let loaded = match load(&args.file) {
@@ -109,15 +124,16 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         let name = &protocol.name.text;
         match project_all(protocol) {
             Ok(projections) => {
-                println!("{name}: valid, {} roles", projections.len());
+                let mut summary = format!("{name}: valid, {} roles\n", projections.len());
                 for p in &projections {
-                    println!(
-                        "  {}: {} states, {} transitions",
+                    summary.push_str(&format!(
+                        "  {}: {} states, {} transitions\n",
                         p.role,
                         p.fsm.state_count(),
                         p.fsm.transition_count()
-                    );
+                    ));
                 }
+                print_out(&summary)?;
                 let warnings: Vec<Item<'_>> = unused_roles(protocol)
                     .into_iter()
                     .map(|r| {
@@ -135,10 +151,8 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             Err(errors) => {
                 valid = false;
                 let n = errors.len();
-                println!(
-                    "{name}: invalid ({n} {})",
-                    if n == 1 { "error" } else { "errors" }
-                );
+                let errors_word = if n == 1 { "error" } else { "errors" };
+                print_out(&format!("{name}: invalid ({n} {errors_word})\n"))?;
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
                 emit(&loaded.path, &loaded.source, &items);
             }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
 use mpst_scribble::project_fsm;
 
-use super::check::{load, names, select};
+use super::check::{load, names, print_out, select};
 use crate::diagnostics::{emit, Item};
 use crate::{Outcome, UsageError};
 
@@ -92,7 +92,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 Format::Petrify => write_petrify(std::slice::from_ref(&fsm)),
                 Format::Mermaid => write_mermaid(&fsm),
             };
-            print!("{text}");
+            print_out(&text)?;
             Ok(Outcome::Holds)
         }
         Err(d) => {
