@@ -209,3 +209,34 @@ mod tests {
         assert_eq!(total as usize, requests.len());
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
+/// projection of its role from `client_server_log.scr` (checked through serialisation, names normalised,
+/// payloads erased), and the system of serialised roles is k-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("client_server_log.scr");
+
+    #[test]
+    fn every_role_is_its_projection() {
+        verify::assert_equals_projection::<Client<'static, C>>(SCR, "C");
+        verify::assert_equals_projection::<Server<'static, S>>(SCR, "S");
+        verify::assert_equals_projection::<Logger<'static, L>>(SCR, "L");
+    }
+
+    #[test]
+    fn the_serialised_system_is_1_mc() {
+        let system = [
+            serialize::<Client<'static, C>>().unwrap(),
+            serialize::<Server<'static, S>>().unwrap(),
+            serialize::<Logger<'static, L>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 3).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 1);
+    }
+}

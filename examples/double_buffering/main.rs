@@ -94,3 +94,34 @@ mod tests {
         assert_eq!(got.unwrap(), expected(500));
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
+/// projection of its role from `double_buffering.scr` (checked through serialisation, names normalised,
+/// payloads erased), and the system of serialised roles is k-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("double_buffering.scr");
+
+    #[test]
+    fn every_role_is_its_projection() {
+        verify::assert_equals_projection::<protocol::Source<'static, S>>(SCR, "S");
+        verify::assert_equals_projection::<Kernel<'static, K>>(SCR, "K");
+        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
+    }
+
+    #[test]
+    fn the_serialised_system_is_1_mc() {
+        let system = [
+            serialize::<protocol::Source<'static, S>>().unwrap(),
+            serialize::<Kernel<'static, K>>().unwrap(),
+            serialize::<protocol::Sink<'static, T>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 3).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 1);
+    }
+}

@@ -164,3 +164,34 @@ mod tests {
         check(123, -23, result);
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
+/// projection of its role from `three_adder.scr` (checked through serialisation, names normalised,
+/// payloads erased), and the system of serialised roles is k-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("three_adder.scr");
+
+    #[test]
+    fn every_role_is_its_projection() {
+        verify::assert_equals_projection::<AdderA<'static, A>>(SCR, "A");
+        verify::assert_equals_projection::<AdderB<'static, B>>(SCR, "B");
+        verify::assert_equals_projection::<AdderC<'static, C>>(SCR, "C");
+    }
+
+    #[test]
+    fn the_serialised_system_is_1_mc() {
+        let system = [
+            serialize::<AdderA<'static, A>>().unwrap(),
+            serialize::<AdderB<'static, B>>().unwrap(),
+            serialize::<AdderC<'static, C>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 3).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 1);
+    }
+}
