@@ -122,3 +122,57 @@ mod tests {
         assert_eq!(cycles, 200);
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: the optimised elevator is an
+/// asynchronous subtype of its projection from `elevator.scr` (hybrid: serialised session
+/// type against the projection), every other role is its projection, and the whole
+/// optimised system is k-MC (bottom-up). The DOT files beside this one record the optimised
+/// roles for `mpst subtype`, `mpst kmc`, `mpst generate --optimised` and the expressiveness
+/// table.
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("elevator.scr");
+
+    #[test]
+    fn optimised_roles_are_subtypes_of_their_projections() {
+        verify::assert_subtype_of_projection::<Elevator<'static, E>>(SCR, "E");
+        let equal = verify::check_equals_projection::<Elevator<'static, E>>(SCR, "E");
+        assert!(equal.is_err(), "role E is not reordered");
+    }
+
+    #[test]
+    fn other_roles_are_their_projections() {
+        verify::assert_equals_projection::<protocol::User<'static, U>>(SCR, "U");
+        verify::assert_equals_projection::<protocol::Door<'static, D>>(SCR, "D");
+    }
+
+    #[test]
+    fn the_optimised_system_is_k_mc() {
+        let system = [
+            serialize::<Elevator<'static, E>>().unwrap(),
+            serialize::<protocol::User<'static, U>>().unwrap(),
+            serialize::<protocol::Door<'static, D>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 8).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 1);
+    }
+
+    #[test]
+    fn the_dot_files_record_the_optimised_roles() {
+        let recorded = |dot: &str| match mpst_fsm::parse_dot(dot).unwrap().as_slice() {
+            [fsm] => fsm.clone(),
+            more => panic!("one machine per file, found {}", more.len()),
+        };
+        let named = |fsm: Result<mpst_fsm::Fsm, _>, role: &str| {
+            let projection = verify::projection(SCR, role).unwrap();
+            mpst_examples::scribble_names(&fsm.unwrap(), &projection).unwrap()
+        };
+        assert!(recorded(include_str!("e_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Elevator<'static, E>>(), "E")));
+    }
+}

@@ -216,3 +216,90 @@ mod tests {
         assert_transformed(&matrix, &rows(outputs));
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: the optimised processes `P1` to `P7` are
+/// asynchronous subtypes of their projections from `fft.scr` (hybrid: serialised session type
+/// against the projection), every other role is its projection, and the whole optimised
+/// system is k-MC (bottom-up). The DOT files beside this one record the optimised roles for
+/// `mpst subtype`, `mpst kmc`, `mpst generate --optimised` and the expressiveness table.
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("fft.scr");
+
+    #[test]
+    fn optimised_roles_are_subtypes_of_their_projections() {
+        verify::assert_subtype_of_projection::<Fft1<'static, P1>>(SCR, "P1");
+        let equal = verify::check_equals_projection::<Fft1<'static, P1>>(SCR, "P1");
+        assert!(equal.is_err(), "role P1 is not reordered");
+        verify::assert_subtype_of_projection::<Fft2<'static, P2>>(SCR, "P2");
+        let equal = verify::check_equals_projection::<Fft2<'static, P2>>(SCR, "P2");
+        assert!(equal.is_err(), "role P2 is not reordered");
+        verify::assert_subtype_of_projection::<Fft3<'static, P3>>(SCR, "P3");
+        let equal = verify::check_equals_projection::<Fft3<'static, P3>>(SCR, "P3");
+        assert!(equal.is_err(), "role P3 is not reordered");
+        verify::assert_subtype_of_projection::<Fft4<'static, P4>>(SCR, "P4");
+        let equal = verify::check_equals_projection::<Fft4<'static, P4>>(SCR, "P4");
+        assert!(equal.is_err(), "role P4 is not reordered");
+        verify::assert_subtype_of_projection::<Fft5<'static, P5>>(SCR, "P5");
+        let equal = verify::check_equals_projection::<Fft5<'static, P5>>(SCR, "P5");
+        assert!(equal.is_err(), "role P5 is not reordered");
+        verify::assert_subtype_of_projection::<Fft6<'static, P6>>(SCR, "P6");
+        let equal = verify::check_equals_projection::<Fft6<'static, P6>>(SCR, "P6");
+        assert!(equal.is_err(), "role P6 is not reordered");
+        verify::assert_subtype_of_projection::<Fft7<'static, P7>>(SCR, "P7");
+        let equal = verify::check_equals_projection::<Fft7<'static, P7>>(SCR, "P7");
+        assert!(equal.is_err(), "role P7 is not reordered");
+    }
+
+    #[test]
+    fn other_roles_are_their_projections() {
+        verify::assert_equals_projection::<Fft0<'static, P0>>(SCR, "P0");
+    }
+
+    #[test]
+    fn the_optimised_system_is_k_mc() {
+        let system = [
+            serialize::<Fft1<'static, P1>>().unwrap(),
+            serialize::<Fft2<'static, P2>>().unwrap(),
+            serialize::<Fft3<'static, P3>>().unwrap(),
+            serialize::<Fft4<'static, P4>>().unwrap(),
+            serialize::<Fft5<'static, P5>>().unwrap(),
+            serialize::<Fft6<'static, P6>>().unwrap(),
+            serialize::<Fft7<'static, P7>>().unwrap(),
+            serialize::<Fft0<'static, P0>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 8).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 1);
+    }
+
+    #[test]
+    fn the_dot_files_record_the_optimised_roles() {
+        let recorded = |dot: &str| match mpst_fsm::parse_dot(dot).unwrap().as_slice() {
+            [fsm] => fsm.clone(),
+            more => panic!("one machine per file, found {}", more.len()),
+        };
+        let named = |fsm: Result<mpst_fsm::Fsm, _>, role: &str| {
+            let projection = verify::projection(SCR, role).unwrap();
+            mpst_examples::scribble_names(&fsm.unwrap(), &projection).unwrap()
+        };
+        assert!(recorded(include_str!("p1_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft1<'static, P1>>(), "P1")));
+        assert!(recorded(include_str!("p2_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft2<'static, P2>>(), "P2")));
+        assert!(recorded(include_str!("p3_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft3<'static, P3>>(), "P3")));
+        assert!(recorded(include_str!("p4_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft4<'static, P4>>(), "P4")));
+        assert!(recorded(include_str!("p5_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft5<'static, P5>>(), "P5")));
+        assert!(recorded(include_str!("p6_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft6<'static, P6>>(), "P6")));
+        assert!(recorded(include_str!("p7_optimised.dot"))
+            .is_isomorphic(&named(serialize::<Fft7<'static, P7>>(), "P7")));
+    }
+}

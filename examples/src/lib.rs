@@ -1,11 +1,16 @@
 //! Shared helpers of the example protocols: the multi-thread tokio runtime the examples are
 //! tested on, joining spawned role tasks, and watching a never-ending protocol (ring, double
-//! buffering, alternating bit) for a while before stopping it.
+//! buffering, alternating bit) for a while before stopping it, and naming an optimised
+//! role's serialised FSM as its protocol does (to save it as DOT).
 //!
 //! Every example lives in its own directory beside its Scribble protocol
 //! (`examples/<name>/<name>.scr`); this library only holds what they share.
 
 #![warn(missing_docs)]
+
+mod names;
+
+pub use names::scribble_names;
 
 use std::convert::Infallible;
 use std::future::Future;

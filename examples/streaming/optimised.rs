@@ -125,3 +125,55 @@ mod tests {
         assert_eq!(received, sent);
     }
 }
+
+/// The workflows of PPoPP 2022 §2 on this example: the optimised (unrolled) source is an
+/// asynchronous subtype of its projection from `streaming.scr` (hybrid: serialised session
+/// type against the projection), every other role is its projection, and the whole
+/// optimised system is k-MC (bottom-up). The DOT files beside this one record the optimised
+/// roles for `mpst subtype`, `mpst kmc`, `mpst generate --optimised` and the expressiveness
+/// table.
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify;
+
+    const SCR: &str = include_str!("streaming.scr");
+
+    #[test]
+    fn optimised_roles_are_subtypes_of_their_projections() {
+        verify::assert_subtype_of_projection::<OptimisedSource<'static, S>>(SCR, "S");
+        let equal = verify::check_equals_projection::<OptimisedSource<'static, S>>(SCR, "S");
+        assert!(equal.is_err(), "role S is not reordered");
+    }
+
+    #[test]
+    fn other_roles_are_their_projections() {
+        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
+    }
+
+    #[test]
+    fn the_optimised_system_is_k_mc() {
+        let system = [
+            serialize::<OptimisedSource<'static, S>>().unwrap(),
+            serialize::<protocol::Sink<'static, T>>().unwrap(),
+        ];
+        let report = mpst_fsm::least_k(&system, 8).unwrap();
+        assert!(report.is_kmc(), "{report}");
+        assert_eq!(report.k, 3);
+    }
+
+    #[test]
+    fn the_dot_files_record_the_optimised_roles() {
+        let recorded = |dot: &str| match mpst_fsm::parse_dot(dot).unwrap().as_slice() {
+            [fsm] => fsm.clone(),
+            more => panic!("one machine per file, found {}", more.len()),
+        };
+        let named = |fsm: Result<mpst_fsm::Fsm, _>, role: &str| {
+            let projection = verify::projection(SCR, role).unwrap();
+            mpst_examples::scribble_names(&fsm.unwrap(), &projection).unwrap()
+        };
+        assert!(recorded(include_str!("s_optimised.dot"))
+            .is_isomorphic(&named(serialize::<OptimisedSource<'static, S>>(), "S")));
+    }
+}
