@@ -13,12 +13,18 @@ struct LabelType {
     ident: String,
     payloads: Vec<String>,
     written: String,
+    /// Whether the label is carried with several payload lists (one type each).
+    overloaded: bool,
+    /// For such a type not named after the label, the label it reports:
+    /// `#[message(label = "..")]` on its variant.
+    renamed: Option<String>,
 }
 
 /// Everything the emitter needs about the protocol's names.
 struct Names {
     roles: BTreeMap<String, String>,
-    labels: BTreeMap<String, LabelType>,
+    /// By (label, label with its payload sorts).
+    labels: BTreeMap<(String, String), LabelType>,
     taken: BTreeMap<String, String>,
 }
 
@@ -42,7 +48,7 @@ impl Names {
 
     fn label<'a>(&'a self, message: &'a Message) -> &'a str {
         self.labels
-            .get(&message.label)
+            .get(&(message.label.clone(), payloads_written(message)))
             .map(|l| l.ident.as_str())
             .unwrap_or(&message.label)
     }
@@ -83,26 +89,25 @@ fn collect_names(protocol: &str, fsms: &[Fsm]) -> Result<Names, CodegenError> {
         )?;
         names.roles.insert(role.to_string(), ident);
     }
-    let mut messages: BTreeMap<&str, &Message> = BTreeMap::new();
+    // Each label with each of its payload lists; a label carried with several lists is
+    // overloaded: one type per list, `Correct` for none and `CorrectI32` for `(i32)`.
+    let mut messages: BTreeMap<&str, BTreeMap<String, &Message>> = BTreeMap::new();
     for (_, t) in fsms.iter().flat_map(Fsm::all_transitions) {
         let message = &t.action.message;
-        match messages.get(message.label.as_str()) {
-            Some(first) if !first.same_sort(message) => {
-                return Err(CodegenError::LabelSorts {
-                    label: message.label.clone(),
-                    first: payloads_written(first),
-                    second: payloads_written(message),
-                })
-            }
-            Some(_) => {}
-            None => {
-                messages.insert(&message.label, message);
-            }
-        }
+        messages
+            .entry(&message.label)
+            .or_default()
+            .entry(payloads_written(message))
+            .or_insert(message);
     }
-    for (label, message) in messages {
-        let ident = camel(label, "L");
-        names.claim(&ident, format!("label `{label}`"))?;
+    let messages = messages.into_iter().flat_map(|(label, forms)| {
+        let overloaded = forms.len() > 1;
+        forms
+            .into_values()
+            .map(move |message| (label, message, overloaded))
+    });
+    for (label, message, overloaded) in messages {
+        let base = camel(label, "L");
         let payloads = message
             .payloads
             .iter()
@@ -114,12 +119,22 @@ fn collect_names(protocol: &str, fsms: &[Fsm]) -> Result<Names, CodegenError> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let written = payloads_written(message);
+        let ident = if overloaded {
+            let sorts: String = payloads.iter().map(|p| camel(p, "T")).collect();
+            format!("{base}{sorts}")
+        } else {
+            base.clone()
+        };
+        let what = if overloaded { &written } else { label };
+        names.claim(&ident, format!("label `{what}`"))?;
         names.labels.insert(
-            label.to_string(),
+            (label.to_string(), written.clone()),
             LabelType {
-                ident,
                 payloads,
                 written,
+                overloaded,
+                renamed: (ident != base).then_some(base),
+                ident,
             },
         );
     }
@@ -329,10 +344,15 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
         out.push_str("}\n\n");
     }
     let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message)]\npub enum Label {{");
-    for (label, ty) in &names.labels {
+    for ((label, _), ty) in &names.labels {
+        let label = if ty.overloaded { &ty.written } else { label };
+        let attribute = match &ty.renamed {
+            Some(name) => format!("    #[message(label = {name:?})]\n"),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "    /// Label `{label}`.\n    {}({}),",
+            "    /// Label `{label}`.\n{attribute}    {}({}),",
             ty.ident, ty.ident
         );
     }

@@ -53,7 +53,7 @@ fn choices_with_several_peers_are_refused() {
 }
 
 #[test]
-fn a_label_has_one_payload_list() {
+fn a_label_with_two_payload_lists_is_two_types() {
     let a = fsm(
         "a",
         &[
@@ -65,8 +65,13 @@ fn a_label_has_one_payload_list() {
             ),
         ],
     );
-    let err = generate("P", &[a]).unwrap_err();
-    assert!(matches!(err, CodegenError::LabelSorts { ref label, .. } if label == "x"));
+    // One type per payload list; both report the protocol's label.
+    let code = generate("P", &[a]).unwrap();
+    assert!(code.contains("    /// Label `x()`.\n    X(X),"), "{code}");
+    assert!(
+        code.contains("    #[message(label = \"X\")]\n    XI32(XI32),"),
+        "{code}"
+    );
 }
 
 #[test]

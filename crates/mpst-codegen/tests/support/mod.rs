@@ -10,7 +10,8 @@ pub fn root() -> PathBuf {
         .unwrap()
 }
 
-/// Every `.scr` file under `examples/` and the Scribble crate's test protocols, sorted.
+/// Every `.scr` file under `examples/` and the Scribble crate's test protocols, sorted,
+/// except those in directories named `invalid` (protocols that must be rejected).
 pub fn protocols() -> Vec<PathBuf> {
     let mut found = Vec::new();
     for dir in ["examples", "crates/mpst-scribble/tests/protocols"] {
@@ -27,7 +28,9 @@ fn collect(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, found);
+            if path.file_name().is_some_and(|n| n != "invalid") {
+                collect(&path, found);
+            }
         } else if path.extension().is_some_and(|e| e == "scr") {
             found.push(path);
         }
