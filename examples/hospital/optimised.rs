@@ -1,0 +1,156 @@
+//! The optimised hospital monitor: an asynchronous message reordering that is safe but
+//! needs unbounded buffering, so that no bounded check can prove it (PPoPP 2022 Table 1,
+//! the Hospital row: neither Rumpsteak's subtyping nor k-MC verifies it).
+//!
+//! The monitor sends two measurements for every acknowledgement it reads:
+//! `mu x. H!nd. H!nd. H?ack. x`. Each round leaves one more acknowledgement waiting in its
+//! queue, forever. Every acknowledgement is still read eventually and in order, and the
+//! monitor never waits for something that does not come: it is an asynchronous subtype of
+//! the projection `mu x. H!{nd. H?ack. x, pr. H?report. x}` in the coinductive sense (each
+//! round anticipates one more `nd` over the pending `ack`s). But checking that needs
+//! prefixes of every length: the bounded algorithm stops with "the bound was reached", for
+//! any bound; and the system is not k-MC for any k, since the queue of acknowledgements
+//! outgrows every bound. The tests below assert both failures.
+//!
+//! The process runs fine on unbounded channels: `cargo run -p mpst-examples --example
+//! optimised_hospital` prints the first acknowledgements and how far behind they are.
+
+#[allow(dead_code)] // the optimised monitor never asks for its record (`pr`, `report`)
+mod protocol;
+
+use std::convert::Infallible;
+
+use futures::{future::try_join, TryFutureExt};
+use mpst::{session, try_session, Error, Receive, Send};
+use mpst_examples::{observe, observer, Observer};
+use protocol::{hospital, measurement, Ack, Nd, Roles, H, P};
+
+/// The optimised monitor: two measurements per acknowledgement read.
+#[session]
+struct Eager(Send<H, Nd, Send<H, Nd, Receive<H, Ack, Self>>>);
+
+/// An acknowledgement read, with how many measurements had been sent by then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Behind {
+    /// The count the acknowledgement carries.
+    stored: u32,
+    /// The measurements sent when it was read.
+    sent: u32,
+}
+
+/// The optimised monitor: reports each acknowledgement it reads.
+async fn patient(role: &mut P, observer: Observer<Behind>) -> Result<Infallible, Error> {
+    try_session(role, |mut s: Eager<'_, P>| async move {
+        let mut sent = 0;
+        loop {
+            let next = s.into_session().send(Nd(measurement(sent))).await?;
+            let next = next.send(Nd(measurement(sent + 1))).await?;
+            sent += 2;
+            let (Ack(stored), next) = next.receive().await?;
+            observer.report(Behind { stored, sent });
+            s = next;
+        }
+    })
+    .await
+}
+
+/// Runs the protocol until the monitor has read `count` acknowledgements.
+async fn run(count: usize) -> Result<Vec<Behind>, Error> {
+    let Roles(mut p, mut h) = Roles::default();
+    let (reporter, observations) = observer();
+    let processes = try_join(patient(&mut p, reporter), hospital(&mut h));
+    observe(processes.map_ok(|(never, _)| never), observations, count).await
+}
+
+fn main() -> Result<(), Error> {
+    for Behind { stored, sent } in futures::executor::block_on(run(8))? {
+        println!(
+            "ack {stored} read after sending {sent}: {} behind",
+            sent - stored
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acknowledgements_arrive_in_order_and_fall_further_behind() {
+        let seen = futures::executor::block_on(run(300)).unwrap();
+        for (round, behind) in seen.iter().enumerate() {
+            let round = round as u32 + 1;
+            assert_eq!(
+                *behind,
+                Behind {
+                    stored: round,
+                    sent: 2 * round
+                }
+            );
+        }
+        // The backlog of unread acknowledgements grows by one every round.
+        assert_eq!(seen[299].sent - seen[299].stored, 300);
+    }
+}
+
+/// The workflows of PPoPP 2022 §2 on the optimised monitor: both bounded checks must fail
+/// on it, and say why.
+#[cfg(test)]
+mod workflows {
+    use super::*;
+    use mpst::serialize::serialize;
+    use mpst::verify::{self, HybridError};
+    use mpst_fsm::subtype::Reason;
+
+    const SCR: &str = include_str!("hospital.scr");
+
+    #[test]
+    fn subtyping_cannot_prove_it_the_bound_is_reached_whatever_the_bound() {
+        for visits in [10, mpst_fsm::subtype::DEFAULT_VISITS, 1000] {
+            let error =
+                verify::check_subtype_of_projection_with::<Eager<'static, P>>(SCR, "P", visits)
+                    .unwrap_err();
+            let HybridError::NotSubtype { reason, .. } = &error else {
+                panic!("expected the subtyping check to run and fail, got: {error}");
+            };
+            assert_eq!(reason.reason, Reason::BoundReached { visits }, "{error}");
+            // The explanation: the pending acknowledgements the search could not settle.
+            assert!(
+                error.to_string().contains("the bound was reached"),
+                "{error}"
+            );
+            assert!(reason.super_prefix.len() >= 2, "{error}");
+        }
+    }
+
+    #[test]
+    fn k_mc_fails_for_every_k_tried() {
+        let system = [
+            serialize::<Eager<'static, P>>().unwrap(),
+            serialize::<protocol::Hospital<'static, H>>().unwrap(),
+        ];
+        for k in 1..=8 {
+            let failure = verify::check_kmc(&system, k).unwrap_err();
+            assert!(
+                failure.to_string().contains(&format!("not {k}-MC")),
+                "k = {k}: {failure}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_dot_file_records_the_optimised_monitor() {
+        let recorded = match mpst_fsm::parse_dot(include_str!("p_optimised.dot"))
+            .unwrap()
+            .as_slice()
+        {
+            [fsm] => fsm.clone(),
+            more => panic!("one machine per file, found {}", more.len()),
+        };
+        let projection = verify::projection(SCR, "P").unwrap();
+        let eager = serialize::<Eager<'static, P>>().unwrap();
+        let named = mpst_examples::scribble_names(&eager, &projection).unwrap();
+        assert!(recorded.is_isomorphic(&named), "{recorded}{named}");
+    }
+}
