@@ -268,6 +268,19 @@
 //!   stream yields `Result`s must end the stream on error (reported as `Disconnected`).
 //! * Importing `mpst::Send` shadows the `Send` marker trait in that module; write
 //!   `std::marker::Send` there if you need the marker.
+//!
+//! ## 7. Checking hand-written types (features `serialize` and `scribble`)
+//!
+//! With feature `serialize`, `mpst::serialize::serialize::<KernelSession<'static, K>>()`
+//! turns a session type into the FSM of its role (PPoPP 2022 §2.2), and
+//! `mpst::verify::assert_kmc(&[fsm_s, fsm_k, fsm_t], 1)` checks the serialised roles of a
+//! protocol together by k-MC, failing with the counterexample (bottom-up workflow). With
+//! feature `scribble` as well, one line checks a role against its projection from a `.scr`
+//! file (hybrid workflow, §2.3):
+//! `mpst::verify::assert_subtype_of_projection::<KernelSession<'static, K>>(include_str!("db.scr"), "K")`.
+//! Names are compared as `mpst generate` writes them (`ready` is `Ready`) and payload sorts
+//! are not compared; see the `verify` module. A protocol label sent with two payload lists
+//! is two label types whose variants name the label: `#[message(label = "Correct")]`.
 
 #![warn(missing_docs)]
 

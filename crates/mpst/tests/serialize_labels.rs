@@ -5,7 +5,7 @@
 #![cfg(feature = "serialize")]
 
 use mpst::serialize::serialize;
-use mpst::{session, Labelled, Message, Receive, Role, Send};
+use mpst::{session, End, Labelled, Message, Role, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -35,11 +35,6 @@ struct CorrectI32(#[allow(dead_code)] i32);
 #[session]
 type Announce = Send<C, Correct, Send<A, CorrectI32, End>>;
 
-use mpst::End;
-
-#[session]
-type Learn = Receive<B, CorrectI32, End>;
-
 #[test]
 fn both_types_report_the_protocols_label() {
     assert_eq!(<Label as Message<Correct>>::NAME, "Correct");
@@ -64,6 +59,8 @@ fn serialisation_names_both_with_the_protocols_label() {
 #[cfg(feature = "scribble")]
 #[test]
 fn the_overloaded_label_matches_the_projection() {
+    #[session]
+    type Learn = mpst::Receive<B, CorrectI32, End>;
     let scr = "global protocol P(role A, role B, role C) {
         correct() from B to C;
         correct(i32) from B to A;
