@@ -150,7 +150,7 @@ fn an_unspecified_reception_is_shown_with_its_execution() {
     let text = stdout(&out);
     assert!(text.contains("not k-MC for any k in 1..=2"), "{text}");
     assert!(
-        text.contains("no unspecified reception fails (k = 2)"),
+        text.contains("not 2-MC: no unspecified reception fails: b cannot"),
         "{text}"
     );
     assert!(text.contains("b cannot receive x() from a"), "{text}");

@@ -275,7 +275,7 @@ fn systems() -> impl Strategy<Value = Vec<Vec<Spec>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn reduced_and_full_checks_agree_with_the_definitions(roles in systems(), k in 1..=2usize) {

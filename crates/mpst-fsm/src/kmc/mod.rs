@@ -149,12 +149,12 @@ impl KmcReport {
 }
 
 impl fmt::Display for KmcReport {
-    /// `k-MC holds for k = 2 (CSA, directed, basic; 12 configurations, 14 transitions)`
-    /// or the violation.
+    /// `k-MC holds for k = 2` or the violation (see [`KmcViolation`]), then a line
+    /// `(CSA, directed, basic; 12 configurations, 14 transitions explored)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.violation {
             None => write!(f, "k-MC holds for k = {}", self.k)?,
-            Some(v) => write!(f, "not {}-MC: {v}", self.k)?,
+            Some(v) => write!(f, "{v}")?,
         }
         let yes_no = |b: bool, s: &'static str| if b { s.to_string() } else { format!("not {s}") };
         write!(

@@ -225,14 +225,14 @@ impl KmcViolation {
 }
 
 impl fmt::Display for KmcViolation {
-    /// The property, the reason, the numbered execution and the final configuration,
-    /// one item per line.
+    /// `not k-MC: <property> fails: <reason>`, then the numbered execution and the
+    /// configuration it reaches, one item per line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} fails (k = {}): {}",
-            self.property(),
+            "not {}-MC: {} fails: {}",
             self.k,
+            self.property(),
             self.kind
         )?;
         if self.trace.is_empty() {
