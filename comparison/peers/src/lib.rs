@@ -1,7 +1,9 @@
-//! The three runtime benchmarks of the PPoPP 2022 paper (§4.1) — stream, double buffering
-//! and FFT — written once per implementation: our `mpst`, the bare channels `mpst` runs on
-//! (the limit), and the peers sesh, ferrite-session, mpstthree (multicrusty), the published
-//! rumpsteak 0.1 and, for FFT, rustfft.
+//! The peers' side of the comparison: the definitions the three benchmarks of the PPoPP 2022
+//! paper (§4.1) share — inputs, reference answers, checks — and their implementations with
+//! sesh, ferrite-session, mpstthree (multicrusty), the published rumpsteak 0.1 and rustfft.
+//!
+//! It does not depend on `mpst`, so a change to our runtime does not rebuild the peers (the
+//! `comparison` crate adds our implementations and the bare-channel ones on top).
 //!
 //! Every `run` function checks its own result against a reference computed independently
 //! (a closed-form sum, the input buffers, a naive DFT) and returns [`Mismatch`] when it is
@@ -69,18 +71,33 @@ pub fn spawn<T: Send + 'static>(
     future: impl Future<Output = Result<T>> + Send + 'static,
 ) -> impl Future<Output = Result<T>> {
     let handle = tokio::spawn(future);
-    async move { handle.await.map_err(|_| Box::new(Crashed(what)) as BoxError)? }
+    async move {
+        handle
+            .await
+            .map_err(|_| Box::new(Crashed(what)) as BoxError)?
+    }
 }
 
 /// Joins a scoped thread, turning a panic into [`Crashed`].
-pub fn join<T>(what: &'static str, handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
-    handle.join().map_err(|_| Box::new(Crashed(what)) as BoxError)?
+pub fn join<T>(
+    what: &'static str,
+    handle: std::thread::ScopedJoinHandle<'_, Result<T>>,
+) -> Result<T> {
+    handle
+        .join()
+        .map_err(|_| Box::new(Crashed(what)) as BoxError)?
 }
 
 /// Receives the next message from a bare channel; a closed channel is [`Crashed`].
-pub async fn receive_bare<M>(what: &'static str, route: &mut (impl futures::Stream<Item = M> + Unpin)) -> Result<M> {
+pub async fn receive_bare<M>(
+    what: &'static str,
+    route: &mut (impl futures::Stream<Item = M> + Unpin),
+) -> Result<M> {
     use futures::StreamExt;
-    route.next().await.ok_or_else(|| Box::new(Crashed(what)) as BoxError)
+    route
+        .next()
+        .await
+        .ok_or_else(|| Box::new(Crashed(what)) as BoxError)
 }
 
 /// A bare implementation received a label the protocol does not allow at this point.
@@ -115,7 +132,10 @@ unsafe impl<F> Send for AssertSend<F> {}
 impl<F: Future> Future for AssertSend<F> {
     type Output = F::Output;
 
-    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
         // SAFETY: structural pinning of the only field; `AssertSend` has no `Drop` and is
         // `Unpin` only when `F` is.
         unsafe { self.map_unchecked_mut(|this| &mut this.0) }.poll(cx)

@@ -26,7 +26,9 @@ pub struct RatioRow {
 impl<'a> Protocol<'a> {
     /// The measurements of protocol `id`.
     pub fn new(all: &'a [Measurement], id: &str) -> Self {
-        Self { measurements: all.iter().filter(|m| m.group == id).collect() }
+        Self {
+            measurements: all.iter().filter(|m| m.group == id).collect(),
+        }
     }
 
     /// The sizes measured, ascending.
@@ -41,9 +43,14 @@ impl<'a> Protocol<'a> {
     /// implementations the catalogue does not know come last.
     pub fn rows(&self) -> Vec<(String, String)> {
         let rank = |m: &Measurement| {
-            let implementation = catalogue::IMPLEMENTATIONS.iter().position(|i| i.id == m.implementation);
+            let implementation = catalogue::IMPLEMENTATIONS
+                .iter()
+                .position(|i| i.id == m.implementation);
             let runtime = RUNTIMES.iter().position(|r| *r == m.runtime);
-            (implementation.unwrap_or(usize::MAX), runtime.unwrap_or(usize::MAX))
+            (
+                implementation.unwrap_or(usize::MAX),
+                runtime.unwrap_or(usize::MAX),
+            )
         };
         let mut rows: Vec<(_, String, String)> = self
             .measurements
@@ -63,13 +70,28 @@ impl<'a> Protocol<'a> {
             .find(|m| m.implementation == implementation && m.runtime == runtime && m.size == size)
     }
 
-    fn ratio_row(&self, label: String, ours: (&str, &str), other: (&str, &str), goal: f64) -> Option<RatioRow> {
+    fn ratio_row(
+        &self,
+        label: String,
+        ours: (&str, &str),
+        other: (&str, &str),
+        goal: f64,
+    ) -> Option<RatioRow> {
         let ratios: Vec<Option<f64>> = self
             .sizes()
             .into_iter()
-            .map(|n| Some(self.get(ours.0, ours.1, n)?.throughput() / self.get(other.0, other.1, n)?.throughput()))
+            .map(|n| {
+                Some(
+                    self.get(ours.0, ours.1, n)?.throughput()
+                        / self.get(other.0, other.1, n)?.throughput(),
+                )
+            })
             .collect();
-        ratios.iter().any(Option::is_some).then_some(RatioRow { label, ratios, goal })
+        ratios.iter().any(Option::is_some).then_some(RatioRow {
+            label,
+            ratios,
+            goal,
+        })
     }
 
     /// ours / bare, same message order and runtime (goal: at least 0.9).
@@ -92,7 +114,11 @@ impl<'a> Protocol<'a> {
             .iter()
             .filter(|i| !i.id.starts_with("ours") && !i.id.starts_with("bare"));
         for peer in peers {
-            let ours = if peer.variant == Variant::Optimised { "ours-optimised" } else { "ours" };
+            let ours = if peer.variant == Variant::Optimised {
+                "ours-optimised"
+            } else {
+                "ours"
+            };
             for ours_runtime in ["multi-thread", "current-thread"] {
                 for peer_runtime in RUNTIMES {
                     let same = peer_runtime == ours_runtime;
@@ -105,7 +131,12 @@ impl<'a> Protocol<'a> {
                     } else {
                         format!("{ours} ({ours_runtime}) / {} ({peer_runtime})", peer.id)
                     };
-                    rows.extend(self.ratio_row(label, (ours, ours_runtime), (peer.id, peer_runtime), 1.0));
+                    rows.extend(self.ratio_row(
+                        label,
+                        (ours, ours_runtime),
+                        (peer.id, peer_runtime),
+                        1.0,
+                    ));
                 }
             }
         }
@@ -117,10 +148,10 @@ impl<'a> Protocol<'a> {
 pub fn misses<'r>(rows: &'r [RatioRow], sizes: &[usize]) -> Vec<(&'r str, usize, f64)> {
     rows.iter()
         .flat_map(|row| {
-            row.ratios
-                .iter()
-                .zip(sizes)
-                .filter_map(move |(r, &n)| r.filter(|&r| r < row.goal).map(|r| (row.label.as_str(), n, r)))
+            row.ratios.iter().zip(sizes).filter_map(move |(r, &n)| {
+                r.filter(|&r| r < row.goal)
+                    .map(|r| (row.label.as_str(), n, r))
+            })
         })
         .collect()
 }
@@ -156,7 +187,13 @@ mod tests {
         assert!((bare[0].ratios[0].unwrap() - 0.8).abs() < 1e-9);
         let peers = protocol.versus_peers();
         let labels: Vec<&str> = peers.iter().map(|r| r.label.as_str()).collect();
-        assert_eq!(labels, ["ours / rumpsteak (multi-thread)", "ours (multi-thread) / sesh (threads)"]);
+        assert_eq!(
+            labels,
+            [
+                "ours / rumpsteak (multi-thread)",
+                "ours (multi-thread) / sesh (threads)"
+            ]
+        );
         let missed = misses(&peers, &protocol.sizes());
         assert_eq!(missed.len(), 1);
         assert_eq!(missed[0].0, "ours / rumpsteak (multi-thread)");
@@ -165,9 +202,20 @@ mod tests {
 
     #[test]
     fn rows_follow_the_catalogue() {
-        let all = vec![m("sesh", "threads", 1, 1.0), m("ours", "current-thread", 1, 1.0), m("ours", "multi-thread", 1, 1.0)];
+        let all = vec![
+            m("sesh", "threads", 1, 1.0),
+            m("ours", "current-thread", 1, 1.0),
+            m("ours", "multi-thread", 1, 1.0),
+        ];
         let rows = Protocol::new(&all, "stream").rows();
         let rows: Vec<(&str, &str)> = rows.iter().map(|(i, r)| (i.as_str(), r.as_str())).collect();
-        assert_eq!(rows, [("ours", "multi-thread"), ("ours", "current-thread"), ("sesh", "threads")]);
+        assert_eq!(
+            rows,
+            [
+                ("ours", "multi-thread"),
+                ("ours", "current-thread"),
+                ("sesh", "threads")
+            ]
+        );
     }
 }

@@ -47,7 +47,10 @@ impl Machine {
             cpu: field("/proc/cpuinfo", "model name"),
             memory: field("/proc/meminfo", "MemTotal"),
             os: command("uname", &["-sr"]),
-            rustc: command(&std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()), &["--version"]),
+            rustc: command(
+                &std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()),
+                &["--version"],
+            ),
         }
     }
 }
@@ -55,7 +58,12 @@ impl Machine {
 /// The 1, 5 and 15 minute load averages, as `/proc/loadavg` gives them.
 pub fn load() -> String {
     fs::read_to_string("/proc/loadavg")
-        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_else(|_| "unknown".to_owned())
 }
 

@@ -26,14 +26,19 @@ struct Options {
 }
 
 fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options { bench: true, bench_args: Vec::new() };
+    let mut options = Options {
+        bench: true,
+        bench_args: Vec::new(),
+    };
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-bench" => options.bench = false,
             "--bench-args" => {
                 let value = args.next().ok_or("--bench-args needs a value")?;
-                options.bench_args.extend(value.split_whitespace().map(str::to_owned));
+                options
+                    .bench_args
+                    .extend(value.split_whitespace().map(str::to_owned));
             }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
@@ -46,19 +51,25 @@ const USAGE: &str = "usage: cargo run --release -p report [-- --no-bench] [--ben
 
 /// The comparison workspace's root (this crate's parent).
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_owned)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_owned)
 }
 
 fn run_benchmarks(root: &Path, extra: &[String]) -> Result<f64, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
-    command.current_dir(root).args(["bench", "-p", "comparison"]);
+    command
+        .current_dir(root)
+        .args(["bench", "-p", "comparison"]);
     if !extra.is_empty() {
         command.arg("--").args(extra);
     }
     eprintln!("report: running {command:?} in {}", root.display());
     let start = Instant::now();
-    let status = command.status().map_err(|e| format!("could not start cargo bench: {e}"))?;
+    let status = command
+        .status()
+        .map_err(|e| format!("could not start cargo bench: {e}"))?;
     if !status.success() {
         return Err(format!("cargo bench failed ({status})"));
     }
@@ -68,12 +79,19 @@ fn run_benchmarks(root: &Path, extra: &[String]) -> Result<f64, String> {
 fn generate(options: &Options) -> Result<PathBuf, String> {
     let root = workspace();
     let load_before = machine::load();
-    let bench_seconds = if options.bench { Some(run_benchmarks(&root, &options.bench_args)?) } else { None };
+    let bench_seconds = if options.bench {
+        Some(run_benchmarks(&root, &options.bench_args)?)
+    } else {
+        None
+    };
     let load_after = machine::load();
     let criterion = root.join("target").join("criterion");
     let all = results::read_all(&criterion).map_err(|e| e.to_string())?;
     if all.is_empty() {
-        return Err(format!("no results under {}; run without --no-bench", criterion.display()));
+        return Err(format!(
+            "no results under {}; run without --no-bench",
+            criterion.display()
+        ));
     }
     let plots_dir = root.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|e| format!("{}: {e}", plots_dir.display()))?;
@@ -85,7 +103,13 @@ fn generate(options: &Options) -> Result<PathBuf, String> {
         }
         for runtime in ["multi-thread", "current-thread"] {
             let file = format!("{}-{runtime}.svg", protocol.id);
-            plot::draw(&plots_dir.join(&file), protocol.title, protocol.n, &data, runtime)?;
+            plot::draw(
+                &plots_dir.join(&file),
+                protocol.title,
+                protocol.n,
+                &data,
+                runtime,
+            )?;
             plots.push((file, runtime.to_owned()));
         }
     }
@@ -93,7 +117,12 @@ fn generate(options: &Options) -> Result<PathBuf, String> {
     if !options.bench {
         command.push_str(" -- --no-bench");
     }
-    let run = markdown::Run { command, date: machine::now(), load: (load_before, load_after), bench_seconds };
+    let run = markdown::Run {
+        command,
+        date: machine::now(),
+        load: (load_before, load_after),
+        bench_seconds,
+    };
     let report = markdown::render(&all, &machine::Machine::read(), &run, &plots);
     let path = root.join("REPORT.md");
     std::fs::write(&path, report).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -128,7 +157,10 @@ mod tests {
     use super::*;
 
     fn args(list: &[&str]) -> impl Iterator<Item = String> {
-        list.iter().map(|s| s.to_string()).collect::<Vec<_>>().into_iter()
+        list.iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .into_iter()
     }
 
     #[test]

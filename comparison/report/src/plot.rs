@@ -35,19 +35,35 @@ fn series(protocol: &Protocol<'_>, runtime: &str) -> Vec<Series> {
             let points = protocol
                 .sizes()
                 .into_iter()
-                .filter_map(|n| protocol.get(&implementation, &r, n).map(|m| (n as f64, m.throughput())))
+                .filter_map(|n| {
+                    protocol
+                        .get(&implementation, &r, n)
+                        .map(|m| (n as f64, m.throughput()))
+                })
                 .collect();
-            let label = if r == runtime { implementation } else { format!("{implementation} ({r})") };
+            let label = if r == runtime {
+                implementation
+            } else {
+                format!("{implementation} ({r})")
+            };
             (label, points)
         })
         .collect()
 }
 
 /// Draws `title`'s plot for `runtime` into `path`.
-pub fn draw(path: &Path, title: &str, x_label: &str, protocol: &Protocol<'_>, runtime: &str) -> Result<(), String> {
+pub fn draw(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    protocol: &Protocol<'_>,
+    runtime: &str,
+) -> Result<(), String> {
     let series = series(protocol, runtime);
     let points = || series.iter().flat_map(|(_, p)| p.iter());
-    let (x_min, x_max) = points().fold((f64::MAX, f64::MIN), |(lo, hi), &(x, _)| (lo.min(x), hi.max(x)));
+    let (x_min, x_max) = points().fold((f64::MAX, f64::MIN), |(lo, hi), &(x, _)| {
+        (lo.min(x), hi.max(x))
+    });
     let y_max = points().fold(0.0f64, |hi, &(_, y)| hi.max(y));
     if series.is_empty() || x_min > x_max {
         return Err(format!("no measurements to plot for {title} on {runtime}"));
@@ -61,7 +77,10 @@ pub fn draw(path: &Path, title: &str, x_label: &str, protocol: &Protocol<'_>, ru
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((x_min - margin)..(x_max + margin), 0.0..(y_max * 1.1).max(1e-9))
+        .build_cartesian_2d(
+            (x_min - margin)..(x_max + margin),
+            0.0..(y_max * 1.1).max(1e-9),
+        )
         .map_err(|e| error(&e))?;
     chart
         .configure_mesh()
@@ -121,7 +140,13 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..40.min(svg.len())]);
         let texts: Vec<&str> = svg.lines().map(str::trim).collect();
-        assert!(texts.contains(&"ours") && texts.contains(&"rustfft (sequential)"), "legend");
-        assert!(!svg.contains("current-thread runtime"), "only the requested runtime");
+        assert!(
+            texts.contains(&"ours") && texts.contains(&"rustfft (sequential)"),
+            "legend"
+        );
+        assert!(
+            !svg.contains("current-thread runtime"),
+            "only the requested runtime"
+        );
     }
 }

@@ -75,7 +75,10 @@ impl std::fmt::Display for ReadError {
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReadError> {
-    let error = |reason: String| ReadError { path: path.to_owned(), reason };
+    let error = |reason: String| ReadError {
+        path: path.to_owned(),
+        reason,
+    };
     let text = fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| error(format!("not criterion's format: {e}")))
 }
@@ -100,7 +103,10 @@ fn read_one(new: &Path) -> Result<Option<Measurement>, ReadError> {
         runtime: runtime.to_owned(),
         size,
         median_ns: median.point_estimate,
-        median_ci_ns: (median.confidence_interval.lower_bound, median.confidence_interval.upper_bound),
+        median_ci_ns: (
+            median.confidence_interval.lower_bound,
+            median.confidence_interval.upper_bound,
+        ),
     }))
 }
 
@@ -109,13 +115,18 @@ pub fn read_all(dir: &Path) -> Result<Vec<Measurement>, ReadError> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(current) = pending.pop() {
-        let entries = fs::read_dir(&current).map_err(|e| ReadError { path: current.clone(), reason: e.to_string() })?;
+        let entries = fs::read_dir(&current).map_err(|e| ReadError {
+            path: current.clone(),
+            reason: e.to_string(),
+        })?;
         for entry in entries.flatten() {
             let path = entry.path();
             if !path.is_dir() {
                 continue;
             }
-            if path.file_name().is_some_and(|name| name == "new") && path.join("benchmark.json").is_file() {
+            if path.file_name().is_some_and(|name| name == "new")
+                && path.join("benchmark.json").is_file()
+            {
                 found.extend(read_one(&path)?);
             } else if path.file_name().is_none_or(|name| name != "report") {
                 pending.push(path);
@@ -123,7 +134,12 @@ pub fn read_all(dir: &Path) -> Result<Vec<Measurement>, ReadError> {
         }
     }
     found.sort_by(|a, b| {
-        (&a.group, &a.implementation, &a.runtime, a.size).cmp(&(&b.group, &b.implementation, &b.runtime, b.size))
+        (&a.group, &a.implementation, &a.runtime, a.size).cmp(&(
+            &b.group,
+            &b.implementation,
+            &b.runtime,
+            b.size,
+        ))
     });
     Ok(found)
 }
@@ -135,9 +151,17 @@ mod tests {
     fn write(dir: &Path, benchmark: &str, median: f64) {
         fs::create_dir_all(dir).unwrap();
         fs::write(dir.join("benchmark.json"), benchmark).unwrap();
-        let ci = format!(r#"{{"confidence_level":0.95,"lower_bound":{},"upper_bound":{}}}"#, median - 10.0, median + 10.0);
-        let estimate = format!(r#"{{"confidence_interval":{ci},"point_estimate":{median},"standard_error":1.0}}"#);
-        let estimates = format!(r#"{{"mean":{estimate},"median":{estimate},"median_abs_dev":{estimate},"slope":null,"std_dev":{estimate}}}"#);
+        let ci = format!(
+            r#"{{"confidence_level":0.95,"lower_bound":{},"upper_bound":{}}}"#,
+            median - 10.0,
+            median + 10.0
+        );
+        let estimate = format!(
+            r#"{{"confidence_interval":{ci},"point_estimate":{median},"standard_error":1.0}}"#
+        );
+        let estimates = format!(
+            r#"{{"mean":{estimate},"median":{estimate},"median_abs_dev":{estimate},"slope":null,"std_dev":{estimate}}}"#
+        );
         fs::write(dir.join("estimates.json"), estimates).unwrap();
     }
 
@@ -159,8 +183,19 @@ mod tests {
         fs::remove_dir_all(&root).unwrap();
         assert_eq!(found.len(), 1);
         let m = &found[0];
-        assert_eq!((m.group.as_str(), m.implementation.as_str(), m.runtime.as_str(), m.size), ("stream", "ours", "multi-thread", 10));
-        assert!((m.throughput() - 5.0).abs() < 1e-9, "10 per 2 µs is 5 per µs");
+        assert_eq!(
+            (
+                m.group.as_str(),
+                m.implementation.as_str(),
+                m.runtime.as_str(),
+                m.size
+            ),
+            ("stream", "ours", "multi-thread", 10)
+        );
+        assert!(
+            (m.throughput() - 5.0).abs() < 1e-9,
+            "10 per 2 µs is 5 per µs"
+        );
         assert!((m.relative_spread() - 0.005).abs() < 1e-9);
     }
 

@@ -17,13 +17,23 @@ fn main() {
     for n in SIZES {
         let problem = Arc::new(Problem::new(n));
         runtimes.bench(&mut group, "ours", n, || ours::run(problem.clone(), false));
-        runtimes.bench(&mut group, "ours-optimised", n, || ours::run(problem.clone(), true));
+        runtimes.bench(&mut group, "ours-optimised", n, || {
+            ours::run(problem.clone(), true)
+        });
         runtimes.bench(&mut group, "bare", n, || bare::run(problem.clone(), false));
-        runtimes.bench(&mut group, "bare-optimised", n, || bare::run(problem.clone(), true));
-        runtimes.bench(&mut group, "rumpsteak", n, || rumpsteak::run(problem.clone()));
+        runtimes.bench(&mut group, "bare-optimised", n, || {
+            bare::run(problem.clone(), true)
+        });
+        runtimes.bench(&mut group, "rumpsteak", n, || {
+            rumpsteak::run(problem.clone())
+        });
         common::bench_sync(&mut group, "sesh", "threads", n, || sesh::run(&problem));
-        common::bench_sync(&mut group, "mpstthree", "threads", n, || mpstthree::run(&problem));
-        common::bench_sync(&mut group, "rustfft", "sequential", n, || rustfft::run(&problem));
+        common::bench_sync(&mut group, "mpstthree", "threads", n, || {
+            mpstthree::run(&problem)
+        });
+        common::bench_sync(&mut group, "rustfft", "sequential", n, || {
+            rustfft::run(&problem)
+        });
     }
     group.finish();
     criterion.final_summary();

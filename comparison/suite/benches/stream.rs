@@ -17,7 +17,9 @@ fn main() {
         runtimes.bench(&mut group, "bare", n, || bare::run(n, false));
         runtimes.bench(&mut group, "bare-optimised", n, || bare::run(n, true));
         runtimes.bench(&mut group, "rumpsteak", n, || rumpsteak::run(n, false));
-        runtimes.bench(&mut group, "rumpsteak-optimised", n, || rumpsteak::run(n, true));
+        runtimes.bench(&mut group, "rumpsteak-optimised", n, || {
+            rumpsteak::run(n, true)
+        });
         runtimes.bench(&mut group, "ferrite", n, || ferrite::run(n));
         common::bench_sync(&mut group, "sesh", "threads", n, || sesh::run(n));
         common::bench_sync(&mut group, "mpstthree", "threads", n, || mpstthree::run(n));

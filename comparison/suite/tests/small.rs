@@ -5,8 +5,13 @@ use comparison::stream;
 
 fn runtimes() -> [tokio::runtime::Runtime; 2] {
     [
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap(),
-        tokio::runtime::Builder::new_current_thread().build().unwrap(),
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -58,9 +63,12 @@ fn double_buffering_async_implementations() {
     for rt in runtimes() {
         for n in [0, 1, 100] {
             for optimised in [false, true] {
-                rt.block_on(double_buffering::ours::run(n, optimised)).unwrap();
-                rt.block_on(double_buffering::bare::run(n, optimised)).unwrap();
-                rt.block_on(double_buffering::rumpsteak::run(n, optimised)).unwrap();
+                rt.block_on(double_buffering::ours::run(n, optimised))
+                    .unwrap();
+                rt.block_on(double_buffering::bare::run(n, optimised))
+                    .unwrap();
+                rt.block_on(double_buffering::rumpsteak::run(n, optimised))
+                    .unwrap();
             }
             rt.block_on(double_buffering::ferrite::run(n)).unwrap();
         }
@@ -99,8 +107,10 @@ fn fft_async_implementations() {
         for n in [0, 1, 9] {
             let problem = Arc::new(fft::Problem::new(n));
             for optimised in [false, true] {
-                rt.block_on(fft::ours::run(problem.clone(), optimised)).unwrap();
-                rt.block_on(fft::bare::run(problem.clone(), optimised)).unwrap();
+                rt.block_on(fft::ours::run(problem.clone(), optimised))
+                    .unwrap();
+                rt.block_on(fft::bare::run(problem.clone(), optimised))
+                    .unwrap();
             }
             rt.block_on(fft::rumpsteak::run(problem.clone())).unwrap();
         }
@@ -115,7 +125,9 @@ fn fft_check_rejects_a_wrong_transform() {
     output[3][2] += fft::Complex32::new(0.01, 0.0);
     assert!(problem.check("test", &output).is_err());
     // The roles' order is bit-reversed: handing back frequencies in natural order is wrong.
-    assert!(problem.check_roles("test", problem.expected.clone()).is_err());
+    assert!(problem
+        .check_roles("test", problem.expected.clone())
+        .is_err());
 }
 
 #[test]
@@ -126,7 +138,10 @@ fn fft_reference_matches_a_hand_computed_transform() {
         column[0] = fft::Complex32::new(1.0, 0.0);
     }
     let random = fft::Problem::new(1);
-    assert!(random.expected.iter().skip(1).any(|k| k[0].norm() > 1e-3), "random input has energy everywhere");
+    assert!(
+        random.expected.iter().skip(1).any(|k| k[0].norm() > 1e-3),
+        "random input has energy everywhere"
+    );
     let mut expected = vec![vec![fft::Complex32::new(0.0, 0.0)]; fft::ROLES];
     expected[0][0] = fft::Complex32::new(8.0, 0.0);
     problem.expected = expected;

@@ -16,8 +16,10 @@ const WHAT: &str = "double_buffering/ferrite";
 struct Ready;
 struct Value(Vec<i32>);
 
-type SourceProtocol = ReceiveValue<Ready, SendValue<Value, ReceiveValue<Ready, SendValue<Value, End>>>>;
-type SinkProtocol = SendValue<Ready, ReceiveValue<Value, SendValue<Ready, ReceiveValue<Value, End>>>>;
+type SourceProtocol =
+    ReceiveValue<Ready, SendValue<Value, ReceiveValue<Ready, SendValue<Value, End>>>>;
+type SinkProtocol =
+    SendValue<Ready, ReceiveValue<Value, SendValue<Ready, ReceiveValue<Value, End>>>>;
 type KernelProtocol = ReceiveChannel<SourceProtocol, ReceiveChannel<SinkProtocol, End>>;
 
 fn source(n: usize) -> Session<SourceProtocol> {
@@ -45,7 +47,11 @@ fn kernel() -> Session<KernelProtocol> {
                                 Ready,
                                 receive_value_from(s, move |Value(second)| {
                                     receive_value_from(t, move |Ready| {
-                                        send_value_to(t, Value(second), wait(s, wait(t, terminate())))
+                                        send_value_to(
+                                            t,
+                                            Value(second),
+                                            wait(s, wait(t, terminate())),
+                                        )
                                     })
                                 }),
                             ),
@@ -79,7 +85,11 @@ fn sink(out: Arc<Mutex<Vec<Vec<i32>>>>) -> Session<SinkProtocol> {
 /// run inside a tokio runtime.
 pub async fn run(n: usize) -> Result {
     let out = Arc::new(Mutex::new(Vec::new()));
-    run_session(apply_channel(apply_channel(kernel(), source(n)), sink(out.clone()))).await;
+    run_session(apply_channel(
+        apply_channel(kernel(), source(n)),
+        sink(out.clone()),
+    ))
+    .await;
     let received = std::mem::take(&mut *out.lock().map_err(|_| crate::Crashed(WHAT))?);
     check_all(WHAT, n, &received)
 }

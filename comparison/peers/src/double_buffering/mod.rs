@@ -5,10 +5,8 @@
 //! The optimised kernel (asynchronous message reordering, §2) sends both `ready`s to the
 //! source first, so the source fills the second buffer while the sink reads the first.
 
-pub mod bare;
 pub mod ferrite;
 pub mod mpstthree;
-pub mod ours;
 pub mod rumpsteak;
 pub mod sesh;
 
@@ -29,7 +27,11 @@ pub fn fill(b: usize, n: usize) -> Vec<i32> {
 /// Checks that buffer `b` reached the sink intact.
 pub fn check(what: &'static str, b: usize, n: usize, buffer: &[i32]) -> crate::Result {
     crate::check_eq(what, n, buffer.len())?;
-    match buffer.iter().enumerate().find(|&(j, &x)| x != element(b, j)) {
+    match buffer
+        .iter()
+        .enumerate()
+        .find(|&(j, &x)| x != element(b, j))
+    {
         None => Ok(()),
         Some((j, &x)) => crate::check_eq(what, element(b, j), x),
     }
@@ -38,5 +40,8 @@ pub fn check(what: &'static str, b: usize, n: usize, buffer: &[i32]) -> crate::R
 /// Checks every buffer the sink received, in order.
 pub fn check_all(what: &'static str, n: usize, buffers: &[Vec<i32>]) -> crate::Result {
     crate::check_eq(what, BUFFERS, buffers.len())?;
-    buffers.iter().enumerate().try_for_each(|(b, buffer)| check(what, b, n, buffer))
+    buffers
+        .iter()
+        .enumerate()
+        .try_for_each(|(b, buffer)| check(what, b, n, buffer))
 }

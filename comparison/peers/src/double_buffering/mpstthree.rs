@@ -68,7 +68,8 @@ fn sink(s: EndpointT, out: mpsc::Sender<Vec<Vec<i32>>>) -> std::result::Result<(
 /// at the sink.
 pub fn run(n: usize) -> Result {
     let (out, received) = mpsc::channel();
-    let (thread_s, thread_k, thread_t) = fork_mpst(move |s| source(s, n), kernel, move |t| sink(t, out));
+    let (thread_s, thread_k, thread_t) =
+        fork_mpst(move |s| source(s, n), kernel, move |t| sink(t, out));
     let crashed = thread_s.join().is_err() | thread_k.join().is_err() | thread_t.join().is_err();
     match received.try_recv() {
         Ok(received) if !crashed => check_all(WHAT, n, &received),

@@ -8,9 +8,7 @@
 //! receives first; the optimised one (asynchronous message reordering) has every role send
 //! before it receives. Results are checked against a naive DFT computed in `f64`.
 
-pub mod bare;
 pub mod mpstthree;
-pub mod ours;
 pub mod rumpsteak;
 pub mod rustfft;
 pub mod sesh;
@@ -119,6 +117,8 @@ pub fn butterfly(i: usize, h: usize, own: &mut [Complex32], other: &[Complex32])
         own.iter_mut().zip(other).for_each(|(x, y)| *x += y);
     } else {
         let w = twiddle(i, h);
-        own.iter_mut().zip(other).for_each(|(x, y)| *x = (y - *x) * w);
+        own.iter_mut()
+            .zip(other)
+            .for_each(|(x, y)| *x = (y - *x) * w);
     }
 }

@@ -27,14 +27,94 @@ type Lo = Send<Column, Recv<Column, End>>;
 /// The upper role of a pair: receive, then send.
 type Hi = Recv<Column, Send<Column, End>>;
 
-type EndpointA = MeshedChannels<Lo, Lo, End, Lo, End, End, End, RoleE<RoleE<RoleC<RoleC<RoleB<RoleB<RoleEnd>>>>>>, NameA>;
-type EndpointB = MeshedChannels<Hi, End, Lo, End, Lo, End, End, RoleF<RoleF<RoleD<RoleD<RoleA<RoleA<RoleEnd>>>>>>, NameB>;
-type EndpointC = MeshedChannels<Hi, End, Lo, End, End, Lo, End, RoleG<RoleG<RoleA<RoleA<RoleD<RoleD<RoleEnd>>>>>>, NameC>;
-type EndpointD = MeshedChannels<End, Hi, Hi, End, End, End, Lo, RoleH<RoleH<RoleB<RoleB<RoleC<RoleC<RoleEnd>>>>>>, NameD>;
-type EndpointE = MeshedChannels<Hi, End, End, End, Lo, Lo, End, RoleA<RoleA<RoleG<RoleG<RoleF<RoleF<RoleEnd>>>>>>, NameE>;
-type EndpointF = MeshedChannels<End, Hi, End, End, Hi, End, Lo, RoleB<RoleB<RoleH<RoleH<RoleE<RoleE<RoleEnd>>>>>>, NameF>;
-type EndpointG = MeshedChannels<End, End, Hi, End, Hi, End, Lo, RoleC<RoleC<RoleE<RoleE<RoleH<RoleH<RoleEnd>>>>>>, NameG>;
-type EndpointH = MeshedChannels<End, End, End, Hi, End, Hi, Hi, RoleD<RoleD<RoleF<RoleF<RoleG<RoleG<RoleEnd>>>>>>, NameH>;
+type EndpointA = MeshedChannels<
+    Lo,
+    Lo,
+    End,
+    Lo,
+    End,
+    End,
+    End,
+    RoleE<RoleE<RoleC<RoleC<RoleB<RoleB<RoleEnd>>>>>>,
+    NameA,
+>;
+type EndpointB = MeshedChannels<
+    Hi,
+    End,
+    Lo,
+    End,
+    Lo,
+    End,
+    End,
+    RoleF<RoleF<RoleD<RoleD<RoleA<RoleA<RoleEnd>>>>>>,
+    NameB,
+>;
+type EndpointC = MeshedChannels<
+    Hi,
+    End,
+    Lo,
+    End,
+    End,
+    Lo,
+    End,
+    RoleG<RoleG<RoleA<RoleA<RoleD<RoleD<RoleEnd>>>>>>,
+    NameC,
+>;
+type EndpointD = MeshedChannels<
+    End,
+    Hi,
+    Hi,
+    End,
+    End,
+    End,
+    Lo,
+    RoleH<RoleH<RoleB<RoleB<RoleC<RoleC<RoleEnd>>>>>>,
+    NameD,
+>;
+type EndpointE = MeshedChannels<
+    Hi,
+    End,
+    End,
+    End,
+    Lo,
+    Lo,
+    End,
+    RoleA<RoleA<RoleG<RoleG<RoleF<RoleF<RoleEnd>>>>>>,
+    NameE,
+>;
+type EndpointF = MeshedChannels<
+    End,
+    Hi,
+    End,
+    End,
+    Hi,
+    End,
+    Lo,
+    RoleB<RoleB<RoleH<RoleH<RoleE<RoleE<RoleEnd>>>>>>,
+    NameF,
+>;
+type EndpointG = MeshedChannels<
+    End,
+    End,
+    Hi,
+    End,
+    Hi,
+    End,
+    Lo,
+    RoleC<RoleC<RoleE<RoleE<RoleH<RoleH<RoleEnd>>>>>>,
+    NameG,
+>;
+type EndpointH = MeshedChannels<
+    End,
+    End,
+    End,
+    Hi,
+    End,
+    Hi,
+    Hi,
+    RoleD<RoleD<RoleF<RoleF<RoleG<RoleG<RoleEnd>>>>>>,
+    NameH,
+>;
 
 macro_rules! exchange {
     (lo, $s:ident, $column:ident) => {{
@@ -51,7 +131,11 @@ macro_rules! exchange {
 
 macro_rules! butterflies {
     ($name:ident, $endpoint:ident, $i:literal, $m4:ident, $m2:ident, $m1:ident) => {
-        fn $name(s: $endpoint, mut column: Column, out: mpsc::Sender<(usize, Column)>) -> std::result::Result<(), Box<dyn Error>> {
+        fn $name(
+            s: $endpoint,
+            mut column: Column,
+            out: mpsc::Sender<(usize, Column)>,
+        ) -> std::result::Result<(), Box<dyn Error>> {
             let (other, s) = exchange!($m4, s, column);
             butterfly($i, 4, &mut column, &other);
             let (other, s) = exchange!($m2, s, column);

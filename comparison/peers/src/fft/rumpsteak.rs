@@ -62,8 +62,12 @@ macro_rules! exchange {
 
 macro_rules! butterflies {
     ($name:ident, $role:ident, $i:literal, $m4:ident $p4:ident, $m2:ident $p2:ident, $m1:ident $p1:ident) => {
-        async fn $name(role: &mut $role, mut column: Vec<Complex32>) -> rumpsteak::Result<Vec<Complex32>> {
-            type Session<'r> = $m4<'r, $role, $p4, $m2<'r, $role, $p2, $m1<'r, $role, $p1, End<'r>>>>;
+        async fn $name(
+            role: &mut $role,
+            mut column: Vec<Complex32>,
+        ) -> rumpsteak::Result<Vec<Complex32>> {
+            type Session<'r> =
+                $m4<'r, $role, $p4, $m2<'r, $role, $p2, $m1<'r, $role, $p1, End<'r>>>>;
             try_session(role, |s: Session<'_>| async move {
                 let (other, s) = exchange!($m4, s, column);
                 butterfly($i, 4, &mut column, &other);
@@ -107,6 +111,9 @@ pub async fn run(problem: Arc<Problem>) -> Result {
         task!(r6, p6, c6),
         task!(r7, p7, c7),
     );
-    let by_role = vec![outputs.0?, outputs.1?, outputs.2?, outputs.3?, outputs.4?, outputs.5?, outputs.6?, outputs.7?];
+    let by_role = vec![
+        outputs.0?, outputs.1?, outputs.2?, outputs.3?, outputs.4?, outputs.5?, outputs.6?,
+        outputs.7?,
+    ];
     problem.check_roles(WHAT, by_role)
 }

@@ -36,7 +36,11 @@ fn exchange(endpoint: Endpoint, column: &[Complex32]) -> Result<Vec<Complex32>, 
     }
 }
 
-fn role(i: usize, mut column: Vec<Complex32>, endpoints: Vec<Endpoint>) -> Result<Vec<Complex32>, Failure> {
+fn role(
+    i: usize,
+    mut column: Vec<Complex32>,
+    endpoints: Vec<Endpoint>,
+) -> Result<Vec<Complex32>, Failure> {
     for (h, endpoint) in STAGES.into_iter().zip(endpoints) {
         let other = exchange(endpoint, &column)?;
         butterfly(i, h, &mut column, &other);
@@ -46,7 +50,8 @@ fn role(i: usize, mut column: Vec<Complex32>, endpoints: Vec<Endpoint>) -> Resul
 
 /// Transforms every row with eight threads and checks the result.
 pub fn run(problem: &Problem) -> Result {
-    let mut endpoints: Vec<Vec<Option<Endpoint>>> = (0..ROLES).map(|_| vec![None, None, None]).collect();
+    let mut endpoints: Vec<Vec<Option<Endpoint>>> =
+        (0..ROLES).map(|_| vec![None, None, None]).collect();
     for (stage, h) in STAGES.into_iter().enumerate() {
         for i in (0..ROLES).filter(|&i| is_lower(i, h)) {
             let (lower, upper) = <Lower as Session>::new();
@@ -64,7 +69,10 @@ pub fn run(problem: &Problem) -> Result {
                 scope.spawn(move || role(i, column, endpoints).map_err(|e| e.to_string().into()))
             })
             .collect();
-        threads.into_iter().map(|thread| crate::join(WHAT, thread)).collect::<Result<Vec<_>>>()
+        threads
+            .into_iter()
+            .map(|thread| crate::join(WHAT, thread))
+            .collect::<Result<Vec<_>>>()
     })?;
     problem.check_roles(WHAT, by_role)
 }

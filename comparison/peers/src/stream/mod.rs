@@ -4,10 +4,8 @@
 //! The optimised source (asynchronous message reordering) sends the first [`UNROLL`] values
 //! before waiting for any `ready`, as in the paper.
 
-pub mod bare;
 pub mod ferrite;
 pub mod mpstthree;
-pub mod ours;
 pub mod rumpsteak;
 pub mod sesh;
 

@@ -33,7 +33,8 @@ type SinkLoop = Send<Ready, Recv<Branching, End>>;
 type Choose = <Recv<Branching, End> as Session>::Dual;
 
 type EndpointS = MeshedChannels<Recv<Ready, Choose>, RoleT<RoleBroadcast>, NameS>;
-type EndpointSValue = MeshedChannels<Send<Value, Recv<Ready, Choose>>, RoleT<RoleT<RoleBroadcast>>, NameS>;
+type EndpointSValue =
+    MeshedChannels<Send<Value, Recv<Ready, Choose>>, RoleT<RoleT<RoleBroadcast>>, NameS>;
 type EndpointT = MeshedChannels<SinkLoop, RoleS<RoleS<RoleEnd>>, NameT>;
 
 fn source(s: EndpointS, n: usize) -> std::result::Result<(), Box<dyn Error>> {
@@ -48,7 +49,10 @@ fn source(s: EndpointS, n: usize) -> std::result::Result<(), Box<dyn Error>> {
     s.close()
 }
 
-fn sink(mut s: EndpointT, out: mpsc::Sender<(usize, i64)>) -> std::result::Result<(), Box<dyn Error>> {
+fn sink(
+    mut s: EndpointT,
+    out: mpsc::Sender<(usize, i64)>,
+) -> std::result::Result<(), Box<dyn Error>> {
     let (mut count, mut sum) = (0, 0);
     loop {
         let offer = s.send(Ready);

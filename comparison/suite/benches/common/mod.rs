@@ -32,31 +32,48 @@ pub struct Runtimes {
 impl Runtimes {
     /// Builds both runtimes.
     pub fn new() -> Self {
-        let multi = Builder::new_multi_thread().build().expect("multi-thread runtime");
-        let current = Builder::new_current_thread().build().expect("current-thread runtime");
+        let multi = Builder::new_multi_thread()
+            .build()
+            .expect("multi-thread runtime");
+        let current = Builder::new_current_thread()
+            .build()
+            .expect("current-thread runtime");
         Self {
             runtimes: [("multi-thread", multi), ("current-thread", current)],
         }
     }
 
     /// Registers `run` once per runtime as `<name>/<runtime>` at size `n`.
-    pub fn bench<F, Fut>(&self, group: &mut BenchmarkGroup<'_, WallTime>, name: &str, n: usize, run: F)
-    where
+    pub fn bench<F, Fut>(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        name: &str,
+        n: usize,
+        run: F,
+    ) where
         F: Fn() -> Fut,
         Fut: Future<Output = Result>,
     {
         for (runtime, rt) in &self.runtimes {
-            rt.block_on(run()).unwrap_or_else(|e| panic!("{name} on {runtime} at {n}: {e}"));
+            rt.block_on(run())
+                .unwrap_or_else(|e| panic!("{name} on {runtime} at {n}: {e}"));
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("{name}/{runtime}"), n), |b| {
-                b.to_async(rt).iter(|| async { run().await.expect("checked run") });
+                b.to_async(rt)
+                    .iter(|| async { run().await.expect("checked run") });
             });
         }
     }
 }
 
 /// Registers a run that manages its own threads (or none) as `<name>/<how>` at size `n`.
-pub fn bench_sync(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, how: &str, n: usize, run: impl Fn() -> Result) {
+pub fn bench_sync(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    how: &str,
+    n: usize,
+    run: impl Fn() -> Result,
+) {
     run().unwrap_or_else(|e| panic!("{name} at {n}: {e}"));
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function(BenchmarkId::new(format!("{name}/{how}"), n), |b| {

@@ -13,7 +13,12 @@ const WHAT: &str = "fft/bare";
 
 type Route = Unbounded<Vec<Complex32>>;
 
-async fn role(i: usize, mut column: Vec<Complex32>, routes: [Route; 3], optimised: bool) -> Result<Vec<Complex32>> {
+async fn role(
+    i: usize,
+    mut column: Vec<Complex32>,
+    routes: [Route; 3],
+    optimised: bool,
+) -> Result<Vec<Complex32>> {
     for (h, mut route) in STAGES.into_iter().zip(routes) {
         let other = if optimised || is_lower(i, h) {
             route.send(column.clone()).await?;

@@ -61,8 +61,12 @@ macro_rules! exchange {
 
 macro_rules! butterflies {
     ($name:ident, $role:ident, $i:literal, $m4:ident $p4:ident, $m2:ident $p2:ident, $m1:ident $p1:ident) => {
-        async fn $name(role: &mut $role, mut column: Vec<Complex32>) -> Result<Vec<Complex32>, mpst::Error> {
-            type Session<'r> = $m4<'r, $role, $p4, $m2<'r, $role, $p2, $m1<'r, $role, $p1, End<'r, $role>>>>;
+        async fn $name(
+            role: &mut $role,
+            mut column: Vec<Complex32>,
+        ) -> Result<Vec<Complex32>, mpst::Error> {
+            type Session<'r> =
+                $m4<'r, $role, $p4, $m2<'r, $role, $p2, $m1<'r, $role, $p1, End<'r, $role>>>>;
             try_session(role, |s: Session<'_>| async move {
                 let (other, s) = exchange!($m4, s, column);
                 butterfly($i, 4, &mut column, &other);
@@ -104,7 +108,11 @@ pub async fn run(problem: Arc<Problem>, optimised: bool) -> Result {
     macro_rules! task {
         ($plain:ident, $opt:ident, $role:ident, $column:ident) => {
             spawn(WHAT, async move {
-                Ok(if optimised { $opt(&mut $role, $column).await? } else { $plain(&mut $role, $column).await? })
+                Ok(if optimised {
+                    $opt(&mut $role, $column).await?
+                } else {
+                    $plain(&mut $role, $column).await?
+                })
             })
         };
     }
@@ -118,6 +126,9 @@ pub async fn run(problem: Arc<Problem>, optimised: bool) -> Result {
         task!(r6, r6_optimised, p6, c6),
         task!(r7, r7_optimised, p7, c7),
     );
-    let by_role = vec![outputs.0?, outputs.1?, outputs.2?, outputs.3?, outputs.4?, outputs.5?, outputs.6?, outputs.7?];
+    let by_role = vec![
+        outputs.0?, outputs.1?, outputs.2?, outputs.3?, outputs.4?, outputs.5?, outputs.6?,
+        outputs.7?,
+    ];
     problem.check_roles(WHAT, by_role)
 }
