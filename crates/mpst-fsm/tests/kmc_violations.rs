@@ -279,3 +279,40 @@ fn the_configuration_limit_is_an_error() {
         Err(KmcError::TooManyConfigurations { limit: 1 })
     );
 }
+
+#[test]
+fn a_role_is_not_ignored_while_others_loop_forever() {
+    // `a` and `b` ping-pong forever; `c` and `d` are independent of them. A reduction
+    // that always lets `a`/`b` move first would never explore `c`'s send, and would
+    // wrongly find `d` starving; the ignoring proviso expands it.
+    let system = [
+        role("a", "rec t. b!ping(). t"),
+        role("b", "rec t. a?ping(). t"),
+        role("c", "d!hello(). end"),
+        role("d", "c?hello(). end"),
+    ];
+    for k in 1..=3 {
+        let reduced = check_kmc(&system, k).unwrap();
+        assert!(reduced.is_kmc(), "{reduced}");
+        let full = check_kmc_with(
+            &system,
+            &KmcOptions {
+                reduce: false,
+                ..KmcOptions::new(k)
+            },
+        )
+        .unwrap();
+        assert!(full.is_kmc());
+        assert!(reduced.configurations < full.configurations);
+    }
+    // And when `d` expects something else, the reduced check still finds it.
+    let mut wrong = system.clone();
+    wrong[3] = role("d", "c?bye(). end");
+    let v = check_kmc(&wrong, 1).unwrap().violation.unwrap();
+    assert_eq!(v.property(), Property::UnspecifiedReception);
+    assert_eq!(steps_of(&v), ["c: d!hello()"]);
+}
+
+fn steps_of(v: &mpst_fsm::KmcViolation) -> Vec<String> {
+    v.trace.iter().map(ToString::to_string).collect()
+}

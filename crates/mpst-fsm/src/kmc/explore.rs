@@ -93,7 +93,8 @@ impl<'s, 'a> Explorer<'s, 'a> {
             sys,
             k: u32::try_from(k).unwrap_or(u32::MAX),
             reduce,
-            limit,
+            // Configuration numbers must stay below the `chosen` markers.
+            limit: limit.min(FULL as usize - 1),
         }
     }
 
@@ -275,7 +276,8 @@ impl<'s, 'a> Explorer<'s, 'a> {
             machine: m,
             trans: t,
         });
-        if new && graph.store.len() > self.limit {
+        // Configurations and edges are numbered by `u32`.
+        if (new && graph.store.len() > self.limit) || graph.edges.len() >= u32::MAX as usize {
             return Err(KmcError::TooManyConfigurations { limit: self.limit });
         }
         Ok(dst)

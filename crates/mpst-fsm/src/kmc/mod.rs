@@ -115,12 +115,13 @@ pub struct KmcOptions {
 }
 
 impl KmcOptions {
-    /// Bound `k`, reduction on, at most 20 million configurations.
+    /// Bound `k`, reduction on, at most 5 million configurations (about 2 GB for a
+    /// system of 30 roles).
     pub fn new(k: usize) -> Self {
         KmcOptions {
             k,
             reduce: true,
-            max_configurations: 20_000_000,
+            max_configurations: 5_000_000,
         }
     }
 }
