@@ -105,6 +105,17 @@ pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
     }
 }
 
+/// The least `k` in `1..=max_k` for which the system `fsms` is k-MC, with its report; if
+/// there is none, the counterexample for `max_k`.
+pub fn least_k(fsms: &[Fsm], max_k: usize) -> Result<KmcReport, KmcFailure> {
+    let report = mpst_fsm::kmc::least_k(fsms, max_k).map_err(KmcFailure::Invalid)?;
+    if report.is_kmc() {
+        Ok(report)
+    } else {
+        Err(KmcFailure::Violation(Box::new(report)))
+    }
+}
+
 /// Asserts [`check_kmc`], panicking with the counterexample.
 ///
 /// # Panics

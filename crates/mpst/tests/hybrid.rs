@@ -156,11 +156,20 @@ fn the_serialised_system_is_k_mc_bottom_up() {
     let sink = serialize::<Sink<'static, T>>().unwrap();
     let plain = serialize::<Kernel<'static, K>>().unwrap();
     let optimised = serialize::<KernelOpt<'static, K>>().unwrap();
-    let report = verify::check_kmc(&[source.clone(), plain, sink.clone()], 1).unwrap();
+    let report = verify::check_kmc(&[source.clone(), plain.clone(), sink.clone()], 1).unwrap();
     assert!(report.is_kmc());
     assert_eq!(report.k, 1);
     // The source takes the first `ready` before the second is sent, so queues of one do.
-    verify::assert_kmc(&[source, optimised, sink], 1);
+    verify::assert_kmc(&[source.clone(), optimised, sink.clone()], 1);
+    assert_eq!(
+        verify::least_k(&[source.clone(), plain, sink.clone()], 3)
+            .unwrap()
+            .k,
+        1
+    );
+    let wrong = serialize::<KernelWrong<'static, K>>().unwrap();
+    let err = verify::least_k(&[source, wrong, sink], 3).unwrap_err();
+    assert!(err.to_string().starts_with("not 3-MC"), "{err}");
 }
 
 #[test]
