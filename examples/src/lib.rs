@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod expressiveness;
 mod names;
 
 pub use names::scribble_names;
@@ -103,21 +104,6 @@ pub async fn observe_tasks<T>(
     observations: Observations<T>,
     count: usize,
 ) -> Result<Vec<T>, mpst::Error> {
-    observe_tasks_and(future::pending(), tasks, observations, count).await
-}
-
-/// Like [`observe_tasks`], with one more process, `local`, run by the watching task itself
-/// rather than spawned (for a process whose future tokio cannot spawn, see the examples'
-/// tokio tests).
-pub async fn observe_tasks_and<T, L>(
-    local: L,
-    tasks: Vec<JoinHandle<Result<Infallible, mpst::Error>>>,
-    observations: Observations<T>,
-    count: usize,
-) -> Result<Vec<T>, mpst::Error>
-where
-    L: Future<Output = Result<Infallible, mpst::Error>>,
-{
     let aborts: Vec<_> = tasks.iter().map(JoinHandle::abort_handle).collect();
     let first_failure = async move {
         let mut tasks: FuturesUnordered<_> = tasks.into_iter().map(joined).collect();
@@ -127,9 +113,7 @@ where
             None => future::pending().await,
         }
     };
-    futures::pin_mut!(local, first_failure);
-    let protocol = async move { future::select(local, first_failure).await.factor_first().0 };
-    let seen = observe(protocol, observations, count).await;
+    let seen = observe(first_failure, observations, count).await;
     for abort in aborts {
         abort.abort();
     }

@@ -1,0 +1,66 @@
+//! The committed expressiveness table (`docs/EXPRESSIVENESS.md`) is what
+//! `cargo run -p mpst-examples --bin expressiveness` computes from the examples now, and
+//! its rows say what the examples' own tests assert.
+
+use std::path::Path;
+
+use mpst_examples::expressiveness::{render, rows, Row, Verdict, COMMAND};
+
+fn computed() -> Vec<Row> {
+    rows(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn row<'a>(rows: &'a [Row], name: &str) -> &'a Row {
+    rows.iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no row `{name}`"))
+}
+
+#[test]
+fn the_committed_table_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/EXPRESSIVENESS.md");
+    let committed = std::fs::read_to_string(&path).unwrap();
+    let table = render(&computed());
+    assert!(table.contains(COMMAND));
+    assert!(
+        committed == table,
+        "docs/EXPRESSIVENESS.md is stale: run `{COMMAND}` and commit it"
+    );
+}
+
+#[test]
+fn the_rows_agree_with_the_examples_tests() {
+    let rows = computed();
+    // Hospital: the plain protocol is verified, the unbounded optimisation by nothing.
+    let plain = row(&rows, "Hospital");
+    assert_eq!(plain.bottom_up, Verdict::Verified("k = 1".into()));
+    let optimised = row(&rows, "Optimised Hospital");
+    assert!(optimised.amr && optimised.infinite && optimised.choice);
+    assert!(matches!(&optimised.hybrid, Verdict::Rejected(why) if why.contains("bound reached")));
+    assert!(matches!(&optimised.top_down, Verdict::Rejected(why) if why.contains("bound reached")));
+    assert!(matches!(&optimised.bottom_up, Verdict::Rejected(why) if why.contains("not k-MC")));
+    // Optimised streaming needs queues of 3, as its test asserts.
+    let streaming = row(&rows, "Optimised Streaming");
+    assert_eq!(streaming.bottom_up, Verdict::Verified("k = 3".into()));
+    assert_eq!(streaming.hybrid, Verdict::Verified(String::new()));
+    // Every other row is verified by every workflow that applies to it.
+    for r in rows.iter().filter(|r| r.name != "Optimised Hospital") {
+        assert!(matches!(r.top_down, Verdict::Verified(_)), "{r:?}");
+        assert!(matches!(r.bottom_up, Verdict::Verified(_)), "{r:?}");
+        assert!(!matches!(r.hybrid, Verdict::Rejected(_)), "{r:?}");
+        assert_eq!(r.amr, r.name.starts_with("Optimised"), "{r:?}");
+    }
+    // The features of a few rows, as Table 1 gives them.
+    let fft = row(&rows, "Fft");
+    assert_eq!((fft.roles, fft.choice, fft.recursion), (8, false, false));
+    let ring = row(&rows, "Ring");
+    assert_eq!(
+        (ring.roles, ring.choice, ring.recursion, ring.infinite),
+        (3, false, true, true)
+    );
+    let two = row(&rows, "TwoAdder");
+    assert_eq!(
+        (two.roles, two.choice, two.recursion, two.infinite),
+        (2, true, true, false)
+    );
+}
