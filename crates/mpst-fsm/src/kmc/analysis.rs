@@ -215,8 +215,14 @@ fn safety(
         for v in 0..nodes as u32 {
             let c = comp[v as usize] as usize;
             let config = graph.store.get(v);
-            for m in lo.min(n)..hi.min(n) {
-                let kind = sys.machines[m].kinds[config[m] as usize];
+            let machines = lo.min(n)..hi.min(n);
+            for (m, &state) in config
+                .iter()
+                .enumerate()
+                .take(machines.end)
+                .skip(machines.start)
+            {
+                let kind = sys.machines[m].kinds[state as usize];
                 if kind == StateKind::Receive && !has(c, m) {
                     consider(v, &|| ViolationKind::Starvation {
                         role: sys.role(m as u32).to_string(),
@@ -227,8 +233,7 @@ fn safety(
                 continue;
             }
             queue_offsets(n, nq, config, &mut offs);
-            for q in lo.max(n) - n..hi - n {
-                let o = offs[q];
+            for (q, &o) in offs.iter().enumerate().take(hi - n).skip(lo.max(n) - n) {
                 if config[o] > 0 && !has(c, n + q) {
                     let (from, to) = sys.queues[q];
                     consider(v, &|| ViolationKind::Orphan {
