@@ -1,0 +1,124 @@
+//! Every [`Reason`] of a failed subtyping check, with the states, prefixes and paths
+//! an explanation carries.
+
+use mpst_fsm::subtype::{is_subtype, NotSubtype, Reason, Side};
+use mpst_fsm::{Action, Fsm, LocalType, Message};
+
+fn fsm(text: &str) -> Fsm {
+    LocalType::parse(text).unwrap().to_fsm("r").unwrap()
+}
+
+fn rejects(sub: &str, sup: &str) -> NotSubtype {
+    is_subtype(&fsm(sub), &fsm(sup), 10).expect_err("not a subtype")
+}
+
+fn render(actions: &[Action]) -> Vec<String> {
+    actions.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn actions_left_unmatched_when_both_end() {
+    let err = rejects("p!a(). q!c(). end", "q?b(). p!a(). end");
+    assert_eq!(err.reason, Reason::PendingAtEnd);
+    assert_eq!(render(&err.sub_prefix), ["q!c()"]);
+    assert_eq!(render(&err.super_prefix), ["q?b()"]);
+    assert_eq!(render(&err.sub_trace), ["p!a()", "q!c()"]);
+    assert_eq!(render(&err.super_trace), ["q?b()", "p!a()"]);
+    assert_eq!((err.sub_state, err.super_state), (2, 2));
+    let text = err.to_string();
+    assert!(text.contains("subtype path:   p!a() . q!c()"), "{text}");
+}
+
+#[test]
+fn payload_sorts_must_agree() {
+    let err = rejects("p!a(i32). end", "p!a(u32). end");
+    match &err.reason {
+        Reason::Mismatch { sub, sup } => {
+            assert_eq!(sub.to_string(), "p!a(i32)");
+            assert_eq!(sup.to_string(), "p!a(u32)");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Payload names are documentation.
+    assert!(is_subtype(&fsm("p!a(x: i32). end"), &fsm("p!a(y: i32). end"), 1).is_ok());
+}
+
+#[test]
+fn two_sends_to_one_peer_keep_their_order() {
+    let err = rejects("p!b(). p!a(). end", "p!a(). p!b(). end");
+    assert!(matches!(err.reason, Reason::Mismatch { .. }), "{err}");
+    // Sends to different peers may be swapped ([→B]).
+    assert!(is_subtype(&fsm("q!b(). p!a(). end"), &fsm("p!a(). q!b(). end"), 1).is_ok());
+    // So may receives from different peers ([→A]), but not from the same one.
+    assert!(is_subtype(&fsm("q?b(). p?a(). end"), &fsm("p?a(). q?b(). end"), 1).is_ok());
+    let err = rejects("p?b(). p?a(). end", "p?a(). p?b(). end");
+    assert!(matches!(err.reason, Reason::Mismatch { .. }), "{err}");
+}
+
+#[test]
+fn mixed_states_are_not_session_types() {
+    let mut mixed = Fsm::new("r");
+    let end = mixed.add_state();
+    mixed
+        .add_transition(0, Action::send("p", Message::new("a")), end)
+        .unwrap();
+    mixed
+        .add_transition(0, Action::receive("p", Message::new("b")), end)
+        .unwrap();
+    let other = fsm("p!a(). end");
+    let err = is_subtype(&mixed, &other, 5).unwrap_err();
+    assert_eq!(
+        err.reason,
+        Reason::MixedState {
+            side: Side::Sub,
+            state: 0
+        }
+    );
+    let err = is_subtype(&other, &mixed, 5).unwrap_err();
+    assert_eq!(
+        err.reason,
+        Reason::MixedState {
+            side: Side::Super,
+            state: 0
+        }
+    );
+    assert!(err
+        .to_string()
+        .contains("state 0 of the supertype both sends and receives"));
+}
+
+#[test]
+fn a_failing_universal_branch_is_the_one_reported() {
+    // [OO]: every send of the subtype needs a matching send of the supertype; `c` has
+    // none, and that is what the explanation shows.
+    let err = rejects("p!{a(). end, c(). end}", "p!{a(). end, b(). end}");
+    assert_eq!(render(&err.sub_prefix), ["p!c()"]);
+    assert!(matches!(err.reason, Reason::Mismatch { .. }), "{err}");
+}
+
+#[test]
+fn the_furthest_existential_alternative_is_reported() {
+    // [II]: the supertype's `p?b` needs some receive of the subtype. `a` (tried first)
+    // fails at once against it; `b` matches and fails one step later on `q!y` against
+    // `q!z`: the explanation follows `b`.
+    let err = rejects("p?{a(). end, b(). q!y(). end}", "p?b(). q!z(). end");
+    assert_eq!(render(&err.sub_trace), ["p?b()", "q!y()"], "{err}");
+    assert!(matches!(err.reason, Reason::Mismatch { .. }), "{err}");
+}
+
+#[test]
+fn the_bound_counts_visits_of_a_pair_on_one_path() {
+    // Three extra sends ahead: the kernel's loop comes back before the prefixes settle.
+    let kernel = "rec x. s!ready(). s?value(). t?ready(). t!value(). x";
+    let sub = fsm(&format!(
+        "s!ready(). s!ready(). s!ready(). s!ready(). {kernel}"
+    ));
+    let sup = fsm(kernel);
+    let needed = (1..20)
+        .find(|&v| is_subtype(&sub, &sup, v).is_ok())
+        .unwrap();
+    assert!(needed > 1);
+    let err = is_subtype(&sub, &sup, needed - 1).unwrap_err();
+    assert_eq!(err.reason, Reason::BoundReached { visits: needed - 1 });
+    assert!(!err.sub_prefix.is_empty(), "{err}");
+}
