@@ -135,10 +135,16 @@ fn bad_input_exits_2() {
 #[test]
 fn a_protocol_without_rust_api_exits_1() {
     // Label `b` and role `B` would both be the Rust type `B`.
-    let clash = temp("clash.scr", "global protocol P(role A, role B) { b() from A to B; }");
+    let clash = temp(
+        "clash.scr",
+        "global protocol P(role A, role B) { b() from A to B; }",
+    );
     let out = mpst(&["generate", clash.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("label `b`") && err.contains("role `B`"), "{err}");
+    assert!(
+        err.contains("label `b`") && err.contains("role `B`"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
 }
