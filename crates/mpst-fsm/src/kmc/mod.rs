@@ -97,7 +97,8 @@ pub struct Shape {
     pub csa: bool,
     /// Every state's transitions all send to one peer, or all receive from one peer.
     pub directed: bool,
-    /// Both CSA and directed (the "basic" CSA of Lange & Yoshida).
+    /// Both CSA and directed: the "basic" machines of Deniélou & Yoshida (ICALP 2013),
+    /// deterministic, directed and without mixed states.
     pub basic: bool,
 }
 
