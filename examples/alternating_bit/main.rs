@@ -78,7 +78,6 @@ enum OneAck {
 struct ReceiveZero(Receive<S, D0, Select<S, ZeroReply>>);
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum ZeroReply {
     A0(A0, ReceiveOne),
     A1(A1, ReceiveZero),
@@ -89,7 +88,6 @@ enum ZeroReply {
 struct ReceiveOne(Receive<S, D1, Select<S, OneReply>>);
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum OneReply {
     A0(A0, ReceiveOne),
     A1(A1, ReceiveZero),
@@ -206,13 +204,12 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let Roles(mut s, mut r) = Roles::default();
         let (reporter, observations) = observer();
-        // `R` (which selects) runs on the `block_on` thread, `S` on a worker:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc
-        // cannot prove it `Send`: "implementation of `Choice` is not general enough").
         let got = runtime.block_on(async {
-            let tasks = vec![tokio::spawn(async move { sender(&mut s).await })];
-            let local = receiver(&mut r, reporter);
-            mpst_examples::observe_tasks_and(local, tasks, observations, 300).await
+            let tasks = vec![
+                tokio::spawn(async move { sender(&mut s).await }),
+                tokio::spawn(async move { receiver(&mut r, reporter).await }),
+            ];
+            mpst_examples::observe_tasks(tasks, observations, 300).await
         });
         assert_eq!(got.unwrap(), expected(300));
     }

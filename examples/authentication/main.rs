@@ -75,7 +75,6 @@ enum ClientChoice {
 type Authenticator = Receive<C, Login, Select<S, AuthenticatorChoice>>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum AuthenticatorChoice {
     Accept(Accept, Send<C, Token, End>),
     Reject(Reject, Send<C, Denied, End>),
@@ -219,13 +218,11 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         for (password, accepted) in [(PASSWORD, true), ("nope", false)] {
             let Roles(mut c, mut a, mut s) = Roles::default();
-            // `A` (which selects) runs on the `block_on` thread, `C` and `S` on workers:
-            // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc
-            // cannot prove it `Send`: "implementation of `Choice` is not general enough").
             let (answer, ok, served) = runtime.block_on(async {
                 let c = tokio::spawn(async move { client(&mut c, password).await });
+                let a = tokio::spawn(async move { authenticator(&mut a, PASSWORD, 99).await });
                 let s = tokio::spawn(async move { service(&mut s, SECRET).await });
-                let ok = authenticator(&mut a, PASSWORD, 99).await.unwrap();
+                let ok = mpst_examples::joined(a).await.unwrap();
                 let answer = mpst_examples::joined(c).await.unwrap();
                 (answer, ok, mpst_examples::joined(s).await.unwrap())
             });

@@ -64,7 +64,6 @@ struct Total(u32);
 type Client = Select<S, ClientChoice>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum ClientChoice {
     Request(Request, Receive<S, Response, Client>),
     Quit(Quit, Receive<S, Total, End>),
@@ -191,13 +190,12 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let requests = requests();
         let Roles(mut c, mut s, mut l) = Roles::default();
-        // `C` (which selects) runs on the `block_on` thread, `S` and `L` on workers:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc
-        // cannot prove it `Send`: "implementation of `Choice` is not general enough").
         let ((responses, total), log) = runtime.block_on(async {
+            let input = requests.clone();
+            let c = tokio::spawn(async move { client(&mut c, &input).await });
             let s = tokio::spawn(async move { server(&mut s).await });
             let l = tokio::spawn(async move { logger(&mut l).await });
-            let client = client(&mut c, &requests).await.unwrap();
+            let client = mpst_examples::joined(c).await.unwrap();
             mpst_examples::joined(s).await.unwrap();
             (client, mpst_examples::joined(l).await.unwrap())
         });

@@ -117,13 +117,12 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let Roles(mut u, mut e, mut d) = Roles::default();
         let floors: Vec<i32> = (0..200).map(|i| (i * 7) % 23 - 4).collect();
-        // `U` (which selects) runs on the `block_on` thread, `E` and `D` on workers:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc
-        // cannot prove it `Send`: "implementation of `Choice` is not general enough").
         let (distances, last, cycles) = runtime.block_on(async {
+            let input = floors.clone();
+            let u = tokio::spawn(async move { user(&mut u, &input).await });
             let e = tokio::spawn(async move { elevator(&mut e).await });
             let d = tokio::spawn(async move { door(&mut d).await });
-            let distances = user(&mut u, &floors).await.unwrap();
+            let distances = mpst_examples::joined(u).await.unwrap();
             let last = mpst_examples::joined(e).await.unwrap();
             (distances, last, mpst_examples::joined(d).await.unwrap())
         });

@@ -69,7 +69,6 @@ pub type User = Select<E, UserChoice>;
 
 /// What the user can choose.
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 pub enum UserChoice {
     /// Go to a floor and wait to arrive.
     Request(Request, Receive<E, Arrived, User>),

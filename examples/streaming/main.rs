@@ -20,7 +20,6 @@ use protocol::{sink, values, Ready, Roles, Stop, Value, S, T};
 type Source = Receive<T, Ready, Select<T, SourceChoice>>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum SourceChoice {
     Value(Value, Source),
     Stop(Stop, End),
@@ -71,12 +70,11 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let Roles(mut s, mut t) = Roles::default();
         let sent = values(100);
-        // The selecting role runs on the runtime's `block_on` thread, the other on a worker:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc cannot
-        // prove it `Send`: "implementation of `Choice` is not general enough").
         let received = runtime.block_on(async {
+            let input = sent.clone();
+            let s = tokio::spawn(async move { source(&mut s, &input).await });
             let t = tokio::spawn(async move { sink(&mut t).await });
-            source(&mut s, &sent).await.unwrap();
+            mpst_examples::joined(s).await.unwrap();
             mpst_examples::joined(t).await.unwrap()
         });
         assert_eq!(received, sent);

@@ -27,7 +27,6 @@ type OptimisedSource =
 type SourceLoop = Receive<T, Ready, Select<T, SourceChoice>>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum SourceChoice {
     Value(Value, SourceLoop),
     Stop(Stop, Drain),
@@ -113,13 +112,12 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let Roles(mut s, mut t) = Roles::default();
         let sent = values(100);
-        // The selecting role runs on the runtime's `block_on` thread, the other on a worker:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc cannot
-        // prove it `Send`: "implementation of `Choice` is not general enough").
         let received = runtime.block_on(async {
-            let t = tokio::spawn(async move { sink(&mut t).await });
             let (first, rest) = split(&sent).unwrap();
-            source(&mut s, first, rest).await.unwrap();
+            let rest = rest.to_vec();
+            let s = tokio::spawn(async move { source(&mut s, first, &rest).await });
+            let t = tokio::spawn(async move { sink(&mut t).await });
+            mpst_examples::joined(s).await.unwrap();
             mpst_examples::joined(t).await.unwrap()
         });
         assert_eq!(received, sent);

@@ -40,7 +40,6 @@ struct Bye;
 type Client = Select<S, ClientChoice>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum ClientChoice {
     Add(Add, Send<S, Add, Receive<S, Sum, Client>>),
     Bye(Bye, Receive<S, Bye, End>),
@@ -139,13 +138,14 @@ mod tests {
         let runtime = mpst_examples::tokio_runtime().unwrap();
         let pairs = pairs();
         let Roles(mut c, mut s) = Roles::default();
-        // The selecting role runs on the runtime's `block_on` thread, the other on a worker:
-        // `tokio::spawn` cannot take a future that awaits `Select::select` yet (rustc cannot
-        // prove it `Send`: "implementation of `Choice` is not general enough").
         let (sums, served) = runtime.block_on(async {
+            let input = pairs.clone();
+            let c = tokio::spawn(async move { client(&mut c, &input).await });
             let s = tokio::spawn(async move { server(&mut s).await });
-            let sums = client(&mut c, &pairs).await;
-            (sums, mpst_examples::joined(s).await)
+            (
+                mpst_examples::joined(c).await,
+                mpst_examples::joined(s).await,
+            )
         });
         assert_eq!(sums.unwrap(), expected(&pairs));
         assert_eq!(served.unwrap(), pairs.len());
