@@ -26,14 +26,9 @@ use mpst_examples::{observe, observer};
 use protocol::{kernel_work, sink, source, Ready, Roles, Value, K, S, T};
 
 /// The kernel's projection (PPoPP 2022 Fig. 4a):
-/// `mu x. S!ready. S?value. T?ready. T!value. x`, in two parts (only to keep clippy's
-/// type-complexity lint quiet on the code `#[session]` generates).
+/// `mu x. S!ready. S?value. T?ready. T!value. x`.
 #[session]
-struct Kernel(Send<S, Ready, Receive<S, Value, ToSink>>);
-
-/// The second part of the kernel's loop: hand the value to the sink.
-#[session]
-type ToSink = Receive<T, Ready, Send<T, Value, Kernel>>;
+struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
 
 /// The kernel: one buffer at a time.
 async fn kernel(role: &mut K) -> Result<Infallible, Error> {

@@ -23,15 +23,10 @@ use protocol::{kernel_work, sink, source, Ready, Roles, Value, K, S, T};
 #[session]
 type Kernel = Send<S, Ready, KernelLoop>;
 
-/// The loop of the optimised kernel, `mu x. S!ready. S?value. T?ready. T!value. x`, in two
-/// parts (Listing 2 writes it in one; split here only to keep clippy's type-complexity
-/// lint quiet on the code `#[session]` generates).
+/// The loop of the optimised kernel (Listing 2): `mu x. S!ready. S?value. T?ready.
+/// T!value. x`.
 #[session]
-struct KernelLoop(Send<S, Ready, Receive<S, Value, ToSink>>);
-
-/// The second part of the kernel's loop: hand the value to the sink.
-#[session]
-type ToSink = Receive<T, Ready, Send<T, Value, KernelLoop>>;
+struct KernelLoop(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
 
 /// The kernel of Listing 3: both buffers in use.
 async fn kernel(role: &mut K) -> Result<Infallible, Error> {
