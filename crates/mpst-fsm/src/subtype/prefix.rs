@@ -102,7 +102,9 @@ impl Prefix {
 
     /// Whether the waiting actions now are exactly those waiting at `snap`.
     pub(super) fn same_as(&self, snap: Snapshot) -> bool {
-        self.live().map(|(_, a)| a).eq(self.live_at(snap))
+        // Every removal is logged once, so the live counts come for free.
+        self.items.len() - self.removed.len() == (snap.len - snap.removed) as usize
+            && self.live().map(|(_, a)| a).eq(self.live_at(snap))
     }
 
     /// Every action pushed since `snap` (the paper's ρ' for an assumption made then).
