@@ -50,6 +50,28 @@ fn the_rows_agree_with_the_examples_tests() {
         assert!(!matches!(r.hybrid, Verdict::Rejected(_)), "{r:?}");
         assert_eq!(r.amr, r.name.starts_with("Optimised"), "{r:?}");
     }
+    // Every example with an optimised process has its optimised row, and only those.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for plain in rows.iter().filter(|r| !r.amr) {
+        let has_optimised = examples
+            .join(&plain.directory)
+            .join("optimised.rs")
+            .is_file();
+        let optimised_row = rows.iter().any(|r| r.amr && r.directory == plain.directory);
+        assert_eq!(has_optimised, optimised_row, "{}", plain.directory);
+    }
+    // The classics of the protocol toolchain are generated at build time.
+    for classic in [
+        "ThreeBuyers",
+        "TravelAgency",
+        "OAuth",
+        "PlusMinus",
+        "RingMax",
+        "MapReduce",
+        "SimpleAuth",
+    ] {
+        assert_eq!(row(&rows, classic).api, "generated at build time");
+    }
     // The features of a few rows, as Table 1 gives them.
     let fft = row(&rows, "Fft");
     assert_eq!((fft.roles, fft.choice, fft.recursion), (8, false, false));
