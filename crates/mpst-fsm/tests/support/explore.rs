@@ -89,9 +89,8 @@ pub fn explore(fsms: &[Fsm], bound: usize, budget: usize) -> Result<usize, Viola
     let mut todo = vec![start];
     while let Some(config) = todo.pop() {
         let mut moved = false;
-        for i in 0..n {
-            let state = config.states[i];
-            let available = &moves[i][state];
+        for (i, machine) in moves.iter().enumerate() {
+            let available = &machine[config.states[i]];
             if available.is_empty() && (0..n).any(|j| !config.queues[j * n + i].is_empty()) {
                 return Err(Violation::Orphan(config));
             }
