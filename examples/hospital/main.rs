@@ -23,7 +23,6 @@ struct Patient(Select<H, Measure>);
 
 /// What the monitor can send.
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used, its fields are never read
 enum Measure {
     Nd(Nd, Receive<H, Ack, Patient>),
     Pr(Pr, Receive<H, Report, Patient>),

@@ -13,7 +13,6 @@ use futures::future::try_join4;
 use mpst::{try_session, Error};
 
 /// The generated API of `map_reduce.scr`.
-#[allow(dead_code)] // `Select` choices are types only: their fields are never read
 mod api {
     include!(concat!(env!("OUT_DIR"), "/map_reduce.rs"));
 }

@@ -13,7 +13,6 @@ use futures::future::try_join3;
 use mpst::{try_session, Error};
 
 /// The generated API of `travel_agency.scr`.
-#[allow(dead_code)] // `Select` choices are types only: their fields are never read
 mod api {
     include!(concat!(env!("OUT_DIR"), "/travel_agency.rs"));
 }
