@@ -97,6 +97,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles {
+            mut m,
+            mut w1,
+            mut w2,
+            mut w3,
+        } = Roles::default();
+        let numbers: Vec<i32> = (1..=100).collect();
+        let expected: i32 = numbers.iter().map(|x| x * x).sum();
+        let (total, items) = runtime.block_on(async move {
+            let master = tokio::spawn(async move { master(&mut m, &numbers).await });
+            let workers = [
+                tokio::spawn(async move { worker_1(&mut w1).await }),
+                tokio::spawn(async move { worker_2(&mut w2).await }),
+                tokio::spawn(async move { worker_3(&mut w3).await }),
+            ];
+            let mut items = Vec::new();
+            for worker in workers {
+                items.push(mpst_examples::joined(worker).await.unwrap());
+            }
+            (mpst_examples::joined(master).await.unwrap(), items)
+        });
+        assert_eq!(total, expected);
+        assert_eq!(items, [34, 34, 34]);
+    }
+
+    #[test]
     fn sums_squares_in_rounds_of_three() {
         let numbers: Vec<i32> = (1..=10).collect();
         let expected: i32 = numbers.iter().map(|x| x * x).sum();

@@ -102,6 +102,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles {
+            mut a,
+            mut c,
+            mut s,
+        } = Roles::default();
+        let tokens = runtime.block_on(async {
+            let s = tokio::spawn(async move { service(&mut s, false).await });
+            let c = tokio::spawn(async move { client(&mut c, "hunter2").await });
+            let a = tokio::spawn(async move { authoriser(&mut a, "hunter2").await });
+            [
+                mpst_examples::joined(s).await.unwrap(),
+                mpst_examples::joined(c).await.unwrap(),
+                mpst_examples::joined(a).await.unwrap(),
+            ]
+        });
+        assert_eq!(
+            tokens,
+            [
+                Some("token-7".to_owned()),
+                Some("token-7".to_owned()),
+                Some("token-7".to_owned())
+            ]
+        );
+    }
+
+    #[test]
     fn the_right_password_gives_both_the_same_token() {
         let token = Some("token-7".to_owned());
         assert_eq!(run(false, "hunter2"), (token.clone(), token.clone(), token));

@@ -99,6 +99,28 @@ fn main() {
 mod tests {
     use super::*;
 
+    #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles {
+            mut a,
+            mut b,
+            mut c,
+        } = Roles::default();
+        let (watched, guesses) = runtime.block_on(async {
+            let a = tokio::spawn(async move { watcher(&mut a, 777).await });
+            let b = tokio::spawn(async move { keeper(&mut b).await });
+            let c = tokio::spawn(async move { guesser(&mut c, 0, 1000).await });
+            mpst_examples::joined(b).await.unwrap();
+            (
+                mpst_examples::joined(a).await.unwrap(),
+                mpst_examples::joined(c).await.unwrap(),
+            )
+        });
+        assert_eq!(watched, (guesses.len() - 1, 777));
+        assert_eq!(guesses.last(), Some(&777));
+    }
+
     const SCR: &str = include_str!("plus_minus.scr");
 
     #[test]

@@ -86,6 +86,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tokio_multi_thread() {
+        let runtime = mpst_examples::tokio_runtime().unwrap();
+        let Roles {
+            mut a,
+            mut b,
+            mut c,
+            mut d,
+        } = Roles::default();
+        let learnt = runtime.block_on(async {
+            let tasks = [
+                tokio::spawn(async move { role_a(&mut a, 5).await }),
+                tokio::spawn(async move { role_b(&mut b, 17).await }),
+                tokio::spawn(async move { role_c(&mut c, -3).await }),
+                tokio::spawn(async move { role_d(&mut d, 16).await }),
+            ];
+            let mut learnt = Vec::new();
+            for task in tasks {
+                learnt.push(mpst_examples::joined(task).await.unwrap());
+            }
+            learnt
+        });
+        assert_eq!(learnt, [17; 4]);
+    }
+
+    #[test]
     fn every_role_learns_the_maximum_wherever_it_is() {
         for numbers in [
             [3, 41, -7, 12],
