@@ -9,8 +9,9 @@ use mpst_scribble::{Diagnostic, GlobalProtocol};
 
 use crate::{generate, CodegenError};
 
-/// The default bound on visits per state pair used to check optimised FSMs.
-pub const DEFAULT_VISITS: usize = 10;
+/// The default bound on visits per state pair used to check optimised FSMs: the same
+/// as `mpst subtype`'s.
+pub use mpst_fsm::subtype::DEFAULT_VISITS;
 
 /// Why a protocol could not be turned into Rust.
 #[derive(Debug)]
