@@ -110,7 +110,7 @@ pub const GAPS: [(&str, &str, &str); 9] = [
     ("double_buffering", "sesh, ferrite, mpstthree", "optimised kernel not expressible: its `!ready.!ready.?value…` with the source is not dual to the source's type, and multicrusty has no asynchronous subtyping"),
     ("fft", "sesh", "twelve binary sessions, one per butterfly pair (no multiparty sessions); optimised order not expressible"),
     ("fft", "mpstthree", "optimised order (both roles of a pair send first) not expressible"),
-    ("fft", "ferrite", "not written (not done): ferrite processes provide a single session each, so the butterfly network needs explicit channel passing between eight processes; left out for time, the paper reports it"),
+    ("fft", "ferrite", "a ferrite process provides one session, so each stage is four binary sessions (upper role provides, lower is client) and all roles synchronise between stages, as in the paper; optimised order not expressible"),
     ("fft", "rumpsteak", "optimised order not benchmarked (the paper found it makes little difference for FFT)"),
     ("all", "sesh, mpstthree", "not async: each run spawns OS threads (one per role); the tokio runtime plays no part, shown as runtime `threads`"),
     ("all", "rustfft", "sequential, no runtime (`sequential`); FFT only"),

@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::Arc;
 
-use comparison::fft::{bare, mpstthree, ours, rumpsteak, rustfft, sesh, Problem};
+use comparison::fft::{bare, ferrite, mpstthree, ours, rumpsteak, rustfft, sesh, Problem};
 
 /// Row counts from the paper's range (1 000 to 5 000).
 const SIZES: [usize; 3] = [1_000, 3_000, 5_000];
@@ -27,6 +27,7 @@ fn main() {
         runtimes.bench(&mut group, "rumpsteak", n, || {
             rumpsteak::run(problem.clone())
         });
+        runtimes.bench(&mut group, "ferrite", n, || ferrite::run(&problem));
         common::bench_sync(&mut group, "sesh", "threads", n, || sesh::run(&problem));
         common::bench_sync(&mut group, "mpstthree", "threads", n, || {
             mpstthree::run(&problem)

@@ -113,6 +113,7 @@ fn fft_async_implementations() {
                     .unwrap();
             }
             rt.block_on(fft::rumpsteak::run(problem.clone())).unwrap();
+            rt.block_on(fft::ferrite::run(&problem)).unwrap();
         }
     }
 }

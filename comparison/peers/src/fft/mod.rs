@@ -8,6 +8,7 @@
 //! receives first; the optimised one (asynchronous message reordering) has every role send
 //! before it receives. Results are checked against a naive DFT computed in `f64`.
 
+pub mod ferrite;
 pub mod mpstthree;
 pub mod rumpsteak;
 pub mod rustfft;

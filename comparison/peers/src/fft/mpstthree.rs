@@ -4,8 +4,8 @@
 //! Only the projected order is expressible (no asynchronous subtyping). Roles `A`..`H` are
 //! roles 0..7. The tokio runtime plays no part.
 
-// `generate!` emits public items without docs.
-#![allow(missing_docs)]
+// `generate!` emits public items without docs, and an eight-argument `fork_mpst`.
+#![allow(missing_docs, clippy::too_many_arguments)]
 
 use std::error::Error;
 use std::sync::mpsc;
