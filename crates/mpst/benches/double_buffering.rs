@@ -6,7 +6,9 @@
 //! written by hand on the same `mpst::channel::Unbounded<Label>` channels). Roles and
 //! channels are created once and reused by every session. See `BENCHMARKS.md`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
@@ -170,54 +172,97 @@ async fn bare_sink(to_k: &mut Channel) -> Result<i64, Error> {
     Ok(sum)
 }
 
+/// The implementations of this bench.
+#[derive(Clone, Copy)]
+enum Variant {
+    Typed,
+    TypedOptimised,
+    Bare,
+}
+
+const VARIANTS: [(&str, Variant); 3] = [
+    ("typed", Variant::Typed),
+    ("typed_optimised", Variant::TypedOptimised),
+    ("bare", Variant::Bare),
+];
+
+/// Roles and channels, created once and reused by every session.
+struct Fixture {
+    roles: Roles,
+    s_k: Channel,
+    k_s: Channel,
+    k_t: Channel,
+    t_k: Channel,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let (s_k, k_s) = mpst::channel::unbounded();
+        let (k_t, t_k) = mpst::channel::unbounded();
+        Self {
+            roles: Roles::default(),
+            s_k,
+            k_s,
+            k_t,
+            t_k,
+        }
+    }
+
+    /// One session moving two buffers of `n` integers; returns what the sink computed.
+    fn session(&mut self, variant: Variant, n: usize) -> i64 {
+        let Self {
+            roles: Roles(s, k, t),
+            s_k,
+            k_s,
+            k_t,
+            t_k,
+        } = self;
+        let result = match variant {
+            Variant::Typed => block_on(try_join3(source(s, n), kernel(k), sink(t))),
+            Variant::TypedOptimised => {
+                block_on(try_join3(source(s, n), optimised_kernel(k), sink(t)))
+            }
+            Variant::Bare => block_on(try_join3(
+                bare_source(s_k, n),
+                bare_kernel(k_s, k_t),
+                bare_sink(t_k),
+            )),
+        };
+        result.expect("the double-buffering session failed").2
+    }
+}
+
 fn double_buffering(c: &mut Criterion) {
     let mut group = c.benchmark_group("double_buffering");
-    let Roles(mut s, mut k, mut t) = Roles::default();
-    let (mut s_k, mut k_s) = mpst::channel::unbounded::<Label>();
-    let (mut k_t, mut t_k) = mpst::channel::unbounded::<Label>();
+    let mut fixture = Fixture::new();
     for n in (5000..=25000).step_by(5000) {
         let expected = drain(&fill(n, 0)) + drain(&fill(n, 1));
-        let typed = block_on(try_join3(source(&mut s, n), kernel(&mut k), sink(&mut t)));
-        let optimised = block_on(try_join3(
-            source(&mut s, n),
-            optimised_kernel(&mut k),
-            sink(&mut t),
-        ));
-        let bare = block_on(try_join3(
-            bare_source(&mut s_k, n),
-            bare_kernel(&mut k_s, &mut k_t),
-            bare_sink(&mut t_k),
-        ));
-        assert_eq!(typed.unwrap().2, expected);
-        assert_eq!(optimised.unwrap().2, expected);
-        assert_eq!(bare.unwrap().2, expected);
-
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::new("typed", n), &n, |b, &n| {
-            b.iter(|| {
-                let run = try_join3(source(&mut s, n), kernel(&mut k), sink(&mut t));
-                black_box(block_on(run).unwrap())
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("typed_optimised", n), &n, |b, &n| {
-            b.iter(|| {
-                let run = try_join3(source(&mut s, n), optimised_kernel(&mut k), sink(&mut t));
-                black_box(block_on(run).unwrap())
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("bare", n), &n, |b, &n| {
-            b.iter(|| {
-                let run = try_join3(
-                    bare_source(&mut s_k, n),
-                    bare_kernel(&mut k_s, &mut k_t),
-                    bare_sink(&mut t_k),
-                );
-                black_box(block_on(run).unwrap())
-            })
-        });
+        for (name, variant) in VARIANTS {
+            // Every implementation computes the same thing before it is timed.
+            assert_eq!(fixture.session(variant, n), expected);
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
+                b.iter(|| black_box(fixture.session(variant, n)))
+            });
+        }
     }
     group.finish();
 }
 
-criterion_group!(benches, double_buffering);
-criterion_main!(benches);
+fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
+    let names = VARIANTS.map(|(name, _)| name);
+    let (_, variant) = VARIANTS
+        .into_iter()
+        .find(|(name, _)| *name == variant)
+        .ok_or_else(|| common::unknown(variant, &names))?;
+    let n = usize::try_from(n).map_err(|e| e.to_string())?;
+    let mut fixture = Fixture::new();
+    for _ in 0..sessions {
+        black_box(fixture.session(variant, n));
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(double_buffering, count);
+}

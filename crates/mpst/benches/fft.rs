@@ -6,7 +6,9 @@
 //! exchanges written by hand on the same `mpst::channel::Unbounded<Label>` channels). Roles
 //! and channels are created once and reused by every session. See `BENCHMARKS.md`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::{SinkExt, StreamExt};
 use mpst::channel::Unbounded;
@@ -308,32 +310,75 @@ fn naive_row(input: &[Column; 8], r: usize) -> [Complex64; 8] {
     })
 }
 
+/// The implementations of this bench.
+#[derive(Clone, Copy)]
+enum Variant {
+    Typed,
+    Bare,
+}
+
+const VARIANTS: [(&str, Variant); 2] = [("typed", Variant::Typed), ("bare", Variant::Bare)];
+
+/// Roles and channels, created once and reused by every session.
+struct Fixture {
+    roles: Roles,
+    routes: [[Channel; 3]; 8],
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Self {
+            roles: Roles::default(),
+            routes: bare_routes(),
+        }
+    }
+
+    /// One session transforming `input`; returns the output columns.
+    fn session(&mut self, variant: Variant, input: &[Column; 8]) -> [Column; 8] {
+        match variant {
+            Variant::Typed => typed(&mut self.roles, input.clone()),
+            Variant::Bare => bare(&mut self.routes, input.clone()),
+        }
+    }
+}
+
 fn fft(c: &mut Criterion) {
     let mut group = c.benchmark_group("fft");
-    let mut roles = Roles::default();
-    let mut routes = bare_routes();
+    let mut fixture = Fixture::new();
     for n in (1000..=5000).step_by(1000) {
         let input = columns(n);
-        let typed_out = typed(&mut roles, input.clone());
-        let bare_out = bare(&mut routes, input.clone());
-        for r in [0, n / 2, n - 1] {
-            let want = naive_row(&input, r);
-            for k in 0..8 {
-                assert!((typed_out[k][r] - want[k]).norm() < 1e-9 * (1.0 + want[k].norm()));
-                assert!((bare_out[k][r] - want[k]).norm() < 1e-9 * (1.0 + want[k].norm()));
-            }
-        }
-
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::new("typed", n), &input, |b, input| {
-            b.iter(|| black_box(typed(&mut roles, input.clone())))
-        });
-        group.bench_with_input(BenchmarkId::new("bare", n), &input, |b, input| {
-            b.iter(|| black_box(bare(&mut routes, input.clone())))
-        });
+        for (name, variant) in VARIANTS {
+            // Every implementation computes the same thing before it is timed.
+            let output = fixture.session(variant, &input);
+            for r in [0, n / 2, n - 1] {
+                let want = naive_row(&input, r);
+                for k in 0..8 {
+                    assert!((output[k][r] - want[k]).norm() < 1e-9 * (1.0 + want[k].norm()));
+                }
+            }
+            group.bench_with_input(BenchmarkId::new(name, n), &input, |b, input| {
+                b.iter(|| black_box(fixture.session(variant, input)))
+            });
+        }
     }
     group.finish();
 }
 
-criterion_group!(benches, fft);
-criterion_main!(benches);
+fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
+    let names = VARIANTS.map(|(name, _)| name);
+    let (_, variant) = VARIANTS
+        .into_iter()
+        .find(|(name, _)| *name == variant)
+        .ok_or_else(|| common::unknown(variant, &names))?;
+    let input = columns(usize::try_from(n).map_err(|e| e.to_string())?);
+    let mut fixture = Fixture::new();
+    for _ in 0..sessions {
+        black_box(fixture.session(variant, &input));
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(fft, count);
+}

@@ -7,7 +7,9 @@
 //! the same `mpst::channel::Unbounded<Label>` channels). Roles and channels are created
 //! once and reused by every session. See `BENCHMARKS.md`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
@@ -44,7 +46,6 @@ struct Stop;
 type RingA = Select<B, ChoiceA>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used
 enum ChoiceA {
     Value(Value, Receive<C, Value, RingA>),
     Stop(Stop, End),
@@ -150,46 +151,94 @@ async fn bare_forward(
     }
 }
 
+/// The implementations of this bench.
+#[derive(Clone, Copy)]
+enum Variant {
+    Typed,
+    Bare,
+}
+
+const VARIANTS: [(&str, Variant); 2] = [("typed", Variant::Typed), ("bare", Variant::Bare)];
+
+/// Roles and channels, created once and reused by every session.
+struct Fixture {
+    roles: Roles,
+    a_b: Channel,
+    b_a: Channel,
+    a_c: Channel,
+    c_a: Channel,
+    b_c: Channel,
+    c_b: Channel,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let (a_b, b_a) = mpst::channel::unbounded();
+        let (a_c, c_a) = mpst::channel::unbounded();
+        let (b_c, c_b) = mpst::channel::unbounded();
+        Self {
+            roles: Roles::default(),
+            a_b,
+            b_a,
+            a_c,
+            c_a,
+            b_c,
+            c_b,
+        }
+    }
+
+    /// One session of `laps` laps; returns the token that came back to `A`.
+    fn session(&mut self, variant: Variant, laps: u64) -> u64 {
+        let Self {
+            roles: Roles(a, b, c),
+            a_b,
+            b_a,
+            a_c,
+            c_a,
+            b_c,
+            c_b,
+        } = self;
+        let result = match variant {
+            Variant::Typed => block_on(try_join3(ring_a(a, laps), ring_b(b), ring_c(c))),
+            Variant::Bare => block_on(try_join3(
+                bare_a(a_b, a_c, laps),
+                bare_forward(b_a, b_c, true),
+                bare_forward(c_b, c_a, false),
+            )),
+        };
+        result.expect("the ring session failed").0
+    }
+}
+
 fn ring(c: &mut Criterion) {
     let mut group = c.benchmark_group("ring");
-    let Roles(mut a, mut b, mut c) = Roles::default();
-    let (mut a_b, mut b_a) = mpst::channel::unbounded::<Label>();
-    let (mut a_c, mut c_a) = mpst::channel::unbounded::<Label>();
-    let (mut b_c, mut c_b) = mpst::channel::unbounded::<Label>();
+    let mut fixture = Fixture::new();
     for laps in (10..=50).step_by(10) {
-        let typed = block_on(try_join3(
-            ring_a(&mut a, laps),
-            ring_b(&mut b),
-            ring_c(&mut c),
-        ));
-        let bare = block_on(try_join3(
-            bare_a(&mut a_b, &mut a_c, laps),
-            bare_forward(&mut b_a, &mut b_c, true),
-            bare_forward(&mut c_b, &mut c_a, false),
-        ));
-        assert_eq!(typed.unwrap().0, 3 * laps);
-        assert_eq!(bare.unwrap().0, 3 * laps);
-
         group.throughput(Throughput::Elements(3 * laps));
-        group.bench_with_input(BenchmarkId::new("typed", laps), &laps, |bencher, &laps| {
-            bencher.iter(|| {
-                let run = try_join3(ring_a(&mut a, laps), ring_b(&mut b), ring_c(&mut c));
-                black_box(block_on(run).unwrap())
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("bare", laps), &laps, |bencher, &laps| {
-            bencher.iter(|| {
-                let run = try_join3(
-                    bare_a(&mut a_b, &mut a_c, laps),
-                    bare_forward(&mut b_a, &mut b_c, true),
-                    bare_forward(&mut c_b, &mut c_a, false),
-                );
-                black_box(block_on(run).unwrap())
-            })
-        });
+        for (name, variant) in VARIANTS {
+            // Every implementation computes the same thing before it is timed.
+            assert_eq!(fixture.session(variant, laps), 3 * laps);
+            group.bench_with_input(BenchmarkId::new(name, laps), &laps, |b, &laps| {
+                b.iter(|| black_box(fixture.session(variant, laps)))
+            });
+        }
     }
     group.finish();
 }
 
-criterion_group!(benches, ring);
-criterion_main!(benches);
+fn count(variant: &str, laps: u64, sessions: u64) -> Result<(), String> {
+    let names = VARIANTS.map(|(name, _)| name);
+    let (_, variant) = VARIANTS
+        .into_iter()
+        .find(|(name, _)| *name == variant)
+        .ok_or_else(|| common::unknown(variant, &names))?;
+    let mut fixture = Fixture::new();
+    for _ in 0..sessions {
+        black_box(fixture.session(variant, laps));
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(ring, count);
+}

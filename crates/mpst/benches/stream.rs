@@ -6,7 +6,9 @@
 //! The roles and channels are created once and reused by every session, so the timings
 //! are of the sessions only. See `BENCHMARKS.md`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join;
 use futures::{SinkExt, StreamExt};
@@ -41,7 +43,6 @@ struct Stop;
 type Source = Receive<T, Ready, Select<T, SourceChoice>>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used
 enum SourceChoice {
     Value(Value, Source),
     Stop(Stop, End),
@@ -64,7 +65,6 @@ type UnrolledSource =
 type UnrolledLoop = Receive<T, Ready, Select<T, UnrolledChoice>>;
 
 #[session]
-#[allow(dead_code)] // a `Select` choice: only its type is used
 enum UnrolledChoice {
     Value(Value, UnrolledLoop),
     Stop(Stop, Drain),
@@ -178,46 +178,89 @@ async fn bare_sink(channel: &mut Channel) -> Result<i64, Error> {
     }
 }
 
+/// The implementations of this bench.
+#[derive(Clone, Copy)]
+enum Variant {
+    Typed,
+    TypedUnrolled,
+    Bare,
+}
+
+const VARIANTS: [(&str, Variant); 3] = [
+    ("typed", Variant::Typed),
+    ("typed_unrolled", Variant::TypedUnrolled),
+    ("bare", Variant::Bare),
+];
+
+/// Roles and channels, created once and reused by every session.
+struct Fixture {
+    s: S,
+    t: T,
+    bare_s: Channel,
+    bare_t: Channel,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let Roles(s, t) = Roles::default();
+        let (bare_s, bare_t) = mpst::channel::unbounded();
+        Self {
+            s,
+            t,
+            bare_s,
+            bare_t,
+        }
+    }
+
+    /// One session streaming `n` values; returns what the sink computed.
+    fn session(&mut self, variant: Variant, n: i64) -> i64 {
+        let Self {
+            s,
+            t,
+            bare_s,
+            bare_t,
+        } = self;
+        let result = match variant {
+            Variant::Typed => block_on(try_join(source(s, n), sink(t))),
+            Variant::TypedUnrolled => block_on(try_join(unrolled_source(s, n), sink(t))),
+            Variant::Bare => block_on(try_join(bare_source(bare_s, n), bare_sink(bare_t))),
+        };
+        result.expect("the stream session failed").1
+    }
+}
+
 fn stream(c: &mut Criterion) {
     let mut group = c.benchmark_group("stream");
-    let Roles(mut s, mut t) = Roles::default();
-    let (mut bare_s, mut bare_t) = mpst::channel::unbounded::<Label>();
+    let mut fixture = Fixture::new();
     for n in (10..=50).step_by(10) {
-        let expected = n * (n - 1) / 2;
-        // Every implementation computes the same thing before it is timed.
-        let typed = block_on(try_join(source(&mut s, n), sink(&mut t)))
-            .unwrap()
-            .1;
-        let unrolled = block_on(try_join(unrolled_source(&mut s, n), sink(&mut t)))
-            .unwrap()
-            .1;
-        let bare = block_on(try_join(
-            bare_source(&mut bare_s, n),
-            bare_sink(&mut bare_t),
-        ));
-        assert_eq!(
-            (typed, unrolled, bare.unwrap().1),
-            (expected, expected, expected)
-        );
-
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::new("typed", n), &n, |b, &n| {
-            b.iter(|| black_box(block_on(try_join(source(&mut s, n), sink(&mut t))).unwrap()))
-        });
-        group.bench_with_input(BenchmarkId::new("typed_unrolled", n), &n, |b, &n| {
-            b.iter(|| {
-                black_box(block_on(try_join(unrolled_source(&mut s, n), sink(&mut t))).unwrap())
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("bare", n), &n, |b, &n| {
-            b.iter(|| {
-                let run = try_join(bare_source(&mut bare_s, n), bare_sink(&mut bare_t));
-                black_box(block_on(run).unwrap())
-            })
-        });
+        for (name, variant) in VARIANTS {
+            // Every implementation computes the same thing before it is timed.
+            assert_eq!(fixture.session(variant, n), n * (n - 1) / 2);
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
+                b.iter(|| black_box(fixture.session(variant, n)))
+            });
+        }
     }
     group.finish();
 }
 
-criterion_group!(benches, stream);
-criterion_main!(benches);
+fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
+    let names = VARIANTS.map(|(name, _)| name);
+    let (_, variant) = VARIANTS
+        .into_iter()
+        .find(|(name, _)| *name == variant)
+        .ok_or_else(|| common::unknown(variant, &names))?;
+    if n < 5 {
+        return Err("the unrolled source needs at least 5 values".to_owned());
+    }
+    let mut fixture = Fixture::new();
+    for _ in 0..sessions {
+        black_box(fixture.session(variant, n as i64));
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(stream, count);
+}

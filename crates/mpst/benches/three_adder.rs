@@ -6,7 +6,9 @@
 //! this measures the fixed cost of a session (`try_session` and every step). See
 //! `BENCHMARKS.md`.
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+mod common;
+
+use criterion::{black_box, Criterion};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
@@ -151,45 +153,79 @@ async fn bare_c(c_a: &mut Channel, c_b: &mut Channel) -> Result<i32, Error> {
     Ok(sum)
 }
 
+/// The implementations of this bench.
+#[derive(Clone, Copy)]
+enum Variant {
+    Typed,
+    Bare,
+}
+
+const VARIANTS: [(&str, Variant); 2] = [("typed", Variant::Typed), ("bare", Variant::Bare)];
+
+/// Roles and channels, created once and reused by every session.
+struct Fixture {
+    roles: Roles,
+    bare: Bare,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Self {
+            roles: Roles::default(),
+            bare: Bare::new(),
+        }
+    }
+
+    /// One session adding 2 and 3; returns the three sums.
+    fn session(&mut self, variant: Variant) -> (i32, i32, i32) {
+        let Self {
+            roles: Roles(a, b, c),
+            bare,
+        } = self;
+        let Bare {
+            a_b,
+            a_c,
+            b_a,
+            b_c,
+            c_a,
+            c_b,
+        } = bare;
+        let result = match variant {
+            Variant::Typed => block_on(try_join3(adder_a(a, 2), adder_b(b, 3), adder_c(c))),
+            Variant::Bare => block_on(try_join3(
+                bare_a(a_b, a_c, 2),
+                bare_b(b_a, b_c, 3),
+                bare_c(c_a, c_b),
+            )),
+        };
+        result.expect("the three-adder session failed")
+    }
+}
+
 fn three_adder(c: &mut Criterion) {
     let mut group = c.benchmark_group("three_adder");
-    let Roles(mut a, mut b, mut c) = Roles::default();
-    let mut bare = Bare::new();
-    let typed = block_on(try_join3(
-        adder_a(&mut a, 2),
-        adder_b(&mut b, 3),
-        adder_c(&mut c),
-    ));
-    let Bare {
-        a_b,
-        a_c,
-        b_a,
-        b_c,
-        c_a,
-        c_b,
-    } = &mut bare;
-    let hand = block_on(try_join3(
-        bare_a(a_b, a_c, 2),
-        bare_b(b_a, b_c, 3),
-        bare_c(c_a, c_b),
-    ));
-    assert_eq!(typed.unwrap(), (5, 5, 5));
-    assert_eq!(hand.unwrap(), (5, 5, 5));
-
-    group.bench_function("typed", |bencher| {
-        bencher.iter(|| {
-            let run = try_join3(adder_a(&mut a, 2), adder_b(&mut b, 3), adder_c(&mut c));
-            black_box(block_on(run).unwrap())
-        })
-    });
-    group.bench_function("bare", |bencher| {
-        bencher.iter(|| {
-            let run = try_join3(bare_a(a_b, a_c, 2), bare_b(b_a, b_c, 3), bare_c(c_a, c_b));
-            black_box(block_on(run).unwrap())
-        })
-    });
+    let mut fixture = Fixture::new();
+    for (name, variant) in VARIANTS {
+        // Every implementation computes the same thing before it is timed.
+        assert_eq!(fixture.session(variant), (5, 5, 5));
+        group.bench_function(name, |b| b.iter(|| black_box(fixture.session(variant))));
+    }
     group.finish();
 }
 
-criterion_group!(benches, three_adder);
-criterion_main!(benches);
+fn count(variant: &str, _: u64, sessions: u64) -> Result<(), String> {
+    let names = VARIANTS.map(|(name, _)| name);
+    let (_, variant) = VARIANTS
+        .into_iter()
+        .find(|(name, _)| *name == variant)
+        .ok_or_else(|| common::unknown(variant, &names))?;
+    let mut fixture = Fixture::new();
+    for _ in 0..sessions {
+        black_box(fixture.session(variant));
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(three_adder, count);
+}
