@@ -122,3 +122,62 @@ fn the_bound_counts_visits_of_a_pair_on_one_path() {
     assert_eq!(err.reason, Reason::BoundReached { visits: needed - 1 });
     assert!(!err.sub_prefix.is_empty(), "{err}");
 }
+
+/// A random machine: up to 6 states, transitions with peers `p`/`q`, labels `a`/`b`,
+/// both directions (mixed states included), some states unreachable.
+fn machine() -> impl proptest::strategy::Strategy<Value = Fsm> {
+    use proptest::prelude::*;
+    (
+        1..6usize,
+        prop::collection::vec(
+            (
+                0..6usize,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                0..6usize,
+            ),
+            0..12,
+        ),
+    )
+        .prop_map(|(states, edges)| {
+            let mut fsm = Fsm::new("r");
+            for _ in 1..states {
+                fsm.add_state();
+            }
+            for (from, q, send, b, to) in edges {
+                let message = Message::new(if b { "b" } else { "a" });
+                let peer = if q { "q" } else { "p" };
+                let action = if send {
+                    Action::send(peer, message)
+                } else {
+                    Action::receive(peer, message)
+                };
+                let _ = fsm.add_transition(from % states, action, to % states);
+            }
+            fsm
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    #[test]
+    fn any_pair_of_machines_gets_an_answer(a in machine(), b in machine(), visits in 1..4usize) {
+        let mixed = |m: &Fsm| (0..m.state_count()).any(|s| m.kind(s) == mpst_fsm::StateKind::Mixed);
+        match is_subtype(&a, &b, visits) {
+            Ok(stats) => proptest::prop_assert!(stats.pairs_explored >= 1),
+            Err(e) => {
+                proptest::prop_assert!(e.sub_state < a.state_count() && e.super_state < b.state_count());
+                proptest::prop_assert!(!e.to_string().is_empty());
+            }
+        }
+        if !mixed(&a) {
+            proptest::prop_assert!(is_subtype(&a, &a, visits).is_ok(), "{}", a);
+        }
+    }
+}

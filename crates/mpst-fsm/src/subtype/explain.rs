@@ -166,8 +166,20 @@ fn write_actions(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result 
     Ok(())
 }
 
+/// How many of the last actions of a path [`NotSubtype`]'s `Display` shows.
+const PATH_SHOWN: usize = 24;
+
+fn write_path(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result {
+    if actions.len() > PATH_SHOWN {
+        write!(f, "({} earlier) ... ", actions.len() - PATH_SHOWN)?;
+        return write_actions(f, &actions[actions.len() - PATH_SHOWN..]);
+    }
+    write_actions(f, actions)
+}
+
 impl fmt::Display for NotSubtype {
-    /// Several lines: the reason, the states, the two prefixes and the two paths.
+    /// Several lines: the reason, the states, the two prefixes and the two paths (the
+    /// last 24 actions of each; the fields hold them all).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
@@ -180,9 +192,9 @@ impl fmt::Display for NotSubtype {
         f.write_str("\n  supertype prefix (unmatched): ")?;
         write_actions(f, &self.super_prefix)?;
         f.write_str("\n  subtype path:   ")?;
-        write_actions(f, &self.sub_trace)?;
+        write_path(f, &self.sub_trace)?;
         f.write_str("\n  supertype path: ")?;
-        write_actions(f, &self.super_trace)
+        write_path(f, &self.super_trace)
     }
 }
 
