@@ -38,7 +38,7 @@ pub struct Stats {
 pub enum Reason {
     /// The subtype receives `receive` before the supertype's pending `send`; only
     /// receives from *other* peers may be anticipated past pending receives, never
-    /// past a send ([→A]), so the reordering could deadlock.
+    /// past a send (\[→A\]), so the reordering could deadlock.
     ReceiveOvertakesSend {
         /// The subtype's anticipated receive.
         receive: Action,
@@ -57,7 +57,7 @@ pub enum Reason {
     /// The search came back to a configuration it already assumed (same states, same
     /// pending actions) but, on the way round, the subtype never performed an action of
     /// the kind `action` (same peer and direction), which the supertype is still waiting
-    /// for: the subtype would loop forever without it ([ASM]'s check
+    /// for: the subtype would loop forever without it (\[ASM\]'s check
     /// `act(ρ') ⊇ act(π')`, Fig. A.14).
     ForgottenAction {
         /// The supertype's action that is never matched.
@@ -72,7 +72,7 @@ pub enum Reason {
     /// prefixes).
     PendingAtEnd,
     /// The pair of states has been visited `visits` times on this search path without
-    /// the prefixes settling: the bound was reached ([µL]/[µR]). A larger `--visits`
+    /// the prefixes settling: the bound was reached (\[µL\]/\[µR\]). A larger `--visits`
     /// may prove the subtyping; the search is bounded, so it cannot be complete.
     BoundReached {
         /// The bound in force.
@@ -132,7 +132,7 @@ impl fmt::Display for Reason {
 
 /// The explanation of a failed check: where the search stopped and why.
 ///
-/// For a ∀-quantified rule ([OI], and the outer quantifier of [OO], [II]) this is the
+/// For a ∀-quantified rule (\[OI\], and the outer quantifier of \[OO\], \[II\]) this is the
 /// failure of the branch that failed; where every alternative of an ∃ failed, the
 /// alternative that got furthest is reported.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,25 +8,25 @@
 //! Each side keeps a *prefix*: the actions it performed that the other side has not
 //! matched yet. At every configuration it
 //!
-//! 1. **reduces** the prefixes ([SUB] with [→I], [→O], [→A], [→B]): the subtype's oldest
+//! 1. **reduces** the prefixes (\[SUB\] with \[→I\], \[→O\], \[→A\], \[→B\]): the subtype's oldest
 //!    pending action is matched with the supertype's first equal action, provided that
 //!    everything it overtakes may be overtaken — a receive only overtakes receives from
 //!    other peers, a send overtakes receives and sends to other peers. When the oldest
 //!    pending action can *never* be matched (it would overtake a send, or a different
 //!    message with the same peer and direction stands in the way) the path fails at once
 //!    (fail early);
-//! 2. succeeds by **assumption** ([ASM]) when the pair of states was already visited on
+//! 2. succeeds by **assumption** (\[ASM\]) when the pair of states was already visited on
 //!    this path with exactly the same pending actions, provided the subtype did not
 //!    *forget* anything meanwhile: every pending action of the supertype must have the
 //!    peer and direction of some action the subtype performed since (`act(ρ') ⊇
 //!    act(π')`). If that check fails the configuration repeats forever, so the path fails
 //!    with [`Reason::ForgottenAction`];
-//! 3. succeeds at **end** ([END]) when both machines have ended with empty prefixes;
+//! 3. succeeds at **end** (\[END\]) when both machines have ended with empty prefixes;
 //! 4. fails when the pair has already been visited `visits` times on this path (the
-//!    bound of [µL]/[µR]);
+//!    bound of \[µL\]/\[µR\]);
 //! 5. otherwise pushes one transition of each side onto the prefixes and recurses, with
-//!    the quantifiers of [OI] (∀∀), [OO] (∀ subtype, ∃ supertype), [II] (∀ supertype, ∃
-//!    subtype) and [IO] (∃∃).
+//!    the quantifiers of \[OI\] (∀∀), \[OO\] (∀ subtype, ∃ supertype), \[II\] (∀ supertype, ∃
+//!    subtype) and \[IO\] (∃∃).
 //!
 //! Prefixes are never copied: removals are marked lazily and undone through snapshots.
 //! The history (the assumptions Σ with their remaining visits) is a hash map holding an
@@ -72,7 +72,7 @@ pub const DEFAULT_VISITS: usize = 100;
 /// following `sub` can safely replace one following `sup`.
 ///
 /// `visits` bounds how many times each pair of states may be visited on one search
-/// path ([µL]/[µR]); it must be at least 1 for anything to be explored. The check is
+/// path (\[µL\]/\[µR\]); it must be at least 1 for anything to be explored. The check is
 /// sound (an `Ok` is a proof) and terminates, but it is not complete: with a bound too
 /// small a true subtype is rejected with [`Reason::BoundReached`].
 ///

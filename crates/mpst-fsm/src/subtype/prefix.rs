@@ -1,5 +1,5 @@
 //! Prefixes with lazy removal and snapshots (PPoPP 2022, App. B.5), and the prefix
-//! reduction rules [→I], [→O], [→A], [→B] of Definition 3 with fail-early detection.
+//! reduction rules \[→I\], \[→O\], \[→A\], \[→B\] of Definition 3 with fail-early detection.
 //!
 //! A prefix never forgets an action: it is the whole sequence of actions its machine
 //! performed along the current search path (the paper's ρ), of which a suffix starting
@@ -40,7 +40,7 @@ pub(super) struct Prefix {
 }
 
 impl Prefix {
-    /// Appends an action (the rules [OI], [OO], [II], [IO] push one per side).
+    /// Appends an action (the rules \[OI\], \[OO\], \[II\], \[IO\] push one per side).
     pub(super) fn push(&mut self, action: ActionId, table: &ActionTable) {
         self.items.push(Item {
             action,
@@ -124,7 +124,7 @@ impl Prefix {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Stuck {
     /// The head `receive` of the subtype would have to overtake the supertype's
-    /// pending `send` ([→A] only lets receives from other peers be overtaken).
+    /// pending `send` (\[→A\] only lets receives from other peers be overtaken).
     ReceiveOvertakesSend {
         /// The subtype's receive.
         receive: ActionId,
@@ -153,7 +153,7 @@ pub(super) struct Resume {
     scanned: usize,
 }
 
-/// Applies [→I], [→O], [→A], [→B] as long as possible ([SUB]).
+/// Applies \[→I\], \[→O\], \[→A\], \[→B\] as long as possible (\[SUB\]).
 ///
 /// Returns `Err` when the head of `sub` can never be reduced (fail early); otherwise
 /// `sub` is empty (`Ok(None)`) or its head waits for actions the supertype has not

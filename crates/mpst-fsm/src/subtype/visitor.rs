@@ -50,12 +50,12 @@ enum RawReason {
 /// over the other's (Fig. 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quantifier {
-    /// [OI]: every pair must succeed.
+    /// \[OI\]: every pair must succeed.
     AllAll,
-    /// [OO] (outer = subtype) and [II] (outer = supertype): for every outer transition
+    /// \[OO\] (outer = subtype) and \[II\] (outer = supertype): for every outer transition
     /// some inner one must succeed.
     AllExists,
-    /// [IO]: some pair must succeed.
+    /// \[IO\]: some pair must succeed.
     ExistsExists,
 }
 
@@ -91,7 +91,7 @@ pub(super) struct Visitor<'a> {
     prefixes: (Prefix, Prefix),
     stack: Vec<Frame>,
     stats: Stats,
-    /// Scratch for the [ASM] action check: `marks[kind] == stamp` when seen.
+    /// Scratch for the \[ASM\] action check: `marks[kind] == stamp` when seen.
     marks: Vec<u32>,
     stamp: u32,
     /// Whether failures record the prefixes and paths (a second, explaining run).
@@ -186,7 +186,7 @@ impl<'a> Visitor<'a> {
         }
     }
 
-    /// One configuration: [SUB] with fail-early, [ASM], [END], the bound, then the
+    /// One configuration: \[SUB\] with fail-early, \[ASM\], \[END\], the bound, then the
     /// choice rules (a frame whose children the main loop explores).
     fn visit(&mut self, pair: (u32, u32), hint: Option<Resume>) -> Visit {
         self.stats.pairs_explored += 1;
@@ -266,7 +266,7 @@ impl<'a> Visitor<'a> {
         Visit::Expand
     }
 
-    /// [ASM]'s check: some action the supertype still waits for has a kind (peer and
+    /// \[ASM\]'s check: some action the supertype still waits for has a kind (peer and
     /// direction) the subtype never performed since the assumption was made.
     fn forgotten(&mut self, since: Snapshot) -> Option<ActionId> {
         self.stamp = self.stamp.wrapping_add(1);
