@@ -142,11 +142,19 @@ fn substitute_once(body: &LocalType, var: &str, rec: &LocalType) -> LocalType {
 #[test]
 fn the_generator_produces_a_healthy_mix() {
     let (mut accepted, mut rejected, mut rejected_unsafe, mut total) = (0, 0, 0, 0);
+    let mut accepted_explored = 0;
     for seed in 0..400 {
         let Some(case) = case(seed) else { continue };
         total += 1;
         if case.result.is_ok() {
             accepted += 1;
+            // The same soundness property on fixed seeds, and a count of the accepted
+            // systems explored to the end (not cut by the budget).
+            match explore(&case.system(), BOUND, BUDGET) {
+                Ok(_) => accepted_explored += 1,
+                Err(Violation::TooBig) => {}
+                Err(v) => panic!("accepted {} but {v:?}", case.optimised_type),
+            }
         } else {
             rejected += 1;
             if matches!(
@@ -163,6 +171,10 @@ fn the_generator_produces_a_healthy_mix() {
         "{total} cases: {accepted} accepted, {rejected} rejected ({rejected_unsafe} really unsafe)"
     );
     assert!(total >= 250, "too few cases: {total}");
+    assert!(
+        accepted_explored * 10 >= accepted * 9,
+        "only {accepted_explored} of {accepted} accepted systems explored completely"
+    );
     assert!(
         accepted * 5 >= total,
         "too few accepted: {accepted} of {total}"
