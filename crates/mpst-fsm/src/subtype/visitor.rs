@@ -82,7 +82,7 @@ enum Visit {
     Done(Result<(), Failure>),
 }
 
-pub(super) struct Visitor<'a> {
+pub(super) struct Visitor {
     table: ActionTable,
     sub: Machine,
     sup: Machine,
@@ -96,7 +96,6 @@ pub(super) struct Visitor<'a> {
     stamp: u32,
     /// Whether failures record the prefixes and paths (a second, explaining run).
     explain: bool,
-    fsms: (&'a Fsm, &'a Fsm),
 }
 
 /// Runs the search; when it fails, runs it again recording the prefixes and paths of
@@ -108,8 +107,8 @@ pub(super) fn check(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, Box<No
     }
 }
 
-impl<'a> Visitor<'a> {
-    fn new(sub: &'a Fsm, sup: &'a Fsm, visits: usize, explain: bool) -> Self {
+impl Visitor {
+    fn new(sub: &Fsm, sup: &Fsm, visits: usize, explain: bool) -> Self {
         let (table, sub_m, sup_m) = compile(sub, sup);
         let kinds = table.kind_count();
         Visitor {
@@ -124,7 +123,6 @@ impl<'a> Visitor<'a> {
             marks: vec![0; kinds],
             stamp: 0,
             explain,
-            fsms: (sub, sup),
         }
     }
 
@@ -327,9 +325,7 @@ impl<'a> Visitor<'a> {
                 state: state as usize,
             },
         };
-        // State numbers are the caller's (the machines are compiled without renaming).
-        debug_assert!((failure.pair.0 as usize) < self.fsms.0.state_count());
-        debug_assert!((failure.pair.1 as usize) < self.fsms.1.state_count());
+        // State numbers are the caller's: the machines are compiled without renaming.
         let detail = failure.detail.unwrap_or_default();
         Box::new(NotSubtype {
             sub_state: failure.pair.0 as usize,
