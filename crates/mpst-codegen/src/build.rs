@@ -1,10 +1,8 @@
 //! Generating APIs from build scripts, so generated code never needs to be committed.
 //!
+//! In `build.rs`'s `main`:
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     mpst_codegen::build::scribble("protocols/double_buffering.scr").unwrap();
-//! }
+//! mpst_codegen::build::scribble("protocols/double_buffering.scr").unwrap();
 //! ```
 //! and in the crate:
 //! ```text
