@@ -9,13 +9,13 @@
 
 #![warn(missing_docs)]
 
+pub mod families;
 pub mod format;
 mod fsm;
 pub mod kmc;
 mod local;
 mod local_parse;
 pub mod subtype;
-pub mod families;
 
 pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};

@@ -6,11 +6,11 @@ pub mod diagnostic;
 pub mod gen;
 pub mod global;
 pub mod project;
-pub mod wf;
 pub mod syntax;
+pub mod wf;
 
 pub use diagnostic::{Diagnostic, ErrorKind};
 pub use global::{Global, GlobalProtocol, Name, Span};
 pub use project::{project, project_all, project_fsm, Projection};
-pub use wf::check;
 pub use syntax::parse;
+pub use wf::check;
