@@ -123,6 +123,45 @@ fn generated_code_is_rustfmt_clean() {
     }
 }
 
+/// Names the generator must turn into Rust (snake case roles and labels, a keyword, a
+/// digit), so the round trip also checks that `mpst::verify::rust_name` agrees with the
+/// generator where the repository's protocols do not go.
+const TRICKY: &str = "global protocol TrickyNames(role buyer_one, role seller) {
+    get_price(int) from buyer_one to seller;
+    choice at seller {
+        ok_2(x: int) from seller to buyer_one;
+    } or {
+        self() from seller to buyer_one;
+        accept_Offer() from buyer_one to seller;
+    }
+}";
+
+/// The generated API of [`TRICKY`].
+fn tricky_names() -> Generated {
+    let protocols = mpst_scribble::parse(TRICKY).unwrap();
+    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let code = mpst_codegen::generate("TrickyNames", &fsms).unwrap();
+    for ident in [
+        "BuyerOne",
+        "GetPrice",
+        "Ok2",
+        "Self_",
+        "AcceptOffer",
+        "BuyerOneSession",
+    ] {
+        assert!(code.contains(ident), "{ident} in {code}");
+    }
+    Generated {
+        name: "tricky_names".to_string(),
+        code,
+        foreign: Vec::new(),
+        projections: fsms
+            .iter()
+            .map(|fsm| (fsm.role().to_string(), mpst_fsm::write_dot(fsm)))
+            .collect(),
+    }
+}
+
 /// Each generated API is compiled, with warnings denied, in a program that wires its
 /// roles, then serialises each role's session type and compares it with the role's
 /// projection (see `support::round_trip`); trybuild builds and runs every program, and a
@@ -137,7 +176,7 @@ fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() 
         code,
         foreign,
         projections,
-    } in generated()
+    } in generated().into_iter().chain([tricky_names()])
     {
         // Foreign payload sorts stand for user types: a unit struct is enough here.
         let foreign: String = foreign
