@@ -168,6 +168,7 @@ mod tests {
             size,
             median_ns,
             median_ci_ns: (median_ns, median_ns),
+            best_ns: median_ns,
         }
     }
 

@@ -126,6 +126,7 @@ mod tests {
             size,
             median_ns,
             median_ci_ns: (median_ns, median_ns),
+            best_ns: median_ns,
         };
         let all = vec![
             m("ours", "multi-thread", 10, 100.0),

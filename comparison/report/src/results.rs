@@ -21,12 +21,20 @@ pub struct Measurement {
     pub median_ns: f64,
     /// Lower and upper bound of the median's 95% confidence interval, in nanoseconds.
     pub median_ci_ns: (f64, f64),
+    /// Time of one run in the fastest sample (criterion's `sample.json`), in nanoseconds:
+    /// the estimate least disturbed by other jobs on a shared machine.
+    pub best_ns: f64,
 }
 
 impl Measurement {
     /// Throughput in `n` per microsecond (the unit of the paper's Appendix C.1).
     pub fn throughput(&self) -> f64 {
         self.size as f64 / self.median_ns * 1_000.0
+    }
+
+    /// Throughput of the fastest sample, in `n` per microsecond.
+    pub fn best_throughput(&self) -> f64 {
+        self.size as f64 / self.best_ns * 1_000.0
     }
 
     /// Half-width of the median's confidence interval relative to the median.
@@ -45,6 +53,12 @@ struct Benchmark {
 #[derive(Deserialize)]
 struct Estimates {
     median: Estimate,
+}
+
+#[derive(Deserialize)]
+struct Samples {
+    iters: Vec<f64>,
+    times: Vec<f64>,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +101,14 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReadError> 
 fn read_one(new: &Path) -> Result<Option<Measurement>, ReadError> {
     let benchmark: Benchmark = read_json(&new.join("benchmark.json"))?;
     let estimates: Estimates = read_json(&new.join("estimates.json"))?;
+    let samples: Samples = read_json(&new.join("sample.json"))?;
+    let best_ns = samples
+        .iters
+        .iter()
+        .zip(&samples.times)
+        .filter(|(iters, _)| **iters > 0.0)
+        .map(|(iters, time)| time / iters)
+        .fold(f64::INFINITY, f64::min);
     let (Some(function), Some(value)) = (benchmark.function_id, benchmark.value_str) else {
         return Ok(None);
     };
@@ -107,6 +129,7 @@ fn read_one(new: &Path) -> Result<Option<Measurement>, ReadError> {
             median.confidence_interval.lower_bound,
             median.confidence_interval.upper_bound,
         ),
+        best_ns: if best_ns.is_finite() { best_ns } else { median.point_estimate },
     }))
 }
 
@@ -163,6 +186,8 @@ mod tests {
             r#"{{"mean":{estimate},"median":{estimate},"median_abs_dev":{estimate},"slope":null,"std_dev":{estimate}}}"#
         );
         fs::write(dir.join("estimates.json"), estimates).unwrap();
+        let samples = format!(r#"{{"sampling_mode":"Linear","iters":[1.0,2.0],"times":[{},{}]}}"#, median * 1.5, median * 1.8);
+        fs::write(dir.join("sample.json"), samples).unwrap();
     }
 
     #[test]
@@ -197,6 +222,7 @@ mod tests {
             "10 per 2 µs is 5 per µs"
         );
         assert!((m.relative_spread() - 0.005).abs() < 1e-9);
+        assert!((m.best_ns - 1800.0).abs() < 1e-9, "the faster of 3000/1 and 3600/2 ns");
     }
 
     #[test]

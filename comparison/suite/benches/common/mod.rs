@@ -16,9 +16,9 @@ use tokio::runtime::{Builder, Runtime};
 /// Criterion with few samples and short warm-up and measurement times.
 pub fn criterion() -> Criterion {
     Criterion::default()
-        .sample_size(10)
+        .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(1500))
+        .measurement_time(Duration::from_secs(2))
         .without_plots()
         .configure_from_args()
 }
