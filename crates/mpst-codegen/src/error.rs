@@ -23,16 +23,6 @@ pub enum CodegenError {
         /// The peers of the choice.
         peers: Vec<String>,
     },
-    /// One label carries different payload sorts in two places; labels are types, so
-    /// each label has one payload list in the whole protocol.
-    LabelSorts {
-        /// The label.
-        label: String,
-        /// One payload list, written as in the protocol.
-        first: String,
-        /// The other.
-        second: String,
-    },
     /// A payload sort that is not a Rust type path.
     BadSort {
         /// The label carrying it.
@@ -68,15 +58,6 @@ impl fmt::Display for CodegenError {
                 "role `{role}`, state {state}: the choice involves several peers ({}); \
                  `Select` and `Branch` choose with a single peer",
                 peers.join(", ")
-            ),
-            CodegenError::LabelSorts {
-                label,
-                first,
-                second,
-            } => write!(
-                f,
-                "label `{label}` carries `{first}` in one place and `{second}` in another; \
-                 each label is one Rust type, so give the two messages different labels"
             ),
             CodegenError::BadSort { label, sort } => write!(
                 f,
