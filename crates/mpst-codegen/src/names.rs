@@ -1,46 +1,12 @@
 //! Turning protocol names (roles, labels, sorts) into Rust identifiers and types.
 
-/// Rust's strict and reserved keywords, which cannot be identifiers.
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "gen",
-];
+use mpst_fsm::ident::{is_keyword, rust_name};
 
-/// `ready` -> `Ready`, `get_price` -> `GetPrice`, `1` -> `L1`, `x'` -> `XPrime`.
-///
-/// Characters that cannot appear in an identifier are dropped; a name that would start
-/// with a digit gets `prefix` in front; keywords get a trailing `_`.
+/// `ready` -> `Ready`, `get_price` -> `GetPrice`, `1` -> `L1`, `x'` -> `XPrime`: the
+/// shared rule [`mpst_fsm::ident::rust_name`], so serialised session types compare
+/// equal to projections.
 pub fn camel(name: &str, prefix: &str) -> String {
-    let mut out = String::new();
-    let mut upper = true;
-    for c in name.chars() {
-        match c {
-            '\'' => {
-                out.push_str("Prime");
-                upper = true;
-            }
-            '_' | '-' | '.' | ' ' => upper = true,
-            c if c.is_alphanumeric() => {
-                if upper {
-                    out.extend(c.to_uppercase());
-                    upper = false;
-                } else {
-                    out.push(c);
-                }
-            }
-            _ => upper = true,
-        }
-    }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, prefix);
-    }
-    if KEYWORDS.contains(&out.as_str()) {
-        out.push('_');
-    }
-    out
+    rust_name(name, prefix)
 }
 
 /// The Rust type of a Scribble payload sort, or `None` if the sort is not a valid Rust
@@ -69,7 +35,7 @@ pub fn rust_sort(sort: &str) -> Option<String> {
                 let mut chars = segment.chars();
                 chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
                     && chars.all(|c| c.is_alphanumeric() || c == '_')
-                    && !KEYWORDS.contains(&segment)
+                    && !is_keyword(segment)
                     || matches!(segment, "crate" | "self" | "super")
             });
             return valid.then_some(path);

@@ -12,6 +12,7 @@
 pub mod families;
 pub mod format;
 mod fsm;
+pub mod ident;
 pub mod kmc;
 mod local;
 mod local_parse;

@@ -3,54 +3,10 @@
 
 use mpst_fsm::{Action, Fsm, FsmError, Message};
 
-/// Rust's strict and reserved keywords, which cannot be identifiers.
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "gen",
-];
-
-/// The Rust identifier the code generator gives a protocol name: upper camel case.
-///
-/// `ready` -> `Ready`, `get_price` -> `GetPrice`, `x'` -> `XPrime`; a name that would start
-/// with a digit gets `prefix` in front (`1` -> `L1` with prefix `L`); a keyword gets a
-/// trailing `_` (`self` -> `Self_`). Characters that cannot be in an identifier are
-/// dropped. Names that already are such identifiers are left as they are (`Ready`,
-/// `GetPrice`, `L1`), so the rule can be applied to both sides of a comparison.
-///
-/// This is the rule of `mpst-codegen` (which `mpst` cannot depend on); the round-trip test
-/// of `mpst-codegen` (`tests/generated.rs`) checks that the two agree on every protocol of
-/// the repository.
-pub fn rust_name(name: &str, prefix: &str) -> String {
-    let mut out = String::new();
-    let mut upper = true;
-    for c in name.chars() {
-        match c {
-            '\'' => {
-                out.push_str("Prime");
-                upper = true;
-            }
-            c if c.is_alphanumeric() => {
-                if upper {
-                    out.extend(c.to_uppercase());
-                    upper = false;
-                } else {
-                    out.push(c);
-                }
-            }
-            _ => upper = true,
-        }
-    }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, prefix);
-    }
-    if KEYWORDS.contains(&out.as_str()) {
-        out.push('_');
-    }
-    out
-}
+/// The Rust identifier the code generator gives a protocol name (upper camel case,
+/// `prefix` before a leading digit, `_` after a keyword): the rule of
+/// [`mpst_fsm::ident::rust_name`], which `mpst-codegen` uses too.
+pub use mpst_fsm::ident::rust_name;
 
 /// `fsm` with Rust names and no payloads: the form in which [`verify`](super) compares a
 /// projection with a serialised session type.
