@@ -20,10 +20,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Receive, Send};
-use mpst_examples::{observe, observer};
-use protocol::{kernel_work, sink, source, Ready, Roles, Value, K, S, T};
+use protocol::{kernel_work, run, Ready, Value, K, S, T};
 
 /// The kernel's projection (PPoPP 2022 Fig. 4a):
 /// `mu x. S!ready. S?value. T?ready. T!value. x`.
@@ -43,17 +41,9 @@ async fn kernel(role: &mut K) -> Result<Infallible, Error> {
     .await
 }
 
-/// Moves `count` values through the kernel in one future (any executor); returns what the
-/// sink read.
-async fn run(count: usize) -> Result<Vec<i32>, Error> {
-    let Roles(mut s, mut k, mut t) = Roles::default();
-    let (reporter, observations) = observer();
-    let processes = try_join3(source(&mut s), kernel(&mut k), sink(&mut t, reporter));
-    observe(processes.map_ok(|(never, _, _)| never), observations, count).await
-}
-
 fn main() -> Result<(), Error> {
-    let values = futures::executor::block_on(run(10))?;
+    let run = run(10, |mut k| async move { kernel(&mut k).await });
+    let values = futures::executor::block_on(run)?;
     println!("the sink read {values:?}");
     Ok(())
 }
@@ -61,31 +51,19 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn expected(count: usize) -> Vec<i32> {
-        (0..count as i32).map(|i| 2 * (i * i - 7) + 1).collect()
-    }
+    use protocol::{expected, run_tasks};
 
     #[test]
     fn futures_executor() {
-        let got = futures::executor::block_on(run(200)).unwrap();
+        let run = run(200, |mut k| async move { kernel(&mut k).await });
+        let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [-13, -11, -5]);
         assert_eq!(got, expected(200));
     }
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut s, mut k, mut t) = Roles::default();
-        let (reporter, observations) = observer();
-        let got = runtime.block_on(async {
-            let tasks = vec![
-                tokio::spawn(async move { source(&mut s).await }),
-                tokio::spawn(async move { kernel(&mut k).await }),
-                tokio::spawn(async move { sink(&mut t, reporter).await }),
-            ];
-            mpst_examples::observe_tasks(tasks, observations, 500).await
-        });
+        let got = run_tasks(500, |mut k| async move { kernel(&mut k).await });
         assert_eq!(got.unwrap(), expected(500));
     }
 }

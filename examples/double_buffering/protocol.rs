@@ -1,11 +1,13 @@
 //! The double-buffering protocol's roles, labels, source and sink, shared by the plain
 //! and the optimised kernel (`main.rs`, `optimised.rs`): the optimisation changes only
-//! the kernel.
+//! the kernel. The runs of the protocol take the kernel as a parameter for the same reason.
 
 use std::convert::Infallible;
+use std::future::Future;
 
+use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Message, Receive, Role, Roles, Send};
-use mpst_examples::Observer;
+use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -84,4 +86,41 @@ pub async fn sink(role: &mut T, observer: Observer<i32>) -> Result<Infallible, E
         }
     })
     .await
+}
+
+/// Moves `count` values from the source through `kernel` (given its role) to the sink in
+/// one future (any executor); returns what the sink read.
+pub async fn run<F>(count: usize, kernel: impl FnOnce(K) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<Infallible, Error>>,
+{
+    let Roles(mut s, k, mut t) = Roles::default();
+    let (reporter, observations) = observer();
+    let processes = try_join3(source(&mut s), kernel(k), sink(&mut t, reporter));
+    observe(processes.map_ok(|(never, _, _)| never), observations, count).await
+}
+
+/// Like [`run`], with each role a task on the multi-thread tokio runtime of the tests.
+#[cfg(test)]
+pub fn run_tasks<F>(count: usize, kernel: impl FnOnce(K) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
+{
+    let runtime = mpst_examples::tokio_runtime().unwrap();
+    let Roles(mut s, k, mut t) = Roles::default();
+    let (reporter, observations) = observer();
+    runtime.block_on(async {
+        let tasks = vec![
+            tokio::spawn(async move { source(&mut s).await }),
+            tokio::spawn(kernel(k)),
+            tokio::spawn(async move { sink(&mut t, reporter).await }),
+        ];
+        mpst_examples::observe_tasks(tasks, observations, count).await
+    })
+}
+
+/// What the sink reads from the first `count` values: `2 * (i * i - 7) + 1` for the `i`-th.
+#[cfg(test)]
+pub fn expected(count: usize) -> Vec<i32> {
+    (0..count as i32).map(|i| 2 * (i * i - 7) + 1).collect()
 }
