@@ -17,11 +17,8 @@
 
 mod protocol;
 
-use futures::future::try_join3;
 use mpst::{session, try_session, Branch, End, Error, Receive, Send};
-use protocol::{
-    door, floors, user, Arrived, Close, Closed, Leave, Open, Opened, Request, Roles, Stop, D, E, U,
-};
+use protocol::{floors, run, Arrived, Close, Closed, Leave, Open, Opened, Request, Stop, D, E, U};
 
 /// The elevator's projection:
 /// `mu x. U?{request. D!close. D?closed. D!open. D?opened. U!arrived. x, leave. D!stop. end}`.
@@ -63,16 +60,10 @@ async fn elevator(role: &mut E) -> Result<i32, Error> {
     .await
 }
 
-/// Visits `floors` in one future (any executor); returns the user's distances, the
-/// elevator's last floor and the door's cycles.
-async fn run(floors: &[i32]) -> Result<(Vec<i32>, i32, u32), Error> {
-    let Roles(mut u, mut e, mut d) = Roles::default();
-    try_join3(user(&mut u, floors), elevator(&mut e), door(&mut d)).await
-}
-
 fn main() -> Result<(), Error> {
     let floors = floors();
-    let (distances, last, cycles) = futures::executor::block_on(run(&floors))?;
+    let run = run(&floors, |mut e| async move { elevator(&mut e).await });
+    let (distances, last, cycles) = futures::executor::block_on(run)?;
     println!(
         "floors {floors:?}: travelled {distances:?}, ended at {last}, door cycled {cycles} times"
     );
@@ -82,23 +73,13 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn expected(floors: &[i32]) -> Vec<i32> {
-        let mut at = 0;
-        floors
-            .iter()
-            .map(|&floor| {
-                let distance = (floor - at).abs();
-                at = floor;
-                distance
-            })
-            .collect()
-    }
+    use protocol::{expected, run_tasks};
 
     #[test]
     fn futures_executor() {
         let floors = floors();
-        let (distances, last, cycles) = futures::executor::block_on(run(&floors)).unwrap();
+        let run = run(&floors, |mut e| async move { elevator(&mut e).await });
+        let (distances, last, cycles) = futures::executor::block_on(run).unwrap();
         assert_eq!(distances, [3, 4, 0, 7, 2, 14, 7]);
         assert_eq!(distances, expected(&floors));
         assert_eq!(last, 5);
@@ -107,25 +88,17 @@ mod tests {
 
     #[test]
     fn leaving_at_once_never_moves_the_door() {
-        let (distances, last, cycles) = futures::executor::block_on(run(&[])).unwrap();
+        let run = run(&[], |mut e| async move { elevator(&mut e).await });
+        let (distances, last, cycles) = futures::executor::block_on(run).unwrap();
         assert!(distances.is_empty());
         assert_eq!((last, cycles), (0, 0));
     }
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut u, mut e, mut d) = Roles::default();
         let floors: Vec<i32> = (0..200).map(|i| (i * 7) % 23 - 4).collect();
-        let (distances, last, cycles) = runtime.block_on(async {
-            let input = floors.clone();
-            let u = tokio::spawn(async move { user(&mut u, &input).await });
-            let e = tokio::spawn(async move { elevator(&mut e).await });
-            let d = tokio::spawn(async move { door(&mut d).await });
-            let distances = mpst_examples::joined(u).await.unwrap();
-            let last = mpst_examples::joined(e).await.unwrap();
-            (distances, last, mpst_examples::joined(d).await.unwrap())
-        });
+        let process = |mut e| async move { elevator(&mut e).await };
+        let (distances, last, cycles) = run_tasks(&floors, process).unwrap();
         assert_eq!(distances, expected(&floors));
         assert_eq!(Some(&last), floors.last());
         assert_eq!(cycles, 200);

@@ -1,7 +1,10 @@
 //! The elevator protocol's roles, labels, user and door, shared by the plain and the
 //! optimised elevator (`main.rs`, `optimised.rs`): the optimisation changes only the
-//! elevator.
+//! elevator. The runs of the protocol take the elevator as a parameter for the same reason.
 
+use std::future::Future;
+
+use futures::future::try_join3;
 use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -128,4 +131,53 @@ pub async fn door(role: &mut D) -> Result<u32, Error> {
 /// The floors the examples visit.
 pub fn floors() -> Vec<i32> {
     vec![3, 7, 7, 0, -2, 12, 5]
+}
+
+/// Visits `floors` with `elevator` (given its role) in one future (any executor); returns
+/// the user's distances, the elevator's last floor and the door's cycles.
+pub async fn run<F>(
+    floors: &[i32],
+    elevator: impl FnOnce(E) -> F,
+) -> Result<(Vec<i32>, i32, u32), Error>
+where
+    F: Future<Output = Result<i32, Error>>,
+{
+    let Roles(mut u, e, mut d) = Roles::default();
+    try_join3(user(&mut u, floors), elevator(e), door(&mut d)).await
+}
+
+/// Like [`run`], with each role a task on the multi-thread tokio runtime of the tests.
+#[cfg(test)]
+pub fn run_tasks<F>(
+    floors: &[i32],
+    elevator: impl FnOnce(E) -> F,
+) -> Result<(Vec<i32>, i32, u32), Error>
+where
+    F: Future<Output = Result<i32, Error>> + std::marker::Send + 'static,
+{
+    let runtime = mpst_examples::tokio_runtime().unwrap();
+    let Roles(mut u, e, mut d) = Roles::default();
+    runtime.block_on(async {
+        let input = floors.to_vec();
+        let u = tokio::spawn(async move { user(&mut u, &input).await });
+        let e = tokio::spawn(elevator(e));
+        let d = tokio::spawn(async move { door(&mut d).await });
+        let distances = mpst_examples::joined(u).await?;
+        let last = mpst_examples::joined(e).await?;
+        Ok((distances, last, mpst_examples::joined(d).await?))
+    })
+}
+
+/// The distance travelled for each of `floors` in turn, starting at floor 0.
+#[cfg(test)]
+pub fn expected(floors: &[i32]) -> Vec<i32> {
+    let mut at = 0;
+    floors
+        .iter()
+        .map(|&floor| {
+            let distance = (floor - at).abs();
+            at = floor;
+            distance
+        })
+        .collect()
 }
