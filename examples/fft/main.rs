@@ -107,22 +107,9 @@ where
     Ok((upper_output(&theirs, &mine, w), next))
 }
 
-macro_rules! process {
-    ($($name:ident($role:ident, $session:ident, $index:literal): $s1:ident $s2:ident $s3:ident;)*) => {$(
-        /// One FFT process: three butterfly stages on its column.
-        async fn $name(role: &mut $role, column: Column) -> Result<Column, Error> {
-            try_session(role, |s: $session<'_, $role>| async move {
-                let (column, s) = $s1(s, column, twiddle($index, 1)).await?;
-                let (column, s) = $s2(s, column, twiddle($index, 2)).await?;
-                let (column, end) = $s3(s, column, twiddle($index, 4)).await?;
-                Ok((column, end))
-            })
-            .await
-        }
-    )*};
-}
-
-process! {
+// The eight processes, by the exchange each makes in stages 1, 2 and 3 (`lower` from
+// `protocol.rs`, `upper` above); the macro also defines `run` and the tests' `run_tasks`.
+protocol::processes_and_runs! {
     fft0(P0, Fft0, 0): lower lower lower;
     fft1(P1, Fft1, 1): upper lower lower;
     fft2(P2, Fft2, 2): lower upper lower;
@@ -131,25 +118,6 @@ process! {
     fft5(P5, Fft5, 5): upper lower upper;
     fft6(P6, Fft6, 6): lower upper upper;
     fft7(P7, Fft7, 7): upper upper upper;
-}
-
-/// Transforms every row of `matrix` with the eight processes in one future (any
-/// executor).
-async fn run(matrix: &[[Complex64; 8]]) -> Result<Vec<[Complex64; 8]>, Error> {
-    let Roles(mut p0, mut p1, mut p2, mut p3, mut p4, mut p5, mut p6, mut p7) = Roles::default();
-    let [c0, c1, c2, c3, c4, c5, c6, c7] = columns(matrix);
-    let outputs = futures::try_join!(
-        fft0(&mut p0, c0),
-        fft1(&mut p1, c1),
-        fft2(&mut p2, c2),
-        fft3(&mut p3, c3),
-        fft4(&mut p4, c4),
-        fft5(&mut p5, c5),
-        fft6(&mut p6, c6),
-        fft7(&mut p7, c7),
-    )?;
-    let (o0, o1, o2, o3, o4, o5, o6, o7) = outputs;
-    Ok(rows([o0, o1, o2, o3, o4, o5, o6, o7]))
 }
 
 fn main() -> Result<(), Error> {
@@ -189,30 +157,8 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
         let matrix = input(100);
-        let Roles(mut p0, mut p1, mut p2, mut p3, mut p4, mut p5, mut p6, mut p7) =
-            Roles::default();
-        let [c0, c1, c2, c3, c4, c5, c6, c7] = columns(&matrix);
-        let outputs = runtime.block_on(async {
-            let tasks = [
-                tokio::spawn(async move { fft0(&mut p0, c0).await }),
-                tokio::spawn(async move { fft1(&mut p1, c1).await }),
-                tokio::spawn(async move { fft2(&mut p2, c2).await }),
-                tokio::spawn(async move { fft3(&mut p3, c3).await }),
-                tokio::spawn(async move { fft4(&mut p4, c4).await }),
-                tokio::spawn(async move { fft5(&mut p5, c5).await }),
-                tokio::spawn(async move { fft6(&mut p6, c6).await }),
-                tokio::spawn(async move { fft7(&mut p7, c7).await }),
-            ];
-            let mut outputs = Vec::new();
-            for task in tasks {
-                outputs.push(mpst_examples::joined(task).await.unwrap());
-            }
-            outputs
-        });
-        let outputs: [Column; 8] = outputs.try_into().unwrap();
-        assert_transformed(&matrix, &rows(outputs));
+        assert_transformed(&matrix, &run_tasks(&matrix).unwrap());
     }
 }
 

@@ -90,6 +90,84 @@ where
     Ok((lower_output(&mine, &theirs, w), next))
 }
 
+/// Defines the eight FFT processes `fft0` .. `fft7`, each three butterfly stages on its
+/// column, from a table of one line per process: its role, its session type, its index and
+/// the exchange of each stage (`lower` or `upper`). Also defines `run`, which transforms
+/// every row of a matrix with the eight processes in one future (any executor), and, in
+/// tests, `run_tasks`, the same with each process a task on the multi-thread tokio runtime.
+///
+/// Session types, `upper` and the other names the processes use are resolved where the
+/// macro is called: the plain and the optimised FFT share this wiring and differ only in
+/// their session types and their `upper` exchange.
+macro_rules! processes_and_runs {
+    ($($name:ident($role:ident, $session:ident, $index:literal): $s1:ident $s2:ident $s3:ident;)*) => {
+        $(
+            /// One FFT process: three butterfly stages on its column.
+            async fn $name(role: &mut $role, column: Column) -> Result<Column, Error> {
+                try_session(role, |s: $session<'_, $role>| async move {
+                    let (column, s) = $s1(s, column, twiddle($index, 1)).await?;
+                    let (column, s) = $s2(s, column, twiddle($index, 2)).await?;
+                    let (column, end) = $s3(s, column, twiddle($index, 4)).await?;
+                    Ok((column, end))
+                })
+                .await
+            }
+        )*
+
+        /// Transforms every row of `matrix` with the eight processes in one future (any
+        /// executor).
+        async fn run(matrix: &[[Complex64; 8]]) -> Result<Vec<[Complex64; 8]>, Error> {
+            let Roles(mut p0, mut p1, mut p2, mut p3, mut p4, mut p5, mut p6, mut p7) =
+                Roles::default();
+            let [c0, c1, c2, c3, c4, c5, c6, c7] = columns(matrix);
+            let outputs = futures::try_join!(
+                fft0(&mut p0, c0),
+                fft1(&mut p1, c1),
+                fft2(&mut p2, c2),
+                fft3(&mut p3, c3),
+                fft4(&mut p4, c4),
+                fft5(&mut p5, c5),
+                fft6(&mut p6, c6),
+                fft7(&mut p7, c7),
+            )?;
+            let (o0, o1, o2, o3, o4, o5, o6, o7) = outputs;
+            Ok(rows([o0, o1, o2, o3, o4, o5, o6, o7]))
+        }
+
+        /// Like `run`, with each process a task on the multi-thread tokio runtime of the
+        /// tests.
+        #[cfg(test)]
+        fn run_tasks(matrix: &[[Complex64; 8]]) -> Result<Vec<[Complex64; 8]>, Error> {
+            let runtime = mpst_examples::tokio_runtime().unwrap();
+            let Roles(mut p0, mut p1, mut p2, mut p3, mut p4, mut p5, mut p6, mut p7) =
+                Roles::default();
+            let [c0, c1, c2, c3, c4, c5, c6, c7] = columns(matrix);
+            let outputs = runtime.block_on(async {
+                let tasks = [
+                    tokio::spawn(async move { fft0(&mut p0, c0).await }),
+                    tokio::spawn(async move { fft1(&mut p1, c1).await }),
+                    tokio::spawn(async move { fft2(&mut p2, c2).await }),
+                    tokio::spawn(async move { fft3(&mut p3, c3).await }),
+                    tokio::spawn(async move { fft4(&mut p4, c4).await }),
+                    tokio::spawn(async move { fft5(&mut p5, c5).await }),
+                    tokio::spawn(async move { fft6(&mut p6, c6).await }),
+                    tokio::spawn(async move { fft7(&mut p7, c7).await }),
+                ];
+                let mut outputs = Vec::new();
+                for task in tasks {
+                    outputs.push(mpst_examples::joined(task).await?);
+                }
+                Ok::<_, Error>(outputs)
+            })?;
+            let outputs: [Column; 8] = outputs
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("eight tasks, eight outputs"));
+            Ok(rows(outputs))
+        }
+    };
+}
+pub(crate) use processes_and_runs;
+
 /// Bit-reversal of a process index: process `p` starts with input column `reverse(p)`.
 pub fn reverse(index: usize) -> usize {
     ((index & 1) << 2) | (index & 2) | ((index & 4) >> 2)
