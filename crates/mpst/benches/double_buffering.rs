@@ -84,9 +84,13 @@ async fn source(role: &mut S, n: usize) -> Result<(), Error> {
 
 async fn sink(role: &mut T) -> Result<i64, Error> {
     try_session(role, |s: Sink<'_, T>| async move {
+        // Read (and free) each buffer as it arrives, as the bare sink does: holding the
+        // first while the second is filled would put two buffers in the cache at once.
         let (Value(first), s) = s.send(Ready).await?.receive().await?;
+        let sum = drain(&first);
+        drop(first);
         let (Value(second), end) = s.send(Ready).await?.receive().await?;
-        Ok((drain(&first) + drain(&second), end))
+        Ok((sum + drain(&second), end))
     })
     .await
 }

@@ -3,10 +3,13 @@
 
 Run after `cargo bench -p mpst -- --quick` (from the workspace root):
 
-    python3 crates/mpst/benches/ratios.py [target/criterion]
+    python3 crates/mpst/benches/ratios.py [CRITERION_DIR...]
 
-Prints a Markdown table: for every bench and parameter, the mean time of each typed
-implementation, of the hand-written `bare` twin, and their ratio (typed / bare).
+(default `target/criterion`). Prints a Markdown table: for every bench and parameter, the
+median time of each typed implementation, of the hand-written `bare` twin, and their ratio
+(typed / bare). The median, because on a shared machine the mean follows the outliers;
+given several directories (copies of `target/criterion` from repeated runs), each time is
+the smallest of the runs' medians, the usual estimate of a time without interference.
 """
 
 import json
@@ -23,20 +26,27 @@ PARAMETER = {
 }
 
 
-def mean_ns(directory):
-    """The mean point estimate (ns) criterion stored for one benchmark, or None."""
+def median_ns(directory):
+    """The median point estimate (ns) criterion stored for one benchmark, or None."""
     path = directory / "new" / "estimates.json"
     if not path.is_file():
         return None
     with open(path) as f:
-        return json.load(f)["mean"]["point_estimate"]
+        return json.load(f)["median"]["point_estimate"]
+
+
+def best_ns(roots, relative):
+    """The smallest median of one benchmark over the runs in `roots`, or None."""
+    found = [m for m in (median_ns(root / relative) for root in roots) if m is not None]
+    return min(found) if found else None
 
 
 def fmt(ns):
     return f"{ns / 1000:.2f} µs" if ns >= 1000 else f"{ns:.0f} ns"
 
 
-def rows(root):
+def rows(roots):
+    root = roots[0]
     for group in GROUPS:
         base = root / group
         if not (base / "bare").is_dir():
@@ -44,29 +54,31 @@ def rows(root):
         typed = sorted(d.name for d in base.iterdir() if d.is_dir() and d.name.startswith("typed"))
         bare_dir = base / "bare"
         params = [None]
-        if mean_ns(bare_dir) is None:
+        if median_ns(bare_dir) is None:
             params = sorted(
                 (d.name for d in bare_dir.iterdir() if d.is_dir() and d.name != "report"),
                 key=lambda p: int(p) if p.isdigit() else p,
             )
         for param in params:
-            bare = mean_ns(bare_dir if param is None else bare_dir / param)
+            def relative(name):
+                return Path(group, name) if param is None else Path(group, name, param)
+
+            bare = best_ns(roots, relative("bare"))
             if bare is None:
                 continue
             for name in typed:
-                d = base / name
-                t = mean_ns(d if param is None else d / param)
+                t = best_ns(roots, relative(name))
                 if t is None:
                     continue
                 yield group, param or "-", name, t, bare, t / bare
 
 
 def main():
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
-    found = list(rows(root))
+    roots = [Path(a) for a in sys.argv[1:]] or [Path("target/criterion")]
+    found = list(rows(roots))
     if not found:
-        sys.exit(f"no criterion results under {root}: run `cargo bench -p mpst -- --quick` first")
-    print("| bench | parameter | typed implementation | typed mean | bare mean | typed / bare |")
+        sys.exit(f"no criterion results under {roots[0]}: run `cargo bench -p mpst -- --quick` first")
+    print("| bench | parameter | typed implementation | typed median | bare median | typed / bare |")
     print("|---|---|---|---|---|---|")
     for group, param, name, t, bare, ratio in found:
         label = f"{PARAMETER[group]} = {param}" if param != "-" else "-"
