@@ -16,10 +16,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Receive, Send};
-use mpst_examples::{observe, observer};
-use protocol::{ring_a, step_b, step_c, Roles, Value, A, B, C};
+use protocol::{run, step_b, step_c, Value, A, B, C};
 
 /// `B`'s projection: `mu x. A?value. C!value. x`.
 #[session]
@@ -49,16 +47,13 @@ async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
     .await
 }
 
-/// Runs `rounds` rounds in one future (any executor); returns what came back to `A`.
-async fn run(rounds: usize) -> Result<Vec<i32>, Error> {
-    let Roles(mut a, mut b, mut c) = Roles::default();
-    let (reporter, observations) = observer();
-    let ring = try_join3(ring_a(&mut a, reporter), ring_b(&mut b), ring_c(&mut c));
-    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
-}
-
 fn main() -> Result<(), Error> {
-    let values = futures::executor::block_on(run(10))?;
+    let run = run(
+        10,
+        |mut b| async move { ring_b(&mut b).await },
+        |mut c| async move { ring_c(&mut c).await },
+    );
+    let values = futures::executor::block_on(run)?;
     println!("A received {values:?}");
     Ok(())
 }
@@ -66,7 +61,7 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::SEED_A;
+    use protocol::{run_tasks, SEED_A};
 
     /// The values `A` receives, computed sequentially.
     fn expected(rounds: usize) -> Vec<i32> {
@@ -81,7 +76,12 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let got = futures::executor::block_on(run(40)).unwrap();
+        let run = run(
+            40,
+            |mut b| async move { ring_b(&mut b).await },
+            |mut c| async move { ring_c(&mut c).await },
+        );
+        let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got.len(), 40);
         assert_eq!(got[..3], [4, 10, 22]);
         assert_eq!(got, expected(40));
@@ -89,17 +89,11 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut a, mut b, mut c) = Roles::default();
-        let (reporter, observations) = observer();
-        let got = runtime.block_on(async {
-            let tasks = vec![
-                tokio::spawn(async move { ring_a(&mut a, reporter).await }),
-                tokio::spawn(async move { ring_b(&mut b).await }),
-                tokio::spawn(async move { ring_c(&mut c).await }),
-            ];
-            mpst_examples::observe_tasks(tasks, observations, 100).await
-        });
+        let got = run_tasks(
+            100,
+            |mut b| async move { ring_b(&mut b).await },
+            |mut c| async move { ring_c(&mut c).await },
+        );
         assert_eq!(got.unwrap(), expected(100));
     }
 }

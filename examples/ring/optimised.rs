@@ -18,10 +18,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Receive, Send};
-use mpst_examples::{observe, observer};
-use protocol::{ring_a, step_b, step_c, Roles, Value, A, B, C};
+use protocol::{run, step_b, step_c, Value, A, B, C};
 
 /// What `B` sends in the first round, before it has received anything.
 const SEED_B: i32 = 10;
@@ -62,16 +60,13 @@ async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
     .await
 }
 
-/// Runs `rounds` rounds in one future (any executor); returns what came back to `A`.
-async fn run(rounds: usize) -> Result<Vec<i32>, Error> {
-    let Roles(mut a, mut b, mut c) = Roles::default();
-    let (reporter, observations) = observer();
-    let ring = try_join3(ring_a(&mut a, reporter), ring_b(&mut b), ring_c(&mut c));
-    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
-}
-
 fn main() -> Result<(), Error> {
-    let values = futures::executor::block_on(run(10))?;
+    let run = run(
+        10,
+        |mut b| async move { ring_b(&mut b).await },
+        |mut c| async move { ring_c(&mut c).await },
+    );
+    let values = futures::executor::block_on(run)?;
     println!("A received {values:?}");
     Ok(())
 }
@@ -79,7 +74,7 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::SEED_A;
+    use protocol::{run_tasks, SEED_A};
 
     /// The values `A` receives, from a sequential model of the pipelined ring: in each
     /// round `B` and `C` pass on what they held, then take what their predecessor sent.
@@ -97,24 +92,23 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let got = futures::executor::block_on(run(40)).unwrap();
+        let run = run(
+            40,
+            |mut b| async move { ring_b(&mut b).await },
+            |mut c| async move { ring_c(&mut c).await },
+        );
+        let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [200, 22, 4]);
         assert_eq!(got, expected(40));
     }
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut a, mut b, mut c) = Roles::default();
-        let (reporter, observations) = observer();
-        let got = runtime.block_on(async {
-            let tasks = vec![
-                tokio::spawn(async move { ring_a(&mut a, reporter).await }),
-                tokio::spawn(async move { ring_b(&mut b).await }),
-                tokio::spawn(async move { ring_c(&mut c).await }),
-            ];
-            mpst_examples::observe_tasks(tasks, observations, 100).await
-        });
+        let got = run_tasks(
+            100,
+            |mut b| async move { ring_b(&mut b).await },
+            |mut c| async move { ring_c(&mut c).await },
+        );
         assert_eq!(got.unwrap(), expected(100));
     }
 }

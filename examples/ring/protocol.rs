@@ -1,10 +1,13 @@
 //! The ring protocol's roles, labels and the process of `A`, shared by the plain and the
 //! optimised ring (`main.rs`, `optimised.rs`): the optimisation changes only `B` and `C`.
+//! The runs of the protocol take `B` and `C` as parameters for the same reason.
 
 use std::convert::Infallible;
+use std::future::Future;
 
+use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Message, Receive, Role, Roles, Send};
-use mpst_examples::Observer;
+use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -66,4 +69,45 @@ pub async fn ring_a(role: &mut A, observer: Observer<i32>) -> Result<Infallible,
         }
     })
     .await
+}
+
+/// Runs `rounds` rounds with the processes `b` and `c` (given their roles) in one future
+/// (any executor); returns what came back to `A`.
+pub async fn run<FB, FC>(
+    rounds: usize,
+    b: impl FnOnce(B) -> FB,
+    c: impl FnOnce(C) -> FC,
+) -> Result<Vec<i32>, Error>
+where
+    FB: Future<Output = Result<Infallible, Error>>,
+    FC: Future<Output = Result<Infallible, Error>>,
+{
+    let Roles(mut a, role_b, role_c) = Roles::default();
+    let (reporter, observations) = observer();
+    let ring = try_join3(ring_a(&mut a, reporter), b(role_b), c(role_c));
+    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
+}
+
+/// Like [`run`], with each role a task on the multi-thread tokio runtime of the tests.
+#[cfg(test)]
+pub fn run_tasks<FB, FC>(
+    rounds: usize,
+    b: impl FnOnce(B) -> FB,
+    c: impl FnOnce(C) -> FC,
+) -> Result<Vec<i32>, Error>
+where
+    FB: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
+    FC: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
+{
+    let runtime = mpst_examples::tokio_runtime().unwrap();
+    let Roles(mut a, role_b, role_c) = Roles::default();
+    let (reporter, observations) = observer();
+    runtime.block_on(async {
+        let tasks = vec![
+            tokio::spawn(async move { ring_a(&mut a, reporter).await }),
+            tokio::spawn(b(role_b)),
+            tokio::spawn(c(role_c)),
+        ];
+        mpst_examples::observe_tasks(tasks, observations, rounds).await
+    })
 }
