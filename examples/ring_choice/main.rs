@@ -19,10 +19,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Receive, Select};
-use mpst_examples::{observe, observer};
-use protocol::{adds, ring_a, ring_c, Add, Roles, Sub, A, B, C};
+use protocol::{adds, run, Add, Sub, A, B, C};
 
 /// `B`'s projection: `mu x. A?add. C!{add. x, sub. x}`.
 #[session]
@@ -49,16 +47,9 @@ async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
     .await
 }
 
-/// Runs `rounds` rounds in one future (any executor); returns the totals `A` got.
-async fn run(rounds: usize) -> Result<Vec<i32>, Error> {
-    let Roles(mut a, mut b, mut c) = Roles::default();
-    let (reporter, observations) = observer();
-    let ring = try_join3(ring_a(&mut a, reporter), ring_b(&mut b), ring_c(&mut c));
-    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
-}
-
 fn main() -> Result<(), Error> {
-    let totals = futures::executor::block_on(run(10))?;
+    let run = run(10, |mut b| async move { ring_b(&mut b).await });
+    let totals = futures::executor::block_on(run)?;
     println!("A received the totals {totals:?}");
     Ok(())
 }
@@ -66,6 +57,7 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::run_tasks;
 
     /// The totals `A` receives, computed sequentially.
     fn expected(rounds: usize) -> Vec<i32> {
@@ -85,24 +77,15 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let got = futures::executor::block_on(run(40)).unwrap();
+        let run = run(40, |mut b| async move { ring_b(&mut b).await });
+        let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [-1, -3, -11]);
         assert_eq!(got, expected(40));
     }
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut a, mut b, mut c) = Roles::default();
-        let (reporter, observations) = observer();
-        let got = runtime.block_on(async {
-            let tasks = vec![
-                tokio::spawn(async move { ring_a(&mut a, reporter).await }),
-                tokio::spawn(async move { ring_b(&mut b).await }),
-                tokio::spawn(async move { ring_c(&mut c).await }),
-            ];
-            mpst_examples::observe_tasks(tasks, observations, 100).await
-        });
+        let got = run_tasks(100, |mut b| async move { ring_b(&mut b).await });
         assert_eq!(got.unwrap(), expected(100));
     }
 }

@@ -1,11 +1,13 @@
 //! The ring-with-choice protocol's roles, labels and the processes of `A` and `C`, shared
 //! by the plain and the optimised ring (`main.rs`, `optimised.rs`): the optimisation
-//! changes only `B`.
+//! changes only `B`. The runs of the protocol take `B` as a parameter for the same reason.
 
 use std::convert::Infallible;
+use std::future::Future;
 
+use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Branch, Error, Message, Receive, Role, Roles, Send};
-use mpst_examples::Observer;
+use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -106,4 +108,35 @@ pub async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
         }
     })
     .await
+}
+
+/// Runs `rounds` rounds with the process `b` (given its role) in one future (any
+/// executor); returns the totals `A` got.
+pub async fn run<F>(rounds: usize, b: impl FnOnce(B) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<Infallible, Error>>,
+{
+    let Roles(mut a, role_b, mut c) = Roles::default();
+    let (reporter, observations) = observer();
+    let ring = try_join3(ring_a(&mut a, reporter), b(role_b), ring_c(&mut c));
+    observe(ring.map_ok(|(never, _, _)| never), observations, rounds).await
+}
+
+/// Like [`run`], with each role a task on the multi-thread tokio runtime of the tests.
+#[cfg(test)]
+pub fn run_tasks<F>(rounds: usize, b: impl FnOnce(B) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
+{
+    let runtime = mpst_examples::tokio_runtime().unwrap();
+    let Roles(mut a, role_b, mut c) = Roles::default();
+    let (reporter, observations) = observer();
+    runtime.block_on(async {
+        let tasks = vec![
+            tokio::spawn(async move { ring_a(&mut a, reporter).await }),
+            tokio::spawn(b(role_b)),
+            tokio::spawn(async move { ring_c(&mut c).await }),
+        ];
+        mpst_examples::observe_tasks(tasks, observations, rounds).await
+    })
 }
