@@ -225,27 +225,44 @@ mod workflows {
 
     #[test]
     fn the_dot_files_record_the_optimised_roles() {
-        let recorded = |dot: &str| match mpst_fsm::parse_dot(dot).unwrap().as_slice() {
-            [fsm] => fsm.clone(),
-            more => panic!("one machine per file, found {}", more.len()),
-        };
-        let named = |fsm: Result<mpst_fsm::Fsm, _>, role: &str| {
+        let records = |dot: &str, machine: Result<mpst_fsm::Fsm, _>, role: &str| {
             let projection = verify::projection(SCR, role).unwrap();
-            mpst_examples::scribble_names(&fsm.unwrap(), &projection).unwrap()
+            mpst_examples::records_role(dot, &machine.unwrap(), &projection).unwrap()
         };
-        assert!(recorded(include_str!("p1_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft1<'static, P1>>(), "P1")));
-        assert!(recorded(include_str!("p2_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft2<'static, P2>>(), "P2")));
-        assert!(recorded(include_str!("p3_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft3<'static, P3>>(), "P3")));
-        assert!(recorded(include_str!("p4_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft4<'static, P4>>(), "P4")));
-        assert!(recorded(include_str!("p5_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft5<'static, P5>>(), "P5")));
-        assert!(recorded(include_str!("p6_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft6<'static, P6>>(), "P6")));
-        assert!(recorded(include_str!("p7_optimised.dot"))
-            .is_isomorphic(&named(serialize::<Fft7<'static, P7>>(), "P7")));
+        assert!(records(
+            include_str!("p1_optimised.dot"),
+            serialize::<Fft1<'static, P1>>(),
+            "P1"
+        ));
+        assert!(records(
+            include_str!("p2_optimised.dot"),
+            serialize::<Fft2<'static, P2>>(),
+            "P2"
+        ));
+        assert!(records(
+            include_str!("p3_optimised.dot"),
+            serialize::<Fft3<'static, P3>>(),
+            "P3"
+        ));
+        assert!(records(
+            include_str!("p4_optimised.dot"),
+            serialize::<Fft4<'static, P4>>(),
+            "P4"
+        ));
+        assert!(records(
+            include_str!("p5_optimised.dot"),
+            serialize::<Fft5<'static, P5>>(),
+            "P5"
+        ));
+        assert!(records(
+            include_str!("p6_optimised.dot"),
+            serialize::<Fft6<'static, P6>>(),
+            "P6"
+        ));
+        assert!(records(
+            include_str!("p7_optimised.dot"),
+            serialize::<Fft7<'static, P7>>(),
+            "P7"
+        ));
     }
 }

@@ -1,7 +1,8 @@
 //! Shared helpers of the example protocols: the multi-thread tokio runtime the examples are
 //! tested on, joining spawned role tasks, and watching a never-ending protocol (ring, double
 //! buffering, alternating bit) for a while before stopping it, and naming an optimised
-//! role's serialised FSM as its protocol does (to save it as DOT).
+//! role's serialised FSM as its protocol does (to save it as DOT, and to check a saved DOT
+//! file still records the role).
 //!
 //! Every example lives in its own directory beside its Scribble protocol
 //! (`examples/<name>/<name>.scr`); this library only holds what they share.
@@ -11,7 +12,7 @@
 pub mod expressiveness;
 mod names;
 
-pub use names::scribble_names;
+pub use names::{records_role, scribble_names, RecordError};
 
 use std::convert::Infallible;
 use std::future::Future;
