@@ -153,11 +153,7 @@ macro_rules! processes_and_runs {
                     tokio::spawn(async move { fft6(&mut p6, c6).await }),
                     tokio::spawn(async move { fft7(&mut p7, c7).await }),
                 ];
-                let mut outputs = Vec::new();
-                for task in tasks {
-                    outputs.push(mpst_examples::joined(task).await?);
-                }
-                Ok::<_, Error>(outputs)
+                mpst_examples::joined_all(tasks).await
             })?;
             let outputs: [Column; 8] = outputs
                 .try_into()

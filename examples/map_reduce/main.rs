@@ -114,10 +114,7 @@ mod tests {
                 tokio::spawn(async move { worker_2(&mut w2).await }),
                 tokio::spawn(async move { worker_3(&mut w3).await }),
             ];
-            let mut items = Vec::new();
-            for worker in workers {
-                items.push(mpst_examples::joined(worker).await.unwrap());
-            }
+            let items = mpst_examples::joined_all(workers).await.unwrap();
             (mpst_examples::joined(master).await.unwrap(), items)
         });
         assert_eq!(total, expected);

@@ -101,11 +101,7 @@ mod tests {
                 tokio::spawn(async move { role_c(&mut c, -3).await }),
                 tokio::spawn(async move { role_d(&mut d, 16).await }),
             ];
-            let mut learnt = Vec::new();
-            for task in tasks {
-                learnt.push(mpst_examples::joined(task).await.unwrap());
-            }
-            learnt
+            mpst_examples::joined_all(tasks).await.unwrap()
         });
         assert_eq!(learnt, [17; 4]);
     }

@@ -1,8 +1,8 @@
 //! Shared helpers of the example protocols: the multi-thread tokio runtime the examples are
-//! tested on, joining spawned role tasks, and watching a never-ending protocol (ring, double
-//! buffering, alternating bit) for a while before stopping it, and naming an optimised
-//! role's serialised FSM as its protocol does (to save it as DOT, and to check a saved DOT
-//! file still records the role).
+//! tested on, joining spawned role tasks (one, or all in order), and watching a never-ending
+//! protocol (ring, double buffering, alternating bit) for a while before stopping it, and
+//! naming an optimised role's serialised FSM as its protocol does (to save it as DOT, and to
+//! check a saved DOT file still records the role).
 //!
 //! Every example lives in its own directory beside its Scribble protocol
 //! (`examples/<name>/<name>.scr`); this library only holds what they share.
@@ -39,6 +39,18 @@ pub async fn joined<T>(task: JoinHandle<T>) -> T {
         Ok(output) => output,
         Err(error) => std::panic::resume_unwind(error.into_panic()),
     }
+}
+
+/// Waits for every task in turn (as [`joined`] does) and returns their outputs in the
+/// tasks' order, or the first error in that order.
+pub async fn joined_all<T, E>(
+    tasks: impl IntoIterator<Item = JoinHandle<Result<T, E>>>,
+) -> Result<Vec<T>, E> {
+    let mut outputs = Vec::new();
+    for task in tasks {
+        outputs.push(joined(task).await?);
+    }
+    Ok(outputs)
 }
 
 /// The reporting end of the side channel through which one process of a never-ending
@@ -158,6 +170,22 @@ mod tests {
         let (observer, observations) = observer();
         let seen = futures::executor::block_on(observe(count_forever(observer), observations, 5));
         assert_eq!(seen.unwrap(), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn joined_all_keeps_the_order_of_the_tasks_and_returns_the_first_error() {
+        let runtime = tokio_runtime().unwrap();
+        let (outputs, failed) = runtime.block_on(async {
+            let tasks = (0..5).map(|i| tokio::spawn(async move { Ok::<_, u32>(i * 10) }));
+            let failing = [
+                tokio::spawn(async { Ok(1) }),
+                tokio::spawn(async { Err(7u32) }),
+                tokio::spawn(async { Err(8u32) }),
+            ];
+            (joined_all(tasks).await, joined_all(failing).await)
+        });
+        assert_eq!(outputs, Ok(vec![0, 10, 20, 30, 40]));
+        assert_eq!(failed, Err(7));
     }
 
     #[test]
