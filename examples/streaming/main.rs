@@ -11,9 +11,8 @@
 
 mod protocol;
 
-use futures::future::try_join;
 use mpst::{session, try_session, End, Error, Receive, Select};
-use protocol::{sink, values, Ready, Roles, Stop, Value, S, T};
+use protocol::{run, values, Ready, Stop, Value, S, T};
 
 /// The source's projection: `mu x. T?ready. T!{value. x, stop. end}`.
 #[session]
@@ -38,15 +37,10 @@ async fn source(role: &mut S, values: &[i32]) -> Result<(), Error> {
     .await
 }
 
-/// Streams `values` from `S` to `T` in one future (any executor); returns what `T` got.
-async fn run(values: &[i32]) -> Result<Vec<i32>, Error> {
-    let Roles(mut s, mut t) = Roles::default();
-    let ((), received) = try_join(source(&mut s, values), sink(&mut t)).await?;
-    Ok(received)
-}
-
 fn main() -> Result<(), Error> {
-    let received = futures::executor::block_on(run(&values(10)))?;
+    let values = values(10);
+    let run = run(|mut s| async move { source(&mut s, &values).await });
+    let received = futures::executor::block_on(run)?;
     println!("the sink received {received:?}");
     Ok(())
 }
@@ -54,12 +48,15 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::run_tasks;
 
     #[test]
     fn futures_executor() {
         for n in [0, 1, 10, 50] {
             let sent = values(n);
-            let received = futures::executor::block_on(run(&sent)).unwrap();
+            let input = &sent;
+            let run = run(|mut s| async move { source(&mut s, input).await });
+            let received = futures::executor::block_on(run).unwrap();
             assert_eq!(received.len(), n);
             assert_eq!(received, sent);
         }
@@ -67,16 +64,9 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut s, mut t) = Roles::default();
         let sent = values(100);
-        let received = runtime.block_on(async {
-            let input = sent.clone();
-            let s = tokio::spawn(async move { source(&mut s, &input).await });
-            let t = tokio::spawn(async move { sink(&mut t).await });
-            mpst_examples::joined(s).await.unwrap();
-            mpst_examples::joined(t).await.unwrap()
-        });
+        let input = sent.clone();
+        let received = run_tasks(|mut s| async move { source(&mut s, &input).await }).unwrap();
         assert_eq!(received, sent);
     }
 }

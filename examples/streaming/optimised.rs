@@ -13,9 +13,8 @@
 
 mod protocol;
 
-use futures::future::try_join;
 use mpst::{session, try_session, End, Error, Receive, Select, Send};
-use protocol::{sink, values, Ready, Roles, Stop, Value, S, T};
+use protocol::{run, values, Ready, Stop, Value, S, T};
 
 /// The optimised source: the first 5 values are sent before any `ready` is awaited.
 #[session]
@@ -65,14 +64,6 @@ async fn source(role: &mut S, first: [i32; 5], rest: &[i32]) -> Result<(), Error
     .await
 }
 
-/// Streams `first` then `rest` from `S` to `T` in one future (any executor); returns
-/// what `T` got.
-async fn run(first: [i32; 5], rest: &[i32]) -> Result<Vec<i32>, Error> {
-    let Roles(mut s, mut t) = Roles::default();
-    let ((), received) = try_join(source(&mut s, first, rest), sink(&mut t)).await?;
-    Ok(received)
-}
-
 /// Splits `values` (at least 5) into the unrolled head and the rest.
 fn split(values: &[i32]) -> Option<([i32; 5], &[i32])> {
     let (first, rest) = values.split_first_chunk::<5>()?;
@@ -82,7 +73,8 @@ fn split(values: &[i32]) -> Option<([i32; 5], &[i32])> {
 fn main() -> Result<(), Error> {
     let values = values(10);
     let (first, rest) = split(&values).expect("10 values are at least 5");
-    let received = futures::executor::block_on(run(first, rest))?;
+    let run = run(|mut s| async move { source(&mut s, first, rest).await });
+    let received = futures::executor::block_on(run)?;
     println!("the sink received {received:?}");
     Ok(())
 }
@@ -90,13 +82,15 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::run_tasks;
 
     #[test]
     fn futures_executor() {
         for n in [5, 6, 10, 50] {
             let sent = values(n);
             let (first, rest) = split(&sent).unwrap();
-            let received = futures::executor::block_on(run(first, rest)).unwrap();
+            let run = run(|mut s| async move { source(&mut s, first, rest).await });
+            let received = futures::executor::block_on(run).unwrap();
             assert_eq!(received.len(), n);
             assert_eq!(received, sent);
         }
@@ -109,17 +103,11 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let runtime = mpst_examples::tokio_runtime().unwrap();
-        let Roles(mut s, mut t) = Roles::default();
         let sent = values(100);
-        let received = runtime.block_on(async {
-            let (first, rest) = split(&sent).unwrap();
-            let rest = rest.to_vec();
-            let s = tokio::spawn(async move { source(&mut s, first, &rest).await });
-            let t = tokio::spawn(async move { sink(&mut t).await });
-            mpst_examples::joined(s).await.unwrap();
-            mpst_examples::joined(t).await.unwrap()
-        });
+        let (first, rest) = split(&sent).unwrap();
+        let rest = rest.to_vec();
+        let received = run_tasks(|mut s| async move { source(&mut s, first, &rest).await });
+        let received = received.unwrap();
         assert_eq!(received, sent);
     }
 }

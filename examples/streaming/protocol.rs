@@ -1,6 +1,10 @@
 //! The streaming protocol's roles, labels and sink, shared by the plain and the optimised
-//! source (`main.rs`, `optimised.rs`): the optimisation changes only the source.
+//! source (`main.rs`, `optimised.rs`): the optimisation changes only the source. The runs
+//! of the protocol take the source as a parameter for the same reason.
 
+use std::future::Future;
+
+use futures::future::try_join;
 use mpst::{session, try_session, Branch, End, Error, Message, Role, Roles, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -70,4 +74,31 @@ pub async fn sink(role: &mut T) -> Result<Vec<i32>, Error> {
 /// The values the examples stream: `n` distinct, easily recognised numbers.
 pub fn values(n: usize) -> Vec<i32> {
     (0..n as i32).map(|i| i * i - 3 * i).collect()
+}
+
+/// Streams from `source` (given its role) to the sink in one future (any executor);
+/// returns what the sink got.
+pub async fn run<F>(source: impl FnOnce(S) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<(), Error>>,
+{
+    let Roles(s, mut t) = Roles::default();
+    let ((), received) = try_join(source(s), sink(&mut t)).await?;
+    Ok(received)
+}
+
+/// Like [`run`], with each role a task on the multi-thread tokio runtime of the tests.
+#[cfg(test)]
+pub fn run_tasks<F>(source: impl FnOnce(S) -> F) -> Result<Vec<i32>, Error>
+where
+    F: Future<Output = Result<(), Error>> + std::marker::Send + 'static,
+{
+    let runtime = mpst_examples::tokio_runtime().unwrap();
+    let Roles(s, mut t) = Roles::default();
+    runtime.block_on(async {
+        let s = tokio::spawn(source(s));
+        let t = tokio::spawn(async move { sink(&mut t).await });
+        mpst_examples::joined(s).await?;
+        mpst_examples::joined(t).await
+    })
 }
