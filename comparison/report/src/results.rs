@@ -129,7 +129,11 @@ fn read_one(new: &Path) -> Result<Option<Measurement>, ReadError> {
             median.confidence_interval.lower_bound,
             median.confidence_interval.upper_bound,
         ),
-        best_ns: if best_ns.is_finite() { best_ns } else { median.point_estimate },
+        best_ns: if best_ns.is_finite() {
+            best_ns
+        } else {
+            median.point_estimate
+        },
     }))
 }
 
@@ -186,7 +190,11 @@ mod tests {
             r#"{{"mean":{estimate},"median":{estimate},"median_abs_dev":{estimate},"slope":null,"std_dev":{estimate}}}"#
         );
         fs::write(dir.join("estimates.json"), estimates).unwrap();
-        let samples = format!(r#"{{"sampling_mode":"Linear","iters":[1.0,2.0],"times":[{},{}]}}"#, median * 1.5, median * 1.8);
+        let samples = format!(
+            r#"{{"sampling_mode":"Linear","iters":[1.0,2.0],"times":[{},{}]}}"#,
+            median * 1.5,
+            median * 1.8
+        );
         fs::write(dir.join("sample.json"), samples).unwrap();
     }
 
@@ -222,7 +230,10 @@ mod tests {
             "10 per 2 µs is 5 per µs"
         );
         assert!((m.relative_spread() - 0.005).abs() < 1e-9);
-        assert!((m.best_ns - 1800.0).abs() < 1e-9, "the faster of 3000/1 and 3600/2 ns");
+        assert!(
+            (m.best_ns - 1800.0).abs() < 1e-9,
+            "the faster of 3000/1 and 3600/2 ns"
+        );
     }
 
     #[test]

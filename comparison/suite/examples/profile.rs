@@ -8,7 +8,12 @@ use std::sync::Arc;
 
 use comparison::{double_buffering, fft, stream, Result};
 
-async fn once(protocol: &str, implementation: &str, n: usize, problem: &Arc<fft::Problem>) -> Result {
+async fn once(
+    protocol: &str,
+    implementation: &str,
+    n: usize,
+    problem: &Arc<fft::Problem>,
+) -> Result {
     match (protocol, implementation) {
         ("stream", "ours") => stream::ours::run(n, false).await,
         ("stream", "ours-optimised") => stream::ours::run(n, true).await,

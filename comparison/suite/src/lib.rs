@@ -9,8 +9,7 @@
 #![warn(missing_docs)]
 
 pub use peers::{
-    check_eq, join, receive_bare, spawn, unexpected, AssertSend, BoxError, Crashed, Mismatch,
-    Result,
+    check_eq, join, receive_bare, spawn, unexpected, BoxError, Crashed, Mismatch, Result,
 };
 
 pub mod stream {

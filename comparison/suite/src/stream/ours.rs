@@ -4,7 +4,7 @@
 use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
 
 use super::{check, value, UNROLL};
-use crate::{spawn, AssertSend, Result};
+use crate::{spawn, Result};
 
 const WHAT: &str = "stream/ours";
 
@@ -122,8 +122,7 @@ pub async fn run(n: usize, optimised: bool) -> Result {
             Ok(source(&mut s, n).await?)
         }
     };
-    // SAFETY: the role owns `Unbounded` channels of `Send` labels; see `AssertSend`.
-    let source = spawn(WHAT, unsafe { AssertSend::new(source) });
+    let source = spawn(WHAT, source);
     let sink = spawn(WHAT, async move { Ok(sink(&mut t).await?) });
     let (sent, received) = futures::join!(source, sink);
     sent?;
