@@ -148,3 +148,17 @@ fn a_protocol_without_rust_api_exits_1() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn an_invalid_protocol_exits_1_with_its_diagnostics() {
+    let reflexive = temp(
+        "reflexive.scr",
+        "global protocol P(role A, role B) {\n  x() from A to A;\n}\n",
+    );
+    let out = mpst(&["generate", reflexive.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("reflexive.scr:2:"), "{err}");
+    assert!(err.contains("is invalid"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use mpst_codegen::{generate, role_fsms, GenerateError, DEFAULT_VISITS};
-use mpst_scribble::wf::check;
 
 use crate::cmd::check::{load, select};
 use crate::diagnostics::{emit, Item};
@@ -59,16 +58,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         }
         (Some(name), _) => select(&loaded, Some(name))?[0],
     };
-    let diagnostics = check(protocol);
-    if !diagnostics.is_empty() {
-        let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
-        emit(&loaded.path, &loaded.source, &items);
-        eprintln!(
-            "{}: protocol `{}` is invalid",
-            loaded.path, protocol.name.text
-        );
-        return Ok(Outcome::Fails);
-    }
     let mut optimised = Vec::new();
     for spec in &args.optimised {
         let Some((role, file)) = spec.split_once('=') else {
@@ -84,6 +73,15 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     }
     let fsms = match role_fsms(protocol, &optimised, args.visits) {
         Ok(fsms) => fsms,
+        Err(GenerateError::Protocol(diagnostics)) => {
+            let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
+            emit(&loaded.path, &loaded.source, &items);
+            eprintln!(
+                "{}: protocol `{}` is invalid",
+                loaded.path, protocol.name.text
+            );
+            return Ok(Outcome::Fails);
+        }
         Err(GenerateError::UnknownRole { role, available }) => {
             return Err(UsageError(format!(
                 "--optimised names role `{role}`, but protocol `{}` has roles {}",
