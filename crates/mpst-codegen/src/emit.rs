@@ -301,7 +301,7 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
     let mut fsms: Vec<&Fsm> = fsms.iter().collect();
     fsms.sort_by(|a, b| a.role().cmp(b.role()));
 
-    let mut used: BTreeSet<&'static str> = ["Message", "Role", "Roles", "session"].into();
+    let mut used: BTreeSet<&'static str> = ["Message", "Payload", "Role", "Roles", "session"].into();
     let mut sessions = String::new();
     for fsm in &fsms {
         emit_role(&mut sessions, fsm, &mut names, &mut used)?;
@@ -360,7 +360,9 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
     for ty in names.labels.values() {
         let _ = writeln!(out, "/// The message `{}`.", ty.written);
         if ty.payloads.iter().all(|p| is_builtin(p)) {
-            out.push_str("#[derive(Debug, Clone, PartialEq)]\n");
+            out.push_str("#[derive(Debug, Clone, PartialEq, Payload)]\n");
+        } else {
+            out.push_str("#[derive(Payload)]\n");
         }
         if ty.payloads.is_empty() {
             let _ = writeln!(out, "pub struct {};\n", ty.ident);

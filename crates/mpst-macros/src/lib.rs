@@ -1,5 +1,5 @@
 //! Procedural macros of `mpst`: `derive(Role)`, `derive(Roles)`, `derive(Message)`,
-//! `#[session]`.
+//! `derive(Payload)`, `#[session]`.
 //!
 //! Use them through the `mpst` crate, which re-exports them and documents what they
 //! generate. Every error is a spanned `syn::Error` pointing at the offending tokens.
@@ -10,6 +10,7 @@ use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
 mod message;
+mod payload;
 mod role;
 mod roles;
 mod session;
@@ -42,6 +43,13 @@ pub fn derive_roles(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Message, attributes(message))]
 pub fn derive_message(input: TokenStream) -> TokenStream {
     message::expand(parse_macro_input!(input)).into()
+}
+
+/// Derives `mpst::Payload` for a label struct: `SORTS` lists its field types as written,
+/// in order (`struct Value(i32)` gives `["i32"]`, a unit struct `[]`).
+#[proc_macro_derive(Payload)]
+pub fn derive_payload(input: TokenStream) -> TokenStream {
+    payload::expand(parse_macro_input!(input)).into()
 }
 
 /// Turns a session type written without its lifetime and role parameters into the full

@@ -33,6 +33,7 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut names = Vec::new();
     let mut arms = Vec::new();
     let mut ids = Vec::new();
+    let mut sorts = Vec::new();
     for variant in &data.variants {
         let ident = &variant.ident;
         let ty = match &variant.fields {
@@ -60,6 +61,11 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         ids.push(quote! {
             if label_type == ::core::any::TypeId::of::<#ty>() {
                 return ::core::option::Option::Some(#label);
+            }
+        });
+        sorts.push(quote! {
+            if label_type == ::core::any::TypeId::of::<#ty>() {
+                return (&&::mpst::probe::Probe::<#ty>::new()).sorts();
             }
         });
         impls.push(quote! {
@@ -117,6 +123,16 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
             fn name_of(label_type: ::core::any::TypeId) -> ::core::option::Option<&'static str> {
                 #(#ids)*
+                ::core::option::Option::None
+            }
+
+            fn sorts_of(
+                label_type: ::core::any::TypeId,
+            ) -> ::core::option::Option<&'static [&'static str]> {
+                #[allow(unused_imports)]
+                use ::mpst::probe::{Declared as _, Undeclared as _};
+                let _ = label_type;
+                #(#sorts)*
                 ::core::option::Option::None
             }
         }

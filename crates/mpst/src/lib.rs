@@ -241,8 +241,8 @@
 //! Every session type implements [`introspect::SessionType`]: `S::visit(&mut visitor)`
 //! reports each step (send, receive, select, branch and their variants, end) to an
 //! [`introspect::Visitor`] with the peer as a type (`P::NAME`) and the label as a type (its
-//! name from [`Labelled::name_of`] on the role's message enum, its payload name from
-//! `std::any::type_name`). Named structs and choice types report themselves through
+//! name from [`Labelled::name_of`] on the role's message enum, its payload sorts from
+//! [`Labelled::sorts_of`], i.e. [`Payload::SORTS`] where the label type derives it). Named structs and choice types report themselves through
 //! [`introspect::Visitor::named`], which closes recursion. The role running `S` is
 //! `<S as FromState>::Role`. The `serialize` feature's `serialize::<S>()` (session type to
 //! FSM) is one such visitor; see [`introspect`] for the exact protocol.
@@ -278,9 +278,11 @@
 //! feature `scribble` as well, one line checks a role against its projection from a `.scr`
 //! file (hybrid workflow, §2.3):
 //! `mpst::verify::assert_subtype_of_projection::<KernelSession<'static, K>>(include_str!("db.scr"), "K")`.
-//! Names are compared as `mpst generate` writes them (`ready` is `Ready`) and payload sorts
-//! are not compared; see the `verify` module. A protocol label sent with two payload lists
-//! is two label types whose variants name the label: `#[message(label = "Correct")]`.
+//! Names are compared as `mpst generate` writes them (`ready` is `Ready`), payloads as the
+//! Rust types it writes (`value(int)` is `struct Value(i32)`), so every label type of a
+//! serialised role declares its fields with `#[derive(Payload)]`; see the `verify` module.
+//! A protocol label sent with two payload lists is two label types whose variants name the
+//! label: `#[message(label = "Correct")]`.
 
 #![warn(missing_docs)]
 
@@ -290,6 +292,7 @@ pub mod channel;
 mod error;
 pub mod future;
 pub mod introspect;
+mod payload;
 mod primitives;
 mod role;
 #[cfg(feature = "serialize")]
@@ -301,7 +304,10 @@ pub mod verify;
 pub mod wiring;
 
 pub use error::{Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
-pub use mpst_macros::{session, Message, Role, Roles};
+pub use mpst_macros::{session, Message, Payload, Role, Roles};
+#[doc(hidden)]
+pub use payload::probe;
+pub use payload::Payload;
 pub use primitives::{Branch, Choice, Choices, Receive, Select, Send};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};

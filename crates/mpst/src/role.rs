@@ -56,6 +56,15 @@ pub trait Labelled {
     /// The name of the label whose type has the given `TypeId`, if the enum carries it
     /// (used to name labels when walking a session type, see [`introspect`](crate::introspect)).
     fn name_of(label_type: std::any::TypeId) -> Option<&'static str>;
+
+    /// The payload sorts ([`Payload::SORTS`](crate::Payload::SORTS)) of the label type
+    /// with the given `TypeId`, if the enum carries it and it implements
+    /// [`Payload`](crate::Payload). `#[derive(Message)]` implements this; the default
+    /// knows no payload.
+    fn sorts_of(label_type: std::any::TypeId) -> Option<&'static [&'static str]> {
+        let _ = label_type;
+        None
+    }
 }
 
 /// One-element list of the name of `L`, as a `'static` slice for error reports.

@@ -9,10 +9,11 @@
 //!   [`Role::NAME`];
 //! * a label is named by the role's message enum ([`Labelled::name_of`]): the name of the
 //!   variant that carries the label type (`Ready` for `Label::Ready(Ready)`);
-//! * messages carry **no payload sorts**: a label type does not expose its fields to the
-//!   type system, and the Rust type checker already ties each label type to its payload.
-//!   The comparisons of [`verify`](crate::verify) therefore erase the payloads of the other
-//!   side too (see [`verify::normalise`](crate::verify::normalise));
+//! * a message's payload sorts are the field types of its label type, which declares them
+//!   with `#[derive(Payload)]` ([`Payload`](crate::Payload)), each path shortened to its
+//!   last segment ([`short_type`]: `std::string::String` is `String`). A label type that
+//!   does not declare them is an error naming it: without them the checks of
+//!   [`verify`](crate::verify) could not compare payloads with the protocol's sorts;
 //! * `Select`/`Branch` give one state with one transition per variant of the choice enum,
 //!   in declaration order;
 //! * recursion closes where a named type (a `#[session]` struct or a choice) is met again,
@@ -25,7 +26,7 @@
 //! [`verify::compare`](crate::verify::compare), not with `==`.
 //!
 //! ```
-//! use mpst::{session, Message, Receive, Role, Roles, Send};
+//! use mpst::{session, Message, Payload, Receive, Role, Roles, Send};
 //!
 //! type Channel = mpst::channel::Unbounded<Label>;
 //! #[derive(Roles)]
@@ -41,14 +42,16 @@
 //!     Ready(Ready),
 //!     Value(Value),
 //! }
+//! #[derive(Payload)]
 //! struct Ready;
+//! #[derive(Payload)]
 //! struct Value(i32);
 //!
 //! #[session]
 //! struct Kernel(Send<S, Ready, Receive<S, Value, Self>>);
 //!
 //! let fsm = mpst::serialize::serialize::<Kernel<'static, K>>().unwrap();
-//! assert_eq!(fsm.to_string(), "fsm K (initial 0)\n  0 --S!Ready()--> 1\n  1 --S?Value()--> 0\n");
+//! assert_eq!(fsm.to_string(), "fsm K (initial 0)\n  0 --S!Ready()--> 1\n  1 --S?Value(i32)--> 0\n");
 //! ```
 
 use std::any::TypeId;
@@ -56,7 +59,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use mpst_fsm::{Action, Direction, Fsm, FsmError, Message};
+use mpst_fsm::ident::short_type;
+use mpst_fsm::{Action, Direction, Fsm, FsmError, Message, Payload};
 
 use crate::introspect::{SessionType, Visitor};
 use crate::{FromState, Labelled, Role};
@@ -68,18 +72,56 @@ pub struct SerializeError {
     pub role: &'static str,
     /// The session type, as `std::any::type_name` spells it.
     pub session: &'static str,
-    /// What the FSM model rejects (a role talking to itself, or two variants of one choice
-    /// with the same label).
-    pub error: Box<FsmError>,
+    /// What is wrong with it.
+    pub kind: SerializeErrorKind,
+}
+
+/// What makes a session type have no FSM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SerializeErrorKind {
+    /// What the FSM model rejects: a role talking to itself, or two variants of one
+    /// choice with the same label.
+    Fsm(Box<FsmError>),
+    /// A label type does not declare its payload sorts ([`Payload`](crate::Payload)).
+    UndeclaredPayload {
+        /// The label's name.
+        label: &'static str,
+        /// The label type, as `std::any::type_name` spells it.
+        label_type: &'static str,
+    },
+    /// A label type is not carried by the role's message enum (the session could not
+    /// run).
+    UnknownLabel {
+        /// The label type, as `std::any::type_name` spells it.
+        label_type: &'static str,
+        /// The role's message enum, as `std::any::type_name` spells it.
+        message: &'static str,
+    },
 }
 
 impl fmt::Display for SerializeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "the session type `{}` of role `{}` has no FSM: {}",
-            self.session, self.role, self.error
-        )
+            "the session type `{}` of role `{}` has no FSM: ",
+            self.session, self.role
+        )?;
+        match &self.kind {
+            SerializeErrorKind::Fsm(error) => write!(f, "{error}"),
+            SerializeErrorKind::UndeclaredPayload { label, label_type } => write!(
+                f,
+                "the type `{label_type}` of label `{label}` does not declare its payload \
+                 sorts; add `#[derive(mpst::Payload)]` to it"
+            ),
+            SerializeErrorKind::UnknownLabel {
+                label_type,
+                message,
+            } => write!(
+                f,
+                "`{label_type}` is not a label of the role's message enum `{message}`; add a \
+                 variant carrying it"
+            ),
+        }
     }
 }
 
@@ -89,8 +131,10 @@ impl std::error::Error for SerializeError {}
 /// [module documentation](self).
 ///
 /// Write the type with any lifetime, e.g. `serialize::<KernelSession<'static, K>>()`.
-/// Fails only when the type describes something that is not an FSM: a role sending to or
-/// receiving from itself, or one choice offering the same label twice.
+/// Fails when a label type does not declare its payload (derive
+/// [`Payload`](crate::Payload) for it), or when the type describes something that is not an
+/// FSM: a role sending to or receiving from itself, or one choice offering the same label
+/// twice.
 pub fn serialize<'r, S>() -> Result<Fsm, SerializeError>
 where
     S: SessionType + FromState<'r>,
@@ -98,13 +142,17 @@ where
 {
     let mut builder = Builder::<<S::Role as Role>::Message>::new();
     S::visit(&mut builder);
+    let error = |kind| SerializeError {
+        role: <S::Role as Role>::NAME,
+        session: std::any::type_name::<S>(),
+        kind,
+    };
+    if let Some(kind) = builder.problem.take() {
+        return Err(error(kind));
+    }
     builder
         .finish(<S::Role as Role>::NAME)
-        .map_err(|error| SerializeError {
-            role: <S::Role as Role>::NAME,
-            session: std::any::type_name::<S>(),
-            error: Box::new(error),
-        })
+        .map_err(|e| error(SerializeErrorKind::Fsm(Box::new(e))))
 }
 
 /// The visitor behind [`serialize`]: states are allocated as the walk goes, and a state
@@ -123,6 +171,8 @@ struct Builder<M> {
     choices: Vec<(usize, Direction, &'static str)>,
     /// The shared final state, once an `End` was met.
     end: Option<usize>,
+    /// The first label type met that is not in the enum or has no payload sorts.
+    problem: Option<SerializeErrorKind>,
     _message: PhantomData<fn() -> M>,
 }
 
@@ -135,19 +185,29 @@ impl<M: Labelled> Builder<M> {
             named: HashMap::new(),
             choices: Vec::new(),
             end: None,
+            problem: None,
             _message: PhantomData,
         }
     }
 
-    fn label<L: 'static>() -> Message {
-        let name = M::name_of(TypeId::of::<L>()).unwrap_or_else(|| {
-            // Not a label of the role's enum (the session could not run): name it after its
-            // type, without path or generic arguments.
-            let full = std::any::type_name::<L>();
-            let base = full.split('<').next().unwrap_or(full);
-            base.rsplit("::").next().unwrap_or(base)
-        });
-        Message::new(name)
+    /// The message of label type `L`, with its payload sorts; a label type that is not in
+    /// the enum or has no payload sorts is remembered as the error.
+    fn label<L: 'static>(&mut self) -> Message {
+        let label_type = std::any::type_name::<L>();
+        let Some(name) = M::name_of(TypeId::of::<L>()) else {
+            self.problem.get_or_insert(SerializeErrorKind::UnknownLabel {
+                label_type,
+                message: std::any::type_name::<M>(),
+            });
+            return Message::new(label_type);
+        };
+        let Some(sorts) = M::sorts_of(TypeId::of::<L>()) else {
+            self.problem
+                .get_or_insert(SerializeErrorKind::UndeclaredPayload { label: name, label_type });
+            return Message::new(name);
+        };
+        let payloads = sorts.iter().map(|sort| Payload::new(short_type(sort)));
+        Message::with_payloads(name, payloads.collect())
     }
 
     fn fresh(&mut self) -> usize {
@@ -204,12 +264,14 @@ impl<M: Labelled> Builder<M> {
 impl<M: Labelled> Visitor for Builder<M> {
     fn send<P: Role, L: 'static>(&mut self) {
         let from = self.find(self.current);
-        self.step(from, Action::send(P::NAME, Self::label::<L>()));
+        let message = self.label::<L>();
+        self.step(from, Action::send(P::NAME, message));
     }
 
     fn receive<P: Role, L: 'static>(&mut self) {
         let from = self.find(self.current);
-        self.step(from, Action::receive(P::NAME, Self::label::<L>()));
+        let message = self.label::<L>();
+        self.step(from, Action::receive(P::NAME, message));
     }
 
     fn select<P: Role>(&mut self) {
@@ -229,7 +291,7 @@ impl<M: Labelled> Visitor for Builder<M> {
             let action = Action {
                 peer: peer.to_string(),
                 direction,
-                message: Self::label::<L>(),
+                message: self.label::<L>(),
             };
             self.step(at, action);
         }

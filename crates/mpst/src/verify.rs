@@ -4,17 +4,21 @@
 //!
 //! # One normalisation
 //!
-//! A projection speaks Scribble (`K`, `s?value(i32)`, `get_price`), a serialised session
-//! type speaks Rust (`K`, `S?Value()`, `GetPrice`). Every comparison here first puts both
-//! sides through [`normalise`]: role, peer and label names become the identifiers
-//! `mpst generate` gives them ([`rust_name`]: `ready` -> `Ready`) and payload sorts are
-//! erased (serialisation has none). Name your roles and label variants as the generator
-//! would and a hand-written API compares with its protocol.
+//! A projection speaks Scribble (`k`, `s?value(int)`, `get_price`), a serialised session
+//! type speaks Rust (`K`, `S?Value(i32)`, `GetPrice`). Every comparison here first puts the
+//! projection through [`normalise`]: role, peer and label names become the identifiers
+//! `mpst generate` gives them ([`rust_name`]: `ready` -> `Ready`) and payload sorts the
+//! Rust types it writes ([`sort_key`]: `int` -> `i32`, paths shortened to
+//! their last segment). Name your roles and label variants as the generator would, give
+//! each label struct the fields the protocol names (`#[derive(Payload)] struct Value(i32)`
+//! for `value(int)`) and a hand-written API compares with its protocol; a label carrying
+//! `u8` where the protocol says `int` is a difference. Type aliases are not resolved:
+//! write the sort the protocol names.
 //!
 //! # Bottom-up
 //!
 //! ```
-//! use mpst::{session, Message, Receive, Role, Roles, Send};
+//! use mpst::{session, Message, Payload, Receive, Role, Roles, Send};
 //! use mpst::serialize::serialize;
 //!
 //! type Channel = mpst::channel::Unbounded<Label>;
@@ -31,7 +35,9 @@
 //!     Ping(Ping),
 //!     Pong(Pong),
 //! }
+//! #[derive(Payload)]
 //! struct Ping;
+//! #[derive(Payload)]
 //! struct Pong;
 //!
 //! #[session]
@@ -67,7 +73,7 @@ pub use hybrid::{
     assert_equals_projection, assert_subtype_of_projection, check_equals_projection,
     check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError, Sides,
 };
-pub use names::{normalise, rust_name};
+pub use names::{normalise, rust_name, sort_key};
 
 /// Why a system of FSMs is not shown to be k-MC.
 #[derive(Debug, Clone, PartialEq, Eq)]

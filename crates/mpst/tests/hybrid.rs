@@ -6,7 +6,8 @@
 
 use mpst::serialize::serialize;
 use mpst::verify::{self, HybridError, KmcFailure};
-use mpst::{session, Receive, Role, Send};
+use mpst::serialize::SerializeErrorKind;
+use mpst::{session, Payload, Receive, Role, Send};
 
 const SCR: &str = include_str!("../../../examples/double_buffering/double_buffering.scr");
 
@@ -28,10 +29,15 @@ struct T(#[route(S)] Channel, #[route(K)] Channel);
 enum Label {
     Ready(Ready),
     Value(Value),
+    Note(Note),
 }
 
+#[derive(Payload)]
 struct Ready;
+#[derive(Payload)]
 struct Value(#[allow(dead_code)] i32);
+/// A label type that does not declare its payload.
+struct Note(#[allow(dead_code)] String);
 
 #[session]
 struct Source(Receive<K, Ready, Send<K, Value, Self>>);
@@ -77,7 +83,7 @@ fn the_failure_says_where_and_shows_both_machines() {
     let HybridError::NotSubtype { reason, sides } = &err else {
         panic!("expected NotSubtype, got {err}");
     };
-    assert_eq!(reason.sub_trace[0].to_string(), "S?Value()");
+    assert_eq!(reason.sub_trace[0].to_string(), "S?Value(i32)");
     assert_eq!(reason.super_prefix[0].to_string(), "S!Ready()");
     assert_eq!(sides.serialised.role(), "K");
     let text = err.to_string();
@@ -99,7 +105,7 @@ fn an_optimised_kernel_is_not_equal_to_its_projection() {
     let err = verify::check_equals_projection::<KernelOpt<'static, K>>(SCR, "K").unwrap_err();
     assert!(
         err.to_string().contains(
-            "role `K` differs after `S!Ready()`: the expected FSM can also do `S?Value()`, the \
+            "role `K` differs after `S!Ready()`: the expected FSM can also do `S?Value(i32)`, the \
              actual one can also do `S!Ready()`"
         ),
         "{err}"
@@ -118,6 +124,59 @@ fn payloads_and_scribble_names_are_normalised() {
     verify::assert_equals_projection::<Small<'static, K>>(scr, "P.K");
     let projected = verify::normalise(&verify::projection(scr, "k").unwrap()).unwrap();
     assert_eq!(projected, serialize::<Small<'static, K>>().unwrap());
+    assert_eq!(
+        projected.to_string(),
+        "fsm K (initial 0)\n  0 --S!Ready()--> 1\n  1 --S?Value(i32)--> 0\n"
+    );
+}
+
+/// Regression (issue 6): payloads were erased on both sides, so a label carrying the
+/// wrong type passed against the protocol.
+#[test]
+fn a_payload_of_another_type_than_the_protocol_sort_is_a_difference() {
+    #[session]
+    struct Small(Send<S, Ready, Receive<S, Value, Self>>);
+    for sort in ["u8", "string", "my.pkg.Date", "long"] {
+        let scr = format!(
+            "global protocol P(role S, role K) {{
+                rec l {{ ready() from K to S; value({sort}) from S to K; continue l; }}
+            }}"
+        );
+        let err = verify::check_equals_projection::<Small<'static, K>>(&scr, "K").unwrap_err();
+        let text = err.to_string();
+        let expected = format!("the expected FSM can also do `S?Value({})`", verify::sort_key(sort));
+        assert!(text.contains(&expected), "{text}");
+        assert!(text.contains("the actual one can also do `S?Value(i32)`"), "{text}");
+        let err = verify::check_subtype_of_projection::<Small<'static, K>>(&scr, "K").unwrap_err();
+        assert!(matches!(err, HybridError::NotSubtype { .. }), "{err}");
+    }
+    // Two payloads where the label has one.
+    let scr = "global protocol P(role S, role K) {
+        rec l { ready() from K to S; value(int, int) from S to K; continue l; }
+    }";
+    assert!(verify::check_equals_projection::<Small<'static, K>>(scr, "K").is_err());
+}
+
+#[test]
+fn a_label_type_without_its_payload_cannot_be_serialised() {
+    #[session]
+    struct Noting(Send<S, Ready, Send<S, Note, Self>>);
+    let err = serialize::<Noting<'static, K>>().unwrap_err();
+    assert_eq!(
+        err.kind,
+        SerializeErrorKind::UndeclaredPayload {
+            label: "Note",
+            label_type: "hybrid::Note"
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("add `#[derive(mpst::Payload)]` to it"),
+        "{err}"
+    );
+    let scr = "global protocol P(role S, role K) { ready() from K to S; note(String) from K to S; }";
+    let err = verify::check_equals_projection::<Noting<'static, K>>(scr, "K").unwrap_err();
+    assert!(matches!(err, HybridError::Serialize(_)), "{err}");
 }
 
 #[test]

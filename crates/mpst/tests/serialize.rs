@@ -3,9 +3,9 @@
 
 #![cfg(feature = "serialize")]
 
-use mpst::fsm::{Action, Fsm, LocalType, Message};
+use mpst::fsm::{self, Action, Fsm, LocalType, Message};
 use mpst::serialize::serialize;
-use mpst::{session, Branch, End, Receive, Role, Select, Send};
+use mpst::{session, Branch, End, Payload, Receive, Role, Select, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -30,10 +30,15 @@ enum Label {
     Done(Done),
 }
 
+#[derive(Payload)]
 struct Ready;
+#[derive(Payload)]
 struct Value(#[allow(dead_code)] i32);
+#[derive(Payload)]
 struct Stop;
+#[derive(Payload)]
 struct More;
+#[derive(Payload)]
 struct Done;
 
 /// The projected kernel (PPoPP 2022 Fig. 4a).
@@ -48,7 +53,8 @@ type KernelOpt = Send<S, Ready, KernelLoop>;
 struct KernelLoop(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
 
 /// `k` in the notation of the paper, with the FSM's actions named as serialisation names
-/// them: peers by `Role::NAME`, labels by the enum's variant, no payloads.
+/// them: peers by `Role::NAME`, labels by the enum's variant, payloads by
+/// the label types' fields.
 fn expected(text: &str) -> Fsm {
     LocalType::parse(text).unwrap().to_fsm("K").unwrap()
 }
@@ -62,7 +68,7 @@ fn projected_double_buffering_kernel() {
         (0, Action::send("S", Message::new("Ready")), states[0]),
         (
             states[0],
-            Action::receive("S", Message::new("Value")),
+            Action::receive("S", Message::with_payloads("Value", vec![fsm::Payload::new("i32")])),
             states[1],
         ),
         (
@@ -70,7 +76,7 @@ fn projected_double_buffering_kernel() {
             Action::receive("T", Message::new("Ready")),
             states[2],
         ),
-        (states[2], Action::send("T", Message::new("Value")), 0),
+        (states[2], Action::send("T", Message::with_payloads("Value", vec![fsm::Payload::new("i32")])), 0),
     ];
     for (from, action, to) in steps {
         by_hand.add_transition(from, action, to).unwrap();
@@ -83,7 +89,7 @@ fn projected_double_buffering_kernel() {
 #[test]
 fn optimised_double_buffering_kernel() {
     let fsm = serialize::<KernelOpt<'static, K>>().unwrap();
-    let by_hand = expected("S!Ready(). rec x. S!Ready(). S?Value(). T?Ready(). T!Value(). x");
+    let by_hand = expected("S!Ready(). rec x. S!Ready(). S?Value(i32). T?Ready(). T!Value(i32). x");
     assert!(fsm.is_isomorphic(&by_hand), "{fsm}");
     assert_eq!(fsm.state_count(), 5);
     // The loop closes at the named struct, not at the initial state.
@@ -113,7 +119,7 @@ enum SinkChoice {
 #[test]
 fn choices_and_their_recursion() {
     let source = serialize::<Source<'static, S>>().unwrap();
-    let by_hand = LocalType::parse("rec x. T?Ready(). T!{ Value(). x, Stop(). end }")
+    let by_hand = LocalType::parse("rec x. T?Ready(). T!{ Value(i32). x, Stop(). end }")
         .unwrap()
         .to_fsm("S")
         .unwrap();
@@ -121,7 +127,7 @@ fn choices_and_their_recursion() {
 
     // The alias is unfolded once before the loop head (the `Branch`) is met again.
     let sink = serialize::<Sink<'static, T>>().unwrap();
-    let by_hand = LocalType::parse("S!Ready(). rec x. S?{ Value(). S!Ready(). x, Stop(). end }")
+    let by_hand = LocalType::parse("S!Ready(). rec x. S?{ Value(i32). S!Ready(). x, Stop(). end }")
         .unwrap()
         .to_fsm("T")
         .unwrap();
@@ -153,7 +159,7 @@ enum OuterChoice {
 fn nested_recursion() {
     let fsm = serialize::<Outer<'static, K>>().unwrap();
     let by_hand = expected(
-        "rec outer. T!Ready(). rec inner. S?{ Value(). T!Value(). inner, \
+        "rec outer. T!Ready(). rec inner. S?{ Value(i32). T!Value(i32). inner, \
          Done(). T!{ More(). outer, Stop(). end } }",
     );
     assert!(fsm.is_isomorphic(&by_hand), "{fsm}\n{by_hand}");
@@ -198,10 +204,24 @@ fn a_role_talking_to_itself_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn labels_outside_the_roles_enum_are_named_after_their_type() {
+fn labels_outside_the_roles_enum_are_an_error_naming_them() {
+    #[derive(Payload)]
     struct Stray;
     #[session]
-    type Odd = Send<S, Stray, End>;
-    let fsm = serialize::<Odd<'static, K>>().unwrap();
-    assert_eq!(fsm.transitions(0)[0].action.to_string(), "S!Stray()");
+    type Odd = Send<S, Ready, Send<S, Stray, End>>;
+    let err = serialize::<Odd<'static, K>>().unwrap_err();
+    assert_eq!(
+        err.kind,
+        mpst::serialize::SerializeErrorKind::UnknownLabel {
+            label_type: "serialize::labels_outside_the_roles_enum_are_an_error_naming_them::Stray",
+            message: "serialize::Label",
+        }
+    );
+    assert!(
+        err.to_string().ends_with(
+            "is not a label of the role's message enum `serialize::Label`; add a variant \
+             carrying it"
+        ),
+        "{err}"
+    );
 }

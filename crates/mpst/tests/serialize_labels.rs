@@ -5,7 +5,7 @@
 #![cfg(feature = "serialize")]
 
 use mpst::serialize::serialize;
-use mpst::{session, End, Labelled, Message, Role, Send};
+use mpst::{session, End, Labelled, Message, Payload, Role, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -28,7 +28,9 @@ enum Label {
     CorrectI32(CorrectI32),
 }
 
+#[derive(Payload)]
 struct Correct;
+#[derive(Payload)]
 struct CorrectI32(#[allow(dead_code)] i32);
 
 /// B tells C and A that the guess was right, A learning the number too.
@@ -52,7 +54,7 @@ fn serialisation_names_both_with_the_protocols_label() {
     let fsm = serialize::<Announce<'static, B>>().unwrap();
     assert_eq!(
         fsm.to_string(),
-        "fsm B (initial 0)\n  0 --C!Correct()--> 1\n  1 --A!Correct()--> 2\n"
+        "fsm B (initial 0)\n  0 --C!Correct()--> 1\n  1 --A!Correct(i32)--> 2\n"
     );
 }
 

@@ -194,7 +194,7 @@ where
 /// another).
 ///
 /// ```
-/// # use mpst::{session, Message, Receive, Role, Roles, Send};
+/// # use mpst::{session, Message, Payload, Receive, Role, Roles, Send};
 /// # type Channel = mpst::channel::Unbounded<Label>;
 /// # #[derive(Roles)]
 /// # struct Roles(K, S);
@@ -206,7 +206,9 @@ where
 /// # struct S(#[route(K)] Channel);
 /// # #[derive(Message)]
 /// # enum Label { Ready(Ready), Value(Value) }
+/// # #[derive(Payload)]
 /// # struct Ready;
+/// # #[derive(Payload)]
 /// # struct Value(i32);
 /// const SCR: &str = "global protocol P(role K, role S) {
 ///     rec L { ready() from K to S; value(i32) from S to K; continue L; }

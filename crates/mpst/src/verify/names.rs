@@ -1,19 +1,26 @@
 //! The one label/role normalisation every comparison of [`verify`](super) uses: names
-//! become the Rust identifiers `mpst generate` gives them, and payloads are erased.
+//! become the Rust identifiers `mpst generate` gives them, payload sorts the Rust types it
+//! writes.
 
-use mpst_fsm::{Action, Fsm, FsmError, Message};
+/// The Rust type under which a protocol's payload sort is compared with a label's field
+/// (`int` -> `i32`, `my.pkg.Date` -> `Date`): [`mpst_fsm::ident::sort_key`], the rule
+/// [`normalise`] applies.
+pub use mpst_fsm::ident::sort_key;
+use mpst_fsm::{Action, Fsm, FsmError, Message, Payload};
 
 /// The Rust identifier the code generator gives a protocol name (upper camel case,
 /// `prefix` before a leading digit, `_` after a keyword): the rule of
 /// [`mpst_fsm::ident::rust_name`], which `mpst-codegen` uses too.
 pub use mpst_fsm::ident::rust_name;
 
-/// `fsm` with Rust names and no payloads: the form in which [`verify`](super) compares a
-/// projection with a serialised session type.
+/// `fsm` with Rust names and Rust payload types: the form in which [`verify`](super)
+/// compares a projection with a serialised session type.
 ///
 /// The role and every peer become [`rust_name`]`(name, "R")`, every label
-/// [`rust_name`]`(label, "L")`, and payload sorts are erased (a serialised session type has
-/// none, see [`serialize`](crate::serialize)). States keep their numbers.
+/// [`rust_name`]`(label, "L")`, and every payload sort the short spelling of its Rust type
+/// ([`sort_key`]: `int` -> `i32`, `my.pkg.Date` -> `Date`),
+/// which is how [`serialize`](crate::serialize) records a label's fields; payload names
+/// are dropped (a tuple struct has none). States keep their numbers.
 ///
 /// Fails if two labels of one state become the same action (e.g. `get_price` and
 /// `getPrice` sent to one peer), which the code generator refuses as well.
@@ -27,7 +34,15 @@ pub fn normalise(fsm: &Fsm) -> Result<Fsm, FsmError> {
         let action = Action {
             peer: rust_name(&t.action.peer, "R"),
             direction: t.action.direction,
-            message: Message::new(rust_name(&t.action.message.label, "L")),
+            message: Message::with_payloads(
+                rust_name(&t.action.message.label, "L"),
+                t.action
+                    .message
+                    .payloads
+                    .iter()
+                    .map(|p| Payload::new(sort_key(&p.ty)))
+                    .collect(),
+            ),
         };
         out.add_transition(from, action, t.target)?;
     }
@@ -37,7 +52,6 @@ pub fn normalise(fsm: &Fsm) -> Result<Fsm, FsmError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpst_fsm::Payload;
 
     #[test]
     fn names_become_rust_identifiers_and_stay_put_once_they_are() {
@@ -57,10 +71,11 @@ mod tests {
     }
 
     #[test]
-    fn normalising_renames_and_erases_payloads() {
+    fn normalising_renames_and_gives_payloads_their_rust_types() {
         let mut fsm = Fsm::new("k");
         let s1 = fsm.add_state();
-        let value = Message::with_payloads("value", vec![Payload::named("x", "int")]);
+        let sorts = vec![Payload::named("x", "int"), Payload::new("my.pkg.Date")];
+        let value = Message::with_payloads("value", sorts);
         fsm.add_transition(0, Action::receive("s", value), s1)
             .unwrap();
         fsm.add_transition(s1, Action::send("t", Message::new("get_price")), 0)
@@ -68,7 +83,7 @@ mod tests {
         let normal = normalise(&fsm).unwrap();
         assert_eq!(
             normal.to_string(),
-            "fsm K (initial 0)\n  0 --S?Value()--> 1\n  1 --T!GetPrice()--> 0\n"
+            "fsm K (initial 0)\n  0 --S?Value(i32, Date)--> 1\n  1 --T!GetPrice()--> 0\n"
         );
     }
 

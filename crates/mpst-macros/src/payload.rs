@@ -1,0 +1,105 @@
+//! `#[derive(Payload)]`: the field types of a label struct, as written.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::{Data, DeriveInput, Error};
+
+/// Expands `#[derive(Payload)]`, turning errors into `compile_error!`s.
+pub(crate) fn expand(input: DeriveInput) -> TokenStream {
+    match try_expand(&input) {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new(
+            name.span(),
+            "`#[derive(Payload)]` needs a label struct: `struct Value(i32);`, `struct Ready;` \
+             or a struct with named fields",
+        ));
+    };
+    let sorts: Vec<String> = data
+        .fields
+        .iter()
+        .map(|field| spell(field.ty.to_token_stream()))
+        .collect();
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics ::mpst::Payload for #name #ty_generics #where_clause {
+            const SORTS: &'static [&'static str] = &[#(#sorts),*];
+        }
+    })
+}
+
+/// A type as a person writes it: a space only between two words (`Vec<u8>`,
+/// `&'static str`, `std::string::String`, `(i32, f64)`).
+pub(crate) fn spell(tokens: TokenStream) -> String {
+    let mut out = String::new();
+    write_tokens(tokens, &mut out);
+    out
+}
+
+fn write_tokens(tokens: TokenStream, out: &mut String) {
+    let wordy = |s: &str| s.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    for token in tokens {
+        match token {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                write_tokens(group.stream(), out);
+                out.push_str(close);
+            }
+            TokenTree::Punct(punct) => {
+                out.push(punct.as_char());
+                if punct.as_char() == ',' {
+                    out.push(' ');
+                }
+            }
+            other => {
+                let text = other.to_string();
+                if wordy(&text) && out.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                    out.push(' ');
+                }
+                out.push_str(&text);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_are_spelled_as_written() {
+        for written in [
+            "i32",
+            "std::string::String",
+            "Vec<u8>",
+            "&'static str",
+            "(i32, f64)",
+            "[u8; 4]",
+            "HashMap<String, Vec<(u8, char)>>",
+            "Option<Box<dyn Fn(u8) -> u8>>",
+        ] {
+            let ty: syn::Type = syn::parse_str(written).unwrap();
+            let expected = written.replace("; ", ";").replace(" -> ", "->");
+            assert_eq!(spell(ty.to_token_stream()), expected, "{written}");
+        }
+    }
+
+    #[test]
+    fn enums_are_refused() {
+        let input: DeriveInput = syn::parse_str("enum E { A }").unwrap();
+        let out = expand(input).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+    }
+}
