@@ -20,7 +20,9 @@
 use std::convert::Infallible;
 
 use futures::{future::try_join, TryFutureExt};
-use mpst::{session, try_session, Branch, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{
+    session, try_session, Branch, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+};
 use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -45,12 +47,16 @@ enum Label {
 }
 
 /// `d0(i32)`: an item sent with bit 0.
+#[derive(Payload)]
 struct D0(i32);
 /// `d1(i32)`: an item sent with bit 1.
+#[derive(Payload)]
 struct D1(i32);
 /// `a0()`: bit 0 acknowledged.
+#[derive(Payload)]
 struct A0;
 /// `a1()`: bit 1 acknowledged.
+#[derive(Payload)]
 struct A1;
 
 /// The sender in state `Zero`: `mu Zero. R!d0. R?{a0. One, a1. Zero}`.
@@ -217,7 +223,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `alternating_bit.scr` (checked through serialisation, names
-/// normalised, payloads erased), and the system of serialised roles is k-MC (bottom-up).
+/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;

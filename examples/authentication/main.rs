@@ -14,7 +14,9 @@
 //! password and once with a wrong one and prints what the client got.
 
 use futures::future::try_join3;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{
+    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -45,18 +47,25 @@ enum Label {
 }
 
 /// `login(String)`: the client's password.
+#[derive(Payload)]
 struct Login(String);
 /// `accept(u64)`: to the service, the token of the accepted session.
+#[derive(Payload)]
 struct Accept(u64);
 /// `token(u64)`: to the client, its session token.
+#[derive(Payload)]
 struct Token(u64);
 /// `query(u64)`: the client's request, carrying its token.
+#[derive(Payload)]
 struct Query(u64);
 /// `answer(String)`: the service's reply.
+#[derive(Payload)]
 struct Answer(String);
 /// `reject()`: to the service, no session.
+#[derive(Payload)]
 struct Reject;
 /// `denied()`: to the client, wrong password.
+#[derive(Payload)]
 struct Denied;
 
 /// The client's projection: `A!login. A?{token. S!query. S?answer. end, denied. end}`.
@@ -235,7 +244,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `authentication.scr` (checked through serialisation, names
-/// normalised, payloads erased), and the system of serialised roles is k-MC (bottom-up).
+/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;

@@ -14,7 +14,9 @@
 //! prints the responses and the log.
 
 use futures::future::try_join3;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{
+    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -45,18 +47,25 @@ enum Label {
 }
 
 /// `request(i32)`
+#[derive(Payload)]
 struct Request(i32);
 /// `log(i32)`: a request, for the log.
+#[derive(Payload)]
 struct Log(i32);
 /// `response(i32)`
+#[derive(Payload)]
 struct Response(i32);
 /// `quit()`
+#[derive(Payload)]
 struct Quit;
 /// `flush()`: the session is over, report.
+#[derive(Payload)]
 struct Flush;
 /// `count(u32)`: how many entries the logger logged.
+#[derive(Payload)]
 struct Count(u32);
 /// `total(u32)`: the logger's count, for the client.
+#[derive(Payload)]
 struct Total(u32);
 
 /// The client's projection: `mu x. S!{request. S?response. x, quit. S?total. end}`.
@@ -210,7 +219,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `client_server_log.scr` (checked through serialisation,
-/// names normalised, payloads erased), and the system of serialised roles is k-MC (bottom-
+/// names normalised, payloads compared), and the system of serialised roles is k-MC (bottom-
 /// up).
 #[cfg(test)]
 mod workflows {

@@ -70,7 +70,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `double_buffering.scr` (checked through serialisation, names
-/// normalised, payloads erased), and the system of serialised roles is k-MC (bottom-up).
+/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use futures::{future::try_join3, TryFutureExt};
-use mpst::{session, try_session, Error, Message, Receive, Role, Roles, Send};
+use mpst::{session, try_session, Error, Message, Payload, Receive, Role, Roles, Send};
 use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -40,8 +40,10 @@ pub enum Label {
 }
 
 /// `ready()`: a buffer is free (to the source) or the sink can read (to the kernel).
+#[derive(Payload)]
 pub struct Ready;
 /// `value(i32)`: the content of one buffer.
+#[derive(Payload)]
 pub struct Value(pub i32);
 
 /// The source's projection: `mu x. K?ready. K!value. x`.

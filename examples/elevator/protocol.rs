@@ -5,7 +5,9 @@
 use std::future::Future;
 
 use futures::future::try_join3;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{
+    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -50,20 +52,28 @@ pub enum Label {
 }
 
 /// `request(i32)`: take me to this floor.
+#[derive(Payload)]
 pub struct Request(pub i32);
 /// `leave()`: the user is done.
+#[derive(Payload)]
 pub struct Leave;
 /// `close()`: close the door.
+#[derive(Payload)]
 pub struct Close;
 /// `closed()`: the door is closed.
+#[derive(Payload)]
 pub struct Closed;
 /// `open()`: open the door.
+#[derive(Payload)]
 pub struct Open;
 /// `opened()`: the door is open.
+#[derive(Payload)]
 pub struct Opened;
 /// `arrived(i32)`: at the requested floor, after travelling this many floors.
+#[derive(Payload)]
 pub struct Arrived(pub i32);
 /// `stop()`: the door can switch off.
+#[derive(Payload)]
 pub struct Stop;
 
 /// The user's projection: `mu x. E!{request. E?arrived. x, leave. end}`.

@@ -1,7 +1,7 @@
 //! The FFT protocol's roles, labels and arithmetic, shared by the plain and the optimised
 //! FFT (`main.rs`, `optimised.rs`): they differ only in the order of each exchange.
 
-use mpst::{Error, FromState, Message, Receive, Role, Roles, Route, Send};
+use mpst::{Error, FromState, Message, Payload, Receive, Role, Roles, Route, Send};
 use num_complex::Complex64;
 
 /// The route between two partners.
@@ -55,6 +55,7 @@ pub enum Label {
 }
 
 /// `value(Column)`: a process's current column, sent to its partner of the stage.
+#[derive(Payload)]
 pub struct Value(pub Column);
 
 /// The twiddle factor process `index` uses in the stage where partners differ by `half`

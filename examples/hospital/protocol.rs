@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Branch, Error, Message, Role, Roles, Send};
+use mpst::{session, try_session, Branch, Error, Message, Payload, Role, Roles, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -36,12 +36,16 @@ pub enum Label {
 }
 
 /// `nd(i32)`: new data, one measurement.
+#[derive(Payload)]
 pub struct Nd(pub i32);
 /// `ack(u32)`: the measurement is stored; how many are stored now.
+#[derive(Payload)]
 pub struct Ack(pub u32);
 /// `pr()`: a request for the patient's record.
+#[derive(Payload)]
 pub struct Pr;
 /// `report(i32)`: the record, the sum of the measurements stored.
+#[derive(Payload)]
 pub struct Report(pub i32);
 
 /// The hospital's projection: `mu x. P?{nd. P!ack. x, pr. P!report. x}`.

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use futures::{future::try_join3, TryFutureExt};
-use mpst::{session, try_session, Error, Message, Receive, Role, Roles, Send};
+use mpst::{session, try_session, Error, Message, Payload, Receive, Role, Roles, Send};
 use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -38,6 +38,7 @@ pub enum Label {
 }
 
 /// `value(i32)`: the value travelling round the ring.
+#[derive(Payload)]
 pub struct Value(pub i32);
 
 /// `A`'s projection: `mu x. B!value. C?value. x`.

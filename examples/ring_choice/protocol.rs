@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use futures::{future::try_join3, TryFutureExt};
-use mpst::{session, try_session, Branch, Error, Message, Receive, Role, Roles, Send};
+use mpst::{session, try_session, Branch, Error, Message, Payload, Receive, Role, Roles, Send};
 use mpst_examples::{observe, observer, Observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -40,8 +40,10 @@ pub enum Label {
 }
 
 /// `add(i32)`: from `A` and to `A`, a value; from `B` to `C`, "add it to the total".
+#[derive(Payload)]
 pub struct Add(pub i32);
 /// `sub(i32)`: from `B` to `C`, "subtract it from the total".
+#[derive(Payload)]
 pub struct Sub(pub i32);
 
 /// `A`'s projection: `mu x. B!add. C?add. x`.

@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use futures::future::try_join;
-use mpst::{session, try_session, Branch, End, Error, Message, Role, Roles, Send};
+use mpst::{session, try_session, Branch, End, Error, Message, Payload, Role, Roles, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -35,10 +35,13 @@ pub enum Label {
 }
 
 /// `ready()`: the sink can take one more message.
+#[derive(Payload)]
 pub struct Ready;
 /// `value(i32)`: one value of the stream.
+#[derive(Payload)]
 pub struct Value(pub i32);
 /// `stop()`: the stream is over.
+#[derive(Payload)]
 pub struct Stop;
 
 /// The sink's projection: `mu x. S!ready. S?{value. x, stop. end}`.

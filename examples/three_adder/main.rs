@@ -12,7 +12,7 @@
 //! `cargo run -p mpst-examples --example three_adder` adds two numbers and prints the sum.
 
 use futures::future::try_join3;
-use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+use mpst::{session, try_session, End, Error, Message, Payload, Receive, Role, Roles, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -37,7 +37,9 @@ enum Label {
     Sum(Sum),
 }
 
+#[derive(Payload)]
 struct Add(i32);
+#[derive(Payload)]
 struct Sum(i32);
 
 #[session]
@@ -167,7 +169,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `three_adder.scr` (checked through serialisation, names
-/// normalised, payloads erased), and the system of serialised roles is k-MC (bottom-up).
+/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;

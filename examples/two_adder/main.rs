@@ -10,7 +10,9 @@
 //! `cargo run -p mpst-examples --example two_adder` sums a few pairs and prints the sums.
 
 use futures::future::try_join;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{
+    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+};
 
 type Channel = mpst::channel::Unbounded<Label>;
 
@@ -32,8 +34,11 @@ enum Label {
     Bye(Bye),
 }
 
+#[derive(Payload)]
 struct Add(i32);
+#[derive(Payload)]
 struct Sum(i32);
+#[derive(Payload)]
 struct Bye;
 
 #[session]
@@ -169,7 +174,7 @@ mod tests {
 
 /// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
 /// projection of its role from `two_adder.scr` (checked through serialisation, names
-/// normalised, payloads erased), and the system of serialised roles is k-MC (bottom-up).
+/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;

@@ -301,7 +301,8 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
     let mut fsms: Vec<&Fsm> = fsms.iter().collect();
     fsms.sort_by(|a, b| a.role().cmp(b.role()));
 
-    let mut used: BTreeSet<&'static str> = ["Message", "Payload", "Role", "Roles", "session"].into();
+    let mut used: BTreeSet<&'static str> =
+        ["Message", "Payload", "Role", "Roles", "session"].into();
     let mut sessions = String::new();
     for fsm in &fsms {
         emit_role(&mut sessions, fsm, &mut names, &mut used)?;

@@ -190,7 +190,10 @@ mod tests {
             ("std::string::String", "String"),
             ("::std::string::String", "String"),
             ("Vec < crate :: model :: Point >", "Vec<Point>"),
-            ("HashMap<String, alloc::vec::Vec<u8>>", "HashMap<String,Vec<u8>>"),
+            (
+                "HashMap<String, alloc::vec::Vec<u8>>",
+                "HashMap<String,Vec<u8>>",
+            ),
             ("& 'static str", "&'static str"),
             ("(i32 , f64)", "(i32,f64)"),
             ("[u8 ; 4]", "[u8;4]"),

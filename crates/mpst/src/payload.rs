@@ -94,6 +94,8 @@ mod tests {
     struct Plain;
 
     #[test]
+    // The double reference is the point: it selects `Declared` when it applies.
+    #[allow(clippy::needless_borrow)]
     fn the_probe_finds_the_payload_only_where_it_is_declared() {
         assert_eq!((&&Probe::<Declared>::new()).sorts(), Some(&["u8"][..]));
         assert_eq!((&&Probe::<Plain>::new()).sorts(), None);

@@ -195,15 +195,19 @@ impl<M: Labelled> Builder<M> {
     fn label<L: 'static>(&mut self) -> Message {
         let label_type = std::any::type_name::<L>();
         let Some(name) = M::name_of(TypeId::of::<L>()) else {
-            self.problem.get_or_insert(SerializeErrorKind::UnknownLabel {
-                label_type,
-                message: std::any::type_name::<M>(),
-            });
+            self.problem
+                .get_or_insert(SerializeErrorKind::UnknownLabel {
+                    label_type,
+                    message: std::any::type_name::<M>(),
+                });
             return Message::new(label_type);
         };
         let Some(sorts) = M::sorts_of(TypeId::of::<L>()) else {
             self.problem
-                .get_or_insert(SerializeErrorKind::UndeclaredPayload { label: name, label_type });
+                .get_or_insert(SerializeErrorKind::UndeclaredPayload {
+                    label: name,
+                    label_type,
+                });
             return Message::new(name);
         };
         let payloads = sorts.iter().map(|sort| Payload::new(short_type(sort)));

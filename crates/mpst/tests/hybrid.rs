@@ -5,8 +5,8 @@
 #![cfg(feature = "scribble")]
 
 use mpst::serialize::serialize;
-use mpst::verify::{self, HybridError, KmcFailure};
 use mpst::serialize::SerializeErrorKind;
+use mpst::verify::{self, HybridError, KmcFailure};
 use mpst::{session, Payload, Receive, Role, Send};
 
 const SCR: &str = include_str!("../../../examples/double_buffering/double_buffering.scr");
@@ -144,9 +144,15 @@ fn a_payload_of_another_type_than_the_protocol_sort_is_a_difference() {
         );
         let err = verify::check_equals_projection::<Small<'static, K>>(&scr, "K").unwrap_err();
         let text = err.to_string();
-        let expected = format!("the expected FSM can also do `S?Value({})`", verify::sort_key(sort));
+        let expected = format!(
+            "the expected FSM can also do `S?Value({})`",
+            verify::sort_key(sort)
+        );
         assert!(text.contains(&expected), "{text}");
-        assert!(text.contains("the actual one can also do `S?Value(i32)`"), "{text}");
+        assert!(
+            text.contains("the actual one can also do `S?Value(i32)`"),
+            "{text}"
+        );
         let err = verify::check_subtype_of_projection::<Small<'static, K>>(&scr, "K").unwrap_err();
         assert!(matches!(err, HybridError::NotSubtype { .. }), "{err}");
     }
@@ -174,7 +180,8 @@ fn a_label_type_without_its_payload_cannot_be_serialised() {
             .contains("add `#[derive(mpst::Payload)]` to it"),
         "{err}"
     );
-    let scr = "global protocol P(role S, role K) { ready() from K to S; note(String) from K to S; }";
+    let scr =
+        "global protocol P(role S, role K) { ready() from K to S; note(String) from K to S; }";
     let err = verify::check_equals_projection::<Noting<'static, K>>(scr, "K").unwrap_err();
     assert!(matches!(err, HybridError::Serialize(_)), "{err}");
 }

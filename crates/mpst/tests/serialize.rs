@@ -68,7 +68,10 @@ fn projected_double_buffering_kernel() {
         (0, Action::send("S", Message::new("Ready")), states[0]),
         (
             states[0],
-            Action::receive("S", Message::with_payloads("Value", vec![fsm::Payload::new("i32")])),
+            Action::receive(
+                "S",
+                Message::with_payloads("Value", vec![fsm::Payload::new("i32")]),
+            ),
             states[1],
         ),
         (
@@ -76,7 +79,14 @@ fn projected_double_buffering_kernel() {
             Action::receive("T", Message::new("Ready")),
             states[2],
         ),
-        (states[2], Action::send("T", Message::with_payloads("Value", vec![fsm::Payload::new("i32")])), 0),
+        (
+            states[2],
+            Action::send(
+                "T",
+                Message::with_payloads("Value", vec![fsm::Payload::new("i32")]),
+            ),
+            0,
+        ),
     ];
     for (from, action, to) in steps {
         by_hand.add_transition(from, action, to).unwrap();
