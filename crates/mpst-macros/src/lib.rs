@@ -7,7 +7,7 @@
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;
-use syn::parse_macro_input;
+use syn::{parse_macro_input, DeriveInput};
 
 mod message;
 mod payload;
@@ -21,7 +21,7 @@ mod session;
 /// are filled with `Default::default()` by `#[derive(Roles)]`.
 #[proc_macro_derive(Role, attributes(message, route))]
 pub fn derive_role(input: TokenStream) -> TokenStream {
-    role::expand(parse_macro_input!(input)).into()
+    derive(parse_macro_input!(input), role::expand)
 }
 
 /// Derives `Default` for a struct of roles, creating and wiring every route between them.
@@ -32,7 +32,7 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// peer is gone (its operations fail with `Disconnected`).
 #[proc_macro_derive(Roles)]
 pub fn derive_roles(input: TokenStream) -> TokenStream {
-    roles::expand(parse_macro_input!(input)).into()
+    derive(parse_macro_input!(input), roles::expand)
 }
 
 /// Derives `mpst::Message<L>` for the type `L` each variant wraps, `mpst::Labelled`,
@@ -42,14 +42,14 @@ pub fn derive_roles(input: TokenStream) -> TokenStream {
 /// (for a protocol label carried with different payloads, hence by two types).
 #[proc_macro_derive(Message, attributes(message))]
 pub fn derive_message(input: TokenStream) -> TokenStream {
-    message::expand(parse_macro_input!(input)).into()
+    derive(parse_macro_input!(input), message::expand)
 }
 
 /// Derives `mpst::Payload` for a label struct: `SORTS` lists its field types as written,
 /// in order (`struct Value(i32)` gives `["i32"]`, a unit struct `[]`).
 #[proc_macro_derive(Payload)]
 pub fn derive_payload(input: TokenStream) -> TokenStream {
-    payload::expand(parse_macro_input!(input)).into()
+    derive(parse_macro_input!(input), payload::expand)
 }
 
 /// Turns a session type written without its lifetime and role parameters into the full
@@ -58,4 +58,14 @@ pub fn derive_payload(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn session(attr: TokenStream, item: TokenStream) -> TokenStream {
     session::expand(attr.into(), parse_macro_input!(item)).into()
+}
+
+/// Runs one derive's expansion, turning its spanned error into a `compile_error!`.
+fn derive(
+    input: DeriveInput,
+    expand: fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>,
+) -> TokenStream {
+    expand(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -4,15 +4,8 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::{Data, DeriveInput, Error};
 
-/// Expands `#[derive(Payload)]`, turning errors into `compile_error!`s.
-pub(crate) fn expand(input: DeriveInput) -> TokenStream {
-    match try_expand(&input) {
-        Ok(tokens) => tokens,
-        Err(error) => error.to_compile_error(),
-    }
-}
-
-fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Payload)]`; errors become `compile_error!`s in [`crate::derive`].
+pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
@@ -36,7 +29,7 @@ fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
 /// A type as a person writes it: a space only between two words (`Vec<u8>`,
 /// `&'static str`, `std::string::String`, `(i32, f64)`).
-pub(crate) fn spell(tokens: TokenStream) -> String {
+fn spell(tokens: TokenStream) -> String {
     let mut out = String::new();
     write_tokens(tokens, &mut out);
     out
@@ -99,7 +92,7 @@ mod tests {
     #[test]
     fn enums_are_refused() {
         let input: DeriveInput = syn::parse_str("enum E { A }").unwrap();
-        let out = expand(input).to_string();
-        assert!(out.contains("compile_error"), "{out}");
+        let err = expand(&input).unwrap_err().to_string();
+        assert!(err.contains("needs a label struct"), "{err}");
     }
 }

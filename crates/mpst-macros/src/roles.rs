@@ -5,15 +5,8 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, Index, Member};
 
-/// Expands `#[derive(Roles)]`, turning errors into `compile_error!`s.
-pub(crate) fn expand(input: DeriveInput) -> TokenStream {
-    match try_expand(&input) {
-        Ok(tokens) => tokens,
-        Err(error) => error.to_compile_error(),
-    }
-}
-
-fn try_expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Roles)]`; errors become `compile_error!`s in [`crate::derive`].
+pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
