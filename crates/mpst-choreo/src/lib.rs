@@ -8,6 +8,11 @@ mod located;
 mod role;
 pub mod transport;
 
+#[cfg(feature = "scribble")]
+pub mod conform;
+#[cfg(any(feature = "tcp", feature = "quic"))]
+pub mod net;
+
 pub use error::{ChoreoError, Result};
 pub use key::{Frame, Key, Site, Token};
 pub use located::{Located, LocatedFuture, Unwrapper};
