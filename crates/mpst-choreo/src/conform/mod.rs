@@ -1,5 +1,15 @@
 //! Link to the session-type toolchain (feature `scribble`): a recorded run's global trace
 //! replayed through the projections of a Scribble protocol, one FSM per role.
+//!
+//! A run is recorded as each role's own steps ([`Step`]: what it sent and what it bound,
+//! in its own order, from an [`Observer`](crate::Observer) such as
+//! [`Recorder`](crate::Recorder)); [`global_trace`] matches sends with receives by
+//! integrity key and orders them into one sequence of communications, and
+//! [`Protocol::check`] replays that through the projections.
+
+mod trace;
+
+pub use trace::{Step, global_trace};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -69,6 +79,18 @@ pub enum ConformanceError {
         /// What that role's projection allows instead, in nuscr's notation.
         expected: Vec<String>,
     },
+    /// A role bound a message that no role sent (or one sent twice).
+    Unmatched {
+        /// The receive without its send.
+        step: Box<Step>,
+    },
+    /// The steps cannot be ordered into one sequence of communications: each role waits
+    /// for a communication that another role has not reached (or sent something never
+    /// received).
+    Stuck {
+        /// The next step of each role that has steps left.
+        waiting: Vec<Step>,
+    },
     /// The trace ended while a role still had something to do.
     Unfinished {
         /// The role.
@@ -131,6 +153,17 @@ impl fmt::Display for ConformanceError {
                 "communication #{index} `{event}` is not a step of role `{role}`, which expects {}",
                 list(expected)
             ),
+            ConformanceError::Unmatched { step } => {
+                write!(f, "{step}: no role sent this message")
+            }
+            ConformanceError::Stuck { waiting } => {
+                let waiting: Vec<String> = waiting.iter().map(Step::to_string).collect();
+                write!(
+                    f,
+                    "the steps cannot be ordered into communications; next steps: {}",
+                    waiting.join("; ")
+                )
+            }
             ConformanceError::Unfinished { role, expected } => write!(
                 f,
                 "the trace ended but role `{role}` still expects {}",
