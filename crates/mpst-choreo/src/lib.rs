@@ -2,11 +2,21 @@
 //! roles, projected at run time, whose communications carry integrity keys so that
 //! receivers bind every message correctly whatever order it arrives in.
 
+mod choreography;
+mod endpoint;
 mod error;
 mod key;
 mod located;
+mod nonblocking;
+mod op;
 mod role;
 pub mod transport;
+
+pub use choreography::{Choreography, Runner};
+pub use endpoint::{Config, Endpoint, EndpointStats};
+pub use futures::future::Either;
+pub use nonblocking::{PayloadContext, Source};
+pub use op::Op;
 
 pub use error::{ChoreoError, Result};
 pub use key::{Frame, Key, Site, Token};
