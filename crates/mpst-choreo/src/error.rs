@@ -22,7 +22,7 @@ pub enum ChoreoError {
         /// The expected sender.
         from: RoleName,
         /// The key that never arrived.
-        key: Key,
+        key: Box<Key>,
         /// The configured timeout.
         after: Duration,
     },
@@ -38,7 +38,7 @@ pub enum ChoreoError {
         /// The role that noticed.
         role: RoleName,
         /// The key.
-        key: Key,
+        key: Box<Key>,
         /// Where it was first used.
         first: Site,
         /// Where it was used again.
@@ -51,7 +51,7 @@ pub enum ChoreoError {
         /// The receiving role.
         role: RoleName,
         /// The key.
-        key: Key,
+        key: Box<Key>,
         /// The sender the choreography names.
         expected: RoleName,
         /// The sender in the envelope.
@@ -64,7 +64,7 @@ pub enum ChoreoError {
         /// The sending role.
         role: RoleName,
         /// The key.
-        key: Key,
+        key: Box<Key>,
         /// The encoder's message.
         message: String,
     },
@@ -77,7 +77,7 @@ pub enum ChoreoError {
         /// The sender.
         from: RoleName,
         /// The key.
-        key: Key,
+        key: Box<Key>,
         /// The expected type.
         ty: &'static str,
         /// The decoder's message.
@@ -91,7 +91,7 @@ pub enum ChoreoError {
         /// The role.
         role: RoleName,
         /// The pending key.
-        key: Key,
+        key: Box<Key>,
     },
 
     /// A task of the choreography (a pending send or forward) panicked or was cancelled.

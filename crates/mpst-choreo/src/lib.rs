@@ -2,9 +2,13 @@
 //! roles, projected at run time, whose communications carry integrity keys so that
 //! receivers bind every message correctly whatever order it arrives in.
 
+mod choreography;
+mod endpoint;
 mod error;
 mod key;
 mod located;
+mod nonblocking;
+mod op;
 mod role;
 pub mod transport;
 
@@ -12,6 +16,12 @@ pub mod transport;
 pub mod conform;
 #[cfg(any(feature = "tcp", feature = "quic"))]
 pub mod net;
+
+pub use choreography::{Choreography, Runner};
+pub use endpoint::{Config, Endpoint, EndpointStats};
+pub use futures::future::Either;
+pub use nonblocking::{PayloadContext, Source};
+pub use op::Op;
 
 pub use error::{ChoreoError, Result};
 pub use key::{Frame, Key, Site, Token};

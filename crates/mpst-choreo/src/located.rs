@@ -45,6 +45,12 @@ impl<T, R: Role> Located<T, R> {
     pub fn is_here(&self) -> bool {
         self.value.is_some()
     }
+
+    /// The value, outside a choreography (e.g. from a run's result): `Some` exactly at
+    /// role `R`.
+    pub fn into_local(self) -> Option<T> {
+        self.value
+    }
 }
 
 impl<T: Clone, R> Clone for Located<T, R> {
