@@ -16,6 +16,7 @@ pub mod transport;
 pub mod conform;
 #[cfg(any(feature = "tcp", feature = "quic"))]
 pub mod net;
+pub mod paper;
 
 pub use choreography::{Choreography, Runner};
 pub use endpoint::{Config, Endpoint, EndpointStats};
