@@ -3,6 +3,7 @@
 //! blocking. Certificates are self-signed, generated at run time with `rcgen`.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
@@ -62,6 +63,8 @@ pub struct QuicConfig {
     pub connect_deadline: Duration,
     /// Streams a peer may have open towards this role at once.
     pub max_concurrent_streams: u32,
+    /// How long a dropped transport waits for its peers to read everything it sent.
+    pub linger: Duration,
     /// Holds chosen envelopes back halfway through their stream (fault injection for
     /// tests: the first half is on the wire, the rest waits).
     pub hold: Option<Hold>,
@@ -73,6 +76,7 @@ impl Default for QuicConfig {
             max_frame_len: DEFAULT_MAX_FRAME,
             connect_deadline: Duration::from_secs(10),
             max_concurrent_streams: 1024,
+            linger: Duration::from_secs(10),
             hold: None,
         }
     }
@@ -84,6 +88,7 @@ impl std::fmt::Debug for QuicConfig {
             .field("max_frame_len", &self.max_frame_len)
             .field("connect_deadline", &self.connect_deadline)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
+            .field("linger", &self.linger)
             .field("hold", &self.hold.is_some())
             .finish()
     }
@@ -94,7 +99,8 @@ impl std::fmt::Debug for QuicConfig {
 pub struct QuicTransport {
     role: RoleName,
     endpoint: Endpoint,
-    connections: HashMap<RoleName, Connection>,
+    connections: Mutex<HashMap<RoleName, Connection>>,
+    linger: Duration,
     max_frame_len: usize,
     hold: Option<Hold>,
     inbox: Inbox,
@@ -178,7 +184,8 @@ impl QuicTransport {
         Ok(QuicTransport {
             role,
             endpoint,
-            connections,
+            connections: Mutex::new(connections),
+            linger: config.linger,
             max_frame_len: config.max_frame_len,
             hold: config.hold,
             inbox,
@@ -197,29 +204,43 @@ impl QuicTransport {
 
     /// Waits until every message sent has been received by its peer, then says goodbye on
     /// every connection and waits (at most `linger`) for the peers to close them: a peer
-    /// closes only once it has read every stream, so nothing sent is lost.
+    /// closes only once it has read every stream, so nothing sent is lost. Messages sent
+    /// afterwards are refused. Dropping the transport does the same in the background
+    /// (lingering [`QuicConfig::linger`]).
     pub async fn close(&self, linger: Duration) {
+        self.goodbye(linger).await;
+    }
+
+    /// Takes what is in flight and the connections, and returns the future that finishes
+    /// the sends and says goodbye.
+    fn goodbye(&self, linger: Duration) -> impl Future<Output = ()> + Send + 'static {
         let mut sending =
             std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
-        while sending.join_next().await.is_some() {}
-        let goodbyes = self
-            .connections
-            .iter()
-            .map(|(peer, connection)| async move {
-                let said = async {
-                    let bye = encode(peer, &Wire::Bye, self.max_frame_len)?;
-                    let mut stream = connection.open_uni().await.map_err(|e| lost(peer, &e))?;
-                    stream.write_all(&bye).await.map_err(|e| lost(peer, &e))?;
-                    stream.finish().map_err(|e| lost(peer, &e))
-                };
-                if let Err(e) = said.await {
-                    let _ = self.inbox.send(Err(e));
-                    return;
+        let connections =
+            std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
+        let (max, inbox) = (self.max_frame_len, self.inbox.clone());
+        async move {
+            while sending.join_next().await.is_some() {}
+            let goodbyes = connections.into_iter().map(|(peer, connection)| {
+                let inbox = inbox.clone();
+                async move {
+                    let said = async {
+                        let bye = encode(&peer, &Wire::Bye, max)?;
+                        let mut stream =
+                            connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
+                        stream.write_all(&bye).await.map_err(|e| lost(&peer, &e))?;
+                        stream.finish().map_err(|e| lost(&peer, &e))
+                    };
+                    if let Err(e) = said.await {
+                        let _ = inbox.send(Err(e));
+                        return;
+                    }
+                    let _ = tokio::time::timeout(linger, connection.closed()).await;
+                    connection.close(VarInt::from_u32(0), b"done");
                 }
-                let _ = tokio::time::timeout(linger, connection.closed()).await;
-                connection.close(VarInt::from_u32(0), b"done");
             });
-        futures::future::join_all(goodbyes).await;
+            futures::future::join_all(goodbyes).await;
+        }
     }
 }
 
@@ -232,8 +253,14 @@ fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
 }
 
 impl Drop for QuicTransport {
+    /// Stops accepting connections; what was sent is still delivered, then the
+    /// connections close (in the background, if a tokio runtime is still there).
     fn drop(&mut self) {
         self.acceptor.abort();
+        let goodbye = self.goodbye(self.linger);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(goodbye);
+        }
     }
 }
 
@@ -251,7 +278,8 @@ impl Transport for QuicTransport {
 impl QuicTransport {
     fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
         let peer = envelope.to.clone();
-        let connection = self.connections.get(&peer).cloned().ok_or_else(|| {
+        let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
+        let connection = connections.get(&peer).cloned().ok_or_else(|| {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
