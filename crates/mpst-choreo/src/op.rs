@@ -149,7 +149,7 @@ impl<L: RoleSet> Op<L> {
     ) -> impl Future<Output = Result<T>> + Send + use<S, T, I, L>
     where
         S: Role + Member<L, I>,
-        T: Portable + Clone + Sync,
+        T: Portable + Clone,
     {
         let key = self.key(Site::here());
         let own = value.get().cloned();
@@ -203,7 +203,7 @@ impl<L: RoleSet> Op<L> {
         D: Role + Member<Sub, I1>,
         Sub: RoleSet + Subset<L, I2>,
         Ch: Choreography<X, Roles = Sub>,
-        C: Portable + Clone + Debug + Sync,
+        C: Portable + Clone + Debug,
     {
         let site = Site::here();
         let key = self.key(site);
