@@ -172,6 +172,26 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
+    /// Runs the asynchronous `f` at `R` when the future completes (an async local
+    /// computation, e.g. a service's work, in whichever order the inputs arrive).
+    pub fn then_async<R, T, U, F, I>(
+        &self,
+        _role: R,
+        future: LocatedFuture<T, R>,
+        f: impl FnOnce(T) -> F + Send + 'static,
+    ) -> LocatedFuture<U, R>
+    where
+        R: Role + Member<L, I>,
+        T: Send + 'static,
+        U: Send + 'static,
+        F: Future<Output = U> + Send + 'static,
+    {
+        match future.take() {
+            Some(future) => LocatedFuture::here(async move { Ok(f(future.await?).await) }.boxed()),
+            None => LocatedFuture::remote(),
+        }
+    }
+
     /// Hands a future at `R` to the endpoint, which drives it to completion; the run
     /// completes only after it has, and fails with its error.
     pub fn detach<R, I>(&self, _role: R, future: LocatedFuture<(), R>)
