@@ -252,3 +252,26 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
         assert!(task.await.unwrap().is_ok());
     }
 }
+
+#[derive(Clone)]
+struct SlowService;
+
+impl Choreography<Located<u64, B>> for SlowService {
+    type Roles = Roles![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
+        let x = op.locally(A, |_| 21);
+        let at_b = op.fcomm(A, B, &x);
+        let doubled = op.then_async(B, at_b, |x| async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            x * 2
+        });
+        op.wait(B, doubled).await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn then_async_runs_an_async_computation_on_arrival() {
+    let out = runner::<Roles![A, B]>().run(SlowService).await;
+    assert_eq!(output(out, "B").into_local(), Some(42));
+}
