@@ -147,11 +147,10 @@ async fn cond_informs_exactly_the_roles_of_the_branch() {
             "nothing sent to Z"
         );
         let selection = format!("select:{go}");
-        assert!(
-            events
-                .iter()
-                .any(|e| e.to.as_str() == "B" && e.label == selection)
-        );
+        let to_b: Vec<_> = events.iter().filter(|e| e.to.as_str() == "B").collect();
+        let told = |kind| to_b.iter().any(|e| e.kind == kind && e.label == selection);
+        assert!(told(mpst_choreo::EventKind::Sent), "{to_b:?}");
+        assert!(told(mpst_choreo::EventKind::Received), "{to_b:?}");
     }
 }
 
