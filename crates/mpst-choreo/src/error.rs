@@ -103,6 +103,15 @@ pub enum ChoreoError {
         message: String,
     },
 
+    /// A session number was run twice on one endpoint.
+    #[error("{role}: session {session} was already run on this endpoint")]
+    SessionReused {
+        /// The role.
+        role: RoleName,
+        /// The session number.
+        session: u64,
+    },
+
     /// An endpoint was created outside a tokio runtime.
     #[error("an endpoint needs a tokio runtime: create it inside one")]
     NoRuntime,

@@ -169,7 +169,12 @@ async fn duplicated_deliveries_are_refused_and_reported() {
     assert!(at_a.is_ok());
     assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
     tokio::time::sleep(Duration::from_secs(1)).await; // let the late copy arrive
-    assert_eq!(b.stats().duplicates_refused, 1);
+    let stats = b.stats();
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        1,
+        "{stats:?}"
+    );
     let kinds: Vec<EventKind> = recorder.events().iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds.iter().filter(|k| **k == EventKind::Received).count(),
@@ -226,4 +231,41 @@ fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
     let net = Arc::new(InMemory::new(AB::names()));
     let endpoint = Endpoint::new(net, "A".into());
     assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_rerun() {
+    // Every envelope is delivered twice, the copy up to 50 ms later.
+    let cfg = ChaosConfig {
+        duplicate: 1.0,
+        ..ChaosConfig::reorder(5)
+    };
+    let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
+    let (a, b) = (
+        Endpoint::new(net.clone(), "A".into()).unwrap(),
+        Endpoint::new(net, "B".into()).unwrap(),
+    );
+    for n in 0..3 {
+        let (at_a, at_b) = tokio::join!(a.run_session(n, Once), b.run_session(n, Once));
+        assert!(at_a.is_ok());
+        assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let stats = b.stats();
+    assert_eq!(stats.keys_held, 0, "{stats:?}");
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        3,
+        "{stats:?}"
+    );
+    assert!(
+        stats.late_refused > 0,
+        "some copies came after their session: {stats:?}"
+    );
+    assert_eq!(a.stats().keys_held, 0);
+    let again = b.run_session(1, Once).await;
+    assert!(
+        matches!(again, Err(ChoreoError::SessionReused { session: 1, .. })),
+        "{again:?}"
+    );
 }
