@@ -269,3 +269,59 @@ async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_re
         "{again:?}"
     );
 }
+
+/// A transport that rewrites every envelope on its way.
+struct Tamper {
+    inner: InMemory,
+    rewrite: fn(Envelope) -> Envelope,
+}
+
+impl Transport for Tamper {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.inner.send((self.rewrite)(envelope))
+    }
+
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        self.inner.incoming(role)
+    }
+}
+
+async fn tampered(rewrite: fn(Envelope) -> Envelope) -> Result<Located<u32, B>> {
+    let net = Tamper {
+        inner: InMemory::new(AB::names()),
+        rewrite,
+    };
+    let mut out = Runner::new(Arc::new(net)).run(Once).await;
+    out.pop()
+        .map_or(Err(ChoreoError::UnknownRole("B".into())), |(_, r)| r)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_message_from_the_wrong_sender_is_refused_with_both_names() {
+    let got = tampered(|env| Envelope {
+        from: "Mallory".into(),
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::WrongSender { expected, got, .. }) => {
+            assert_eq!((expected.as_str(), got.as_str()), ("A", "Mallory"));
+        }
+        other => panic!("expected WrongSender, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_undecodable_payload_is_a_decode_error_naming_the_type() {
+    let got = tampered(|env| Envelope {
+        payload: vec![0xff],
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::Decode { ty, from, .. }) => {
+            assert_eq!((ty, from.as_str()), ("u32", "A"));
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
