@@ -8,6 +8,8 @@ use crate::role::RoleName;
 use crate::transport::TransportError;
 
 /// Why a choreography (or one of its communications) failed.
+///
+/// Keys are boxed (`Box<Key>`) to keep the error small; they deref to [`Key`].
 #[derive(Debug, thiserror::Error)]
 pub enum ChoreoError {
     /// The transport failed.
