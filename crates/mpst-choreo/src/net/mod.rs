@@ -1,12 +1,14 @@
 //! Network transports (features `tcp` and `quic`): what they share — the wire format, the
 //! frame-size limit, the fault-injection hook and error helpers.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, TransportCause, TransportError};
@@ -35,6 +37,8 @@ pub(crate) enum Wire {
         from: RoleName,
         /// The role it wants to reach.
         to: RoleName,
+        /// How many connections the connecting role opens to it.
+        lanes: u32,
     },
     /// One message.
     Message(Envelope),
@@ -120,4 +124,37 @@ pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>
         ));
     }
     Ok(bytes)
+}
+
+/// Which peers have connected, over how many of the connections they announced: a role
+/// that has finished waits for late peers before it stops listening (or its process
+/// exits), so that their connection attempts are not refused.
+#[derive(Clone)]
+pub(crate) struct Arrivals(watch::Sender<HashMap<RoleName, (u32, u32)>>);
+
+impl Arrivals {
+    pub(crate) fn new() -> Self {
+        Arrivals(watch::Sender::new(HashMap::new()))
+    }
+
+    /// `peer` connected once, announcing `lanes` connections in all.
+    pub(crate) fn arrived(&self, peer: &RoleName, lanes: u32) {
+        self.0.send_modify(|seen| {
+            let entry = seen.entry(peer.clone()).or_insert((0, lanes));
+            entry.0 += 1;
+            entry.1 = lanes;
+        });
+    }
+
+    /// Waits (at most `deadline`) until every one of `peers` has opened all its
+    /// connections; says whether they all did.
+    pub(crate) async fn all(&self, peers: &[RoleName], deadline: Duration) -> bool {
+        let mut seen = self.0.subscribe();
+        let done = seen.wait_for(|seen| {
+            peers
+                .iter()
+                .all(|p| seen.get(p).is_some_and(|&(count, lanes)| count >= lanes))
+        });
+        matches!(tokio::time::timeout(deadline, done).await, Ok(Ok(_)))
+    }
 }

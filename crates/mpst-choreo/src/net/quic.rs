@@ -15,7 +15,9 @@ use quinn::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::{DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error};
+use super::{
+    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error,
+};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
 
@@ -107,6 +109,8 @@ pub struct QuicTransport {
     outbox: Outbox,
     sending: Mutex<JoinSet<()>>,
     acceptor: JoinHandle<()>,
+    arrivals: Arrivals,
+    peer_names: Vec<RoleName>,
 }
 
 impl QuicTransport {
@@ -152,13 +156,16 @@ impl QuicTransport {
         let (inbox, outbox) = Outbox::new(role.clone());
         let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
         let max = config.max_frame_len;
+        let arrivals = Arrivals::new();
         let acceptor = tokio::spawn(accept(
             endpoint.clone(),
             role.clone(),
             by_addr,
             max,
             inbox.clone(),
+            arrivals.clone(),
         ));
+        let peer_names: Vec<RoleName> = peers.keys().cloned().collect();
         let connecting = peers.iter().map(|(peer, addr)| {
             let endpoint = endpoint.clone();
             async move {
@@ -192,6 +199,8 @@ impl QuicTransport {
             outbox,
             sending: Mutex::new(JoinSet::new()),
             acceptor,
+            arrivals,
+            peer_names,
         })
     }
 
@@ -219,8 +228,11 @@ impl QuicTransport {
         let connections =
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
         let (max, inbox) = (self.max_frame_len, self.inbox.clone());
+        let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
         async move {
             while sending.join_next().await.is_some() {}
+            // A late peer must find this endpoint still serving.
+            arrivals.all(&peers, linger).await;
             let goodbyes = connections.into_iter().map(|(peer, connection)| {
                 let inbox = inbox.clone();
                 async move {
@@ -253,13 +265,20 @@ fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
 }
 
 impl Drop for QuicTransport {
-    /// Stops accepting connections; what was sent is still delivered, then the
-    /// connections close (in the background, if a tokio runtime is still there).
+    /// What was sent is still delivered, late peers may still connect, then the
+    /// connections close and accepting stops (in the background, if a tokio runtime is
+    /// still there; at once otherwise).
     fn drop(&mut self) {
-        self.acceptor.abort();
         let goodbye = self.goodbye(self.linger);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(goodbye);
+        let acceptor = self.acceptor.abort_handle();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    goodbye.await;
+                    acceptor.abort();
+                });
+            }
+            Err(_) => acceptor.abort(),
         }
     }
 }
@@ -323,6 +342,7 @@ async fn accept(
     peers: HashMap<SocketAddr, RoleName>,
     max: usize,
     inbox: Inbox,
+    arrivals: Arrivals,
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let from = incoming.remote_address();
@@ -337,10 +357,13 @@ async fn accept(
             )));
             continue;
         };
-        let (role, inbox) = (role.clone(), inbox.clone());
+        let (role, inbox, arrivals) = (role.clone(), inbox.clone(), arrivals.clone());
         tokio::spawn(async move {
             match incoming.await {
-                Ok(connection) => serve(connection, peer, role, max, inbox).await,
+                Ok(connection) => {
+                    arrivals.arrived(&peer, 1);
+                    serve(connection, peer, role, max, inbox).await
+                }
                 Err(e) => {
                     let message = format!("handshake failed: {e}");
                     let _ = inbox.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));

@@ -19,7 +19,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
-use super::{DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error};
+use super::{
+    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error,
+};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
 
@@ -81,6 +83,9 @@ pub struct TcpTransport {
     outbox: Outbox,
     writers: Mutex<Vec<JoinHandle<()>>>,
     acceptor: JoinHandle<()>,
+    arrivals: Arrivals,
+    peer_names: Vec<RoleName>,
+    connect_deadline: Duration,
 }
 
 impl TcpTransport {
@@ -113,19 +118,31 @@ impl TcpTransport {
             .max_frame_length(config.max_frame_len)
             .new_codec();
         let (inbox, outbox) = Outbox::new(role.clone());
-        let acceptor = tokio::spawn(accept(listener, role.clone(), codec.clone(), inbox.clone()));
+        let arrivals = Arrivals::new();
+        let accepting = accept(
+            listener,
+            role.clone(),
+            codec.clone(),
+            inbox.clone(),
+            arrivals.clone(),
+        );
+        let acceptor = tokio::spawn(accepting);
+        let lanes_per_peer = config.connections_per_peer.clamp(1, u32::MAX as usize);
+        let mut peer_names = Vec::new();
         let deadline = Instant::now() + config.connect_deadline;
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
+            peer_names.push(peer.clone());
             let mut lanes = Vec::new();
-            for _ in 0..config.connections_per_peer.max(1) {
+            for _ in 0..lanes_per_peer {
                 let connected = connect(&peer, addr, deadline, config.retry_interval).await;
                 let stream = connected.inspect_err(|_| acceptor.abort())?;
                 let mut sink = FramedWrite::new(stream, codec.clone());
                 let hello = Wire::Hello {
                     from: role.clone(),
                     to: peer.clone(),
+                    lanes: lanes_per_peer as u32,
                 };
                 let hello = encode(&peer, &hello, config.max_frame_len)?;
                 SinkExt::<Bytes>::send(&mut sink, hello.into())
@@ -153,6 +170,9 @@ impl TcpTransport {
             outbox,
             writers: Mutex::new(writers),
             acceptor,
+            arrivals,
+            peer_names,
+            connect_deadline: config.connect_deadline,
         })
     }
 
@@ -167,8 +187,10 @@ impl TcpTransport {
     }
 
     /// Writes every queued envelope, says goodbye on every connection and waits until all
-    /// is written. Envelopes sent afterwards are refused. Call it before the process
-    /// exits, or queued envelopes may be lost.
+    /// is written; then waits (at most `connect_deadline`) until every peer has opened
+    /// all its connections to this role, so that a role which finishes early does not
+    /// stop listening while a late peer is still connecting. Envelopes sent afterwards are
+    /// refused. Call it before the process exits, or queued envelopes may be lost.
     pub async fn close(&self) {
         drop(std::mem::take(
             &mut *self.peers.lock().unwrap_or_else(|p| p.into_inner()),
@@ -177,6 +199,9 @@ impl TcpTransport {
         for writer in writers {
             let _ = writer.await;
         }
+        self.arrivals
+            .all(&self.peer_names, self.connect_deadline)
+            .await;
     }
 }
 
@@ -278,13 +303,20 @@ async fn write(
     let _ = SinkExt::<Bytes>::close(&mut sink).await;
 }
 
-async fn accept(listener: TcpListener, role: RoleName, codec: LengthDelimitedCodec, inbox: Inbox) {
+async fn accept(
+    listener: TcpListener,
+    role: RoleName,
+    codec: LengthDelimitedCodec,
+    inbox: Inbox,
+    arrivals: Arrivals,
+) {
     loop {
         match listener.accept().await {
             Ok((stream, addr)) => {
                 let _ = stream.set_nodelay(true);
                 let frames = FramedRead::new(stream, codec.clone());
-                tokio::spawn(read(frames, addr, role.clone(), inbox.clone()));
+                let reading = read(frames, addr, role.clone(), inbox.clone(), arrivals.clone());
+                tokio::spawn(reading);
             }
             Err(e) => {
                 let error = io_error(&role, e.kind(), format!("accepting failed: {e}"));
@@ -304,6 +336,7 @@ async fn read(
     addr: SocketAddr,
     role: RoleName,
     inbox: Inbox,
+    arrivals: Arrivals,
 ) {
     let mut peer = RoleName::new(format!("the peer at {addr}"));
     let mut greeted = false;
@@ -324,7 +357,8 @@ async fn read(
             }
         };
         match (greeted, wire) {
-            (false, Wire::Hello { from, to }) if to == role => {
+            (false, Wire::Hello { from, to, lanes }) if to == role => {
+                arrivals.arrived(&from, lanes);
                 peer = from;
                 greeted = true;
             }
