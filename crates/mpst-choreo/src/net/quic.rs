@@ -204,6 +204,11 @@ impl QuicTransport {
         })
     }
 
+    /// The role this transport serves.
+    pub fn role(&self) -> &RoleName {
+        &self.role
+    }
+
     /// The address this role's endpoint is bound to.
     pub fn local_addr(&self) -> Result<SocketAddr, TransportError> {
         self.endpoint
