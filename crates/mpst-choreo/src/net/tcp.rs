@@ -129,7 +129,7 @@ impl TcpTransport {
         let acceptor = tokio::spawn(accepting);
         let lanes_per_peer = config.connections_per_peer.clamp(1, u32::MAX as usize);
         let mut peer_names = Vec::new();
-        let deadline = Instant::now() + config.connect_deadline;
+        let deadline = later(config.connect_deadline);
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
@@ -246,6 +246,14 @@ impl TcpTransport {
     }
 }
 
+/// Now plus `wait`, or a year from now if that overflows (a configuration may say
+/// `Duration::MAX`).
+fn later(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
+}
+
 async fn connect(
     peer: &RoleName,
     addr: SocketAddr,
@@ -259,7 +267,7 @@ async fn connect(
                 let _ = stream.set_nodelay(true);
                 return Ok(stream);
             }
-            Err(e) if Instant::now() + retry >= deadline => {
+            Err(e) if later(retry) >= deadline => {
                 let message = format!("cannot connect to {addr} before the deadline: {e}");
                 return Err(io_error(peer, e.kind(), message));
             }
