@@ -222,6 +222,51 @@ fn model_serving_as_processes() {
     conforms(include_str!("../examples/model_serving.scr"), None, &run_);
 }
 
+/// The results an example binary prints when it runs every role itself.
+fn in_one_process(name: &str, in_order: bool) -> BTreeMap<String, String> {
+    let mut command = Command::new(binary(name));
+    if in_order {
+        command.arg("--in-order");
+    }
+    let mut child = Children(vec![command.stdout(Stdio::piped()).spawn().unwrap()]);
+    let stdout = child.0[0].stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::io::read_to_string(stdout));
+    });
+    let printed = rx.recv_timeout(DEADLINE).unwrap().unwrap();
+    assert!(child.0[0].wait().unwrap().success(), "{name}: {printed}");
+    printed
+        .lines()
+        .map(|line| {
+            let rest = line.strip_prefix("result ").unwrap();
+            let (role, text) = rest.split_once(' ').unwrap();
+            (role.to_string(), text.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_binary_runs_all_roles_in_one_process() {
+    let (a, b) = producers::expected(&producers::Params::example());
+    let producers = results(&[("P1", format!("{a:?}")), ("P2", format!("{b:?}"))]);
+    let send = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
+    let (a, b) = clients::expected(&clients::Params::example());
+    let clients = results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]);
+    let serving = pipeline::expected(&pipeline::Params::example());
+    let serving = results(&[("Gateway", format!("{serving:?}"))]);
+    let cases = [
+        ("concurrent_producers", producers),
+        ("concurrent_send", send),
+        ("concurrent_clients", clients),
+        ("model_serving", serving),
+    ];
+    for (name, want) in cases {
+        assert_eq!(in_one_process(name, false), want, "{name}");
+        assert_eq!(in_one_process(name, true), want, "{name} --in-order");
+    }
+}
+
 #[test]
 fn a_bad_role_fails_with_a_message_not_a_hang() {
     let output = Command::new(binary("concurrent_send"))
