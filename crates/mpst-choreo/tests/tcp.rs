@@ -288,3 +288,45 @@ async fn a_role_that_finished_first_keeps_listening_until_its_peers_connected() 
     timeout(LIMIT, b).await.unwrap().unwrap();
     timeout(LIMIT, closing).await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    let addr = b.local_addr();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let hello = postcard::to_stdvec(&common::Hello::Hello {
+        from: role("A"),
+        to: role("B"),
+        lanes: 1,
+    })
+    .unwrap();
+    // A fixed xorshift stream: the same 200 frames every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut byte = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u8
+    };
+    for _ in 0..200 {
+        let len = usize::from(byte() % 48);
+        let frame: Vec<u8> = (0..len).map(|_| byte()).collect();
+        raw(addr, &[&hello, &frame]).await;
+        if frame == [2] {
+            continue; // The goodbye: a clean end, nothing to report.
+        }
+        // Each connection ends in exactly one report: a decoded envelope is followed by
+        // "closed without a goodbye", anything else is one error.
+        loop {
+            match timeout(LIMIT, incoming.next()).await.unwrap().unwrap() {
+                Ok(envelope) => assert_eq!(envelope.to, role("B")),
+                Err(e) => {
+                    assert!(e.peer == role("A") || e.peer.as_str().contains("127.0.0.1"));
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -214,6 +214,14 @@ impl Protocol {
         self.fsms.get(role)
     }
 
+    /// Orders the recorded `steps` of a run into its global trace ([`global_trace`]) and
+    /// replays it ([`Protocol::check`]); returns the trace.
+    pub fn check_steps(&self, steps: &[Step]) -> Result<Vec<Communication>, ConformanceError> {
+        let trace = global_trace(steps)?;
+        self.check(&trace)?;
+        Ok(trace)
+    }
+
     /// Replays `trace`: every communication must be, in order, a send transition of its
     /// sender's FSM and a receive transition of its receiver's FSM, and at the end every
     /// FSM must be in a final state.

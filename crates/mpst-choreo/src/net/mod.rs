@@ -104,6 +104,19 @@ pub(crate) fn decode_error(peer: &RoleName, message: impl Into<String>) -> Trans
     TransportError::new(peer.clone(), TransportCause::Decode(message.into()))
 }
 
+/// Decodes a whole frame: trailing bytes are an error too, not ignored.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
+    match postcard::take_from_bytes::<Wire>(bytes) {
+        Ok((wire, [])) => Ok(wire),
+        Ok((_, rest)) => Err(format!(
+            "{} bytes after the message in a frame of {}",
+            rest.len(),
+            bytes.len()
+        )),
+        Err(e) => Err(format!("undecodable frame of {} bytes: {e}", bytes.len())),
+    }
+}
+
 /// The encoding of `wire`, checked against the frame-size limit.
 pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>, TransportError> {
     let bytes = postcard::to_stdvec(wire).map_err(|e| {

@@ -16,7 +16,7 @@ use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, V
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error,
+    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode, decode_error, encode, io_error,
 };
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
@@ -421,7 +421,7 @@ async fn read(
     inbox: &Inbox,
 ) -> bool {
     let received = match stream.read_to_end(max).await {
-        Ok(bytes) => match postcard::from_bytes::<Wire>(&bytes) {
+        Ok(bytes) => match decode(&bytes) {
             Ok(Wire::Bye) => return true,
             Ok(Wire::Message(envelope)) if envelope.from == *peer && envelope.to == *role => {
                 Ok(envelope)
@@ -434,10 +434,7 @@ async fn read(
                 ),
             )),
             Ok(Wire::Hello { .. }) => Err(decode_error(peer, "a greeting on a QUIC stream")),
-            Err(e) => Err(decode_error(
-                peer,
-                format!("undecodable message of {} bytes: {e}", bytes.len()),
-            )),
+            Err(message) => Err(decode_error(peer, message)),
         },
         Err(e) => Err(io_error(
             peer,

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
 use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error,
+    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode, decode_error, encode, io_error,
 };
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
@@ -357,12 +357,9 @@ async fn read(
                 break io_error(&peer, ErrorKind::UnexpectedEof, message);
             }
         };
-        let wire = match postcard::from_bytes::<Wire>(&frame) {
+        let wire = match decode(&frame) {
             Ok(wire) => wire,
-            Err(e) => {
-                let message = format!("undecodable frame of {} bytes: {e}", frame.len());
-                break decode_error(&peer, message);
-            }
+            Err(message) => break decode_error(&peer, message),
         };
         match (greeted, wire) {
             (false, Wire::Hello { from, to, lanes }) if to == role => {
