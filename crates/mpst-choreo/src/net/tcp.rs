@@ -2,6 +2,45 @@
 //! connections to every peer, spreading envelopes over them round-robin, so messages to
 //! one peer really can overtake each other. Frames are length-delimited (tokio-util's
 //! codec) postcard values, with a size limit; every bad frame is an error, never a panic.
+//!
+//! Each process makes its role's transport and an [`Endpoint`](crate::Endpoint) on it;
+//! here both roles run in one process:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+//! use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, Role, Roles, roles};
+//!
+//! roles! { pub struct Client; pub struct Server; }
+//!
+//! struct Double(u32);
+//!
+//! impl Choreography<Located<u32, Client>> for Double {
+//!     type Roles = Roles![Client, Server];
+//!     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u32, Client>> {
+//!         let x = op.comm(Client, Server, &op.locally(Client, |_| self.0)).await?;
+//!         let y = op.locally(Server, |un| un.unwrap(&x) * 2);
+//!         op.comm(Server, Client, &y).await
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
+//! let client = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let server = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let (at_c, at_s) = (client.local_addr()?, server.local_addr()?);
+//! let (c, s) = tokio::try_join!(
+//!     TcpTransport::start(Client::name(), client, [(Server::name(), at_s)], TcpConfig::default()),
+//!     TcpTransport::start(Server::name(), server, [(Client::name(), at_c)], TcpConfig::default()),
+//! )?;
+//! let (c, s) = (Arc::new(c), Arc::new(s));
+//! let (ec, es) = (Endpoint::new(c.clone(), Client::name())?, Endpoint::new(s.clone(), Server::name())?);
+//! let (y, _) = tokio::try_join!(ec.run(Double(21)), es.run(Double(21)))?;
+//! assert_eq!(y.into_local(), Some(42));
+//! tokio::join!(c.close(), s.close()); // flush before exiting
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
