@@ -38,6 +38,8 @@
 //! small origin server whose answers they control; without `redis-server` on `PATH` the
 //! tests that need it print that they are skipped and pass.
 
+#[cfg(test)]
+mod harness;
 mod origin;
 mod protocol;
 mod server;
