@@ -381,16 +381,16 @@ pub async fn run_session(
     upstream: &OriginClient,
 ) -> Result<Outcome, mpst::Error> {
     let Roles {
-        mut client,
+        client: mut client_role,
         proxy: mut proxy_role,
         cache: mut cache_role,
         origin: mut origin_role,
     } = Roles::default();
     let (answer, (), cache, origin) = try_join4(
-        self::client(&mut client, path),
+        client(&mut client_role, path),
         proxy(&mut proxy_role),
-        self::cache(&mut cache_role, store),
-        self::origin(&mut origin_role, upstream),
+        cache(&mut cache_role, store),
+        origin(&mut origin_role, upstream),
     )
     .await?;
     Ok(Outcome {

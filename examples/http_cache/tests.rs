@@ -88,14 +88,24 @@ fn a_cache_that_goes_away_is_bypassed() {
         assert_eq!(proxy.get("/fail").await.0, StatusCode::BAD_GATEWAY);
         assert_eq!(origin.requests(), 4);
 
-        // What the cache role saw, as a typed error.
-        let cache = RedisCache::new(&redis.url, Duration::from_secs(1), Duration::from_secs(2))
-            .expect("redis url");
-        let error = cache.get("/page").await.expect_err("redis is gone");
-        assert!(
-            matches!(error, store::CacheError::Connect { .. }),
-            "{error:?}"
-        );
+        // What the cache role saw, as a typed error, in one session run directly.
+        let timeout = Duration::from_secs(2);
+        let cache = RedisCache::new(&redis.url, timeout, timeout).expect("redis url");
+        let upstream = OriginClient::new(&origin.url, timeout, 1 << 20).expect("origin url");
+        let outcome = protocol::run_session("/page".into(), &cache, &upstream)
+            .await
+            .expect("the session ends");
+        match (&outcome.answer, &outcome.cache, &outcome.origin) {
+            (
+                protocol::Answer::Bypassed(body, why),
+                protocol::CacheReport::Unavailable(store::CacheError::Connect { .. }),
+                protocol::OriginReport::Fetched,
+            ) => {
+                assert_eq!(body.as_ref(), "origin body of /page".as_bytes());
+                assert!(why.contains("cannot connect to Redis"), "{why}");
+            }
+            _ => panic!("expected a bypass for a connection error: {outcome:?}"),
+        }
     });
 }
 
