@@ -30,6 +30,8 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// The TTL the proxy under test gives cached bodies.
 pub(crate) const TTL: u64 = 300;
+/// The largest body the proxy under test fetches.
+pub(crate) const MAX_BODY: usize = 1 << 20;
 
 /// Runs a test's body on a multi-thread runtime with I/O and timers, bounded in time.
 pub(crate) fn run<F: std::future::Future<Output = ()>>(test: F) {
@@ -194,6 +196,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// The origin server: `/fail*` answers 500, `/missing*` 404, `/slow*` never answers,
+/// `/big*` 200 with a body larger than the proxy's limit ([`MAX_BODY`]),
 /// anything else 200 with `origin body of <path>`. Counts the requests it gets.
 pub(crate) struct OriginServer {
     /// `http://127.0.0.1:<port>`.
@@ -248,6 +251,8 @@ async fn origin_answer(
         )
     } else if path.starts_with("/missing") {
         (StatusCode::NOT_FOUND, "no such page".to_owned())
+    } else if path.starts_with("/big") {
+        (StatusCode::OK, "x".repeat(MAX_BODY + 1))
     } else if path.starts_with("/slow") {
         std::future::pending::<()>().await;
         unreachable!("a pending future never completes")
@@ -273,7 +278,8 @@ impl TestProxy {
         let services = Services {
             cache: RedisCache::new(redis, Duration::from_secs(TTL), Duration::from_secs(2))
                 .expect("redis url"),
-            origin: OriginClient::new(origin, Duration::from_secs(2), 1 << 20).expect("origin url"),
+            origin: OriginClient::new(origin, Duration::from_secs(2), MAX_BODY)
+                .expect("origin url"),
             session_timeout: Duration::from_secs(10),
         };
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");

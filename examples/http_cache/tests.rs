@@ -57,14 +57,17 @@ fn a_failing_origin_gives_an_error_status_and_nothing_is_cached() {
         let (status, _, body) = proxy.get("/slow").await;
         assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
         assert!(body.contains("did not answer"), "{body}");
-        assert_eq!(origin.requests(), 3);
-        for path in ["/fail", "/missing", "/slow"] {
+        let (status, _, body) = proxy.get("/big").await;
+        assert_eq!(status, StatusCode::BAD_GATEWAY);
+        assert!(body.contains("larger than 1048576 bytes"), "{body}");
+        assert_eq!(origin.requests(), 4);
+        for path in ["/fail", "/missing", "/slow", "/big"] {
             assert_eq!(redis.cached(path), None, "{path} must not be cached");
         }
 
         // Failures are not cached: the origin is asked again.
         assert_eq!(proxy.get("/fail").await.0, StatusCode::BAD_GATEWAY);
-        assert_eq!(origin.requests(), 4);
+        assert_eq!(origin.requests(), 5);
     });
 }
 
