@@ -34,9 +34,11 @@
 //! curl -i http://127.0.0.1:8080/some/path    # x-cache: MISS, then HIT
 //! ```
 //!
-//! The tests (`tests.rs`) start Debian's `redis-server` on a free loopback port and a
-//! small origin server whose answers they control; without `redis-server` on `PATH` the
-//! tests that need it print that they are skipped and pass.
+//! The tests (`tests.rs`, on the loopback harness of `harness.rs`) start Debian's
+//! `redis-server` on a free loopback port and a small origin server whose answers they
+//! control. Without `redis-server` on `PATH` the tests that need it print `SKIPPED <test>`
+//! and pass, except when the environment variable `CI` is set (CI installs it): there
+//! they fail.
 
 #[cfg(test)]
 mod harness;
