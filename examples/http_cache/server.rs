@@ -35,13 +35,16 @@ pub struct Services {
 }
 
 /// Serves HTTP/1 on `listener` forever, one task per connection and one session per
-/// request. A failed accept is logged and the server goes on.
+/// request. A failed accept is logged and the server goes on after a pause.
 pub async fn serve(listener: TcpListener, services: Arc<Services>) -> Infallible {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(error) => {
+                // Usually out of file descriptors: give connections time to close rather
+                // than spin on the same error.
                 eprintln!("http_cache: accept failed: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
         };
