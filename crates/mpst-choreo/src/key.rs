@@ -1,0 +1,273 @@
+//! Integrity keys: a static [`Site`] (where in the source a communication is) plus a
+//! dynamic [`Token`] (which invocation it belongs to), replicated at every role.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::panic::Location;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The static half of an integrity key: one source location of a choreography.
+///
+/// A site is made from `#[track_caller]` call locations, so the programmer never writes
+/// numbers. Its identifier is a stable 64-bit FNV-1a hash of `file:line:column`, equal in
+/// every process that runs the same source. Only the identifier travels and takes part in
+/// equality; the location is kept, where known, for messages.
+///
+/// Correctness does not rely on the hash being collision-free: an endpoint refuses to use
+/// one key twice ([`crate::ChoreoError::KeyReused`]), so two sites that collide are
+/// reported, never confused.
+#[derive(Clone, Copy)]
+pub struct Site {
+    id: u64,
+    location: Option<&'static Location<'static>>,
+}
+
+impl Site {
+    /// The site of the caller (through any chain of `#[track_caller]` functions).
+    #[track_caller]
+    pub fn here() -> Self {
+        Self::from_location(Location::caller())
+    }
+
+    /// The site of a given source location.
+    pub fn from_location(location: &'static Location<'static>) -> Self {
+        let mut hash = Fnv::new();
+        hash.write(location.file().as_bytes());
+        hash.write(&[0]);
+        hash.write(&location.line().to_le_bytes());
+        hash.write(&location.column().to_le_bytes());
+        Self {
+            id: hash.finish(),
+            location: Some(location),
+        }
+    }
+
+    /// A site from a bare identifier (as it arrives over a transport); it has no location.
+    pub fn from_id(id: u64) -> Self {
+        Self { id, location: None }
+    }
+
+    /// The stable identifier of this site.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The source location, if this site was made from one in this process.
+    pub fn location(&self) -> Option<&'static Location<'static>> {
+        self.location
+    }
+}
+
+impl PartialEq for Site {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Site {}
+
+impl Hash for Site {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+impl fmt::Debug for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location {
+            Some(loc) => write!(f, "{}:{}:{}", loc.file(), loc.line(), loc.column()),
+            None => write!(f, "site#{:016x}", self.id),
+        }
+    }
+}
+
+impl Serialize for Site {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.id.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Site {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        u64::deserialize(deserializer).map(Site::from_id)
+    }
+}
+
+/// 64-bit FNV-1a: small, stable across processes and platforms (unlike `DefaultHasher`).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// One frame of a [`Token`]: the site of a call (or loop, or session start) and an index
+/// that tells apart iterations and concurrent invocations made at that site.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Frame {
+    /// Identifier of the call site ([`Site::id`]).
+    pub site: u64,
+    /// Iteration or invocation number at that site.
+    pub index: u64,
+}
+
+/// The dynamic half of an integrity key: which procedure invocation a communication
+/// belongs to.
+///
+/// A token is the list of frames of the calls that led to it (the paper's list of line
+/// numbers, §3). Every role computes [`Token::next`] locally and gets the same value, so
+/// no coordinator is needed; `next` is injective because it appends a frame.
+#[derive(Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Token(Vec<Frame>);
+
+impl Token {
+    /// The initial token τ₀ (no frames).
+    pub fn root() -> Self {
+        Self(Vec::new())
+    }
+
+    /// The token of top-level session number `n` on an endpoint (concurrent invocations
+    /// of a choreography get distinct sessions).
+    pub fn session(n: u64) -> Self {
+        Self(vec![Frame { site: 0, index: n }])
+    }
+
+    /// `nextToken(site, self)`: the token of a call made at `site`.
+    pub fn next(&self, site: Site) -> Self {
+        self.next_indexed(site, 0)
+    }
+
+    /// The token of iteration (or invocation) `index` of a call made at `site`.
+    pub fn next_indexed(&self, site: Site, index: u64) -> Self {
+        let mut frames = self.0.clone();
+        frames.push(Frame {
+            site: site.id(),
+            index,
+        });
+        Self(frames)
+    }
+
+    /// The frames, outermost first.
+    pub fn frames(&self) -> &[Frame] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("τ[")?;
+        for (i, frame) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            // The low 32 bits are enough for a reader to tell frames apart.
+            write!(f, "{:08x}.{}", frame.site as u32, frame.index)?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// An integrity key: the site of a communication and the token of its invocation.
+///
+/// Sender and receiver compute the same key independently; a receiver binds a message to
+/// the communication with the same key, whatever order messages arrive in.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Key {
+    /// Where the communication is in the source.
+    pub site: Site,
+    /// Which invocation it belongs to.
+    pub token: Token,
+}
+
+impl Key {
+    /// The key of the communication at `site` in the invocation `token`.
+    pub fn new(site: Site, token: Token) -> Self {
+        Self { site, token }
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.site, self.token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sites_differ_by_location_and_agree_with_their_id() {
+        let (a, b) = (Site::here(), Site::here());
+        assert_ne!(a, b);
+        assert_eq!(a, Site::from_id(a.id()));
+        assert!(a.to_string().contains("key.rs:"), "{a}");
+        assert!(Site::from_id(7).to_string().starts_with("site#"));
+    }
+
+    #[test]
+    fn site_ids_are_stable_across_processes() {
+        // FNV-1a of a fixed location must never change: other processes rely on it.
+        let mut h = Fnv::new();
+        h.write(b"a");
+        assert_eq!(h.finish(), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn next_is_deterministic_and_injective() {
+        let (s1, s2) = (Site::from_id(1), Site::from_id(2));
+        let t = Token::root();
+        assert_eq!(t.next(s1), t.next(s1));
+        assert_ne!(t.next(s1), t.next(s2));
+        assert_ne!(t.next(s1), t.next_indexed(s1, 1));
+        // Same site under different parents stays distinct.
+        assert_ne!(t.next(s1).next(s2), t.next(s2).next(s2));
+        assert_ne!(Token::session(0), Token::session(1));
+    }
+
+    #[test]
+    fn keys_round_trip_through_postcard() {
+        let key = Key::new(
+            Site::here(),
+            Token::session(3).next_indexed(Site::from_id(9), 4),
+        );
+        let bytes = postcard::to_stdvec(&key).unwrap();
+        let back: Key = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, key);
+        assert!(back.site.location().is_none());
+        assert!(key.to_string().contains("τ["), "{key}");
+    }
+}

@@ -1,0 +1,147 @@
+//! Located values and located futures: data that only one role holds, readable only
+//! through that role's [`Unwrapper`], so reading it at another role fails to compile.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use futures::future::BoxFuture;
+
+use crate::error::Result;
+use crate::role::Role;
+
+/// A value of type `T` held by role `R` (the paper's `T@R`). At every other role it is
+/// empty; only `R`'s [`Unwrapper`] can read it.
+pub struct Located<T, R> {
+    value: Option<T>,
+    role: PhantomData<R>,
+}
+
+impl<T, R: Role> Located<T, R> {
+    /// A value held by `R`. Use it for inputs that the process playing `R` has; other
+    /// processes compute theirs with [`crate::Op::locally`], which leaves it empty.
+    pub fn local(value: T) -> Self {
+        Self {
+            value: Some(value),
+            role: PhantomData,
+        }
+    }
+
+    pub(crate) fn remote() -> Self {
+        Self {
+            value: None,
+            role: PhantomData,
+        }
+    }
+
+    pub(crate) fn take(self) -> Option<T> {
+        self.value
+    }
+
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+
+    /// Whether this copy holds the value (true exactly at role `R`).
+    pub fn is_here(&self) -> bool {
+        self.value.is_some()
+    }
+
+    /// The value, outside a choreography (e.g. from a run's result): `Some` exactly at
+    /// role `R`.
+    pub fn into_local(self) -> Option<T> {
+        self.value
+    }
+}
+
+impl<T: Clone, R> Clone for Located<T, R> {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            role: PhantomData,
+        }
+    }
+}
+
+impl<T: fmt::Debug, R: Role> fmt::Debug for Located<T, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{v:?}@{}", R::NAME),
+            None => write!(f, "<remote>@{}", R::NAME),
+        }
+    }
+}
+
+/// The key to values located at `R`, given to closures that run at `R` only.
+pub struct Unwrapper<R> {
+    role: PhantomData<R>,
+}
+
+impl<R: Role> Unwrapper<R> {
+    pub(crate) fn new() -> Self {
+        Self { role: PhantomData }
+    }
+
+    /// Reads a value located at `R`. A value located at another role is a type error.
+    ///
+    /// # Panics
+    ///
+    /// Only if the located value was smuggled out of another role's run (e.g. through a
+    /// side channel between tasks): values made by the choreography always hold their
+    /// value at their role.
+    pub fn unwrap<'a, T>(&self, located: &'a Located<T, R>) -> &'a T {
+        match located.get() {
+            Some(v) => v,
+            None => panic!(
+                "Located<_, {}> read at {} holds no value: it was made at another role",
+                R::NAME,
+                R::NAME
+            ),
+        }
+    }
+}
+
+/// A value of type `T` that role `R` will have once a communication completes (the
+/// paper's `CompletableFuture@R`). Empty at every other role. Forward it with
+/// [`crate::Op::fcomm`], combine it with [`crate::Op::join`] / [`crate::Op::select`], or
+/// wait for it with [`crate::Op::wait`].
+pub struct LocatedFuture<T, R> {
+    future: Option<BoxFuture<'static, Result<T>>>,
+    role: PhantomData<R>,
+}
+
+impl<T, R: Role> LocatedFuture<T, R> {
+    pub(crate) fn here(future: BoxFuture<'static, Result<T>>) -> Self {
+        Self {
+            future: Some(future),
+            role: PhantomData,
+        }
+    }
+
+    pub(crate) fn remote() -> Self {
+        Self {
+            future: None,
+            role: PhantomData,
+        }
+    }
+
+    pub(crate) fn take(self) -> Option<BoxFuture<'static, Result<T>>> {
+        self.future
+    }
+
+    /// Whether this copy is the one at role `R`.
+    pub fn is_here(&self) -> bool {
+        self.future.is_some()
+    }
+}
+
+impl<T, R: Role> fmt::Debug for LocatedFuture<T, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = if self.is_here() { "pending" } else { "remote" };
+        write!(
+            f,
+            "LocatedFuture<{}>({state})@{}",
+            std::any::type_name::<T>(),
+            R::NAME
+        )
+    }
+}

@@ -1,0 +1,217 @@
+//! Ozone's non-blocking operators: `fcomm` returns a located future at once, located
+//! futures can be forwarded when they complete, combined with `join`/`select` at one
+//! role, mapped, awaited, or left to the endpoint to drive.
+
+use std::future::Future;
+
+use futures::FutureExt;
+use futures::future::{BoxFuture, Either};
+
+use crate::Portable;
+use crate::error::Result;
+use crate::exchange::encode;
+use crate::key::{Key, Site};
+use crate::located::{Located, LocatedFuture};
+use crate::op::{Op, type_label};
+use crate::role::{Member, Role, RoleName, RoleSet};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Context for encoding a payload; only the library constructs it.
+pub struct PayloadContext {
+    role: RoleName,
+    key: Key,
+}
+
+/// What [`Op::fcomm`] can send from role `S`: a located value (`&Located<T, S>`, sent at
+/// once) or a located future (`LocatedFuture<T, S>`, forwarded when it completes).
+pub trait Source<T, S>: sealed::Sealed {
+    /// The payload at the sender (`None` at other roles).
+    #[doc(hidden)]
+    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>>;
+}
+
+impl<T, S> sealed::Sealed for &Located<T, S> {}
+impl<T, S> sealed::Sealed for LocatedFuture<T, S> {}
+
+impl<T: Portable, S: Role> Source<T, S> for &Located<T, S> {
+    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>> {
+        let bytes = encode(&cx.role, &cx.key, self.get()?);
+        Some(async move { bytes }.boxed())
+    }
+}
+
+impl<T: Portable, S: Role> Source<T, S> for LocatedFuture<T, S> {
+    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>> {
+        let future = self.take()?;
+        Some(async move { encode(&cx.role, &cx.key, &future.await?) }.boxed())
+    }
+}
+
+impl<L: RoleSet> Op<L> {
+    /// Non-blocking communication (Ozone's `fcom`): `S.value -> R`, returning at once a
+    /// future located at `R` that completes when the message with this call's integrity
+    /// key arrives, whatever the arrival order. `value` is a located value or a located
+    /// future; a future is forwarded when it completes (the paper's Figure 15). The send
+    /// is driven by the endpoint: the body need not await anything, and the run completes
+    /// only once it has been sent (its error, if any, is the run's).
+    #[track_caller]
+    pub fn fcomm<S, R, T, I1, I2>(
+        &self,
+        _from: S,
+        _to: R,
+        value: impl Source<T, S>,
+    ) -> LocatedFuture<T, R>
+    where
+        S: Role + Member<L, I1>,
+        R: Role + Member<L, I2>,
+        T: Portable,
+    {
+        let key = self.key(Site::here());
+        if self.is::<S>() {
+            let cx = PayloadContext {
+                role: self.shared.role.clone(),
+                key: key.clone(),
+            };
+            let absent = self.absent(&key);
+            let payload = match value.payload(cx) {
+                Some(payload) => payload,
+                None => async move { Err(absent) }.boxed(),
+            };
+            let send = self.send_bytes(R::name(), key.clone(), payload, type_label::<T>());
+            self.spawn(send);
+        }
+        if self.is::<R>() {
+            LocatedFuture::here(self.receive::<T>(S::name(), key).boxed())
+        } else {
+            LocatedFuture::remote()
+        }
+    }
+
+    /// Waits at `R` for a located future; other roles return at once with an empty value.
+    pub fn wait<R, T, I>(
+        &self,
+        _role: R,
+        future: LocatedFuture<T, R>,
+    ) -> impl Future<Output = Result<Located<T, R>>> + Send + use<R, T, I, L>
+    where
+        R: Role + Member<L, I>,
+        T: Send + 'static,
+    {
+        let future = future.take();
+        async move {
+            match future {
+                Some(future) => future.await.map(Located::local),
+                None => Ok(Located::remote()),
+            }
+        }
+    }
+
+    /// Both futures at `R`, once both have completed (fails as soon as one fails).
+    pub fn join<R, A, B, I>(
+        &self,
+        _role: R,
+        a: LocatedFuture<A, R>,
+        b: LocatedFuture<B, R>,
+    ) -> LocatedFuture<(A, B), R>
+    where
+        R: Role + Member<L, I>,
+        A: Send + 'static,
+        B: Send + 'static,
+    {
+        match (a.take(), b.take()) {
+            (Some(a), Some(b)) => LocatedFuture::here(futures::future::try_join(a, b).boxed()),
+            _ => LocatedFuture::remote(),
+        }
+    }
+
+    /// Whichever future at `R` completes first (the other is dropped; its message, if it
+    /// comes, stays unclaimed in the mailbox).
+    pub fn select<R, A, B, I>(
+        &self,
+        _role: R,
+        a: LocatedFuture<A, R>,
+        b: LocatedFuture<B, R>,
+    ) -> LocatedFuture<Either<A, B>, R>
+    where
+        R: Role + Member<L, I>,
+        A: Send + 'static,
+        B: Send + 'static,
+    {
+        match (a.take(), b.take()) {
+            (Some(a), Some(b)) => LocatedFuture::here(
+                async move {
+                    match futures::future::select(a, b).await {
+                        Either::Left((a, _)) => a.map(Either::Left),
+                        Either::Right((b, _)) => b.map(Either::Right),
+                    }
+                }
+                .boxed(),
+            ),
+            _ => LocatedFuture::remote(),
+        }
+    }
+
+    /// Applies `f` at `R` when the future completes (Java's `thenApply`).
+    pub fn then<R, T, U, I>(
+        &self,
+        _role: R,
+        future: LocatedFuture<T, R>,
+        f: impl FnOnce(T) -> U + Send + 'static,
+    ) -> LocatedFuture<U, R>
+    where
+        R: Role + Member<L, I>,
+        T: Send + 'static,
+        U: Send + 'static,
+    {
+        match future.take() {
+            Some(future) => LocatedFuture::here(async move { future.await.map(f) }.boxed()),
+            None => LocatedFuture::remote(),
+        }
+    }
+
+    /// Runs the asynchronous `f` at `R` when the future completes (an async local
+    /// computation, e.g. a service's work, in whichever order the inputs arrive).
+    pub fn then_async<R, T, U, F, I>(
+        &self,
+        _role: R,
+        future: LocatedFuture<T, R>,
+        f: impl FnOnce(T) -> F + Send + 'static,
+    ) -> LocatedFuture<U, R>
+    where
+        R: Role + Member<L, I>,
+        T: Send + 'static,
+        U: Send + 'static,
+        F: Future<Output = U> + Send + 'static,
+    {
+        match future.take() {
+            Some(future) => LocatedFuture::here(async move { Ok(f(future.await?).await) }.boxed()),
+            None => LocatedFuture::remote(),
+        }
+    }
+
+    /// Hands a future at `R` to the endpoint, which drives it to completion; the run
+    /// completes only after it has, and fails with its error.
+    pub fn detach<R, I>(&self, _role: R, future: LocatedFuture<(), R>)
+    where
+        R: Role + Member<L, I>,
+    {
+        if let Some(future) = future.take() {
+            self.spawn(future);
+        }
+    }
+
+    /// A located future that is already complete.
+    pub fn ready<R, T, I>(&self, _role: R, value: Located<T, R>) -> LocatedFuture<T, R>
+    where
+        R: Role + Member<L, I>,
+        T: Send + 'static,
+    {
+        match value.take() {
+            Some(v) => LocatedFuture::here(async move { Ok(v) }.boxed()),
+            None => LocatedFuture::remote(),
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! The choreographic operators given to a choreography's body: local computation,
+//! blocking communication, broadcast, conditionals with knowledge of choice, and
+//! procedure calls. Each is projected at run time: the endpoint does its part and skips
+//! the rest. The non-blocking operators are in `nonblocking.rs`.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::task::JoinSet;
+
+use crate::Portable;
+use crate::choreography::Choreography;
+use crate::endpoint::Shared;
+use crate::error::{ChoreoError, Result};
+use crate::exchange::encode;
+use crate::key::{Key, Site, Token};
+use crate::located::{Located, Unwrapper};
+use crate::role::{Member, Role, RoleName, RoleSet, Subset};
+
+/// The state of one top-level run, shared by every [`Op`] of its calls: the pending
+/// sends and forwards (driven by tokio tasks, so the body never has to await them) and
+/// the first error that nobody awaited.
+#[derive(Default)]
+pub(crate) struct Run {
+    tasks: Mutex<JoinSet<Result<()>>>,
+    first_error: Mutex<Option<ChoreoError>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The choreographic operators, for a choreography whose roles are `L`.
+///
+/// Every operator that communicates is `#[track_caller]`: its source location is the
+/// site of its integrity key, and the current token is the invocation's. Every role runs
+/// the same calls in the same order of sites, so all agree on every key.
+pub struct Op<L> {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) token: Token,
+    pub(crate) run: Arc<Run>,
+    roles: PhantomData<fn() -> L>,
+}
+
+impl<L: RoleSet> Op<L> {
+    pub(crate) fn root(shared: Arc<Shared>, token: Token) -> Self {
+        Self {
+            shared,
+            token,
+            run: Arc::default(),
+            roles: PhantomData,
+        }
+    }
+
+    fn sub<M>(&self, token: Token) -> Op<M> {
+        Op {
+            shared: Arc::clone(&self.shared),
+            token,
+            run: Arc::clone(&self.run),
+            roles: PhantomData,
+        }
+    }
+
+    /// The role this endpoint plays.
+    pub fn role(&self) -> &RoleName {
+        &self.shared.role
+    }
+
+    /// The session token of this invocation.
+    pub fn token(&self) -> &Token {
+        &self.token
+    }
+
+    /// Whether this endpoint plays role `R`.
+    pub fn is<R: Role>(&self) -> bool {
+        self.shared.role.as_str() == R::NAME
+    }
+
+    pub(crate) fn key(&self, site: Site) -> Key {
+        Key::new(site, self.token.clone())
+    }
+
+    /// Computes a value at role `R` (the closure runs only there; elsewhere the result is
+    /// empty). The closure reads values located at `R` through its [`Unwrapper`].
+    pub fn locally<R, T, I>(&self, _role: R, f: impl FnOnce(&Unwrapper<R>) -> T) -> Located<T, R>
+    where
+        R: Role + Member<L, I>,
+    {
+        if self.is::<R>() {
+            Located::local(f(&Unwrapper::new()))
+        } else {
+            Located::remote()
+        }
+    }
+
+    /// `S.value -> R`: sends a value from `S` to `R`; the receiver waits for it (blocking
+    /// communication, in order). Other roles skip it. See [`Op::fcomm`] for the
+    /// non-blocking form.
+    #[track_caller]
+    pub fn comm<S, R, T, I1, I2>(
+        &self,
+        _from: S,
+        _to: R,
+        value: &Located<T, S>,
+    ) -> impl Future<Output = Result<Located<T, R>>> + Send + use<S, R, T, I1, I2, L>
+    where
+        S: Role + Member<L, I1>,
+        R: Role + Member<L, I2>,
+        T: Portable,
+    {
+        let key = self.key(Site::here());
+        let send = self.is::<S>().then(|| {
+            let payload = value.get().map_or_else(
+                || Err(self.absent(&key)),
+                |v| encode(&self.shared.role, &key, v),
+            );
+            self.send_bytes(
+                R::name(),
+                key.clone(),
+                std::future::ready(payload),
+                type_label::<T>(),
+            )
+        });
+        let receive = self.is::<R>().then(|| self.receive::<T>(S::name(), key));
+        async move {
+            if let Some(send) = send {
+                send.await?;
+            }
+            match receive {
+                Some(receive) => receive.await.map(Located::local),
+                None => Ok(Located::remote()),
+            }
+        }
+    }
+
+    /// `S.value -> *`: sends a value from `S` to every other role of the choreography;
+    /// every role returns it.
+    #[track_caller]
+    pub fn broadcast<S, T, I>(
+        &self,
+        _from: S,
+        value: &Located<T, S>,
+    ) -> impl Future<Output = Result<T>> + Send + use<S, T, I, L>
+    where
+        S: Role + Member<L, I>,
+        T: Portable + Clone,
+    {
+        let key = self.key(Site::here());
+        let own = value.get().cloned();
+        let mut sends = Vec::new();
+        let mut receive = None;
+        if self.is::<S>() {
+            let payload = own.as_ref().map_or_else(
+                || Err(self.absent(&key)),
+                |v| encode(&self.shared.role, &key, v),
+            );
+            for to in L::names().into_iter().filter(|r| r.as_str() != S::NAME) {
+                let bytes = match &payload {
+                    Ok(bytes) => Ok(bytes.clone()),
+                    Err(_) => Err(self.absent(&key)),
+                };
+                sends.push(self.send_bytes(
+                    to,
+                    key.clone(),
+                    std::future::ready(bytes),
+                    type_label::<T>(),
+                ));
+            }
+        } else {
+            receive = Some(self.receive::<T>(S::name(), key.clone()));
+        }
+        let absent = self.absent(&key);
+        async move {
+            for send in sends {
+                send.await?;
+            }
+            match (receive, own) {
+                (Some(receive), _) => receive.await,
+                (None, Some(v)) => Ok(v),
+                (None, None) => Err(absent),
+            }
+        }
+    }
+
+    /// A conditional with knowledge of choice: role `D` decides `choice`, sends it (a
+    /// keyed selection) to exactly the roles of the branch's set `Sub`, and those roles
+    /// run the choreography `body(choice)`. Roles outside `Sub` skip the branch and get
+    /// `None`. Using a role outside `Sub` inside the branch does not compile.
+    #[track_caller]
+    pub fn cond<D, C, Ch, X, Sub, I1, I2>(
+        &self,
+        _decider: D,
+        choice: &Located<C, D>,
+        body: impl FnOnce(C) -> Ch + Send,
+    ) -> impl Future<Output = Result<Option<X>>> + Send
+    where
+        D: Role + Member<Sub, I1>,
+        Sub: RoleSet + Subset<L, I2>,
+        Ch: Choreography<X, Roles = Sub>,
+        C: Portable + Clone + Debug,
+    {
+        let site = Site::here();
+        let key = self.key(site);
+        let inside = Sub::names().contains(&self.shared.role);
+        let mut sends = Vec::new();
+        let mut receive = None;
+        let own = choice.get().cloned();
+        if self.is::<D>() {
+            let label = own
+                .as_ref()
+                .map_or_else(String::new, |v| format!("select:{v:?}"));
+            let payload = own.as_ref().map_or_else(
+                || Err(self.absent(&key)),
+                |v| encode(&self.shared.role, &key, v),
+            );
+            for to in Sub::names().into_iter().filter(|r| r.as_str() != D::NAME) {
+                let bytes = match &payload {
+                    Ok(bytes) => Ok(bytes.clone()),
+                    Err(_) => Err(self.absent(&key)),
+                };
+                sends.push(self.send_bytes(
+                    to,
+                    key.clone(),
+                    std::future::ready(bytes),
+                    label.clone(),
+                ));
+            }
+        } else if inside {
+            let label = |v: &C| format!("select:{v:?}");
+            receive = Some(self.receive_labelled::<C, _>(D::name(), key.clone(), label));
+        }
+        let sub: Op<Sub> = self.sub(self.token.next(site));
+        let absent = self.absent(&key);
+        async move {
+            if !inside {
+                return Ok(None);
+            }
+            for send in sends {
+                send.await?;
+            }
+            let choice = match (receive, own) {
+                (Some(receive), _) => receive.await?,
+                (None, Some(v)) => v,
+                (None, None) => return Err(absent),
+            };
+            let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
+                Box::pin(body(choice).run(&sub));
+            run.await.map(Some)
+        }
+    }
+
+    /// Calls a sub-choreography (a procedure whose role parameters are instantiated by
+    /// the roles of `Ch::Roles`, all roles of this choreography). Its token is
+    /// `next(site)` of this call, so concurrent and recursive calls never share keys.
+    /// Every role runs the call; roles outside `Ch::Roles` skip all its communications.
+    #[track_caller]
+    pub fn call<Ch, X, I>(&self, choreography: Ch) -> impl Future<Output = Result<X>> + Send
+    where
+        Ch: Choreography<X>,
+        Ch::Roles: Subset<L, I>,
+    {
+        self.call_indexed(0, choreography)
+    }
+
+    /// Calls a sub-choreography as iteration (or instance) `index` of the call at this
+    /// site: token `next(site, index)`. Use it in loops whose bound every role knows.
+    #[track_caller]
+    pub fn call_indexed<Ch, X, I>(
+        &self,
+        index: u64,
+        choreography: Ch,
+    ) -> impl Future<Output = Result<X>> + Send
+    where
+        Ch: Choreography<X>,
+        Ch::Roles: Subset<L, I>,
+    {
+        let sub: Op<Ch::Roles> = self.sub(self.token.next_indexed(Site::here(), index));
+        async move {
+            let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
+                Box::pin(choreography.run(&sub));
+            run.await
+        }
+    }
+
+    /// A loop: iteration `i` of `0..n` runs `body(i)` as [`Op::call_indexed`]`(i, ..)` of
+    /// this site, one after another. `n` must be known to every role.
+    #[track_caller]
+    pub fn iterate<Ch, X, I>(
+        &self,
+        n: u64,
+        mut body: impl FnMut(u64) -> Ch + Send,
+    ) -> impl Future<Output = Result<Vec<X>>> + Send
+    where
+        Ch: Choreography<X>,
+        Ch::Roles: Subset<L, I>,
+        X: Send,
+    {
+        let site = Site::here();
+        async move {
+            let mut out = Vec::new();
+            for i in 0..n {
+                let sub: Op<Ch::Roles> = self.sub(self.token.next_indexed(site, i));
+                let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
+                    Box::pin(body(i).run(&sub));
+                out.push(run.await?);
+            }
+            Ok(out)
+        }
+    }
+
+    pub(crate) fn absent(&self, key: &Key) -> ChoreoError {
+        ChoreoError::Encode {
+            role: self.shared.role.clone(),
+            key: Box::new(key.clone()),
+            message: "the value is not held at its own role (moved between roles' runs?)".into(),
+        }
+    }
+
+    /// Records an error no future may be awaited for, so the run reports it.
+    pub(crate) fn record(&self, error: &ChoreoError) {
+        if let ChoreoError::KeyReused {
+            role,
+            key,
+            first,
+            second,
+        } = error
+        {
+            let mut slot = lock(&self.run.first_error);
+            if slot.is_none() {
+                *slot = Some(ChoreoError::KeyReused {
+                    role: role.clone(),
+                    key: key.clone(),
+                    first: *first,
+                    second: *second,
+                });
+            }
+        }
+    }
+
+    /// Waits for every pending send and forward of the run; returns the first error.
+    pub(crate) async fn finish(&self) -> Result<()> {
+        let mut first = lock(&self.run.first_error).take();
+        loop {
+            let mut tasks = std::mem::take(&mut *lock(&self.run.tasks));
+            if tasks.is_empty() {
+                break;
+            }
+            while let Some(done) = tasks.join_next().await {
+                let error = match done {
+                    Ok(Ok(())) => continue,
+                    Ok(Err(e)) => e,
+                    Err(e) => ChoreoError::Task {
+                        role: self.shared.role.clone(),
+                        message: e.to_string(),
+                    },
+                };
+                first.get_or_insert(error);
+            }
+        }
+        match first.or_else(|| lock(&self.run.first_error).take()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Drives `task` until the run finishes, without the body awaiting it.
+    pub(crate) fn spawn(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
+        lock(&self.run.tasks).spawn(task);
+    }
+}
+
+/// The label of a value in observer events: its type name.
+pub(crate) fn type_label<T>() -> String {
+    std::any::type_name::<T>().to_string()
+}

@@ -1,0 +1,191 @@
+//! Roles as zero-sized types, role names, and role sets at the type level (heterogeneous
+//! lists with inferred membership indices) so that using a role outside a choreography's
+//! set fails to compile.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::{Deserialize, Serialize};
+
+/// A role of a choreography: a zero-sized type with a name. Declare roles with
+/// [`roles!`](crate::roles).
+pub trait Role: Copy + Default + Send + Sync + 'static {
+    /// The role's name, as it appears in envelopes and errors.
+    const NAME: &'static str;
+
+    /// The role's name as a [`RoleName`].
+    fn name() -> RoleName {
+        RoleName::from_static(Self::NAME)
+    }
+}
+
+/// Declares zero-sized role types.
+///
+/// ```
+/// mpst_choreo::roles! {
+///     /// The client.
+///     pub struct Client;
+///     /// The server.
+///     pub struct Server;
+/// }
+/// use mpst_choreo::Role;
+/// assert_eq!(Client::NAME, "Client");
+/// ```
+#[macro_export]
+macro_rules! roles {
+    ($($(#[$meta:meta])* $vis:vis struct $name:ident;)+) => {
+        $(
+            $(#[$meta])*
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+            $vis struct $name;
+
+            impl $crate::Role for $name {
+                const NAME: &'static str = stringify!($name);
+            }
+        )+
+    };
+}
+
+/// The name of a role at run time.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RoleName(Cow<'static, str>);
+
+impl RoleName {
+    /// A role name from a static string.
+    pub const fn from_static(name: &'static str) -> Self {
+        Self(Cow::Borrowed(name))
+    }
+
+    /// A role name from any string.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self(Cow::Owned(name.into()))
+    }
+
+    /// The name as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for RoleName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for RoleName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&'static str> for RoleName {
+    fn from(name: &'static str) -> Self {
+        Self::from_static(name)
+    }
+}
+
+/// The empty role set.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HNil;
+
+/// The role set with head `H` and tail `T`. Write sets with [`Roles!`](crate::Roles).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HCons<H, T>(PhantomData<(H, T)>);
+
+/// A set of roles known at the type level.
+pub trait RoleSet: Send + Sync + 'static {
+    /// The names of the roles, in order.
+    fn names() -> Vec<RoleName>;
+}
+
+impl RoleSet for HNil {
+    fn names() -> Vec<RoleName> {
+        Vec::new()
+    }
+}
+
+impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
+    fn names() -> Vec<RoleName> {
+        let mut names = vec![H::name()];
+        names.extend(T::names());
+        names
+    }
+}
+
+/// The type of a role set: `Roles![A, B, C]`.
+#[macro_export]
+macro_rules! Roles {
+    () => { $crate::HNil };
+    ($head:ty $(, $tail:ty)* $(,)?) => { $crate::HCons<$head, $crate::Roles![$($tail),*]> };
+}
+
+/// Index proof: the member is the head of the list.
+pub struct Here;
+
+/// Index proof: the member is in the tail of the list, at index `I`.
+pub struct There<I>(PhantomData<I>);
+
+/// `Self` is a role of set `L`; `Index` is inferred by the compiler.
+#[diagnostic::on_unimplemented(
+    message = "role `{Self}` is not a role of this choreography, branch or procedure",
+    label = "this role is not a participant here",
+    note = "a choreography (or the branch of a conditional) may only use the roles of its `Roles` set"
+)]
+pub trait Member<L, Index> {}
+
+impl<H, T> Member<HCons<H, T>, Here> for H {}
+
+impl<X, H, T, I> Member<HCons<H, T>, There<I>> for X where X: Member<T, I> {}
+
+/// Every role of `Self` is in set `L`; `Index` is inferred by the compiler.
+#[diagnostic::on_unimplemented(
+    message = "role set `{Self}` is not a subset of `{L}`",
+    note = "a sub-choreography may only use roles of the calling choreography"
+)]
+pub trait Subset<L, Index> {}
+
+impl<L> Subset<L, HNil> for HNil {}
+
+impl<L, H, T, IH, IT> Subset<L, HCons<IH, IT>> for HCons<H, T>
+where
+    H: Member<L, IH>,
+    T: Subset<L, IT>,
+{
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::roles! {
+        struct A;
+        struct B;
+        struct C;
+    }
+
+    fn member<R, L, I>()
+    where
+        R: Member<L, I>,
+    {
+    }
+
+    fn subset<S, L, I>()
+    where
+        S: Subset<L, I>,
+    {
+    }
+
+    #[test]
+    fn membership_and_subsets_are_inferred() {
+        member::<B, crate::Roles![A, B, C], _>();
+        subset::<crate::Roles![C, A], crate::Roles![A, B, C], _>();
+        assert_eq!(
+            <crate::Roles![A, B, C]>::names(),
+            vec![A::name(), B::name(), C::name()]
+        );
+        assert_eq!(RoleName::new("A"), A::name());
+        assert_eq!(A::name().to_string(), "A");
+    }
+}

@@ -1,0 +1,327 @@
+//! Failures are typed values, never panics or hangs: a reused key names its sites, a
+//! dropped message is a timeout naming key and peer, duplicates are refused, a closed
+//! transport fails pending receives at once.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory, Incoming};
+use mpst_choreo::{
+    ChoreoError, Choreography, Config, Endpoint, Envelope, EventKind, Located, Op, Recorder,
+    Result, RoleName, RoleSet, Roles, Runner, Transport, TransportError, roles,
+};
+
+roles! {
+    pub struct A;
+    pub struct B;
+}
+
+type AB = Roles![A, B];
+
+fn err_at<X>(outputs: &[(RoleName, Result<X>)], role: &str) -> String {
+    match outputs.iter().find(|(r, _)| r.as_str() == role) {
+        Some((_, Err(e))) => e.to_string(),
+        Some((_, Ok(_))) => panic!("{role} succeeded"),
+        None => panic!("{role} missing"),
+    }
+}
+
+// Without #[track_caller], both calls of this helper have the same site.
+fn send_without_track_caller<'a>(
+    op: &'a Op<AB>,
+    v: &Located<u32, A>,
+) -> impl Future<Output = Result<Located<u32, B>>> + 'a {
+    op.comm(A, B, v)
+}
+
+#[derive(Clone)]
+struct HelperTwice;
+
+impl Choreography<(Located<u32, B>, Located<u32, B>)> for HelperTwice {
+    type Roles = AB;
+
+    async fn run(self, op: &Op<AB>) -> Result<(Located<u32, B>, Located<u32, B>)> {
+        let one = op.locally(A, |_| 1);
+        let two = op.locally(A, |_| 2);
+        let first = send_without_track_caller(op, &one).await?;
+        let second = send_without_track_caller(op, &two).await?;
+        Ok((first, second))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_key_used_twice_is_an_error_naming_both_sites_at_both_roles() {
+    let out = Runner::new(Arc::new(InMemory::new(AB::names())))
+        .run(HelperTwice)
+        .await;
+    for role in ["A", "B"] {
+        let msg = err_at(&out, role);
+        assert!(msg.contains("used twice"), "{msg}");
+        assert_eq!(
+            msg.matches("failures.rs:").count(),
+            3,
+            "key, first and second site: {msg}"
+        );
+    }
+    for (_, result) in &out {
+        assert!(matches!(result, Err(ChoreoError::KeyReused { .. })));
+    }
+}
+
+#[derive(Clone)]
+struct ForwardTwice;
+
+fn fcomm_without_track_caller(op: &Op<AB>, v: &Located<u32, A>) {
+    let at_b = op.fcomm(A, B, v);
+    op.detach(B, op.then(B, at_b, |_| ()));
+}
+
+impl Choreography for ForwardTwice {
+    type Roles = AB;
+
+    async fn run(self, op: &Op<AB>) -> Result<()> {
+        let v = op.locally(A, |_| 7);
+        fcomm_without_track_caller(op, &v);
+        fcomm_without_track_caller(op, &v);
+        Ok(())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_non_blocking_key_reuse_fails_the_run_even_if_nobody_awaits_it() {
+    let out = Runner::new(Arc::new(InMemory::new(AB::names())))
+        .run(ForwardTwice)
+        .await;
+    for (role, result) in &out {
+        assert!(
+            matches!(result, Err(ChoreoError::KeyReused { .. })),
+            "{role}: {result:?}"
+        );
+    }
+}
+
+#[derive(Clone)]
+struct Once;
+
+impl Choreography<Located<u32, B>> for Once {
+    type Roles = AB;
+
+    async fn run(self, op: &Op<AB>) -> Result<Located<u32, B>> {
+        let v = op.locally(A, |_| 42);
+        op.comm(A, B, &v).await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dropped_message_is_a_timeout_naming_the_key_and_the_peer() {
+    let cfg = ChaosConfig::reorder(1).with_drop(1.0);
+    let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
+    let config = Config {
+        recv_timeout: Duration::from_secs(5),
+        ..Config::default()
+    };
+    let started = tokio::time::Instant::now();
+    let out = Runner::new(net.clone()).config(config).run(Once).await;
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(5),
+        "fails at the timeout, not later"
+    );
+    assert!(out[0].1.is_ok(), "the sender's send succeeded");
+    match &out[1].1 {
+        Err(ChoreoError::Timeout {
+            role,
+            from,
+            key,
+            after,
+        }) => {
+            assert_eq!((role.as_str(), from.as_str()), ("B", "A"));
+            assert_eq!(*after, Duration::from_secs(5));
+            assert!(key.to_string().contains("failures.rs:"), "{key}");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    assert_eq!(net.stats().dropped, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn duplicated_deliveries_are_refused_and_reported() {
+    let cfg = ChaosConfig {
+        duplicate: 1.0,
+        ..ChaosConfig::reorder(3)
+    };
+    let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
+    let recorder = Arc::new(Recorder::new());
+    let observer = Some(recorder.clone() as Arc<dyn mpst_choreo::Observer>);
+    let endpoint = |role: &'static str| {
+        Endpoint::with_config(
+            net.clone(),
+            role.into(),
+            Config::default(),
+            observer.clone(),
+        )
+    };
+    let (a, b) = (endpoint("A").unwrap(), endpoint("B").unwrap());
+    let (at_a, at_b) = tokio::join!(a.run(Once), b.run(Once));
+    assert!(at_a.is_ok());
+    assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
+    tokio::time::sleep(Duration::from_secs(1)).await; // let the late copy arrive
+    let stats = b.stats();
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        1,
+        "{stats:?}"
+    );
+    let kinds: Vec<EventKind> = recorder.events().iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == EventKind::Received).count(),
+        1
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == EventKind::DuplicateRefused)
+            .count(),
+        1
+    );
+    assert_eq!(net.stats().duplicated, 1);
+}
+
+/// A transport whose incoming streams end at once.
+struct Closed;
+
+impl Transport for Closed {
+    fn send(&self, _: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn incoming(&self, _: &RoleName) -> Result<Incoming, TransportError> {
+        Ok(futures::stream::empty().boxed())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_closed_transport_fails_pending_receives_at_once() {
+    let started = tokio::time::Instant::now();
+    let out = Runner::new(Arc::new(Closed)).run(Once).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "no wait for the timeout"
+    );
+    assert!(
+        matches!(&out[1].1, Err(ChoreoError::Closed { .. })),
+        "{:?}",
+        out[1].1
+    );
+}
+
+#[tokio::test]
+async fn a_role_outside_the_transport_is_an_error() {
+    let out = Runner::new(Arc::new(InMemory::new([RoleName::from("A")])))
+        .run(Once)
+        .await;
+    assert!(err_at(&out, "B").contains("B"), "names the role");
+}
+
+#[test]
+fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
+    let net = Arc::new(InMemory::new(AB::names()));
+    let endpoint = Endpoint::new(net, "A".into());
+    assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_rerun() {
+    // Every envelope is delivered twice, the copy up to 50 ms later.
+    let cfg = ChaosConfig {
+        duplicate: 1.0,
+        ..ChaosConfig::reorder(5)
+    };
+    let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
+    let (a, b) = (
+        Endpoint::new(net.clone(), "A".into()).unwrap(),
+        Endpoint::new(net, "B".into()).unwrap(),
+    );
+    for n in 0..3 {
+        let (at_a, at_b) = tokio::join!(a.run_session(n, Once), b.run_session(n, Once));
+        assert!(at_a.is_ok());
+        assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let stats = b.stats();
+    assert_eq!(stats.keys_held, 0, "{stats:?}");
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        3,
+        "{stats:?}"
+    );
+    assert!(
+        stats.late_refused > 0,
+        "some copies came after their session: {stats:?}"
+    );
+    assert_eq!(a.stats().keys_held, 0);
+    let again = b.run_session(1, Once).await;
+    assert!(
+        matches!(again, Err(ChoreoError::SessionReused { session: 1, .. })),
+        "{again:?}"
+    );
+}
+
+/// A transport that rewrites every envelope on its way.
+struct Tamper {
+    inner: InMemory,
+    rewrite: fn(Envelope) -> Envelope,
+}
+
+impl Transport for Tamper {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.inner.send((self.rewrite)(envelope))
+    }
+
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        self.inner.incoming(role)
+    }
+}
+
+async fn tampered(rewrite: fn(Envelope) -> Envelope) -> Result<Located<u32, B>> {
+    let net = Tamper {
+        inner: InMemory::new(AB::names()),
+        rewrite,
+    };
+    let mut out = Runner::new(Arc::new(net)).run(Once).await;
+    out.pop()
+        .map_or(Err(ChoreoError::UnknownRole("B".into())), |(_, r)| r)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_message_from_the_wrong_sender_is_refused_with_both_names() {
+    let got = tampered(|env| Envelope {
+        from: "Mallory".into(),
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::WrongSender { expected, got, .. }) => {
+            assert_eq!((expected.as_str(), got.as_str()), ("A", "Mallory"));
+        }
+        other => panic!("expected WrongSender, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_undecodable_payload_is_a_decode_error_naming_the_type() {
+    let got = tampered(|env| Envelope {
+        payload: vec![0xff],
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::Decode { ty, from, .. }) => {
+            assert_eq!((ty, from.as_str()), ("u32", "A"));
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
