@@ -245,8 +245,23 @@ impl TcpTransport {
 }
 
 impl Drop for TcpTransport {
+    /// Queued envelopes are still written (each connection's writer finishes its queue
+    /// and says goodbye); accepting goes on in the background until every peer has
+    /// connected or `connect_deadline` passes (at once without a tokio runtime). A process
+    /// about to exit should [`close`](TcpTransport::close) instead, which waits for both.
     fn drop(&mut self) {
-        self.acceptor.abort();
+        let acceptor = self.acceptor.abort_handle();
+        let (arrivals, peers) = (self.arrivals.clone(), std::mem::take(&mut self.peer_names));
+        let deadline = self.connect_deadline;
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    arrivals.all(&peers, deadline).await;
+                    acceptor.abort();
+                });
+            }
+            Err(_) => acceptor.abort(),
+        }
     }
 }
 
