@@ -46,20 +46,20 @@ pub(crate) enum Wire {
     Bye,
 }
 
-/// The sending half of a role's incoming stream.
-pub(crate) type Inbox = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
+/// Where transport tasks deliver what arrives (and errors) to the role.
+pub(crate) type Delivery = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
 
-/// The receiving half, until the endpoint takes it.
-pub(crate) struct Outbox {
+/// A role's incoming stream, until its endpoint takes it.
+pub(crate) struct IncomingSlot {
     role: RoleName,
     rx: Mutex<Option<mpsc::UnboundedReceiver<Result<Envelope, TransportError>>>>,
 }
 
-impl Outbox {
-    pub(crate) fn new(role: RoleName) -> (Inbox, Self) {
+impl IncomingSlot {
+    pub(crate) fn new(role: RoleName) -> (Delivery, Self) {
         let (tx, rx) = mpsc::unbounded_channel();
         let rx = Mutex::new(Some(rx));
-        (tx, Outbox { role, rx })
+        (tx, IncomingSlot { role, rx })
     }
 
     /// The incoming stream of this transport's role; once.

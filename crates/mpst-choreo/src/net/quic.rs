@@ -16,7 +16,8 @@ use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, V
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode, decode_error, encode, io_error,
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    io_error,
 };
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
@@ -105,8 +106,8 @@ pub struct QuicTransport {
     linger: Duration,
     max_frame_len: usize,
     hold: Option<Hold>,
-    inbox: Inbox,
-    outbox: Outbox,
+    delivery: Delivery,
+    slot: IncomingSlot,
     sending: Mutex<JoinSet<()>>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
@@ -153,7 +154,7 @@ impl QuicTransport {
             .map_err(|e| io_error(&role, e.kind(), format!("cannot open the endpoint: {e}")))?;
         endpoint.set_default_client_config(client);
 
-        let (inbox, outbox) = Outbox::new(role.clone());
+        let (delivery, slot) = IncomingSlot::new(role.clone());
         let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
         let max = config.max_frame_len;
         let arrivals = Arrivals::new();
@@ -162,7 +163,7 @@ impl QuicTransport {
             role.clone(),
             by_addr,
             max,
-            inbox.clone(),
+            delivery.clone(),
             arrivals.clone(),
         ));
         let peer_names: Vec<RoleName> = peers.keys().cloned().collect();
@@ -195,8 +196,8 @@ impl QuicTransport {
             linger: config.linger,
             max_frame_len: config.max_frame_len,
             hold: config.hold,
-            inbox,
-            outbox,
+            delivery,
+            slot,
             sending: Mutex::new(JoinSet::new()),
             acceptor,
             arrivals,
@@ -232,14 +233,14 @@ impl QuicTransport {
             std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
         let connections =
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
-        let (max, inbox) = (self.max_frame_len, self.inbox.clone());
+        let (max, delivery) = (self.max_frame_len, self.delivery.clone());
         let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
         async move {
             while sending.join_next().await.is_some() {}
             // A late peer must find this endpoint still serving.
             arrivals.all(&peers, linger).await;
             let goodbyes = connections.into_iter().map(|(peer, connection)| {
-                let inbox = inbox.clone();
+                let delivery = delivery.clone();
                 async move {
                     let said = async {
                         let bye = encode(&peer, &Wire::Bye, max)?;
@@ -249,7 +250,7 @@ impl QuicTransport {
                         stream.finish().map_err(|e| lost(&peer, &e))
                     };
                     if let Err(e) = said.await {
-                        let _ = inbox.send(Err(e));
+                        let _ = delivery.send(Err(e));
                         return;
                     }
                     let _ = tokio::time::timeout(linger, connection.closed()).await;
@@ -295,7 +296,7 @@ impl Transport for QuicTransport {
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.outbox.take(role)
+        self.slot.take(role)
     }
 }
 
@@ -308,7 +309,7 @@ impl QuicTransport {
         })?;
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
         let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
-        let inbox = self.inbox.clone();
+        let delivery = self.delivery.clone();
         let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
         while sending.try_join_next().is_some() {}
         sending.spawn(async move {
@@ -334,7 +335,7 @@ impl QuicTransport {
                 }
             };
             if let Err(e) = sent.await {
-                let _ = inbox.send(Err(e));
+                let _ = delivery.send(Err(e));
             }
         });
         Ok(())
@@ -346,7 +347,7 @@ async fn accept(
     role: RoleName,
     peers: HashMap<SocketAddr, RoleName>,
     max: usize,
-    inbox: Inbox,
+    delivery: Delivery,
     arrivals: Arrivals,
 ) {
     while let Some(incoming) = endpoint.accept().await {
@@ -355,23 +356,24 @@ async fn accept(
             incoming.refuse();
             let stranger = RoleName::new(format!("the stranger at {from}"));
             let message = "refused a connection from an address that is no peer's";
-            let _ = inbox.send(Err(io_error(
+            let _ = delivery.send(Err(io_error(
                 &stranger,
                 ErrorKind::PermissionDenied,
                 message,
             )));
             continue;
         };
-        let (role, inbox, arrivals) = (role.clone(), inbox.clone(), arrivals.clone());
+        let (role, delivery, arrivals) = (role.clone(), delivery.clone(), arrivals.clone());
         tokio::spawn(async move {
             match incoming.await {
                 Ok(connection) => {
                     arrivals.arrived(&peer, 1);
-                    serve(connection, peer, role, max, inbox).await
+                    serve(connection, peer, role, max, delivery).await
                 }
                 Err(e) => {
                     let message = format!("handshake failed: {e}");
-                    let _ = inbox.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
+                    let _ =
+                        delivery.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
                 }
             }
         });
@@ -381,7 +383,13 @@ async fn accept(
 /// Reads every stream of one connection, each in its own task (a slow stream holds back
 /// no other), until the peer's goodbye; then closes the connection once every stream
 /// opened before the goodbye is read. A connection lost before the goodbye is an error.
-async fn serve(connection: Connection, peer: RoleName, role: RoleName, max: usize, inbox: Inbox) {
+async fn serve(
+    connection: Connection,
+    peer: RoleName,
+    role: RoleName,
+    max: usize,
+    delivery: Delivery,
+) {
     let mut reading = JoinSet::new();
     let mut bye = false;
     loop {
@@ -392,12 +400,12 @@ async fn serve(connection: Connection, peer: RoleName, role: RoleName, max: usiz
                     Err(ConnectionError::LocallyClosed) => return,
                     Err(e) => {
                         let message = format!("connection lost before the goodbye: {e}");
-                        let _ = inbox.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
+                        let _ = delivery.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
                         return;
                     }
                 };
-                let (peer, role, inbox) = (peer.clone(), role.clone(), inbox.clone());
-                reading.spawn(async move { read(&mut stream, &peer, &role, max, &inbox).await });
+                let (peer, role, delivery) = (peer.clone(), role.clone(), delivery.clone());
+                reading.spawn(async move { read(&mut stream, &peer, &role, max, &delivery).await });
             }
             Some(done) = reading.join_next() => {
                 bye |= matches!(done, Ok(true));
@@ -418,7 +426,7 @@ async fn read(
     peer: &RoleName,
     role: &RoleName,
     max: usize,
-    inbox: &Inbox,
+    delivery: &Delivery,
 ) -> bool {
     let received = match stream.read_to_end(max).await {
         Ok(bytes) => match decode(&bytes) {
@@ -442,6 +450,6 @@ async fn read(
             format!("bad stream: {e}"),
         )),
     };
-    let _ = inbox.send(received);
+    let _ = delivery.send(received);
     false
 }

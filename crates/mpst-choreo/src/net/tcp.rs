@@ -59,7 +59,8 @@ use tokio::time::Instant;
 use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
 use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode, decode_error, encode, io_error,
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    io_error,
 };
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
@@ -119,7 +120,7 @@ pub struct TcpTransport {
     max_frame_len: usize,
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
-    outbox: Outbox,
+    slot: IncomingSlot,
     writers: Mutex<Vec<JoinHandle<()>>>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
@@ -156,13 +157,13 @@ impl TcpTransport {
         let codec = LengthDelimitedCodec::builder()
             .max_frame_length(config.max_frame_len)
             .new_codec();
-        let (inbox, outbox) = Outbox::new(role.clone());
+        let (delivery, slot) = IncomingSlot::new(role.clone());
         let arrivals = Arrivals::new();
         let accepting = accept(
             listener,
             role.clone(),
             codec.clone(),
-            inbox.clone(),
+            delivery.clone(),
             arrivals.clone(),
         );
         let acceptor = tokio::spawn(accepting);
@@ -193,7 +194,7 @@ impl TcpTransport {
                     sink,
                     queue,
                     peer.clone(),
-                    inbox.clone(),
+                    delivery.clone(),
                 )));
                 lanes.push(lane);
             }
@@ -206,7 +207,7 @@ impl TcpTransport {
             max_frame_len: config.max_frame_len,
             hold: config.hold,
             peers: Mutex::new(lanes_of),
-            outbox,
+            slot,
             writers: Mutex::new(writers),
             acceptor,
             arrivals,
@@ -272,7 +273,7 @@ impl Transport for TcpTransport {
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.outbox.take(role)
+        self.slot.take(role)
     }
 }
 
@@ -338,10 +339,10 @@ async fn write(
     mut sink: Sink,
     mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Bytes)>,
     peer: RoleName,
-    inbox: Inbox,
+    delivery: Delivery,
 ) {
     let failed = |e: std::io::Error| {
-        let _ = inbox.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
+        let _ = delivery.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
     };
     while let Some((hold, frame)) = queue.recv().await {
         if let Some(hold) = hold {
@@ -369,7 +370,7 @@ async fn accept(
     listener: TcpListener,
     role: RoleName,
     codec: LengthDelimitedCodec,
-    inbox: Inbox,
+    delivery: Delivery,
     arrivals: Arrivals,
 ) {
     loop {
@@ -377,12 +378,18 @@ async fn accept(
             Ok((stream, addr)) => {
                 let _ = stream.set_nodelay(true);
                 let frames = FramedRead::new(stream, codec.clone());
-                let reading = read(frames, addr, role.clone(), inbox.clone(), arrivals.clone());
+                let reading = read(
+                    frames,
+                    addr,
+                    role.clone(),
+                    delivery.clone(),
+                    arrivals.clone(),
+                );
                 tokio::spawn(reading);
             }
             Err(e) => {
                 let error = io_error(&role, e.kind(), format!("accepting failed: {e}"));
-                if inbox.send(Err(error)).is_err() {
+                if delivery.send(Err(error)).is_err() {
                     return;
                 }
             }
@@ -397,7 +404,7 @@ async fn read(
     mut frames: FramedRead<TcpStream, LengthDelimitedCodec>,
     addr: SocketAddr,
     role: RoleName,
-    inbox: Inbox,
+    delivery: Delivery,
     arrivals: Arrivals,
 ) {
     let mut peer = RoleName::new(format!("the peer at {addr}"));
@@ -426,7 +433,7 @@ async fn read(
             }
             (false, _) => break decode_error(&peer, "the first frame is not a greeting"),
             (true, Wire::Message(envelope)) if envelope.to == role && envelope.from == peer => {
-                if inbox.send(Ok(envelope)).is_err() {
+                if delivery.send(Ok(envelope)).is_err() {
                     return;
                 }
             }
@@ -441,5 +448,5 @@ async fn read(
             (true, Wire::Hello { .. }) => break decode_error(&peer, "a second greeting"),
         }
     };
-    let _ = inbox.send(Err(failure));
+    let _ = delivery.send(Err(failure));
 }
