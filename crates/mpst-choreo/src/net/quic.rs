@@ -118,7 +118,8 @@ impl QuicTransport {
     /// Serves on `socket` as `identity`, trusting the certificates `trusted`, and connects
     /// to every peer before `connect_deadline` (QUIC retransmits its handshake, so peers
     /// may start in any order). Peers are known by their addresses: a connection from an
-    /// address that is no peer's is refused.
+    /// address that is no peer's is refused. Servers are authenticated by certificate
+    /// (against `trusted`); clients only by address, so use it on networks you trust.
     pub async fn start(
         role: RoleName,
         socket: UdpSocket,
