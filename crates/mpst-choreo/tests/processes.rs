@@ -60,8 +60,14 @@ struct Run {
     steps: Vec<Step>,
 }
 
-/// Runs example `name` with one process per role of `roles`.
+/// Runs example `name` with one process per role of `roles`, over TCP.
 fn run(name: &str, roles: &[RoleName], in_order: bool) -> Result<Run, String> {
+    run_over(name, roles, in_order, false)
+}
+
+/// Runs example `name` with one process per role of `roles`, over TCP or QUIC (then each
+/// process announces its certificate, and learns its peers').
+fn run_over(name: &str, roles: &[RoleName], in_order: bool, quic: bool) -> Result<Run, String> {
     let start = Instant::now();
     let left = || DEADLINE.saturating_sub(start.elapsed());
     let mut children = Children(Vec::new());
@@ -72,6 +78,9 @@ fn run(name: &str, roles: &[RoleName], in_order: bool) -> Result<Run, String> {
         command.args(["--role", role.as_str(), "--record"]);
         if in_order {
             command.arg("--in-order");
+        }
+        if quic {
+            command.arg("--quic");
         }
         let mut child = command
             .stdin(Stdio::piped())
@@ -105,6 +114,9 @@ fn run(name: &str, roles: &[RoleName], in_order: bool) -> Result<Run, String> {
             Ok(Line::Out(i, line)) => match line.split_whitespace().collect::<Vec<_>>()[..] {
                 ["listening", role, addr] if role == roles[i].as_str() => {
                     addrs.insert(role.to_string(), addr.to_string());
+                }
+                ["listening", role, addr, cert] if role == roles[i].as_str() => {
+                    addrs.insert(role.to_string(), format!("{addr} {cert}"));
                 }
                 _ => lines.push(line),
             },
@@ -285,4 +297,20 @@ fn a_bad_role_fails_with_a_message_not_a_hang() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn concurrent_send_and_model_serving_as_processes_over_quic() {
+    let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
+    let roles = concurrent_send::Roles::names();
+    let run_ = run_over("concurrent_send", &roles, false, true).unwrap();
+    assert_eq!(run_.results, want);
+    let want = pipeline::expected(&pipeline::Params::example());
+    let want = results(&[("Gateway", format!("{want:?}"))]);
+    let roles = pipeline::Roles::names();
+    let run_ = run_over("model_serving", &roles, false, true).unwrap();
+    assert_eq!(run_.results, want);
+    let run_ = run_over("model_serving", &roles, true, true).unwrap();
+    assert_eq!(run_.results, want);
+    conforms(include_str!("../examples/model_serving.scr"), None, &run_);
 }

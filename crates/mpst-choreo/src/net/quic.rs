@@ -11,7 +11,11 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use quinn::rustls::RootCertStore;
-use quinn::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use quinn::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// A DER-encoded certificate (rustls' type), as [`QuicIdentity::certificate`] gives and
+/// [`QuicTransport::start`] trusts.
+pub use quinn::rustls::pki_types::CertificateDer;
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
 use tokio::task::{JoinHandle, JoinSet};
 
@@ -112,6 +116,14 @@ pub struct QuicTransport {
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
+    /// The connections peers opened to this role.
+    accepted: Accepted,
+}
+
+type Accepted = Arc<Mutex<Vec<Connection>>>;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl QuicTransport {
@@ -159,13 +171,14 @@ impl QuicTransport {
         let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
         let max = config.max_frame_len;
         let arrivals = Arrivals::new();
+        let accepted = Accepted::default();
         let acceptor = tokio::spawn(accept(
             endpoint.clone(),
             role.clone(),
             by_addr,
             max,
             delivery.clone(),
-            arrivals.clone(),
+            (arrivals.clone(), Arc::clone(&accepted)),
         ));
         let peer_names: Vec<RoleName> = peers.keys().cloned().collect();
         let connecting = peers.iter().map(|(peer, addr)| {
@@ -203,6 +216,7 @@ impl QuicTransport {
             acceptor,
             arrivals,
             peer_names,
+            accepted,
         })
     }
 
@@ -236,6 +250,8 @@ impl QuicTransport {
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
         let (max, delivery) = (self.max_frame_len, self.delivery.clone());
         let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
+        let accepted = Arc::clone(&self.accepted);
+        let endpoint = self.endpoint.clone();
         async move {
             while sending.join_next().await.is_some() {}
             // A late peer must find this endpoint still serving.
@@ -259,6 +275,15 @@ impl QuicTransport {
                 }
             });
             futures::future::join_all(goodbyes).await;
+            // This role is done: tell the peers' connections to it, so that none waits
+            // for a process that is gone.
+            for connection in lock(&accepted).drain(..) {
+                connection.close(VarInt::from_u32(0), b"done");
+            }
+            // The close frames must leave before the process may exit (waiting for the
+            // whole draining period is not needed, hence the short bound).
+            let idle = endpoint.wait_idle();
+            let _ = tokio::time::timeout(linger.min(Duration::from_millis(500)), idle).await;
         }
     }
 }
@@ -349,7 +374,7 @@ async fn accept(
     peers: HashMap<SocketAddr, RoleName>,
     max: usize,
     delivery: Delivery,
-    arrivals: Arrivals,
+    (arrivals, accepted): (Arrivals, Accepted),
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let from = incoming.remote_address();
@@ -365,9 +390,11 @@ async fn accept(
             continue;
         };
         let (role, delivery, arrivals) = (role.clone(), delivery.clone(), arrivals.clone());
+        let accepted = Arc::clone(&accepted);
         tokio::spawn(async move {
             match incoming.await {
                 Ok(connection) => {
+                    lock(&accepted).push(connection.clone());
                     arrivals.arrived(&peer, 1);
                     serve(connection, peer, role, max, delivery).await
                 }
