@@ -291,6 +291,7 @@
 extern crate self as mpst;
 
 pub mod channel;
+pub mod deadline;
 mod error;
 pub mod future;
 pub mod introspect;
@@ -306,6 +307,7 @@ pub mod verify;
 #[doc(hidden)]
 pub mod wiring;
 
+pub use deadline::try_session_until;
 pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
