@@ -6,7 +6,7 @@
 //! supervisor — so the runtime forces no timer (and no executor) on its users.
 //!
 //! Giving up drops the session (which aborts the role, see
-//! [`try_session`](crate::try_session)) and fails with an error naming the role, the peer
+//! [`try_session`]) and fails with an error naming the role, the peer
 //! and the protocol state it was waiting in: [`ReceiveErrorKind::TimedOut`] or
 //! [`SendErrorKind::TimedOut`].
 
@@ -207,11 +207,17 @@ impl<T, F: Future<Output = Result<T, Error>>, D: Future> Future for SessionUntil
 /// let error = futures::executor::block_on(try_session_until(
 ///     &mut a,
 ///     std::future::ready(()),
-///     |s: Wait<'_, A>| async move { Ok(s.receive().await?) },
+///     |s: Wait<'_, A>| async move {
+///         let (Ping, end) = s.receive().await?;
+///         Ok(((), end))
+///     },
 /// ))
 /// .unwrap_err();
 /// assert!(error.is_timeout());
-/// assert_eq!(error.to_string(), "role A could not receive from B (at Receive<B, Ping, End>): timed out");
+/// assert_eq!(
+///     error.to_string(),
+///     "role A could not receive from B (at Receive<B, Ping, End>): timed out"
+/// );
 /// ```
 pub fn try_session_until<'r, R, S, T, F, Fut, D>(
     role: &'r mut R,

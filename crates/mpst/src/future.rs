@@ -182,8 +182,8 @@ impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
 impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
     /// Gives up when `deadline` completes first: the session is dropped (aborting the
     /// role) and the receive fails with
-    /// [`ReceiveErrorKind::TimedOut`](crate::ReceiveErrorKind::TimedOut). Any future can be
-    /// the deadline, e.g. `tokio::time::sleep(d)` (see [`deadline`](crate::deadline)).
+    /// [`ReceiveErrorKind::TimedOut`]. Any future can be
+    /// the deadline, e.g. `tokio::time::sleep(d)` (see [`deadline`]).
     #[inline]
     pub fn until<D: Future>(self, deadline: D) -> Until<Self, D> {
         Until::new(self, deadline)
