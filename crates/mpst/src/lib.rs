@@ -292,6 +292,8 @@ pub mod channel;
 mod error;
 pub mod future;
 pub mod introspect;
+#[cfg(feature = "tcp")]
+pub mod net;
 mod payload;
 mod primitives;
 mod role;
