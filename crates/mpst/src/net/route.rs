@@ -90,6 +90,12 @@ impl<M> TcpRoute<M> {
         self.framed.get_ref()
     }
 
+    /// The underlying connection, e.g. to write raw bytes in tests. Frames buffered for
+    /// writing and bytes read ahead are dropped.
+    pub fn into_inner(self) -> TcpStream {
+        self.framed.into_inner()
+    }
+
     fn error(&mut self, kind: NetErrorKind) -> NetError {
         self.failed = true;
         self.timer = None;
