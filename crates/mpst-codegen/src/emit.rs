@@ -294,6 +294,39 @@ fn emit_role(
 /// The text is rustfmt-clean and the same input always gives the same output. It has no
 /// inner attributes, so it can be `include!`d inside a module.
 pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
+    generate_with(protocol, fsms, &Options::default())
+}
+
+/// Choices of [`generate_with`] beyond the FSMs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Derive `serde::Serialize` and `serde::Deserialize` on the `Label` enum and every
+    /// label struct, so the labels can travel over `mpst::net` (the generated code then
+    /// needs `serde` with its `derive` feature, and foreign payload types must be serde
+    /// types too).
+    pub serde: bool,
+}
+
+impl Options {
+    /// Sets [`Options::serde`].
+    pub fn serde(mut self, serde: bool) -> Self {
+        self.serde = serde;
+        self
+    }
+}
+
+/// [`generate`] with [`Options`].
+pub fn generate_with(
+    protocol: &str,
+    fsms: &[Fsm],
+    options: &Options,
+) -> Result<String, CodegenError> {
+    let serde = if options.serde {
+        ", serde::Serialize, serde::Deserialize"
+    } else {
+        ""
+    };
     if fsms.is_empty() {
         return Err(CodegenError::NoRoles);
     }
@@ -344,7 +377,7 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
         }
         out.push_str("}\n\n");
     }
-    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message)]\npub enum Label {{");
+    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message{serde})]\npub enum Label {{");
     for ((label, _), ty) in &names.labels {
         let label = if ty.overloaded { &ty.written } else { label };
         let attribute = match &ty.renamed {
@@ -361,9 +394,9 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
     for ty in names.labels.values() {
         let _ = writeln!(out, "/// The message `{}`.", ty.written);
         if ty.payloads.iter().all(|p| is_builtin(p)) {
-            out.push_str("#[derive(Debug, Clone, PartialEq, Payload)]\n");
+            let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, Payload{serde})]");
         } else {
-            out.push_str("#[derive(Payload)]\n");
+            let _ = writeln!(out, "#[derive(Payload{serde})]");
         }
         if ty.payloads.is_empty() {
             let _ = writeln!(out, "pub struct {};\n", ty.ident);
