@@ -186,3 +186,15 @@ fn serde_derives_the_labels_on_request() {
         plain
     );
 }
+
+#[test]
+fn the_channel_type_is_an_option() {
+    let out = mpst(&[
+        "generate",
+        "--channel",
+        "mpst::net::AnyRoute<Label>",
+        &double_buffering(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("pub type Channel = mpst::net::AnyRoute<Label>;"));
+}

@@ -306,12 +306,23 @@ pub struct Options {
     /// needs `serde` with its `derive` feature, and foreign payload types must be serde
     /// types too).
     pub serde: bool,
+    /// The route type between two roles, a Rust type that may mention `Label` (default:
+    /// `mpst::channel::Unbounded<Label>`). It must implement `mpst::channel::Pair` with
+    /// itself for `Roles::default()`; `mpst::net::AnyRoute<Label>` runs the same roles in
+    /// memory or over TCP.
+    pub channel: Option<String>,
 }
 
 impl Options {
     /// Sets [`Options::serde`].
     pub fn serde(mut self, serde: bool) -> Self {
         self.serde = serde;
+        self
+    }
+
+    /// Sets [`Options::channel`].
+    pub fn channel(mut self, channel: impl Into<String>) -> Self {
+        self.channel = Some(channel.into());
         self
     }
 }
@@ -353,10 +364,20 @@ pub fn generate_with(
         .chain(used.iter().copied())
         .collect();
     let _ = writeln!(out, "use mpst::{{{}}};\n", imports.join(", "));
-    let _ = writeln!(
-        out,
-        "/// The channel between two roles: in-memory, unbounded, carrying [`Label`]s.\npub type Channel = mpst::channel::Unbounded<Label>;\n"
-    );
+    match &options.channel {
+        None => {
+            let _ = writeln!(
+                out,
+                "/// The channel between two roles: in-memory, unbounded, carrying [`Label`]s.\npub type Channel = mpst::channel::Unbounded<Label>;\n"
+            );
+        }
+        Some(channel) => {
+            let _ = writeln!(
+                out,
+                "/// The channel between two roles, carrying [`Label`]s.\npub type Channel = {channel};\n"
+            );
+        }
+    }
     let _ = writeln!(out, "/// Every role of protocol `{protocol}`; `Roles::default()` connects them all.\n#[derive(Roles)]\npub struct Roles {{");
     for (role, ident) in &names.roles {
         let _ = writeln!(

@@ -34,6 +34,10 @@ pub struct Args {
     /// `mpst::net` (the generated code then needs `serde` with feature `derive`).
     #[arg(long)]
     pub serde: bool,
+    /// The route type between two roles (default `mpst::channel::Unbounded<Label>`);
+    /// `mpst::net::AnyRoute<Label>` runs the roles in memory or over TCP.
+    #[arg(long, value_name = "TYPE")]
+    pub channel: Option<String>,
     /// Write the code to OUT.rs instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT.rs")]
     pub output: Option<PathBuf>,
@@ -98,7 +102,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             return Ok(Outcome::Fails);
         }
     };
-    let options = Options::default().serde(args.serde);
+    let mut options = Options::default().serde(args.serde);
+    if let Some(channel) = &args.channel {
+        options = options.channel(channel.clone());
+    }
     let code = match generate_with(&protocol.name.text, &fsms, &options) {
         Ok(code) => code,
         Err(error) => {
