@@ -296,7 +296,7 @@ async fn receive_error(route: &mut TcpRoute<Label>) -> NetError {
 async fn a_malformed_frame_from_a_raw_socket_is_a_decode_error() {
     bounded(async {
         let (a, mut b) = connected(config("A"), config("B")).await;
-        let mut raw = a.into_inner();
+        let mut raw = a.into_inner().unwrap();
         raw.write_all(&[0, 0, 0, 1, 99]).await.unwrap();
         let error = receive_error(&mut b).await;
         assert_eq!(error.peer, "A");
@@ -310,7 +310,7 @@ async fn an_oversized_frame_is_refused_from_its_header() {
     bounded(async {
         let b = config("B").max_frame_length(1024);
         let (a, mut b) = connected(config("A"), b).await;
-        let mut raw = a.into_inner();
+        let mut raw = a.into_inner().unwrap();
         raw.write_all(&(1u32 << 30).to_be_bytes()).await.unwrap();
         let error = receive_error(&mut b).await;
         assert_eq!(error.peer, "A");
@@ -332,7 +332,7 @@ async fn an_oversized_frame_is_refused_from_its_header() {
 async fn a_reset_connection_is_an_error_naming_the_peer() {
     bounded(async {
         let (a, mut b) = connected(config("A"), config("B")).await;
-        let raw = a.into_inner();
+        let raw = a.into_inner().unwrap();
         // Linger 0: closing sends RST instead of FIN.
         // (Deprecated because a non-zero linger blocks on drop; zero does not.)
         #[allow(deprecated)]
@@ -355,7 +355,7 @@ async fn a_peer_closing_between_frames_or_within_one_is_reported() {
         let error = receive_error(&mut b).await;
         assert!(matches!(error.kind, NetErrorKind::Closed), "{error}");
         let (a, mut b) = connected(config("A"), config("B")).await;
-        let mut raw = a.into_inner();
+        let mut raw = a.into_inner().unwrap();
         raw.write_all(&[0, 0, 0, 9, 1]).await.unwrap();
         drop(raw);
         let error = receive_error(&mut b).await;

@@ -10,6 +10,9 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{sleep_until, timeout_at, Instant};
 
+use crate::wiring::{Build, Wire};
+use crate::{Role, Route};
+
 use super::config::Config;
 use super::error::{NetError, NetErrorKind};
 use super::handshake;
@@ -29,6 +32,8 @@ pub struct Endpoint {
 pub struct Connections {
     config: Config,
     streams: BTreeMap<String, TcpStream>,
+    /// The first route a role asked for that was not there (see [`Connections::into_role`]).
+    missing: Option<NetError>,
 }
 
 impl Config {
@@ -92,7 +97,11 @@ impl Endpoint {
         let (dialled, accepted) =
             futures::future::try_join(futures::future::try_join_all(dialled), accepted).await?;
         let streams = dialled.into_iter().chain(accepted).collect();
-        Ok(Connections { config, streams })
+        Ok(Connections {
+            config,
+            streams,
+            missing: None,
+        })
     }
 }
 
@@ -117,6 +126,41 @@ impl Connections {
     /// The role these connections belong to.
     pub fn role(&self) -> &str {
         &self.config.role
+    }
+
+    /// Builds the role struct `R` (a `#[derive(Role)]` struct whose routes are
+    /// [`TcpRoute`]s or [`AnyRoute`](super::AnyRoute)s) from these connections: each
+    /// `#[route(P)]` field gets the connection to the peer named `P::NAME`. Fails when `R`
+    /// is not the configured role or routes to a peer without a connection.
+    pub fn into_role<R: Role + Build<Self>>(mut self) -> Result<R, NetError> {
+        if R::NAME != self.config.role {
+            return Err(config_error(
+                &self.config,
+                format!("connected as {} but asked to build role {}", self.config.role, R::NAME),
+            ));
+        }
+        let role = R::build(&mut self);
+        match self.missing.take() {
+            Some(error) => Err(error),
+            None => Ok(role),
+        }
+    }
+}
+
+impl<X, Y> Wire<X, Y> for Connections
+where
+    X: Route<Y>,
+    Y: Role,
+    X::Route: From<TcpRoute<X::Message>>,
+{
+    fn take(&mut self) -> X::Route {
+        match self.route::<X::Message>(Y::NAME) {
+            Ok(route) => route.into(),
+            Err(error) => {
+                self.missing.get_or_insert(error);
+                TcpRoute::closed(Y::NAME).into()
+            }
+        }
     }
 }
 

@@ -34,21 +34,22 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   names the peer.
 /// * With a receive time-out, a receive that waits longer than it fails with
 ///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
+/// * After the first failure the connection is closed (so the peer learns of it at once)
+///   and every later send or receive fails.
 pub struct TcpRoute<M> {
-    framed: Framed<TcpStream, FrameCodec<M>>,
+    /// `None` once the route failed or was aborted: the socket is closed.
+    framed: Option<Framed<TcpStream, FrameCodec<M>>>,
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
-    failed: bool,
 }
 
 impl<M> fmt::Debug for TcpRoute<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TcpRoute")
             .field("peer", &self.peer)
-            .field("stream", self.framed.get_ref())
+            .field("stream", &self.framed.as_ref().map(Framed::get_ref))
             .field("receive_timeout", &self.receive_timeout)
-            .field("failed", &self.failed)
             .finish()
     }
 }
@@ -60,11 +61,20 @@ impl<M> TcpRoute<M> {
         let mut framed = Framed::new(stream, FrameCodec::new(max_frame_length));
         framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
         Self {
-            framed,
+            framed: Some(framed),
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
-            failed: false,
+        }
+    }
+
+    /// A route to `peer` that has already failed: every use reports the peer closed.
+    pub(crate) fn closed(peer: impl Into<Arc<str>>) -> Self {
+        Self {
+            framed: None,
+            peer: peer.into(),
+            receive_timeout: None,
+            timer: None,
         }
     }
 
@@ -76,7 +86,9 @@ impl<M> TcpRoute<M> {
 
     /// Writes buffered frames out once they reach `bytes` without waiting for a flush.
     pub fn with_flush_threshold(mut self, bytes: usize) -> Self {
-        self.framed.set_backpressure_boundary(bytes);
+        if let Some(framed) = &mut self.framed {
+            framed.set_backpressure_boundary(bytes);
+        }
         self
     }
 
@@ -85,90 +97,117 @@ impl<M> TcpRoute<M> {
         &self.peer
     }
 
-    /// The underlying connection.
-    pub fn get_ref(&self) -> &TcpStream {
-        self.framed.get_ref()
+    /// Whether the route failed or was closed.
+    pub fn is_closed(&self) -> bool {
+        self.framed.is_none()
     }
 
-    /// The underlying connection, e.g. to write raw bytes in tests. Frames buffered for
-    /// writing and bytes read ahead are dropped.
-    pub fn into_inner(self) -> TcpStream {
-        self.framed.into_inner()
+    /// The underlying connection (`None` once the route failed), e.g. to write raw bytes
+    /// in tests. Frames buffered for writing and bytes read ahead are dropped.
+    pub fn into_inner(self) -> Option<TcpStream> {
+        self.framed.map(Framed::into_inner)
     }
 
-    fn error(&mut self, kind: NetErrorKind) -> NetError {
-        self.failed = true;
+    /// Closes the connection at once, without flushing: the peer's receives fail, and
+    /// every later use of this route fails.
+    pub fn close_now(&mut self) {
+        self.framed = None;
         self.timer = None;
+    }
+
+    /// Records a failure: the connection is closed so that the peer learns of it.
+    fn fail(&mut self, kind: NetErrorKind) -> NetError {
+        self.close_now();
         NetError::new(&*self.peer, kind)
+    }
+
+    fn closed_error(&self) -> NetError {
+        NetError::new(&*self.peer, NetErrorKind::Closed)
+    }
+}
+
+/// Polls one sink operation of the connection, closing it on failure.
+fn sink_op<M: Serialize>(
+    route: &mut TcpRoute<M>,
+    op: impl FnOnce(
+        Pin<&mut Framed<TcpStream, FrameCodec<M>>>,
+    ) -> Poll<Result<(), NetErrorKind>>,
+) -> Poll<Result<(), NetError>> {
+    let Some(framed) = &mut route.framed else {
+        return Poll::Ready(Err(route.closed_error()));
+    };
+    match op(Pin::new(framed)) {
+        Poll::Ready(Err(kind)) => Poll::Ready(Err(route.fail(kind))),
+        Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
+        Poll::Pending => Poll::Pending,
     }
 }
 
 impl<M: Serialize> Sink<M> for TcpRoute<M> {
     type Error = NetError;
 
-    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        if self.failed {
-            return Poll::Ready(Err(NetError::new(&*self.peer, NetErrorKind::Closed)));
-        }
-        match Pin::new(&mut self.framed).poll_ready(cx) {
-            Poll::Ready(Err(kind)) => Poll::Ready(Err(self.error(kind))),
-            other => other.map(|_| Ok(())),
-        }
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| framed.poll_ready(cx))
     }
 
-    fn start_send(mut self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
+    fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
+        let this = self.get_mut();
+        let Some(framed) = &mut this.framed else {
+            return Err(this.closed_error());
+        };
         // An unencodable label fails this send only; the connection stays usable.
-        Pin::new(&mut self.framed)
+        Pin::new(framed)
             .start_send(item)
-            .map_err(|kind| NetError::new(&*self.peer, kind))
+            .map_err(|kind| NetError::new(&*this.peer, kind))
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        match <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(&mut self.framed), cx) {
-            Poll::Ready(Err(kind)) => Poll::Ready(Err(self.error(kind))),
-            other => other.map(|_| Ok(())),
-        }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| {
+            <Framed<_, _> as Sink<M>>::poll_flush(framed, cx)
+        })
     }
 
-    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        match <Framed<_, _> as Sink<M>>::poll_close(Pin::new(&mut self.framed), cx) {
-            Poll::Ready(Err(kind)) => Poll::Ready(Err(self.error(kind))),
-            other => other.map(|_| Ok(())),
-        }
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| {
+            <Framed<_, _> as Sink<M>>::poll_close(framed, cx)
+        })
     }
 }
 
 impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
     type Item = Result<M, NetError>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.failed {
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let Some(framed) = &mut this.framed else {
             return Poll::Ready(None);
-        }
+        };
         // About to wait on the peer: what we buffered for it must go out first, or both
         // sides could wait for each other.
-        if let Poll::Ready(Err(kind)) =
-            <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(&mut self.framed), cx)
+        if let Poll::Ready(Err(kind)) = <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(framed), cx)
         {
-            return Poll::Ready(Some(Err(self.error(kind))));
+            return Poll::Ready(Some(Err(this.fail(kind))));
         }
-        match Pin::new(&mut self.framed).poll_next(cx) {
+        let Some(framed) = &mut this.framed else {
+            return Poll::Ready(None);
+        };
+        match Pin::new(framed).poll_next(cx) {
             Poll::Ready(Some(Ok(message))) => {
-                self.timer = None;
+                this.timer = None;
                 Poll::Ready(Some(Ok(message)))
             }
-            Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(self.error(kind)))),
-            Poll::Ready(None) => Poll::Ready(Some(Err(self.error(NetErrorKind::Closed)))),
+            Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
+            Poll::Ready(None) => Poll::Ready(Some(Err(this.fail(NetErrorKind::Closed)))),
             Poll::Pending => {
-                let Some(timeout) = self.receive_timeout else {
+                let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
                 };
-                let timer = self.timer.get_or_insert_with(|| {
+                let timer = this.timer.get_or_insert_with(|| {
                     Box::pin(tokio::time::sleep_until(Instant::now() + timeout))
                 });
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {
-                        Poll::Ready(Some(Err(self.error(NetErrorKind::ReceiveTimeout(timeout)))))
+                        Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
                     }
                     Poll::Pending => Poll::Pending,
                 }
