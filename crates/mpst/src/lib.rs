@@ -193,9 +193,10 @@
 //! | roles reused across sessions | the borrow ends when [`try_session`] returns |
 //! | recursion | `#[session] struct Name(..Self..)` and `loop` |
 //! | choice | `#[session] enum`, [`Choice`] (select) and [`Choices`] (branch) |
-//! | any transport | a route is any [`futures::Sink`] + [`futures::Stream`] of the label enum, see [`channel`] |
+//! | any transport | a route is a [`futures::Sink`] of the label enum + a [`futures::TryStream`] of it (`Stream<Item = Result<Label, E>>`) + [`channel::Abort`], see [`channel`]; sends are not flushed one by one: the role flushes all its routes before it waits on a receive and at [`End`] |
 //! | in-memory channels | [`channel::Unbounded`], [`channel::Bounded`], [`channel::unbounded`], [`channel::bounded`] |
-//! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer and the labels; a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
+//! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer, the protocol state and the labels; a transport's error is kept as the cause ([`ReceiveErrorKind::Transport`], [`SendErrorKind::Transport`]); a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
+//! | failures spread, never hang | a session that fails or is dropped before [`End`] aborts its role's routes: its peers' receives fail with `Disconnected` naming it, and the role refuses later sessions rather than deliver a stale message (see [`try_session`]) |
 //! | any executor | only `futures` traits are used: tested on `futures::executor`, tokio current-thread and multi-thread |
 //! | cost | static dispatch, zero-sized session values, the label enum sent as is, no per-message allocation beyond the channel's own |
 //! | introspection | [`introspect`] walks any session type without running it; [`Role::NAME`], [`Message::NAME`], [`Labelled`], [`Choices::Variants`], [`IntoSession::Session`] |
@@ -264,8 +265,9 @@
 //! * `#[session]` structs and enums cannot have parameters of their own (aliases can), so
 //!   that their introspection impls need no bounds; a choice used only with `Select` is
 //!   never constructed and gets `#[allow(dead_code)]`.
-//! * Routes receive the label enum itself (`Stream<Item = Label>`); a transport whose
-//!   stream yields `Result`s must end the stream on error (reported as `Disconnected`).
+//! * Routes receive `Result`s (`Stream<Item = Result<Label, E>>`): an `Err` fails the
+//!   receive with [`ReceiveErrorKind::Transport`] carrying it; the in-memory channels'
+//!   error is [`channel::ChannelError`].
 //! * Importing `mpst::Send` shadows the `Send` marker trait in that module; write
 //!   `std::marker::Send` there if you need the marker.
 //!
@@ -300,12 +302,13 @@ mod role;
 #[cfg(feature = "serialize")]
 pub mod serialize;
 mod session;
+mod state_name;
 #[cfg(feature = "serialize")]
 pub mod verify;
 #[doc(hidden)]
 pub mod wiring;
 
-pub use error::{Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
+pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
 pub use payload::probe;
