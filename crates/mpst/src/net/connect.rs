@@ -136,7 +136,11 @@ impl Connections {
         if R::NAME != self.config.role {
             return Err(config_error(
                 &self.config,
-                format!("connected as {} but asked to build role {}", self.config.role, R::NAME),
+                format!(
+                    "connected as {} but asked to build role {}",
+                    self.config.role,
+                    R::NAME
+                ),
             ));
         }
         let role = R::build(&mut self);

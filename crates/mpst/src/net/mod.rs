@@ -21,6 +21,7 @@
 //!   frame, receive time-out) is a [`NetError`] naming the peer; then the route ends.
 //!   [`session_timeout`] bounds a whole session.
 
+mod any;
 mod codec;
 mod config;
 mod connect;
@@ -28,6 +29,7 @@ mod error;
 mod handshake;
 mod route;
 
+pub use any::{AnyRoute, AnyRouteError};
 pub use codec::{FrameCodec, DEFAULT_MAX_FRAME_LENGTH};
 pub use config::{Config, Fingerprint};
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};

@@ -126,12 +126,18 @@ impl<M> TcpRoute<M> {
     }
 }
 
+impl<M> crate::channel::Abort for TcpRoute<M> {
+    /// Closes the connection at once (see [`TcpRoute::close_now`]): the peer's pending and
+    /// later receives fail, and this route refuses all later use.
+    fn abort(&mut self) {
+        self.close_now();
+    }
+}
+
 /// Polls one sink operation of the connection, closing it on failure.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(
-        Pin<&mut Framed<TcpStream, FrameCodec<M>>>,
-    ) -> Poll<Result<(), NetErrorKind>>,
+    op: impl FnOnce(Pin<&mut Framed<TcpStream, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
