@@ -23,7 +23,8 @@ pub struct NetError {
 pub enum NetErrorKind {
     /// The socket failed (e.g. the connection was reset).
     Io(io::Error),
-    /// The peer closed the connection between two frames.
+    /// The connection is closed: sending after the route failed, was aborted, or saw the
+    /// peer close it.
     Closed,
     /// The peer closed the connection in the middle of a frame.
     Truncated {

@@ -30,8 +30,9 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   this route is polled for a receive and would wait. Consecutive sends therefore
 ///   coalesce into one write.
 /// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
-///   failure (closed, reset, malformed or oversized frame, time-out) and ends. The error
-///   names the peer.
+///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
+///   error names the peer. A peer that closes between frames just ends the stream (the
+///   runtime reports the peer disconnected).
 /// * With a receive time-out, a receive that waits longer than it fails with
 ///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
 /// * After the first failure the connection is closed (so the peer learns of it at once)
@@ -203,7 +204,12 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 Poll::Ready(Some(Ok(message)))
             }
             Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
-            Poll::Ready(None) => Poll::Ready(Some(Err(this.fail(NetErrorKind::Closed)))),
+            // The peer closed between two frames: the stream ends, which the runtime
+            // reports as the peer disconnected, as for in-memory channels.
+            Poll::Ready(None) => {
+                this.close_now();
+                Poll::Ready(None)
+            }
             Poll::Pending => {
                 let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
