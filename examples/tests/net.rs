@@ -136,3 +136,38 @@ async fn a_kernel_running_another_session_type_is_refused() {
     let kernel = outcome(&outcomes, "K").err().unwrap_or_default();
     assert!(kernel.contains("the other side refused"), "{kernel}");
 }
+
+/// The README's example: `net_ping B <address>` then `net_ping A <address>`, two
+/// processes, one session.
+#[tokio::test]
+async fn the_readme_two_process_example_runs() {
+    use tokio::io::AsyncBufReadExt;
+    use tokio::process::Command;
+    let exe = env!("CARGO_BIN_EXE_net_ping");
+    let run = async {
+        let mut b = Command::new(exe)
+            .args(["B", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = b.stdout.take().unwrap();
+        let line = tokio::io::BufReader::new(stdout).lines().next_line().await;
+        let line = line.unwrap().unwrap();
+        let address = line.strip_prefix("listening on ").unwrap().to_owned();
+        let a = Command::new(exe)
+            .args(["A", address.as_str()])
+            .kill_on_drop(true)
+            .output()
+            .await
+            .unwrap();
+        (a, b.wait().await.unwrap())
+    };
+    let (a, b) = tokio::time::timeout(LIMIT, run).await.unwrap();
+    assert!(a.status.success() && b.success(), "{a:?} {b:?}");
+    assert_eq!(String::from_utf8_lossy(&a.stdout), "pong 42\n");
+    // Bad usage is an error, not a panic.
+    let usage = Command::new(exe).output().await.unwrap();
+    assert_eq!(usage.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("usage: net_ping"));
+}
