@@ -72,6 +72,8 @@ pub struct Config {
     pub(crate) receive_timeout: Option<Duration>,
     pub(crate) max_frame_length: usize,
     pub(crate) flush_threshold: usize,
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<super::TlsConfig>,
 }
 
 /// The TOML file: one table of every role's address, shared by all processes.
@@ -105,6 +107,8 @@ impl Config {
             receive_timeout: None,
             max_frame_length: DEFAULT_MAX_FRAME_LENGTH,
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -210,6 +214,13 @@ impl Config {
     /// Writes buffered frames out once they reach `bytes`, without waiting for a flush.
     pub fn flush_threshold(mut self, bytes: usize) -> Self {
         self.flush_threshold = bytes;
+        self
+    }
+
+    /// Secures every connection with TLS (feature `tls`).
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
+        self.tls = Some(tls);
         self
     }
 

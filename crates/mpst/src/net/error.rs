@@ -58,6 +58,9 @@ pub enum NetErrorKind {
     },
     /// The handshake refused the connection.
     Handshake(HandshakeError),
+    /// The TLS handshake failed (feature `tls`), e.g. the peer's certificate is not
+    /// trusted, or the peer presented none where one is required.
+    Tls(io::Error),
     /// The configuration is not usable.
     Config(String),
 }
@@ -163,6 +166,7 @@ impl fmt::Display for NetError {
                 }
             }
             NetErrorKind::Handshake(e) => write!(f, "handshake refused: {e}"),
+            NetErrorKind::Tls(e) => write!(f, "TLS handshake failed: {e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),
         }
     }
@@ -200,7 +204,7 @@ impl StdError for HandshakeError {}
 impl StdError for NetError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.kind {
-            NetErrorKind::Io(e) => Some(e),
+            NetErrorKind::Io(e) | NetErrorKind::Tls(e) => Some(e),
             NetErrorKind::Decode(e) | NetErrorKind::Encode(e) => Some(e),
             NetErrorKind::ConnectTimeout { last: Some(e), .. } => Some(e),
             NetErrorKind::Handshake(e) => Some(e),

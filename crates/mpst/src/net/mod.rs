@@ -17,6 +17,10 @@
 //!   session type's [`Fingerprint`] and the fingerprint it expects of the other; the
 //!   acceptor refuses another protocol, an unknown role, a wrong role, a duplicate and a
 //!   fingerprint mismatch with a [`HandshakeError`] that both sides see.
+//! * **TLS** (feature `tls`, [`TlsConfig`] in [`Config::tls`]): a TLS handshake (rustls)
+//!   precedes the `mpst` handshake on every connection; a peer whose certificate is not
+//!   trusted is refused with [`NetErrorKind::Tls`]. Mutual TLS is configured in the rustls
+//!   server configuration (a client certificate verifier).
 //! * **Failures**: the first failure of a route (closed, reset, malformed or oversized
 //!   frame, receive time-out) is a [`NetError`] naming the peer; then the route ends.
 //!   [`session_timeout`] bounds a whole session.
@@ -27,11 +31,17 @@ mod config;
 mod connect;
 mod error;
 mod handshake;
+mod io;
 mod route;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use any::{AnyRoute, AnyRouteError};
 pub use codec::{FrameCodec, DEFAULT_MAX_FRAME_LENGTH};
 pub use config::{Config, Fingerprint};
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
 pub use error::{HandshakeError, NetError, NetErrorKind};
+pub use io::Connection;
 pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
+#[cfg(feature = "tls")]
+pub use tls::{rustls, TlsConfig};

@@ -13,6 +13,8 @@ use futures::{Sink, Stream};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
+
+use super::io::Connection;
 use tokio::time::{Instant, Sleep};
 use tokio_util::codec::Framed;
 
@@ -39,7 +41,7 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
     /// `None` once the route failed or was aborted: the socket is closed.
-    framed: Option<Framed<TcpStream, FrameCodec<M>>>,
+    framed: Option<Framed<Connection, FrameCodec<M>>>,
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
@@ -49,7 +51,7 @@ impl<M> fmt::Debug for TcpRoute<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TcpRoute")
             .field("peer", &self.peer)
-            .field("stream", &self.framed.as_ref().map(Framed::get_ref))
+            .field("stream", &self.framed.as_ref().map(|f| f.get_ref().tcp()))
             .field("receive_timeout", &self.receive_timeout)
             .finish()
     }
@@ -59,7 +61,17 @@ impl<M> TcpRoute<M> {
     /// Wraps a connected stream to the role `peer` (after the handshake), with frames
     /// limited to `max_frame_length` bytes.
     pub fn new(stream: TcpStream, peer: impl Into<Arc<str>>, max_frame_length: usize) -> Self {
-        let mut framed = Framed::new(stream, FrameCodec::new(max_frame_length));
+        Self::over(Connection::Plain(stream), peer, max_frame_length)
+    }
+
+    /// Wraps a connection (plain or TLS) to the role `peer` (after the handshake), with
+    /// frames limited to `max_frame_length` bytes.
+    pub fn over(
+        connection: Connection,
+        peer: impl Into<Arc<str>>,
+        max_frame_length: usize,
+    ) -> Self {
+        let mut framed = Framed::new(connection, FrameCodec::new(max_frame_length));
         framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
         Self {
             framed: Some(framed),
@@ -103,10 +115,11 @@ impl<M> TcpRoute<M> {
         self.framed.is_none()
     }
 
-    /// The underlying connection (`None` once the route failed), e.g. to write raw bytes
-    /// in tests. Frames buffered for writing and bytes read ahead are dropped.
+    /// The underlying TCP stream (`None` once the route failed; under the TLS layer, if
+    /// any), e.g. to write raw bytes in tests. Frames buffered for writing and bytes read
+    /// ahead are dropped.
     pub fn into_inner(self) -> Option<TcpStream> {
-        self.framed.map(Framed::into_inner)
+        self.framed.map(|framed| framed.into_inner().into_tcp())
     }
 
     /// Closes the connection at once, without flushing: the peer's receives fail, and
@@ -138,7 +151,7 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
 /// Polls one sink operation of the connection, closing it on failure.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(Pin<&mut Framed<TcpStream, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
+    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
