@@ -77,7 +77,7 @@ async fn server(role: &mut B) -> Result<(), Error> {
 fn transport(error: &Error) -> Option<&NetError> {
     match error {
         Error::Receive(e) => match &e.kind {
-            ReceiveErrorKind::Transport(cause) => cause.downcast_ref::<NetError>(),
+            ReceiveErrorKind::Transport(_) => mpst::net::net_error(error),
             _ => None,
         },
         _ => None,
@@ -132,7 +132,7 @@ async fn a_failed_session_closes_its_connections_so_the_peer_fails_at_once() {
         assert!(quit.is_err());
         let error = served.unwrap_err();
         assert_eq!(error.peer(), Some("A"));
-        assert!(error.is_disconnected(), "{error}");
+        assert!(mpst::net::is_disconnected(&error), "{error}");
         // A's routes refuse later use: the dead session cannot leak into another one.
         let again = client(&mut a).await.unwrap_err();
         assert_eq!(again.peer(), Some("B"));
@@ -154,6 +154,29 @@ async fn a_malformed_frame_fails_the_session_naming_the_peer() {
         let cause = transport(&error).unwrap_or_else(|| panic!("{error}"));
         assert_eq!(cause.peer, "A");
         assert!(matches!(cause.kind, NetErrorKind::Decode(_)), "{error}");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_session_deadline_ends_the_session_and_its_peer_learns_of_it() {
+    timeout(BOUND, async {
+        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        // B gives its whole session 200 ms; A only sends once it hears B has given up,
+        // so B's deadline passes first, always.
+        let deadline = Duration::from_millis(200);
+        let served = mpst::net::session_timeout(deadline, server(&mut b)).await;
+        let error = served.unwrap_err();
+        assert!(
+            error.to_string().contains("did not finish within 200ms"),
+            "{error}"
+        );
+        // B's session future was dropped: its routes were aborted, so A fails at once
+        // (closed or reset, depending on whether A's sends raced B's close).
+        let error = client(&mut a).await.unwrap_err();
+        assert_eq!(error.peer(), Some("B"));
+        assert!(mpst::net::is_disconnected(&error), "{error}");
     })
     .await
     .unwrap();

@@ -26,6 +26,7 @@
 //!   [`session_timeout`] bounds a whole session.
 
 mod any;
+mod classify;
 mod codec;
 mod config;
 mod connect;
@@ -37,6 +38,7 @@ mod route;
 mod tls;
 
 pub use any::{AnyRoute, AnyRouteError};
+pub use classify::{is_disconnected, net_error};
 pub use codec::{FrameCodec, DEFAULT_MAX_FRAME_LENGTH};
 pub use config::{Config, Fingerprint};
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
