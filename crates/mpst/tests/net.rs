@@ -386,3 +386,25 @@ async fn a_slow_peer_hits_the_receive_timeout() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_role_connecting_twice_is_refused_as_a_duplicate() {
+    bounded(async {
+        let b = config("B")
+            .listen(any_port())
+            .dialled_by("A")
+            .dialled_by("AA");
+        let b = b.bind().await.unwrap();
+        let b_at = b.local_addr().unwrap();
+        let b = tokio::spawn(b.connect());
+        let first = config("A").peer("B", b_at).connect().await.unwrap();
+        // B now waits for AA only; a second A is refused.
+        let second = config("A").peer("B", b_at).connect().await;
+        let (peer, reason) = refusal(b.await.unwrap());
+        assert_eq!(peer, "A");
+        assert_eq!(reason, HandshakeError::Duplicate { role: "A".into() });
+        assert!(matches!(refusal(second).1, HandshakeError::Refused(_)));
+        drop(first);
+    })
+    .await;
+}

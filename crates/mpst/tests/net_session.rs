@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use mpst::net::{Config, NetError, NetErrorKind, TcpRoute};
-use mpst::{session, try_session, End, Error, Message, Receive, ReceiveErrorKind, Role, Send};
+use mpst::{
+    session, try_session, End, Error, Message, Payload, Receive, ReceiveErrorKind, Role, Send,
+};
 use tokio::time::{timeout, Instant};
 
 type Route = mpst::net::TcpRoute<Label>;
@@ -24,9 +26,9 @@ enum Label {
     Sum(Sum),
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Payload, serde::Serialize, serde::Deserialize)]
 struct Add(i32);
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Payload, serde::Serialize, serde::Deserialize)]
 struct Sum(i32);
 
 #[session]
@@ -180,4 +182,18 @@ async fn a_session_deadline_ends_the_session_and_its_peer_learns_of_it() {
     })
     .await
     .unwrap();
+}
+
+/// The handshake's fingerprints come from the serialised session types: equal types give
+/// equal fingerprints, different ones differ.
+#[cfg(feature = "serialize")]
+#[test]
+fn fingerprints_follow_the_session_types() {
+    use mpst::net::Fingerprint;
+    let client = Fingerprint::of::<Client<'static, A>>().unwrap();
+    assert_eq!(client, Fingerprint::of::<Client<'static, A>>().unwrap());
+    assert_ne!(client, Fingerprint::of::<Server<'static, B>>().unwrap());
+    #[session]
+    type Shorter = Send<B, Add, Receive<B, Sum, End>>;
+    assert_ne!(client, Fingerprint::of::<Shorter<'static, A>>().unwrap());
 }

@@ -140,6 +140,12 @@ impl Config {
             None => file.roles.keys().filter(|r| *r != role).cloned().collect(),
         };
         for peer in peers {
+            if peer == role {
+                return Err(config_error(
+                    role,
+                    format!("role {role} lists itself as a peer"),
+                ));
+            }
             let Some(&address) = file.roles.get(&peer) else {
                 return Err(config_error(role, format!("peer {peer} is not in [roles]")));
             };
