@@ -28,9 +28,9 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 /// A route to one peer over TCP carrying the label enum `M`.
 ///
 /// * Sending ([`Sink`]) encodes into a write buffer; the buffer goes out on
-///   [`poll_flush`](Sink::poll_flush), when it grows past the flush threshold, or when
-///   this route is polled for a receive and would wait. Consecutive sends therefore
-///   coalesce into one write.
+///   [`poll_flush`](Sink::poll_flush), before a send that finds it at the flush threshold
+///   or beyond (so it holds at most the threshold plus one label), or when this route is
+///   polled for a receive. Consecutive sends therefore coalesce into one write.
 /// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
 ///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
 ///   error names the peer. A peer that closes between frames just ends the stream (the
@@ -108,6 +108,11 @@ impl<M> TcpRoute<M> {
     /// The peer's role name.
     pub fn peer(&self) -> &str {
         &self.peer
+    }
+
+    /// Bytes of encoded labels waiting in the write buffer for the next flush.
+    pub fn unflushed(&self) -> usize {
+        self.framed.as_ref().map_or(0, |f| f.write_buffer().len())
     }
 
     /// Whether the route failed or was closed.
