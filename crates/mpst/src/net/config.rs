@@ -14,7 +14,8 @@ use super::error::{NetError, NetErrorKind};
 use super::route::DEFAULT_FLUSH_THRESHOLD;
 
 /// A fingerprint of a role's session type: the SHA-256 of its serialised FSM written as
-/// canonical DOT (`Fingerprint::of`, feature `serialize`), or of any bytes the application chooses.
+/// canonical DOT (`Fingerprint::of`, feature `serialize`), or of any bytes the
+/// application chooses.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Fingerprint(pub [u8; 32]);
 
