@@ -38,12 +38,19 @@ thread_local! {
     static WAITING: Cell<Option<Waiting>> = const { Cell::new(None) };
 }
 
-/// Reports that a step is about to wait (called on the `Pending` path only).
-#[cold]
-pub(crate) fn note(waiting: Waiting) {
+/// Reports that a step is about to wait (called on the `Pending` path only): one
+/// thread-local read unless a session deadline is watching.
+#[inline]
+pub(crate) fn note(waiting: impl FnOnce() -> Waiting) {
     if TRACKING.with(Cell::get) {
-        WAITING.with(|cell| cell.set(Some(waiting)));
+        record(waiting());
     }
+}
+
+#[cold]
+#[inline(never)]
+fn record(waiting: Waiting) {
+    WAITING.with(|cell| cell.set(Some(waiting)));
 }
 
 /// Polls `poll` while recording which step it blocks on (nested deadlines restore the

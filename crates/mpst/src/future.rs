@@ -48,6 +48,30 @@ fn receive_error<R: Role, P: Role, Here>(kind: ReceiveErrorKind) -> ReceiveError
     }
 }
 
+/// The role is about to wait on `P`: flushes every route (see [`poll_receive`]) and notes
+/// the wait for a session deadline. Out of line, to keep the ready path small.
+#[inline]
+fn wait<R, P, Here>(role: &mut R, cx: &mut Context<'_>) -> Poll<Result<R::Message, ReceiveError>>
+where
+    R: Route<P>,
+    P: Role,
+{
+    if let Err(mut error) = ready!(role.poll_flush(cx)) {
+        error.state = std::any::type_name::<Here>();
+        return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
+            Box::new(error),
+        ))));
+    }
+    // Flushing is done; the stream registered the waker when it was polled.
+    deadline::note(|| Waiting {
+        role: R::NAME,
+        peer: P::NAME,
+        state: std::any::type_name::<Here>(),
+        label: None,
+    });
+    Poll::Pending
+}
+
 /// Polls the next message from `R`'s route to `P`. When none is ready, the role is about
 /// to wait: it first flushes every route's buffered sends, so no peer waits for a message
 /// that sits in a buffer (which could deadlock the protocol).
@@ -64,22 +88,7 @@ where
 {
     let next = match Pin::new(<R as Route<P>>::route(role)).try_poll_next(cx) {
         Poll::Ready(next) => next,
-        Poll::Pending => {
-            if let Err(mut error) = ready!(role.poll_flush(cx)) {
-                error.state = std::any::type_name::<Here>();
-                return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
-                    Box::new(error),
-                ))));
-            }
-            // Flushing is done; the stream registered the waker when it was polled.
-            deadline::note(Waiting {
-                role: R::NAME,
-                peer: P::NAME,
-                state: std::any::type_name::<Here>(),
-                label: None,
-            });
-            return Poll::Pending;
-        }
+        Poll::Pending => return wait::<R, P, Here>(role, cx),
     };
     Poll::Ready(match next {
         Some(Ok(message)) => Ok(message),
@@ -135,7 +144,7 @@ where
         let ready = match route.as_mut().poll_ready(cx) {
             Poll::Ready(ready) => ready,
             Poll::Pending => {
-                deadline::note(Waiting {
+                deadline::note(|| Waiting {
                     role: R::NAME,
                     peer: P::NAME,
                     state: std::any::type_name::<Send<'r, R, P, L, S>>(),

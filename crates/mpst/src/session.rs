@@ -30,8 +30,16 @@ impl<'r, R: Role> State<'r, R> {
 impl<R: Role> Drop for State<'_, R> {
     #[inline]
     fn drop(&mut self) {
-        self.role.abort();
+        abort(self.role);
     }
+}
+
+/// Aborts `role`, out of line: it only runs when a session fails, and inlining every
+/// route's abort into each place a session state may be dropped would bloat the steps.
+#[cold]
+#[inline(never)]
+fn abort<R: Role>(role: &mut R) {
+    role.abort();
 }
 
 /// A session type that can be built from a [`State`].

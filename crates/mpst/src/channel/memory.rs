@@ -114,10 +114,20 @@ pub struct Sender<S> {
 #[derive(Debug)]
 pub struct Receiver<R> {
     inner: R,
-    aborted: bool,
-    /// The pair was dead when the current session began: nothing queued is for it.
-    stale: bool,
+    /// Open, or closed to this session: see [`Closed`].
+    closed: Closed,
     dead: Dead,
+}
+
+/// Why a receiver delivers nothing (one byte, tested once per poll).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    /// It delivers.
+    Open,
+    /// The pair was dead when the current session began: nothing queued is for it.
+    Stale,
+    /// This end was aborted.
+    Aborted,
 }
 
 /// Marks the pair dead (before closing, so that the woken peer sees the mark).
@@ -149,15 +159,14 @@ impl<R> Receiver<R> {
     fn new(inner: R, dead: Dead) -> Self {
         Self {
             inner,
-            aborted: false,
-            stale: false,
+            closed: Closed::Open,
             dead,
         }
     }
 
     /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted
+        self.closed == Closed::Aborted
     }
 
     /// Whether either end of the pair was aborted.
@@ -178,12 +187,14 @@ impl<S: Close> Abort for Sender<S> {
 impl<R: Close> Abort for Receiver<R> {
     #[inline]
     fn begin(&mut self) {
-        self.stale = self.is_dead();
+        if self.closed == Closed::Open && self.is_dead() {
+            self.closed = Closed::Stale;
+        }
     }
 
     #[inline]
     fn abort(&mut self) {
-        self.aborted = true;
+        self.closed = Closed::Aborted;
         kill(&self.dead);
         self.inner.close();
     }
@@ -243,10 +254,10 @@ impl<R: Stream + Unpin> Stream for Receiver<R> {
 
     #[inline]
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.aborted || self.stale {
+        if self.closed != Closed::Open {
             // Our own abort is an error; a peer dead before the session began ends the
             // stream (`Disconnected`) without delivering what it sent to earlier sessions.
-            return Poll::Ready(self.aborted.then(|| Err(aborted())));
+            return Poll::Ready((self.closed == Closed::Aborted).then(|| Err(aborted())));
         }
         Pin::new(&mut self.inner)
             .poll_next(cx)
