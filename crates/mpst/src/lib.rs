@@ -210,7 +210,11 @@
 //! * `#[derive(Role)] #[message(Label)] struct A(#[route(B)] Chan, ..)` (tuple or named
 //!   fields): `impl Role for A { type Message = Label; const NAME = "A"; }`, one
 //!   `impl Route<B> for A { type Route = Chan; }` per routed field, and a hidden builder for
-//!   `derive(Roles)`. Fields without `#[route]` are filled with `Default::default()`.
+//!   `derive(Roles)`. Fields without `#[route]` are filled with `Default::default()`. The
+//!   `Role` impl also defines [`Role::poll_flush`] (flush every route, in field order, and
+//!   name the peer whose flush failed), [`Role::begin`] and [`Role::abort`] (call
+//!   [`channel::Abort`] on every route), so each route type must be a `Sink<Label>` and
+//!   implement [`channel::Abort`].
 //! * `#[derive(Roles)] struct Roles(A, B, ..)` (tuple or named fields): `impl Default`,
 //!   creating one [`channel::Pair`] per pair of roles routing to each other. Both ends'
 //!   route types must be `'static` and `Pair` with each other.

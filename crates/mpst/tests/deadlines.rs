@@ -236,3 +236,50 @@ async fn a_branch_gives_up_with_a_tokio_timer() {
         "role A could not receive from B (at Branch<B, Reply>): timed out"
     );
 }
+
+#[derive(Role)]
+#[message(Label)]
+struct Left(#[route(Right)] mpst::channel::BoundedEnd<Label>);
+
+#[derive(Role)]
+#[message(Label)]
+struct Right(#[route(Left)] mpst::channel::BoundedEnd<Label>);
+
+#[session]
+type Flood = Send<Right, Ping, Send<Right, Ping, Send<Right, Ping, End>>>;
+
+#[test]
+fn a_session_deadline_names_a_send_stuck_on_a_full_channel() {
+    // Capacity 0 lets one message through; nobody receives, so the second send waits.
+    let (left, right) = mpst::channel::bounded(0);
+    let (mut left, _right) = (Left(left), Right(right));
+    let (fire, deadline) = futures::channel::oneshot::channel::<()>();
+    let mut pool = LocalPool::new();
+    let flood = pool
+        .spawner()
+        .spawn_local_with_handle(async move {
+            try_session_until(&mut left, deadline, |s: Flood<'_, Left>| async move {
+                let s = s.send(Ping(1)).await?.send(Ping(2)).await?;
+                Ok(((), s.send(Ping(3)).await?))
+            })
+            .await
+        })
+        .unwrap();
+    pool.run_until_stalled();
+    fire.send(()).unwrap();
+    let error = pool.run_until(flood).unwrap_err();
+    assert!(error.is_timeout(), "{error}");
+    let Error::Send(error) = error else {
+        panic!("expected a send timeout, got {error}");
+    };
+    assert_eq!(
+        (error.role, error.peer, error.label),
+        ("Left", "Right", Some("Ping"))
+    );
+    assert!(matches!(error.kind, mpst::SendErrorKind::TimedOut));
+    assert_eq!(
+        error.to_string(),
+        "role Left could not send label Ping to Right (at Send<Right, Ping, Send<Right, \
+         Ping, End>>): timed out"
+    );
+}

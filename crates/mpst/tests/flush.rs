@@ -299,3 +299,105 @@ fn a_role_about_to_wait_flushes_every_route_first() {
     answered.unwrap();
     assert_eq!(sum.unwrap(), 42);
 }
+
+/// A route whose flush always fails, like a socket whose peer reset the connection.
+struct Unflushable(Unbounded<Label>);
+
+impl Pair<Unflushable> for Unflushable {
+    fn pair() -> (Unflushable, Unflushable) {
+        let (left, right) = mpst::channel::unbounded();
+        (Unflushable(left), Unflushable(right))
+    }
+}
+
+impl Abort for Unflushable {
+    fn abort(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Sink<Label> for Unflushable {
+    type Error = std::io::Error;
+
+    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn start_send(self: Pin<&mut Self>, _: Label) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Err(std::io::ErrorKind::ConnectionReset.into()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.poll_flush(cx)
+    }
+}
+
+impl Stream for Unflushable {
+    type Item = Result<Label, ChannelError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.0).poll_next(cx)
+    }
+}
+
+#[derive(Roles)]
+struct Broken(X, Y);
+
+#[derive(Role)]
+#[message(Label)]
+struct X(#[route(Y)] Unflushable);
+
+#[derive(Role)]
+#[message(Label)]
+struct Y(#[route(X)] Unflushable);
+
+#[session]
+type SendThenWait = Send<Y, Value, Receive<Y, Sum, End>>;
+
+#[session]
+type JustSend = Send<Y, Value, End>;
+
+#[test]
+fn a_failed_flush_before_a_wait_or_at_end_is_an_error_naming_the_peer() {
+    let Broken(mut x, _y) = Broken::default();
+    let error = run_until_stalled(async move {
+        try_session(&mut x, |s: SendThenWait<'_, X>| async move {
+            let (Sum(sum), end) = s.send(Value(1)).await?.receive().await?;
+            Ok((sum, end))
+        })
+        .await
+    })
+    .unwrap_err();
+    let mpst::Error::Receive(error) = error else {
+        panic!("expected a receive error, got {error}");
+    };
+    let mpst::ReceiveErrorKind::Flush(flush) = &error.kind else {
+        panic!("expected a flush error, got {error}");
+    };
+    assert_eq!((flush.role, flush.peer, flush.label), ("X", "Y", None));
+    assert_eq!(
+        error.to_string(),
+        "role X could not receive from Y (at Receive<Y, Sum, End>): role X could not flush \
+         its sends to Y (at Receive<Y, Sum, End>): transport error: connection reset"
+    );
+
+    let Broken(mut x, _y) = Broken::default();
+    let error = run_until_stalled(async move {
+        try_session(&mut x, |s: JustSend<'_, X>| async move {
+            Ok(((), s.send(Value(1)).await?))
+        })
+        .await
+    })
+    .unwrap_err();
+    let mpst::Error::Send(error) = error else {
+        panic!("expected a send error, got {error}");
+    };
+    assert_eq!(
+        (error.peer, error.label, error.state_name().as_str()),
+        ("Y", None, "End")
+    );
+}
