@@ -365,6 +365,8 @@ pub mod deadline;
 mod error;
 pub mod future;
 pub mod introspect;
+#[cfg(feature = "tcp")]
+pub mod net;
 mod payload;
 mod primitives;
 mod role;
