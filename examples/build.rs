@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 /// The classics generated here: (Scribble file, protocol when the file has several).
 const CLASSICS: &[(&str, Option<&str>)] = &[
-    ("three_buyers/three_buyers.scr", None),
     ("travel_agency/travel_agency.scr", None),
     ("oauth/oauth.scr", None),
     ("ring_max/ring_max.scr", None),
@@ -16,8 +15,22 @@ const CLASSICS: &[(&str, Option<&str>)] = &[
     ("simple_auth/simple_auth.scr", Some("SimpleAuth")),
 ];
 
+/// Generated with serde derives and routes that run in memory or over TCP
+/// (`mpst generate --serde --channel mpst::net::AnyRoute<Label>`), for their multi-process
+/// runs (`<name>/net.rs`).
+const NETWORKED: &[&str] = &["three_buyers/three_buyers.scr"];
+
 fn main() -> ExitCode {
     let mut failed = false;
+    let networked = mpst_codegen::Options::default()
+        .serde(true)
+        .channel("mpst::net::AnyRoute<Label>");
+    for scr in NETWORKED {
+        if let Err(error) = mpst_codegen::build::scribble_with(scr, None, &networked) {
+            eprintln!("error: {error}");
+            failed = true;
+        }
+    }
     for &(scr, protocol) in CLASSICS {
         if let Err(error) = mpst_codegen::build::scribble_protocol(scr, protocol) {
             // Cargo shows a build script's stderr when it fails.

@@ -14,32 +14,15 @@
 //! stops after a given number of values.
 //!
 //! `cargo run -p mpst-examples --example double_buffering` moves 10 values and prints
-//! what the sink read.
+//! what the sink read. The kernel lives in `kernel.rs`, shared with `net.rs`, which runs
+//! the same three processes as separate OS processes over TCP.
 
+mod kernel;
 mod protocol;
 
-use std::convert::Infallible;
-
-use mpst::{session, try_session, Error, Receive, Send};
-use protocol::{kernel_work, run, Ready, Value, K, S, T};
-
-/// The kernel's projection (PPoPP 2022 Fig. 4a):
-/// `mu x. S!ready. S?value. T?ready. T!value. x`.
-#[session]
-struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
-
-/// The kernel: one buffer at a time.
-async fn kernel(role: &mut K) -> Result<Infallible, Error> {
-    try_session(role, |mut s: Kernel<'_, K>| async move {
-        loop {
-            let t = s.into_session().send(Ready).await?;
-            let (Value(value), t) = t.receive().await?;
-            let (Ready, t) = t.receive().await?;
-            s = t.send(Value(kernel_work(value))).await?;
-        }
-    })
-    .await
-}
+use kernel::kernel;
+use mpst::Error;
+use protocol::run;
 
 fn main() -> Result<(), Error> {
     let run = run(10, |mut k| async move { kernel(&mut k).await });
@@ -74,8 +57,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
+    use kernel::Kernel;
     use mpst::serialize::serialize;
     use mpst::verify;
+    use protocol::{K, S, T};
 
     const SCR: &str = include_str!("double_buffering.scr");
 

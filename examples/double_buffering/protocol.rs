@@ -1,6 +1,7 @@
 //! The double-buffering protocol's roles, labels, source and sink, shared by the plain
-//! and the optimised kernel (`main.rs`, `optimised.rs`): the optimisation changes only
-//! the kernel. The runs of the protocol take the kernel as a parameter for the same reason.
+//! and the optimised kernel (`main.rs`, `optimised.rs`) and by the multi-process run
+//! (`net.rs`): the optimisation changes only the kernel. The runs of the protocol take the
+//! kernel as a parameter for the same reason.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -9,7 +10,8 @@ use futures::{future::try_join3, TryFutureExt};
 use mpst::{session, try_session, Error, Message, Payload, Receive, Role, Roles, Send};
 use mpst_examples::{observe, observer, Observer};
 
-type Channel = mpst::channel::Unbounded<Label>;
+/// In memory (`Roles::default()`) or over TCP (`mpst::net::Connections::into_role`).
+type Channel = mpst::net::AnyRoute<Label>;
 
 /// The three roles, wired to each other.
 #[derive(Roles)]
@@ -30,8 +32,8 @@ pub struct K(#[route(S)] Channel, #[route(T)] Channel);
 #[message(Label)]
 pub struct T(#[route(S)] Channel, #[route(K)] Channel);
 
-/// The labels of `double_buffering.scr` (PPoPP 2022 Listing 2).
-#[derive(Message)]
+/// The labels of `double_buffering.scr` (PPoPP 2022 Listing 2); serde for `mpst::net`.
+#[derive(Message, serde::Serialize, serde::Deserialize)]
 pub enum Label {
     /// `ready()`
     Ready(Ready),
@@ -40,10 +42,10 @@ pub enum Label {
 }
 
 /// `ready()`: a buffer is free (to the source) or the sink can read (to the kernel).
-#[derive(Payload)]
+#[derive(Payload, serde::Serialize, serde::Deserialize)]
 pub struct Ready;
 /// `value(i32)`: the content of one buffer.
-#[derive(Payload)]
+#[derive(Payload, serde::Serialize, serde::Deserialize)]
 pub struct Value(pub i32);
 
 /// The source's projection: `mu x. K?ready. K!value. x`.

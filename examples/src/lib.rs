@@ -11,6 +11,7 @@
 
 pub mod expressiveness;
 mod names;
+pub mod net;
 
 pub use names::{records_role, scribble_names, RecordError};
 

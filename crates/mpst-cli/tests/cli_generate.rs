@@ -162,3 +162,39 @@ fn an_invalid_protocol_exits_1_with_its_diagnostics() {
     assert!(err.contains("is invalid"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn serde_derives_the_labels_on_request() {
+    let plain = mpst(&["generate", &double_buffering()]);
+    let serde = mpst(&["generate", "--serde", &double_buffering()]);
+    assert_eq!(serde.status.code(), Some(0), "{}", text(&serde.stderr));
+    let (plain, serde) = (text(&plain.stdout), text(&serde.stdout));
+    assert!(
+        serde
+            .contains("#[derive(Message, serde::Serialize, serde::Deserialize)]\npub enum Label {"),
+        "{serde}"
+    );
+    assert!(
+        serde.contains(
+            "#[derive(Debug, Clone, PartialEq, Payload, serde::Serialize, serde::Deserialize)]\npub struct Ready;"
+        ),
+        "{serde}"
+    );
+    // Nothing else changes.
+    assert_eq!(
+        serde.replace(", serde::Serialize, serde::Deserialize", ""),
+        plain
+    );
+}
+
+#[test]
+fn the_channel_type_is_an_option() {
+    let out = mpst(&[
+        "generate",
+        "--channel",
+        "mpst::net::AnyRoute<Label>",
+        &double_buffering(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("pub type Channel = mpst::net::AnyRoute<Label>;"));
+}

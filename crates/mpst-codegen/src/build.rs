@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::{env, fmt, fs, io};
 
-use crate::{generate_scribble, GenerateError, DEFAULT_VISITS};
+use crate::{generate_with, role_fsms, select_protocol, GenerateError, Options, DEFAULT_VISITS};
 
 /// Why a build-time generation failed.
 #[derive(Debug)]
@@ -64,6 +64,16 @@ pub fn scribble_protocol(
     scr: impl AsRef<Path>,
     protocol: Option<&str>,
 ) -> Result<PathBuf, BuildError> {
+    scribble_with(scr, protocol, &Options::default())
+}
+
+/// As [`scribble_protocol`], with generation [`Options`] (e.g. serde derives on the
+/// labels, for `mpst::net`).
+pub fn scribble_with(
+    scr: impl AsRef<Path>,
+    protocol: Option<&str>,
+    options: &Options,
+) -> Result<PathBuf, BuildError> {
     let scr = scr.as_ref();
     let out_dir = env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?;
     println!("cargo:rerun-if-changed={}", scr.display());
@@ -71,11 +81,16 @@ pub fn scribble_protocol(
         path: scr.to_path_buf(),
         error,
     })?;
-    let code = generate_scribble(&source, protocol, &[], DEFAULT_VISITS).map_err(|error| {
-        BuildError::Generate {
-            path: scr.to_path_buf(),
-            error,
-        }
+    let generated = mpst_scribble::parse(&source)
+        .map_err(GenerateError::Protocol)
+        .and_then(|protocols| {
+            let chosen = select_protocol(&protocols, protocol)?;
+            let fsms = role_fsms(chosen, &[], DEFAULT_VISITS)?;
+            generate_with(&chosen.name.text, &fsms, options).map_err(GenerateError::Codegen)
+        });
+    let code = generated.map_err(|error| BuildError::Generate {
+        path: scr.to_path_buf(),
+        error,
     })?;
     let stem = scr
         .file_stem()

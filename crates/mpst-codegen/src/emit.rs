@@ -294,6 +294,50 @@ fn emit_role(
 /// The text is rustfmt-clean and the same input always gives the same output. It has no
 /// inner attributes, so it can be `include!`d inside a module.
 pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
+    generate_with(protocol, fsms, &Options::default())
+}
+
+/// Choices of [`generate_with`] beyond the FSMs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Derive `serde::Serialize` and `serde::Deserialize` on the `Label` enum and every
+    /// label struct, so the labels can travel over `mpst::net` (the generated code then
+    /// needs `serde` with its `derive` feature, and foreign payload types must be serde
+    /// types too).
+    pub serde: bool,
+    /// The route type between two roles, a Rust type that may mention `Label` (default:
+    /// `mpst::channel::Unbounded<Label>`). It must implement `mpst::channel::Pair` with
+    /// itself for `Roles::default()`; `mpst::net::AnyRoute<Label>` runs the same roles in
+    /// memory or over TCP.
+    pub channel: Option<String>,
+}
+
+impl Options {
+    /// Sets [`Options::serde`].
+    pub fn serde(mut self, serde: bool) -> Self {
+        self.serde = serde;
+        self
+    }
+
+    /// Sets [`Options::channel`].
+    pub fn channel(mut self, channel: impl Into<String>) -> Self {
+        self.channel = Some(channel.into());
+        self
+    }
+}
+
+/// [`generate`] with [`Options`].
+pub fn generate_with(
+    protocol: &str,
+    fsms: &[Fsm],
+    options: &Options,
+) -> Result<String, CodegenError> {
+    let serde = if options.serde {
+        ", serde::Serialize, serde::Deserialize"
+    } else {
+        ""
+    };
     if fsms.is_empty() {
         return Err(CodegenError::NoRoles);
     }
@@ -320,10 +364,20 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
         .chain(used.iter().copied())
         .collect();
     let _ = writeln!(out, "use mpst::{{{}}};\n", imports.join(", "));
-    let _ = writeln!(
-        out,
-        "/// The channel between two roles: in-memory, unbounded, carrying [`Label`]s.\npub type Channel = mpst::channel::Unbounded<Label>;\n"
-    );
+    match &options.channel {
+        None => {
+            let _ = writeln!(
+                out,
+                "/// The channel between two roles: in-memory, unbounded, carrying [`Label`]s.\npub type Channel = mpst::channel::Unbounded<Label>;\n"
+            );
+        }
+        Some(channel) => {
+            let _ = writeln!(
+                out,
+                "/// The channel between two roles, carrying [`Label`]s.\npub type Channel = {channel};\n"
+            );
+        }
+    }
     let _ = writeln!(out, "/// Every role of protocol `{protocol}`; `Roles::default()` connects them all.\n#[derive(Roles)]\npub struct Roles {{");
     for (role, ident) in &names.roles {
         let _ = writeln!(
@@ -344,7 +398,7 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
         }
         out.push_str("}\n\n");
     }
-    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message)]\npub enum Label {{");
+    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message{serde})]\npub enum Label {{");
     for ((label, _), ty) in &names.labels {
         let label = if ty.overloaded { &ty.written } else { label };
         let attribute = match &ty.renamed {
@@ -361,9 +415,9 @@ pub fn generate(protocol: &str, fsms: &[Fsm]) -> Result<String, CodegenError> {
     for ty in names.labels.values() {
         let _ = writeln!(out, "/// The message `{}`.", ty.written);
         if ty.payloads.iter().all(|p| is_builtin(p)) {
-            out.push_str("#[derive(Debug, Clone, PartialEq, Payload)]\n");
+            let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, Payload{serde})]");
         } else {
-            out.push_str("#[derive(Payload)]\n");
+            let _ = writeln!(out, "#[derive(Payload{serde})]");
         }
         if ty.payloads.is_empty() {
             let _ = writeln!(out, "pub struct {};\n", ty.ident);

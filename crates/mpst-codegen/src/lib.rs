@@ -12,7 +12,7 @@ mod error;
 mod names;
 mod protocol;
 
-pub use emit::generate;
+pub use emit::{generate, generate_with, Options};
 pub use error::CodegenError;
 pub use names::{foreign_sorts, rust_sort};
 pub use protocol::{generate_scribble, role_fsms, select_protocol, GenerateError, DEFAULT_VISITS};

@@ -18,7 +18,9 @@ mod session;
 /// Derives `mpst::Role` and one `mpst::Route<Peer>` per field marked `#[route(Peer)]`.
 ///
 /// The struct needs `#[message(Label)]` naming its label enum. Fields without `#[route]`
-/// are filled with `Default::default()` by `#[derive(Roles)]`.
+/// are filled with `Default::default()` by `#[derive(Roles)]`. Every routed field's type
+/// must be a `futures::Sink<Label>` and implement `mpst::channel::Abort`: the derived
+/// `Role::poll_flush`, `Role::begin` and `Role::abort` visit each route in field order.
 #[proc_macro_derive(Role, attributes(message, route))]
 pub fn derive_role(input: TokenStream) -> TokenStream {
     derive(parse_macro_input!(input), role::expand)

@@ -53,6 +53,9 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
 
     let mut routes = Vec::new();
+    let mut flushes = Vec::new();
+    let mut aborts = Vec::new();
+    let mut begins = Vec::new();
     let mut builders = Vec::new();
     let mut peers: Vec<(String, Type)> = Vec::new();
     for (index, field) in data.fields.iter().enumerate() {
@@ -93,6 +96,29 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
         });
+        // The peer's name as `derive(Role)` would give it, without asking for `#peer: Role`
+        // (whose failure would only repeat an error of the peer's own derive).
+        let peer_name = match &peer {
+            Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .map(|segment| segment.ident.to_string())
+                .unwrap_or_else(|| key.clone()),
+            _ => key.clone(),
+        };
+        flushes.push(quote_spanned! {ty.span()=>
+            match ::mpst::wiring::poll_flush::<Self, #peer>(&mut self.#member, #peer_name, cx) {
+                ::core::task::Poll::Pending => pending = true,
+                ::core::task::Poll::Ready(flushed) => flushed?,
+            }
+        });
+        begins.push(quote_spanned! {ty.span()=>
+            ::mpst::channel::Abort::begin(&mut self.#member);
+        });
+        aborts.push(quote_spanned! {ty.span()=>
+            ::mpst::channel::Abort::abort(&mut self.#member);
+        });
         builders.push(quote! {
             #member: <__W as ::mpst::wiring::Wire<#name, #peer>>::take(wiring)
         });
@@ -111,6 +137,31 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         impl ::mpst::Role for #name {
             type Message = #message;
             const NAME: &'static str = #name_str;
+
+            #[inline]
+            #[allow(unused_mut, unused_variables)]
+            fn poll_flush(
+                &mut self,
+                cx: &mut ::core::task::Context<'_>,
+            ) -> ::core::task::Poll<::core::result::Result<(), ::mpst::SendError>> {
+                let mut pending = false;
+                #(#flushes)*
+                if pending {
+                    ::core::task::Poll::Pending
+                } else {
+                    ::core::task::Poll::Ready(::core::result::Result::Ok(()))
+                }
+            }
+
+            #[inline]
+            fn begin(&mut self) {
+                #(#begins)*
+            }
+
+            #[inline]
+            fn abort(&mut self) {
+                #(#aborts)*
+            }
         }
 
         #(#routes)*

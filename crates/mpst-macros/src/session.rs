@@ -48,6 +48,14 @@ fn add_params(generics: &mut Generics) -> syn::Result<()> {
     Ok(())
 }
 
+/// Like [`add_params`], with the bound `__R: ::mpst::Role` that structs and enums holding a
+/// session state need (type aliases take no bounds).
+fn add_bounded_params(generics: &mut Generics) -> syn::Result<()> {
+    add_params(generics)?;
+    generics.params[1] = parse_quote!(__R: ::mpst::Role);
+    Ok(())
+}
+
 /// The type `Name<'__r, __R, user params>` that `Self` stands for.
 fn self_type(ident: &syn::Ident, generics: &Generics) -> Type {
     let (_, ty_generics, _) = generics.split_for_impl();
@@ -229,7 +237,7 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
             "a `#[session]` struct wraps exactly one session type: `struct Name(Send<..>);`",
         ));
     }
-    add_params(&mut item.generics)?;
+    add_bounded_params(&mut item.generics)?;
     let self_ty = self_type(&item.ident, &item.generics);
     let Fields::Unnamed(fields) = &mut item.fields else {
         return Err(Error::new(Span::call_site(), "unreachable: checked above"));
@@ -299,7 +307,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             "a `#[session]` choice enum needs at least one `Variant(Label, Continuation)`",
         ));
     }
-    add_params(&mut item.generics)?;
+    add_bounded_params(&mut item.generics)?;
     // A choice used only with `Select` is never constructed: it describes a type.
     item.attrs.push(parse_quote!(#[allow(dead_code)]));
     let cx = Context::new(Some(self_type(&item.ident, &item.generics)), &item.generics);

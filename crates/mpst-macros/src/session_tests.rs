@@ -82,7 +82,7 @@ fn struct_replaces_self_and_implements_the_traits() {
     );
     assert!(
         out.contains(&squash(
-            "struct Loop < '__r , __R > (Send < '__r , __R , S , Ready , Loop < '__r , __R > >) ;"
+            "struct Loop < '__r , __R : :: mpst :: Role > (Send < '__r , __R , S , Ready , Loop < '__r , __R > >) ;"
         )),
         "{out}"
     );

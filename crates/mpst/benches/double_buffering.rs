@@ -129,7 +129,7 @@ fn closed(role: &'static str) -> Error {
 }
 
 async fn bare_ready(channel: &mut Channel, role: &'static str) -> Result<(), Error> {
-    match channel.next().await {
+    match channel.next().await.and_then(Result::ok) {
         Some(Label::Ready(Ready)) => Ok(()),
         Some(_) => Err(unexpected(role)),
         None => Err(closed(role)),
@@ -137,7 +137,7 @@ async fn bare_ready(channel: &mut Channel, role: &'static str) -> Result<(), Err
 }
 
 async fn bare_value(channel: &mut Channel, role: &'static str) -> Result<Vec<i32>, Error> {
-    match channel.next().await {
+    match channel.next().await.and_then(Result::ok) {
         Some(Label::Value(Value(buffer))) => Ok(buffer),
         Some(_) => Err(unexpected(role)),
         None => Err(closed(role)),

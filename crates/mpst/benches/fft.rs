@@ -220,12 +220,12 @@ async fn bare_process(
                 .send(Label::Value(Value(column.clone())))
                 .await
                 .map_err(Error::other)?;
-            let Some(Label::Value(Value(theirs))) = route.next().await else {
+            let Some(Label::Value(Value(theirs))) = route.next().await.and_then(Result::ok) else {
                 return Err(Error::other("bare FFT: channel closed"));
             };
             column = lower_output(&column, &theirs, w);
         } else {
-            let Some(Label::Value(Value(theirs))) = route.next().await else {
+            let Some(Label::Value(Value(theirs))) = route.next().await.and_then(Result::ok) else {
                 return Err(Error::other("bare FFT: channel closed"));
             };
             route

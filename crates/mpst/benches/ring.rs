@@ -120,7 +120,7 @@ async fn bare_a(a_b: &mut Channel, a_c: &mut Channel, laps: u64) -> Result<u64, 
         a_b.send(Label::Value(Value(token + 1)))
             .await
             .map_err(Error::other)?;
-        token = match a_c.next().await {
+        token = match a_c.next().await.and_then(Result::ok) {
             Some(Label::Value(Value(back))) => back,
             Some(_) => return Err(unexpected("A")),
             None => return Err(closed("A")),
@@ -137,7 +137,7 @@ async fn bare_forward(
     forward_stop: bool,
 ) -> Result<(), Error> {
     loop {
-        match from.next().await {
+        match from.next().await.and_then(Result::ok) {
             Some(Label::Value(Value(x))) => to
                 .send(Label::Value(Value(x + 1)))
                 .await

@@ -144,7 +144,7 @@ fn closed(role: &'static str) -> Error {
 
 async fn bare_source(channel: &mut Channel, n: i64) -> Result<(), Error> {
     for i in 0..n {
-        match channel.next().await {
+        match channel.next().await.and_then(Result::ok) {
             Some(Label::Ready(Ready)) => {}
             Some(_) => return Err(unexpected("source")),
             None => return Err(closed("source")),
@@ -154,7 +154,7 @@ async fn bare_source(channel: &mut Channel, n: i64) -> Result<(), Error> {
             .await
             .map_err(Error::other)?;
     }
-    match channel.next().await {
+    match channel.next().await.and_then(Result::ok) {
         Some(Label::Ready(Ready)) => {}
         Some(_) => return Err(unexpected("source")),
         None => return Err(closed("source")),
@@ -169,7 +169,7 @@ async fn bare_sink(channel: &mut Channel) -> Result<i64, Error> {
             .send(Label::Ready(Ready))
             .await
             .map_err(Error::other)?;
-        match channel.next().await {
+        match channel.next().await.and_then(Result::ok) {
             Some(Label::Value(Value(v))) => sum += v,
             Some(Label::Stop(Stop)) => return Ok(sum),
             Some(_) => return Err(unexpected("sink")),

@@ -89,7 +89,7 @@ fn closed(role: &'static str) -> Error {
 }
 
 async fn bare_add(channel: &mut Channel, role: &'static str) -> Result<i32, Error> {
-    match channel.next().await {
+    match channel.next().await.and_then(Result::ok) {
         Some(Label::Add(Add(x))) => Ok(x),
         Some(_) => Err(unexpected(role)),
         None => Err(closed(role)),
@@ -97,7 +97,7 @@ async fn bare_add(channel: &mut Channel, role: &'static str) -> Result<i32, Erro
 }
 
 async fn bare_sum(channel: &mut Channel, role: &'static str) -> Result<i32, Error> {
-    match channel.next().await {
+    match channel.next().await.and_then(Result::ok) {
         Some(Label::Sum(Sum(x))) => Ok(x),
         Some(_) => Err(unexpected(role)),
         None => Err(closed(role)),

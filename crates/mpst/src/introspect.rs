@@ -76,21 +76,21 @@ pub trait ChoiceType {
     fn visit_variants<V: Visitor>(visitor: &mut V);
 }
 
-impl<R, P: Role, L: 'static, S: SessionType> SessionType for Send<'_, R, P, L, S> {
+impl<R: Role, P: Role, L: 'static, S: SessionType> SessionType for Send<'_, R, P, L, S> {
     fn visit<V: Visitor>(visitor: &mut V) {
         visitor.send::<P, L>();
         S::visit(visitor);
     }
 }
 
-impl<R, P: Role, L: 'static, S: SessionType> SessionType for Receive<'_, R, P, L, S> {
+impl<R: Role, P: Role, L: 'static, S: SessionType> SessionType for Receive<'_, R, P, L, S> {
     fn visit<V: Visitor>(visitor: &mut V) {
         visitor.receive::<P, L>();
         S::visit(visitor);
     }
 }
 
-impl<R, P: Role, C: ChoiceType> SessionType for Select<'_, R, P, C> {
+impl<R: Role, P: Role, C: ChoiceType> SessionType for Select<'_, R, P, C> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
             visitor.select::<P>();
@@ -100,7 +100,7 @@ impl<R, P: Role, C: ChoiceType> SessionType for Select<'_, R, P, C> {
     }
 }
 
-impl<R, P: Role, C: ChoiceType> SessionType for Branch<'_, R, P, C> {
+impl<R: Role, P: Role, C: ChoiceType> SessionType for Branch<'_, R, P, C> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
             visitor.branch::<P>();
@@ -110,7 +110,7 @@ impl<R, P: Role, C: ChoiceType> SessionType for Branch<'_, R, P, C> {
     }
 }
 
-impl<R> SessionType for End<'_, R> {
+impl<R: Role> SessionType for End<'_, R> {
     fn visit<V: Visitor>(visitor: &mut V) {
         visitor.end();
     }

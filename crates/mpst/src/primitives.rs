@@ -16,7 +16,7 @@ macro_rules! primitive {
     ($(#[$doc:meta])* $name:ident<$($param:ident),*>) => {
         $(#[$doc])*
         #[must_use = "a session must be used until it reaches `End`"]
-        pub struct $name<'r, R, $($param),*> {
+        pub struct $name<'r, R: Role, $($param),*> {
             state: State<'r, R>,
             _types: PhantomData<fn() -> ($($param,)*)>,
         }
@@ -118,13 +118,15 @@ where
     R: Route<P>,
     P: Role,
     R::Message: Message<L> + Labelled,
-    R::Route: futures::Stream<Item = R::Message> + Unpin,
+    R::Route: futures::TryStream<Ok = R::Message> + Unpin,
+    <R::Route as futures::TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
     S: FromState<'r, Role = R>,
 {
     /// Waits for the label `L` from `P`; the future resolves to it and the continuation.
     ///
     /// Fails with [`ReceiveErrorKind::UnexpectedLabel`](crate::ReceiveErrorKind) when
-    /// another label arrives and with `Disconnected` when `P` is gone.
+    /// another label arrives, with `Disconnected` when `P` is gone (or its session failed)
+    /// and with `Transport` when the route yields an error.
     #[inline]
     pub fn receive(self) -> ReceiveFuture<'r, R, P, L, S> {
         ReceiveFuture::new(self.state)
@@ -156,7 +158,8 @@ where
     R: Route<P>,
     P: Role,
     R::Message: Labelled,
-    R::Route: futures::Stream<Item = R::Message> + Unpin,
+    R::Route: futures::TryStream<Ok = R::Message> + Unpin,
+    <R::Route as futures::TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
     C: Choices<'r, Role = R>,
 {
     /// Waits for one of the labels of `C` from `P`; the future resolves to the matching

@@ -1,6 +1,10 @@
 //! Roles, routes and messages: the static description of who talks to whom and with which
 //! labels.
 
+use std::task::{Context, Poll};
+
+use crate::error::SendError;
+
 /// A participant of a protocol.
 ///
 /// Implemented by `#[derive(Role)]`. A role is a struct that owns one route (channel) per
@@ -13,6 +17,31 @@ pub trait Role {
     ///
     /// Errors name peers with it and the `serialize` work reads it to name FSMs.
     const NAME: &'static str;
+
+    /// Flushes the buffered sends of every route of the role, in declaration order.
+    ///
+    /// The runtime calls it when the role is about to wait on a receive and at `End`
+    /// (sends themselves do not flush, see [`channel`](crate::channel)). The error names
+    /// the peer whose route failed; its `state` is left empty for the caller to fill in.
+    /// `#[derive(Role)]` implements it; the default flushes nothing.
+    #[inline]
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SendError>> {
+        let _ = cx;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Tells every route of the role that a session begins
+    /// ([`channel::Abort::begin`](crate::channel::Abort::begin)): [`try_session`](crate::try_session)
+    /// calls it before the session's first step. `#[derive(Role)]` implements it; the
+    /// default does nothing.
+    #[inline]
+    fn begin(&mut self) {}
+
+    /// Aborts every route of the role ([`channel::Abort`](crate::channel::Abort)): the
+    /// runtime calls it when a session of the role ends without reaching `End`.
+    /// `#[derive(Role)]` implements it; the default does nothing.
+    #[inline]
+    fn abort(&mut self) {}
 }
 
 /// A role that has a route (a channel) to the peer `P`.

@@ -11,16 +11,35 @@ use crate::{Error, Role};
 /// It has no public constructor: the only way to obtain one is through [`try_session`],
 /// which is what keeps users from building session values by hand (and so from skipping
 /// or repeating protocol steps).
+///
+/// Steps move it from one session value to the next. When it is *dropped* instead — the
+/// session failed, or was dropped or cancelled before `End` — it aborts every route of the
+/// role ([`Role::abort`]), so the peers' receives fail at once rather than wait forever.
 #[must_use = "a session state must be passed on to the continuation"]
-pub struct State<'r, R> {
+pub struct State<'r, R: Role> {
     pub(crate) role: &'r mut R,
 }
 
-impl<'r, R> State<'r, R> {
+impl<'r, R: Role> State<'r, R> {
     #[inline]
     pub(crate) fn new(role: &'r mut R) -> Self {
         Self { role }
     }
+}
+
+impl<R: Role> Drop for State<'_, R> {
+    #[inline]
+    fn drop(&mut self) {
+        abort(self.role);
+    }
+}
+
+/// Aborts `role`, out of line: it only runs when a session fails, and inlining every
+/// route's abort into each place a session state may be dropped would bloat the steps.
+#[cold]
+#[inline(never)]
+fn abort<R: Role>(role: &mut R) {
+    role.abort();
 }
 
 /// A session type that can be built from a [`State`].
@@ -53,8 +72,8 @@ pub trait IntoSession<'r>: FromState<'r> {
 /// The closure given to [`try_session`] must return it, which proves every step of the
 /// protocol was taken.
 #[must_use = "an `End` must be returned from the `try_session` closure"]
-pub struct End<'r, R> {
-    _state: State<'r, R>,
+pub struct End<'r, R: Role> {
+    state: State<'r, R>,
     _end: PhantomData<()>,
 }
 
@@ -64,7 +83,7 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
     #[inline]
     fn from_state(state: State<'r, R>) -> Self {
         Self {
-            _state: state,
+            state,
             _end: PhantomData,
         }
     }
@@ -75,11 +94,34 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 /// `f` receives the initial session and must return a future of `Ok((value, end))`; the
 /// `End` proves the protocol ran to completion (a loop that never ends has type `!`, which
 /// coerces to it). The exclusive borrow of `role` forbids two sessions on one role at once;
-/// once this returns, the role can run another session.
+/// once this returns `Ok`, the role can run another session. At `End` the role's routes are
+/// flushed ([`Role::poll_flush`]) before this returns.
 ///
-/// If the closure fails half-way (an `Err` from `?`), messages of the aborted session may
-/// remain in the role's channels: do not reuse such a role for a new session with the same
-/// peers unless they failed too.
+/// # Failures and cancellation
+///
+/// A session that does not reach `End` — the closure returns `Err`, a step fails, or the
+/// future of this function is dropped (a timeout, a `select!`, a dropped task) — *aborts*
+/// its role at that moment: every route is closed ([`Role::abort`],
+/// [`channel::Abort`](crate::channel::Abort)). What it leaves behind:
+///
+/// * its peers' pending and later receives from it fail promptly with
+///   [`ReceiveErrorKind::Disconnected`](crate::ReceiveErrorKind::Disconnected) naming it,
+///   and their sends to it fail with
+///   [`SendErrorKind::Disconnected`](crate::SendErrorKind::Disconnected); so a failure
+///   spreads to every role that depends on it instead of hanging them. With the in-memory
+///   channels, messages it sent that its peers had not yet received are dropped (a
+///   transport may deliver them first);
+/// * the role itself is spent: with the in-memory channels every later send or receive on
+///   it fails with [`ChannelError::Aborted`](crate::channel::ChannelError::Aborted), and
+///   its peers' later sessions fail with `Disconnected` at their first step with it. A
+///   message of the dead session is never taken for one of a new session: a later session
+///   gives a right answer or a clear error, never a wrong answer. Build new roles
+///   (`Roles::default()`) to start again;
+/// * a message is never half-sent or duplicated: a send whose future is dropped either
+///   handed the whole message to the route or did not touch it.
+///
+/// Dropping the session value inside the closure (instead of passing it on) aborts as
+/// well, at once.
 ///
 /// ```
 /// # use mpst::{try_session, End, Role};
@@ -92,7 +134,24 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 /// # Ok::<(), mpst::Error>(()) }).unwrap();
 /// ```
 #[inline]
-pub async fn try_session<'r, R, S, T, F, Fut>(role: &'r mut R, f: F) -> Result<T, Error>
+pub fn try_session<'r, R, S, T, F, Fut>(
+    role: &'r mut R,
+    f: F,
+) -> impl Future<Output = Result<T, Error>> + Captures<'r>
+where
+    R: Role,
+    S: FromState<'r, Role = R>,
+    F: FnOnce(S) -> Fut,
+    Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
+{
+    // The session begins now, not at the first poll: a peer that fails from here on
+    // failed during this session, and what it sent is for this session.
+    role.begin();
+    run(role, f)
+}
+
+/// The body of [`try_session`], once the session has begun.
+async fn run<'r, R, S, T, F, Fut>(role: &'r mut R, f: F) -> Result<T, Error>
 where
     R: Role,
     S: FromState<'r, Role = R>,
@@ -100,6 +159,23 @@ where
     Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
 {
     let session = S::from_state(State::new(role));
-    let (output, _end) = f(session).await?;
+    let (output, end) = f(session).await?;
+    // Sends may still be buffered: deliver them before calling the session done. On an
+    // error `end` is dropped, which aborts the role.
+    futures::future::poll_fn(|cx| end.state.role.poll_flush(cx))
+        .await
+        .map_err(|mut error| {
+            error.state = std::any::type_name::<End<'r, R>>();
+            error
+        })?;
+    // Reached `End` with everything sent: disarm the abort of `State`'s destructor.
+    std::mem::forget(end);
     Ok(output)
 }
+
+/// Names the lifetime of the role borrow in [`try_session`]'s return type (which holds it)
+/// without requiring the other parameters to outlive it.
+#[doc(hidden)]
+pub trait Captures<'a> {}
+
+impl<T: ?Sized> Captures<'_> for T {}

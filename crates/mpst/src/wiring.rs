@@ -61,3 +61,31 @@ where
         mine
     }
 }
+
+/// Flushes the route of `R` to `P`, named `peer` (called by the `Role::poll_flush` that
+/// `#[derive(Role)]` generates, once per route).
+#[doc(hidden)]
+#[inline]
+pub fn poll_flush<R, P>(
+    route: &mut <R as Route<P>>::Route,
+    peer: &'static str,
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<Result<(), crate::SendError>>
+where
+    R: Route<P>,
+    R::Route: futures::Sink<R::Message> + Unpin,
+    <R::Route as futures::Sink<R::Message>>::Error:
+        std::error::Error + std::marker::Send + Sync + 'static,
+{
+    match futures::Sink::poll_flush(std::pin::Pin::new(route), cx) {
+        std::task::Poll::Pending => std::task::Poll::Pending,
+        std::task::Poll::Ready(Ok(())) => std::task::Poll::Ready(Ok(())),
+        std::task::Poll::Ready(Err(error)) => std::task::Poll::Ready(Err(crate::SendError {
+            role: R::NAME,
+            peer,
+            label: None,
+            state: "",
+            kind: crate::SendErrorKind::from_sink_error(error),
+        })),
+    }
+}

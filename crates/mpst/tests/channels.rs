@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::{Sink, Stream};
-use mpst::channel::{Bidirectional, Pair};
+use mpst::channel::{Abort, ChannelError, Pair};
 use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send, SendErrorKind};
 
 #[derive(Message)]
@@ -38,8 +38,14 @@ impl Pair<Counted> for Counted {
     }
 }
 
+impl Abort for Counted {
+    fn abort(&mut self) {
+        self.inner.abort();
+    }
+}
+
 impl Sink<Label> for Counted {
-    type Error = futures::channel::mpsc::SendError;
+    type Error = ChannelError;
 
     fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         Pin::new(&mut self.inner).poll_ready(cx)
@@ -60,9 +66,9 @@ impl Sink<Label> for Counted {
 }
 
 impl Stream for Counted {
-    type Item = Label;
+    type Item = Result<Label, ChannelError>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Label>> {
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         Pin::new(&mut self.inner).poll_next(cx)
     }
 }
@@ -108,8 +114,20 @@ fn derive_roles_wires_user_channels_and_named_fns_are_processes() {
     assert_eq!(sent.load(Ordering::Relaxed), 2);
 }
 
-/// A sink that fails like a broken network connection.
+/// A route whose sink fails like a broken network connection.
 struct Broken;
+
+impl Abort for Broken {
+    fn abort(&mut self) {}
+}
+
+impl Stream for Broken {
+    type Item = Result<Label, std::io::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Poll::Ready(None)
+    }
+}
 
 impl Sink<Label> for Broken {
     type Error = std::io::Error;
@@ -136,7 +154,7 @@ impl Sink<Label> for Broken {
 
 #[derive(Role)]
 #[message(Label)]
-struct Client(#[route(Server)] Bidirectional<Broken, futures::stream::Empty<Label>>);
+struct Client(#[route(Server)] Broken);
 
 #[derive(Role)]
 #[message(Label)]
@@ -147,7 +165,7 @@ type Call = Send<Server, Hello, End>;
 
 #[test]
 fn sink_errors_other_than_disconnection_are_kept() {
-    let mut client = Client(Bidirectional::new(Broken, futures::stream::empty()));
+    let mut client = Client(Broken);
     let error =
         futures::executor::block_on(try_session(&mut client, |s: Call<'_, Client>| async move {
             Ok(((), s.send(Hello("hi")).await?))
@@ -159,15 +177,15 @@ fn sink_errors_other_than_disconnection_are_kept() {
     };
     assert_eq!(
         (error.role, error.peer, error.label),
-        ("Client", "Server", "Hello")
+        ("Client", "Server", Some("Hello"))
     );
-    let SendErrorKind::Channel(cause) = &error.kind else {
+    let SendErrorKind::Transport(cause) = &error.kind else {
         panic!("expected a channel error, got {:?}", error.kind);
     };
     assert_eq!(cause.to_string(), "connection reset");
     assert!(error
         .to_string()
-        .ends_with("channel error: connection reset"));
+        .ends_with("transport error: connection reset"));
     assert!(std::error::Error::source(&error).is_some());
 }
 

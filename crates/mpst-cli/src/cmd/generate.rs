@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate, role_fsms, GenerateError, DEFAULT_VISITS};
+use mpst_codegen::{generate_with, role_fsms, GenerateError, Options, DEFAULT_VISITS};
 
 use crate::cmd::check::{load, select};
 use crate::diagnostics::{emit, Item};
@@ -30,6 +30,14 @@ pub struct Args {
     /// Bound on visits per state pair when checking optimised FSMs.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS)]
     pub visits: usize,
+    /// Derive serde's Serialize and Deserialize on the labels, so they can travel over
+    /// `mpst::net` (the generated code then needs `serde` with feature `derive`).
+    #[arg(long)]
+    pub serde: bool,
+    /// The route type between two roles (default `mpst::channel::Unbounded<Label>`);
+    /// `mpst::net::AnyRoute<Label>` runs the roles in memory or over TCP.
+    #[arg(long, value_name = "TYPE")]
+    pub channel: Option<String>,
     /// Write the code to OUT.rs instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT.rs")]
     pub output: Option<PathBuf>,
@@ -94,7 +102,11 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             return Ok(Outcome::Fails);
         }
     };
-    let code = match generate(&protocol.name.text, &fsms) {
+    let mut options = Options::default().serde(args.serde);
+    if let Some(channel) = &args.channel {
+        options = options.channel(channel.clone());
+    }
+    let code = match generate_with(&protocol.name.text, &fsms, &options) {
         Ok(code) => code,
         Err(error) => {
             eprintln!(

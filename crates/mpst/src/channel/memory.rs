@@ -1,0 +1,389 @@
+//! The in-memory channels: [`Unbounded`] and [`Bounded`] ends built on
+//! `futures::channel::mpsc`, whose halves ([`Sender`], [`Receiver`]) yield
+//! `Result<T, ChannelError>` and kill the whole pair on [`Abort`].
+//!
+//! The four halves of a pair share one flag, set when either end aborts. A receiver
+//! reads it when a session of its role begins ([`Abort::begin`]): if the pair is already
+//! dead, everything still queued belongs to a session that failed before this one began
+//! (the peer may have run it alone), so the receiver delivers nothing; if the pair dies
+//! during the session, the messages the peer sent before it failed are delivered, then the
+//! stream ends. Neither check costs anything per message.
+
+use std::fmt;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::channel::mpsc;
+use futures::{Sink, Stream};
+
+use super::{Abort, Bidirectional, Pair};
+
+/// Why an in-memory channel refused a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChannelError {
+    /// The peer's end is gone: its session failed or was cancelled, or it was dropped.
+    Disconnected,
+    /// A bounded channel was full (only when sending without waiting for capacity).
+    Full,
+    /// This end was closed when a session of its role ended without reaching `End`; the
+    /// channel may still hold messages of that session, so it refuses all later use.
+    /// Create new roles (`Roles::default()`) to run another session.
+    Aborted,
+}
+
+impl fmt::Display for ChannelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ChannelError::Disconnected => "the peer's end of the channel is closed",
+            ChannelError::Full => "the channel is full",
+            ChannelError::Aborted => {
+                "this channel was closed when an earlier session of the role failed or was \
+                 cancelled; create new roles to run another session"
+            }
+        })
+    }
+}
+
+impl std::error::Error for ChannelError {}
+
+impl From<mpsc::SendError> for ChannelError {
+    #[inline]
+    fn from(error: mpsc::SendError) -> Self {
+        if error.is_full() {
+            ChannelError::Full
+        } else {
+            ChannelError::Disconnected
+        }
+    }
+}
+
+/// The halves of `futures::channel::mpsc` that can be closed without being dropped.
+pub trait Close: private::Sealed {
+    /// Closes the channel from this side.
+    fn close(&mut self);
+}
+
+mod private {
+    pub trait Sealed {}
+    impl<T> Sealed for super::mpsc::UnboundedSender<T> {}
+    impl<T> Sealed for super::mpsc::Sender<T> {}
+    impl<T> Sealed for super::mpsc::UnboundedReceiver<T> {}
+    impl<T> Sealed for super::mpsc::Receiver<T> {}
+}
+
+impl<T> Close for mpsc::UnboundedSender<T> {
+    fn close(&mut self) {
+        self.close_channel();
+    }
+}
+
+impl<T> Close for mpsc::Sender<T> {
+    fn close(&mut self) {
+        self.close_channel();
+    }
+}
+
+impl<T> Close for mpsc::UnboundedReceiver<T> {
+    fn close(&mut self) {
+        mpsc::UnboundedReceiver::close(self);
+    }
+}
+
+impl<T> Close for mpsc::Receiver<T> {
+    fn close(&mut self) {
+        mpsc::Receiver::close(self);
+    }
+}
+
+/// Whether a pair of ends was aborted, shared by its four halves.
+type Dead = Arc<AtomicBool>;
+
+/// The sending half of an in-memory channel (`S` is an `mpsc` sender).
+#[derive(Debug)]
+pub struct Sender<S> {
+    inner: S,
+    aborted: bool,
+    dead: Dead,
+}
+
+/// The receiving half of an in-memory channel (`R` is an `mpsc` receiver): a stream of
+/// `Result<T, ChannelError>`.
+#[derive(Debug)]
+pub struct Receiver<R> {
+    inner: R,
+    /// Open, or closed to this session: see [`Closed`].
+    closed: Closed,
+    dead: Dead,
+}
+
+/// Why a receiver delivers nothing (one byte, tested once per poll).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    /// It delivers.
+    Open,
+    /// The pair was dead when the current session began: nothing queued is for it.
+    Stale,
+    /// This end was aborted.
+    Aborted,
+}
+
+/// Marks the pair dead (before closing, so that the woken peer sees the mark).
+fn kill(dead: &Dead) {
+    dead.store(true, Ordering::Release);
+}
+
+impl<S> Sender<S> {
+    fn new(inner: S, dead: Dead) -> Self {
+        Self {
+            inner,
+            aborted: false,
+            dead,
+        }
+    }
+
+    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Whether either end of the pair was aborted.
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::Acquire)
+    }
+}
+
+impl<R> Receiver<R> {
+    fn new(inner: R, dead: Dead) -> Self {
+        Self {
+            inner,
+            closed: Closed::Open,
+            dead,
+        }
+    }
+
+    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    pub fn is_aborted(&self) -> bool {
+        self.closed == Closed::Aborted
+    }
+
+    /// Whether either end of the pair was aborted.
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::Acquire)
+    }
+}
+
+impl<S: Close> Abort for Sender<S> {
+    #[inline]
+    fn abort(&mut self) {
+        self.aborted = true;
+        kill(&self.dead);
+        self.inner.close();
+    }
+}
+
+impl<R: Close> Abort for Receiver<R> {
+    #[inline]
+    fn begin(&mut self) {
+        if self.closed == Closed::Open && self.is_dead() {
+            self.closed = Closed::Stale;
+        }
+    }
+
+    #[inline]
+    fn abort(&mut self) {
+        self.closed = Closed::Aborted;
+        kill(&self.dead);
+        self.inner.close();
+    }
+}
+
+/// The error of a half whose own end aborted.
+#[cold]
+fn aborted() -> ChannelError {
+    ChannelError::Aborted
+}
+
+impl<T, S> Sink<T> for Sender<S>
+where
+    S: Sink<T, Error = mpsc::SendError> + Unpin,
+{
+    type Error = ChannelError;
+
+    #[inline]
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.aborted {
+            return Poll::Ready(Err(aborted()));
+        }
+        Pin::new(&mut self.inner).poll_ready(cx).map_err(Into::into)
+    }
+
+    #[inline]
+    fn start_send(mut self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
+        if self.aborted {
+            return Err(aborted());
+        }
+        Pin::new(&mut self.inner)
+            .start_send(item)
+            .map_err(Into::into)
+    }
+
+    #[inline]
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.aborted {
+            return Poll::Ready(Err(aborted()));
+        }
+        match Pin::new(&mut self.inner).poll_flush(cx) {
+            // Nothing is buffered on this side, so a gone peer leaves nothing unflushed:
+            // the next send or receive with it reports it.
+            Poll::Ready(Err(error)) if error.is_disconnected() => Poll::Ready(Ok(())),
+            other => other.map_err(Into::into),
+        }
+    }
+
+    #[inline]
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Pin::new(&mut self.inner).poll_close(cx).map_err(Into::into)
+    }
+}
+
+impl<R: Stream + Unpin> Stream for Receiver<R> {
+    type Item = Result<R::Item, ChannelError>;
+
+    #[inline]
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.closed != Closed::Open {
+            // Our own abort is an error; a peer dead before the session began ends the
+            // stream (`Disconnected`) without delivering what it sent to earlier sessions.
+            return Poll::Ready((self.closed == Closed::Aborted).then(|| Err(aborted())));
+        }
+        Pin::new(&mut self.inner)
+            .poll_next(cx)
+            .map(|item| item.map(Ok))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// One end of a pair of in-memory unbounded channels carrying `T` (the label enum).
+///
+/// Sending never waits. Built on `futures::channel::mpsc`, so it works on any executor and
+/// across threads.
+pub type Unbounded<T> =
+    Bidirectional<Sender<mpsc::UnboundedSender<T>>, Receiver<mpsc::UnboundedReceiver<T>>>;
+
+impl<T> Pair<Self> for Unbounded<T> {
+    #[inline]
+    fn pair() -> (Self, Self) {
+        unbounded()
+    }
+}
+
+/// Creates two connected [`Unbounded`] ends.
+pub fn unbounded<T>() -> (Unbounded<T>, Unbounded<T>) {
+    let (left_tx, left_rx) = mpsc::unbounded();
+    let (right_tx, right_rx) = mpsc::unbounded();
+    join(left_tx, left_rx, right_tx, right_rx)
+}
+
+/// One end of a pair of in-memory bounded channels carrying `T` in each direction.
+///
+/// A send waits while `N` messages are in flight towards the peer (`futures`' bounded
+/// channel, whose capacity is `N` plus one slot for the single sender, so `N = 0` still
+/// lets one message through without waiting). Use [`bounded`] when the capacity is only
+/// known at run time.
+#[derive(Debug)]
+pub struct Bounded<T, const N: usize>(pub BoundedEnd<T>);
+
+/// One end of a pair of bounded channels whose capacity is chosen at run time by
+/// [`bounded`].
+pub type BoundedEnd<T> = Bidirectional<Sender<mpsc::Sender<T>>, Receiver<mpsc::Receiver<T>>>;
+
+impl<T, const N: usize> Pair<Self> for Bounded<T, N> {
+    #[inline]
+    fn pair() -> (Self, Self) {
+        let (left, right) = bounded(N);
+        (Self(left), Self(right))
+    }
+}
+
+/// Creates two connected bounded ends of capacity `buffer` (see [`Bounded`]).
+pub fn bounded<T>(buffer: usize) -> (BoundedEnd<T>, BoundedEnd<T>) {
+    let (left_tx, left_rx) = mpsc::channel(buffer);
+    let (right_tx, right_rx) = mpsc::channel(buffer);
+    join(left_tx, left_rx, right_tx, right_rx)
+}
+
+/// Crosses two channels into two ends sharing one [`Dead`] flag.
+#[allow(clippy::type_complexity)]
+fn join<S, R>(
+    left_tx: S,
+    left_rx: R,
+    right_tx: S,
+    right_rx: R,
+) -> (
+    Bidirectional<Sender<S>, Receiver<R>>,
+    Bidirectional<Sender<S>, Receiver<R>>,
+) {
+    let dead = Dead::default();
+    (
+        Bidirectional::new(
+            Sender::new(left_tx, dead.clone()),
+            Receiver::new(right_rx, dead.clone()),
+        ),
+        Bidirectional::new(
+            Sender::new(right_tx, dead.clone()),
+            Receiver::new(left_rx, dead),
+        ),
+    )
+}
+
+impl<T, const N: usize> Abort for Bounded<T, N> {
+    #[inline]
+    fn begin(&mut self) {
+        self.0.begin();
+    }
+
+    #[inline]
+    fn abort(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl<T, const N: usize> Sink<T> for Bounded<T, N> {
+    type Error = ChannelError;
+
+    #[inline]
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Pin::new(&mut self.0).poll_ready(cx)
+    }
+
+    #[inline]
+    fn start_send(mut self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
+        Pin::new(&mut self.0).start_send(item)
+    }
+
+    #[inline]
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    #[inline]
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Pin::new(&mut self.0).poll_close(cx)
+    }
+}
+
+impl<T, const N: usize> Stream for Bounded<T, N> {
+    type Item = Result<T, ChannelError>;
+
+    #[inline]
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.0).poll_next(cx)
+    }
+}

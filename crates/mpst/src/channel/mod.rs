@@ -1,0 +1,145 @@
+//! Channels: a route is a [`futures::Sink`] of the label enum for sending and a
+//! [`futures::TryStream`] of it (a `Stream<Item = Result<Label, E>>`) for receiving, plus
+//! [`Abort`]; this module has the [`Bidirectional`] wrapper, the [`Pair`] trait
+//! `#[derive(Roles)]` uses to create routes, and ready-made in-memory [`Unbounded`] and
+//! [`Bounded`] channels.
+//!
+//! # What the runtime asks of a route
+//!
+//! * **Receiving** polls the stream; an `Err(e)` item fails the receive with
+//!   [`ReceiveErrorKind::Transport`](crate::ReceiveErrorKind::Transport) carrying `e`, and
+//!   the end of the stream is
+//!   [`ReceiveErrorKind::Disconnected`](crate::ReceiveErrorKind::Disconnected).
+//! * **Sending** is `poll_ready` then `start_send`, *without* a flush: a buffered transport
+//!   may hold the message. The runtime flushes every route of the role
+//!   ([`Role::poll_flush`](crate::Role::poll_flush)) when the role is about to wait on a
+//!   receive (a receive that is not ready at once) and when the session reaches `End`, so a
+//!   peer never waits for a message that sits in a buffer. A transport that wants to write
+//!   past a size threshold does so in its own `poll_ready`/`start_send` (its policy).
+//! * **Beginning** ([`Abort::begin`]): [`try_session`](crate::try_session) tells every
+//!   route of the role that a session begins, before its first step.
+//! * **Aborting** ([`Abort::abort`]): when a session ends without reaching `End` (an error,
+//!   or its future dropped), the runtime calls `abort` on every route of the role, at once
+//!   and without waiting. The route must make its peer's pending and later receives fail
+//!   (e.g. close the channel or the socket; messages sent before may still be delivered to
+//!   a peer session that began before the abort), must never deliver a message of the
+//!   failed session to a peer session that begins after it, and must refuse later use of
+//!   its own end.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::{Sink, Stream};
+
+mod memory;
+
+pub use memory::{
+    bounded, unbounded, Bounded, BoundedEnd, ChannelError, Close, Receiver, Sender, Unbounded,
+};
+
+/// How a route tells its peer that the session of its role ended without reaching `End`.
+///
+/// `#[derive(Role)]` calls [`Abort::abort`] on every route of the role from
+/// [`Role::abort`](crate::Role::abort), which the runtime calls when a session fails or
+/// its future is dropped (see [`try_session`](crate::try_session)).
+pub trait Abort {
+    /// Called when a session of the role begins ([`try_session`](crate::try_session) is
+    /// called), before any step: a route can note here what belongs to earlier sessions.
+    /// The default does nothing.
+    #[inline]
+    fn begin(&mut self) {}
+
+    /// Signals the peer and closes this end: the peer's pending and later receives must
+    /// fail promptly (the stream ends or yields an error), and this end must refuse every
+    /// later send and receive (the channel may hold messages of the dead session).
+    ///
+    /// Called from a destructor: it must not block, and must not panic.
+    fn abort(&mut self);
+}
+
+impl<S: Abort, R: Abort> Abort for Bidirectional<S, R> {
+    #[inline]
+    fn begin(&mut self) {
+        self.sink.begin();
+        self.stream.begin();
+    }
+
+    #[inline]
+    fn abort(&mut self) {
+        self.sink.abort();
+        self.stream.abort();
+    }
+}
+
+/// A route made of a sink for sending and a stream for receiving.
+///
+/// It is a [`Sink`] and a [`Stream`] by delegation, so it can stand anywhere a route is
+/// needed.
+#[derive(Debug)]
+pub struct Bidirectional<S, R> {
+    /// The sending half.
+    pub sink: S,
+    /// The receiving half.
+    pub stream: R,
+}
+
+impl<S, R> Bidirectional<S, R> {
+    /// Joins a sink and a stream into one route.
+    #[inline]
+    pub fn new(sink: S, stream: R) -> Self {
+        Self { sink, stream }
+    }
+
+    /// Splits the route back into its halves.
+    #[inline]
+    pub fn into_inner(self) -> (S, R) {
+        (self.sink, self.stream)
+    }
+}
+
+impl<T, S: Sink<T> + Unpin, R: Unpin> Sink<T> for Bidirectional<S, R> {
+    type Error = S::Error;
+
+    #[inline]
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        Pin::new(&mut self.sink).poll_ready(cx)
+    }
+
+    #[inline]
+    fn start_send(mut self: Pin<&mut Self>, item: T) -> Result<(), S::Error> {
+        Pin::new(&mut self.sink).start_send(item)
+    }
+
+    #[inline]
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        Pin::new(&mut self.sink).poll_flush(cx)
+    }
+
+    #[inline]
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        Pin::new(&mut self.sink).poll_close(cx)
+    }
+}
+
+impl<S: Unpin, R: Stream + Unpin> Stream for Bidirectional<S, R> {
+    type Item = R::Item;
+
+    #[inline]
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<R::Item>> {
+        Pin::new(&mut self.stream).poll_next(cx)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.stream.size_hint()
+    }
+}
+
+/// A kind of route that can be created as two connected ends: `Self` for one role and `P`
+/// for its peer.
+///
+/// `#[derive(Roles)]` calls it once per pair of roles that route to each other.
+pub trait Pair<P>: Sized {
+    /// Creates two connected ends: what one sends, the other receives.
+    fn pair() -> (Self, P);
+}

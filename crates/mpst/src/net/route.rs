@@ -1,0 +1,247 @@
+//! [`TcpRoute`]: the route from a role to one peer over a TCP connection, a
+//! [`Sink`] of labels and a [`Stream`] of `Result`s of labels, with buffered writes and a
+//! receive time-out.
+
+use std::fmt;
+use std::future::Future as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::{Sink, Stream};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tokio::net::TcpStream;
+
+use super::io::Connection;
+use tokio::time::{Instant, Sleep};
+use tokio_util::codec::Framed;
+
+use super::codec::FrameCodec;
+use super::error::{NetError, NetErrorKind};
+
+/// The default size above which buffered frames are written out without waiting for a
+/// flush: 8 KiB.
+pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
+
+/// A route to one peer over TCP carrying the label enum `M`.
+///
+/// * Sending ([`Sink`]) encodes into a write buffer; the buffer goes out on
+///   [`poll_flush`](Sink::poll_flush), before a send that finds it at the flush threshold
+///   or beyond (so it holds at most the threshold plus one label), or when this route is
+///   polled for a receive. Consecutive sends therefore coalesce into one write.
+/// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
+///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
+///   error names the peer. A peer that closes between frames just ends the stream (the
+///   runtime reports the peer disconnected).
+/// * With a receive time-out, a receive that waits longer than it fails with
+///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
+/// * After the first failure the connection is closed (so the peer learns of it at once)
+///   and every later send or receive fails.
+pub struct TcpRoute<M> {
+    /// `None` once the route failed or was aborted: the socket is closed.
+    framed: Option<Framed<Connection, FrameCodec<M>>>,
+    peer: Arc<str>,
+    receive_timeout: Option<Duration>,
+    timer: Option<Pin<Box<Sleep>>>,
+}
+
+impl<M> fmt::Debug for TcpRoute<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpRoute")
+            .field("peer", &self.peer)
+            .field("stream", &self.framed.as_ref().map(|f| f.get_ref().tcp()))
+            .field("receive_timeout", &self.receive_timeout)
+            .finish()
+    }
+}
+
+impl<M> TcpRoute<M> {
+    /// Wraps a connected stream to the role `peer` (after the handshake), with frames
+    /// limited to `max_frame_length` bytes.
+    pub fn new(stream: TcpStream, peer: impl Into<Arc<str>>, max_frame_length: usize) -> Self {
+        Self::over(Connection::Plain(stream), peer, max_frame_length)
+    }
+
+    /// Wraps a connection (plain or TLS) to the role `peer` (after the handshake), with
+    /// frames limited to `max_frame_length` bytes.
+    pub fn over(
+        connection: Connection,
+        peer: impl Into<Arc<str>>,
+        max_frame_length: usize,
+    ) -> Self {
+        let mut framed = Framed::new(connection, FrameCodec::new(max_frame_length));
+        framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
+        Self {
+            framed: Some(framed),
+            peer: peer.into(),
+            receive_timeout: None,
+            timer: None,
+        }
+    }
+
+    /// A route to `peer` that has already failed: every use reports the peer closed.
+    pub(crate) fn closed(peer: impl Into<Arc<str>>) -> Self {
+        Self {
+            framed: None,
+            peer: peer.into(),
+            receive_timeout: None,
+            timer: None,
+        }
+    }
+
+    /// Fails a receive that waits longer than `timeout` (`None`: wait forever).
+    pub fn with_receive_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.receive_timeout = timeout;
+        self
+    }
+
+    /// Writes buffered frames out once they reach `bytes` without waiting for a flush.
+    pub fn with_flush_threshold(mut self, bytes: usize) -> Self {
+        if let Some(framed) = &mut self.framed {
+            framed.set_backpressure_boundary(bytes);
+        }
+        self
+    }
+
+    /// The peer's role name.
+    pub fn peer(&self) -> &str {
+        &self.peer
+    }
+
+    /// Bytes of encoded labels waiting in the write buffer for the next flush.
+    pub fn unflushed(&self) -> usize {
+        self.framed.as_ref().map_or(0, |f| f.write_buffer().len())
+    }
+
+    /// Whether the route failed or was closed.
+    pub fn is_closed(&self) -> bool {
+        self.framed.is_none()
+    }
+
+    /// The underlying TCP stream (`None` once the route failed; under the TLS layer, if
+    /// any), e.g. to write raw bytes in tests. Frames buffered for writing and bytes read
+    /// ahead are dropped.
+    pub fn into_inner(self) -> Option<TcpStream> {
+        self.framed.map(|framed| framed.into_inner().into_tcp())
+    }
+
+    /// Closes the connection at once, without flushing: the peer's receives fail, and
+    /// every later use of this route fails.
+    pub fn close_now(&mut self) {
+        self.framed = None;
+        self.timer = None;
+    }
+
+    /// Records a failure: the connection is closed so that the peer learns of it.
+    fn fail(&mut self, kind: NetErrorKind) -> NetError {
+        self.close_now();
+        NetError::new(&*self.peer, kind)
+    }
+
+    fn closed_error(&self) -> NetError {
+        NetError::new(&*self.peer, NetErrorKind::Closed)
+    }
+}
+
+impl<M> crate::channel::Abort for TcpRoute<M> {
+    /// Closes the connection at once (see [`TcpRoute::close_now`]): the peer's pending and
+    /// later receives fail, and this route refuses all later use.
+    fn abort(&mut self) {
+        self.close_now();
+    }
+}
+
+/// Polls one sink operation of the connection, closing it on failure.
+fn sink_op<M: Serialize>(
+    route: &mut TcpRoute<M>,
+    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
+) -> Poll<Result<(), NetError>> {
+    let Some(framed) = &mut route.framed else {
+        return Poll::Ready(Err(route.closed_error()));
+    };
+    match op(Pin::new(framed)) {
+        Poll::Ready(Err(kind)) => Poll::Ready(Err(route.fail(kind))),
+        Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
+        Poll::Pending => Poll::Pending,
+    }
+}
+
+impl<M: Serialize> Sink<M> for TcpRoute<M> {
+    type Error = NetError;
+
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| framed.poll_ready(cx))
+    }
+
+    fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
+        let this = self.get_mut();
+        let Some(framed) = &mut this.framed else {
+            return Err(this.closed_error());
+        };
+        // An unencodable label fails this send only; the connection stays usable.
+        Pin::new(framed)
+            .start_send(item)
+            .map_err(|kind| NetError::new(&*this.peer, kind))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| {
+            <Framed<_, _> as Sink<M>>::poll_flush(framed, cx)
+        })
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), |framed| {
+            <Framed<_, _> as Sink<M>>::poll_close(framed, cx)
+        })
+    }
+}
+
+impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
+    type Item = Result<M, NetError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let Some(framed) = &mut this.framed else {
+            return Poll::Ready(None);
+        };
+        // About to wait on the peer: what we buffered for it must go out first, or both
+        // sides could wait for each other.
+        if let Poll::Ready(Err(kind)) = <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(framed), cx)
+        {
+            return Poll::Ready(Some(Err(this.fail(kind))));
+        }
+        let Some(framed) = &mut this.framed else {
+            return Poll::Ready(None);
+        };
+        match Pin::new(framed).poll_next(cx) {
+            Poll::Ready(Some(Ok(message))) => {
+                this.timer = None;
+                Poll::Ready(Some(Ok(message)))
+            }
+            Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
+            // The peer closed between two frames: the stream ends, which the runtime
+            // reports as the peer disconnected, as for in-memory channels.
+            Poll::Ready(None) => {
+                this.close_now();
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                let Some(timeout) = this.receive_timeout else {
+                    return Poll::Pending;
+                };
+                let timer = this.timer.get_or_insert_with(|| {
+                    Box::pin(tokio::time::sleep_until(Instant::now() + timeout))
+                });
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => {
+                        Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}

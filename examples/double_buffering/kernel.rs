@@ -1,0 +1,26 @@
+//! The kernel of double buffering (one buffer at a time), shared by the in-memory run
+//! (`main.rs`) and the multi-process run (`net.rs`).
+
+use std::convert::Infallible;
+
+use mpst::{session, try_session, Error, Receive, Send};
+
+use crate::protocol::{kernel_work, Ready, Value, K, S, T};
+
+/// The kernel's projection (PPoPP 2022 Fig. 4a):
+/// `mu x. S!ready. S?value. T?ready. T!value. x`.
+#[session]
+pub struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
+
+/// The kernel: one buffer at a time.
+pub async fn kernel(role: &mut K) -> Result<Infallible, Error> {
+    try_session(role, |mut s: Kernel<'_, K>| async move {
+        loop {
+            let t = s.into_session().send(Ready).await?;
+            let (Value(value), t) = t.receive().await?;
+            let (Ready, t) = t.receive().await?;
+            s = t.send(Value(kernel_work(value))).await?;
+        }
+    })
+    .await
+}
