@@ -94,6 +94,12 @@ mod op;
 mod role;
 pub mod transport;
 
+#[cfg(feature = "scribble")]
+pub mod conform;
+#[cfg(any(feature = "tcp", feature = "quic"))]
+pub mod net;
+pub mod paper;
+
 pub use choreography::{Choreography, Runner};
 pub use endpoint::{Config, Endpoint, EndpointStats};
 pub use futures::future::Either;

@@ -1,0 +1,25 @@
+//! Figures 2 and 15, concurrent send: `KS` and `CS` send a key and a text to `S`, which
+//! forwards both to `C` in whichever order they arrive. `cargo run -p mpst-choreo
+//! --example concurrent_send [-- --in-order]` runs every role here; `-- --role S ...`
+//! runs one role over TCP (see `common/mod.rs`). The in-order twin's protocol is
+//! `concurrent_send.scr`.
+
+mod common;
+
+use mpst_choreo::paper::concurrent_send::{ConcurrentSend, Costs, InOrderSend, report};
+
+/// The client whose key and text are sent.
+const CLIENT: u64 = 7;
+
+fn main() -> std::process::ExitCode {
+    let costs = Costs::example();
+    let out_of_order = ConcurrentSend {
+        client: CLIENT,
+        costs,
+    };
+    let in_order = InOrderSend {
+        client: CLIENT,
+        costs,
+    };
+    common::main(out_of_order, in_order, report)
+}

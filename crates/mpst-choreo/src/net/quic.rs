@@ -1,0 +1,483 @@
+//! QUIC transport (feature `quic`, over `quinn`): one unidirectional stream per message,
+//! so a delayed or lost packet holds back only its own message — no head-of-line
+//! blocking. Certificates are self-signed, generated at run time with `rcgen`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io::ErrorKind;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use quinn::rustls::RootCertStore;
+use quinn::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// A DER-encoded certificate (rustls' type), as [`QuicIdentity::certificate`] gives and
+/// [`QuicTransport::start`] trusts.
+pub use quinn::rustls::pki_types::CertificateDer;
+use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::{
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    io_error,
+};
+use crate::role::RoleName;
+use crate::transport::{Envelope, Incoming, Transport, TransportError};
+
+/// The name every certificate is issued for and every connection asks for.
+const SERVER_NAME: &str = "localhost";
+
+/// A certificate and its private key, generated at run time.
+#[derive(Debug)]
+pub struct QuicIdentity {
+    cert: CertificateDer<'static>,
+    key: PrivatePkcs8KeyDer<'static>,
+}
+
+impl Clone for QuicIdentity {
+    fn clone(&self) -> Self {
+        QuicIdentity {
+            cert: self.cert.clone(),
+            key: self.key.clone_key(),
+        }
+    }
+}
+
+impl QuicIdentity {
+    /// A fresh self-signed certificate for `localhost`, and its key.
+    pub fn generate() -> Result<Self, rcgen::Error> {
+        let certified = rcgen::generate_simple_self_signed(vec![SERVER_NAME.to_string()])?;
+        Ok(QuicIdentity {
+            cert: certified.cert.der().clone(),
+            key: PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()),
+        })
+    }
+
+    /// The certificate, for the peers to trust.
+    pub fn certificate(&self) -> &CertificateDer<'static> {
+        &self.cert
+    }
+}
+
+/// How a [`QuicTransport`] connects.
+#[derive(Clone)]
+pub struct QuicConfig {
+    /// The largest message sent or accepted, in bytes.
+    pub max_frame_len: usize,
+    /// How long to keep trying to reach peers that are not up yet.
+    pub connect_deadline: Duration,
+    /// Streams a peer may have open towards this role at once.
+    pub max_concurrent_streams: u32,
+    /// How long a dropped transport waits for its peers to read everything it sent.
+    pub linger: Duration,
+    /// Holds chosen envelopes back halfway through their stream (fault injection for
+    /// tests: the first half is on the wire, the rest waits).
+    pub hold: Option<Hold>,
+}
+
+impl Default for QuicConfig {
+    fn default() -> Self {
+        QuicConfig {
+            max_frame_len: DEFAULT_MAX_FRAME,
+            connect_deadline: Duration::from_secs(10),
+            max_concurrent_streams: 1024,
+            linger: Duration::from_secs(10),
+            hold: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for QuicConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuicConfig")
+            .field("max_frame_len", &self.max_frame_len)
+            .field("connect_deadline", &self.connect_deadline)
+            .field("max_concurrent_streams", &self.max_concurrent_streams)
+            .field("linger", &self.linger)
+            .field("hold", &self.hold.is_some())
+            .finish()
+    }
+}
+
+/// A role's end of a QUIC network: one endpoint (client and server at once), one
+/// connection to each peer, a fresh stream for every message.
+pub struct QuicTransport {
+    role: RoleName,
+    endpoint: Endpoint,
+    connections: Mutex<HashMap<RoleName, Connection>>,
+    linger: Duration,
+    max_frame_len: usize,
+    hold: Option<Hold>,
+    delivery: Delivery,
+    slot: IncomingSlot,
+    sending: Mutex<JoinSet<()>>,
+    acceptor: JoinHandle<()>,
+    arrivals: Arrivals,
+    peer_names: Vec<RoleName>,
+    /// The connections peers opened to this role.
+    accepted: Accepted,
+}
+
+type Accepted = Arc<Mutex<Vec<Connection>>>;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl QuicTransport {
+    /// Serves on `socket` as `identity`, trusting the certificates `trusted`, and connects
+    /// to every peer before `connect_deadline` (QUIC retransmits its handshake, so peers
+    /// may start in any order). Peers are known by their addresses: a connection from an
+    /// address that is no peer's is refused. Servers are authenticated by certificate
+    /// (against `trusted`); clients only by address, so use it on networks you trust.
+    pub async fn start(
+        role: RoleName,
+        socket: UdpSocket,
+        identity: &QuicIdentity,
+        trusted: &[CertificateDer<'static>],
+        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
+        config: QuicConfig,
+    ) -> Result<Self, TransportError> {
+        let peers: HashMap<RoleName, SocketAddr> = peers.into_iter().collect();
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            io_error(&role, ErrorKind::InvalidInput, format!("{what}: {e}"))
+        };
+        let mut transport = quinn::TransportConfig::default();
+        transport
+            .max_concurrent_uni_streams(VarInt::from_u32(config.max_concurrent_streams))
+            .keep_alive_interval(Some(Duration::from_secs(5)));
+        let transport = Arc::new(transport);
+        let key = PrivateKeyDer::Pkcs8(identity.key.clone_key());
+        let mut server = ServerConfig::with_single_cert(vec![identity.cert.clone()], key)
+            .map_err(|e| bad("bad certificate", &e))?;
+        server.transport_config(transport.clone());
+        let mut roots = RootCertStore::empty();
+        for cert in trusted {
+            roots
+                .add(cert.clone())
+                .map_err(|e| bad("cannot trust a certificate", &e))?;
+        }
+        let mut client = ClientConfig::with_root_certificates(Arc::new(roots))
+            .map_err(|e| bad("bad trusted certificates", &e))?;
+        client.transport_config(transport);
+        let runtime = Arc::new(quinn::TokioRuntime);
+        let mut endpoint = Endpoint::new(Default::default(), Some(server), socket, runtime)
+            .map_err(|e| io_error(&role, e.kind(), format!("cannot open the endpoint: {e}")))?;
+        endpoint.set_default_client_config(client);
+
+        let (delivery, slot) = IncomingSlot::new(role.clone());
+        let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
+        let max = config.max_frame_len;
+        let arrivals = Arrivals::new();
+        let accepted = Accepted::default();
+        let acceptor = tokio::spawn(accept(
+            endpoint.clone(),
+            role.clone(),
+            by_addr,
+            max,
+            delivery.clone(),
+            (arrivals.clone(), Arc::clone(&accepted)),
+        ));
+        let peer_names: Vec<RoleName> = peers.keys().cloned().collect();
+        let connecting = peers.iter().map(|(peer, addr)| {
+            let endpoint = endpoint.clone();
+            async move {
+                let failed = |e: &dyn std::fmt::Display| {
+                    let message = format!("cannot connect to {addr}: {e}");
+                    io_error(peer, ErrorKind::ConnectionRefused, message)
+                };
+                let connecting = endpoint
+                    .connect(*addr, SERVER_NAME)
+                    .map_err(|e| failed(&e))?;
+                match tokio::time::timeout(config.connect_deadline, connecting).await {
+                    Ok(Ok(connection)) => Ok((peer.clone(), connection)),
+                    Ok(Err(e)) => Err(failed(&e)),
+                    Err(_) => Err(failed(&"no handshake before the deadline")),
+                }
+            }
+        });
+        let connections = futures::future::try_join_all(connecting)
+            .await
+            .inspect_err(|_| acceptor.abort())?
+            .into_iter()
+            .collect();
+        Ok(QuicTransport {
+            role,
+            endpoint,
+            connections: Mutex::new(connections),
+            linger: config.linger,
+            max_frame_len: config.max_frame_len,
+            hold: config.hold,
+            delivery,
+            slot,
+            sending: Mutex::new(JoinSet::new()),
+            acceptor,
+            arrivals,
+            peer_names,
+            accepted,
+        })
+    }
+
+    /// The role this transport serves.
+    pub fn role(&self) -> &RoleName {
+        &self.role
+    }
+
+    /// The address this role's endpoint is bound to.
+    pub fn local_addr(&self) -> Result<SocketAddr, TransportError> {
+        self.endpoint
+            .local_addr()
+            .map_err(|e| io_error(&self.role, e.kind(), format!("no local address: {e}")))
+    }
+
+    /// Waits until every message sent has been received by its peer, then says goodbye on
+    /// every connection and waits (at most `linger`) for the peers to close them: a peer
+    /// closes only once it has read every stream, so nothing sent is lost. Messages sent
+    /// afterwards are refused. Dropping the transport does the same in the background
+    /// (lingering [`QuicConfig::linger`]).
+    pub async fn close(&self, linger: Duration) {
+        self.goodbye(linger).await;
+    }
+
+    /// Takes what is in flight and the connections, and returns the future that finishes
+    /// the sends and says goodbye.
+    fn goodbye(&self, linger: Duration) -> impl Future<Output = ()> + Send + 'static {
+        let mut sending =
+            std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
+        let connections =
+            std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
+        let (max, delivery) = (self.max_frame_len, self.delivery.clone());
+        let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
+        let accepted = Arc::clone(&self.accepted);
+        let endpoint = self.endpoint.clone();
+        async move {
+            while sending.join_next().await.is_some() {}
+            // A late peer must find this endpoint still serving.
+            arrivals.all(&peers, linger).await;
+            let goodbyes = connections.into_iter().map(|(peer, connection)| {
+                let delivery = delivery.clone();
+                async move {
+                    let said = async {
+                        let bye = encode(&peer, &Wire::Bye, max)?;
+                        let mut stream =
+                            connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
+                        stream.write_all(&bye).await.map_err(|e| lost(&peer, &e))?;
+                        stream.finish().map_err(|e| lost(&peer, &e))
+                    };
+                    if let Err(e) = said.await {
+                        let _ = delivery.send(Err(e));
+                        return;
+                    }
+                    let _ = tokio::time::timeout(linger, connection.closed()).await;
+                    connection.close(VarInt::from_u32(0), b"done");
+                }
+            });
+            futures::future::join_all(goodbyes).await;
+            // This role is done: tell the peers' connections to it, so that none waits
+            // for a process that is gone.
+            for connection in lock(&accepted).drain(..) {
+                connection.close(VarInt::from_u32(0), b"done");
+            }
+            // The close frames must leave before the process may exit (waiting for the
+            // whole draining period is not needed, hence the short bound).
+            let idle = endpoint.wait_idle();
+            let _ = tokio::time::timeout(linger.min(Duration::from_millis(500)), idle).await;
+        }
+    }
+}
+
+fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
+    io_error(
+        peer,
+        ErrorKind::ConnectionAborted,
+        format!("send failed: {e}"),
+    )
+}
+
+impl Drop for QuicTransport {
+    /// What was sent is still delivered, late peers may still connect, then the
+    /// connections close and accepting stops (in the background, if a tokio runtime is
+    /// still there; at once otherwise).
+    fn drop(&mut self) {
+        let goodbye = self.goodbye(self.linger);
+        let acceptor = self.acceptor.abort_handle();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    goodbye.await;
+                    acceptor.abort();
+                });
+            }
+            Err(_) => acceptor.abort(),
+        }
+    }
+}
+
+impl Transport for QuicTransport {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        let result = self.spawn_send(envelope);
+        Box::pin(futures::future::ready(result))
+    }
+
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        self.slot.take(role)
+    }
+}
+
+impl QuicTransport {
+    fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
+        let peer = envelope.to.clone();
+        let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
+        let connection = connections.get(&peer).cloned().ok_or_else(|| {
+            io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
+        })?;
+        let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
+        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
+        let delivery = self.delivery.clone();
+        let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
+        while sending.try_join_next().is_some() {}
+        sending.spawn(async move {
+            let sent = async {
+                let mut stream = connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
+                let half = if hold.is_some() { frame.len() / 2 } else { 0 };
+                stream
+                    .write_all(&frame[..half])
+                    .await
+                    .map_err(|e| lost(&peer, &e))?;
+                if let Some(hold) = hold {
+                    hold.await;
+                }
+                stream
+                    .write_all(&frame[half..])
+                    .await
+                    .map_err(|e| lost(&peer, &e))?;
+                stream.finish().map_err(|e| lost(&peer, &e))?;
+                match stream.stopped().await {
+                    Ok(None) => Ok(()),
+                    Ok(Some(code)) => Err(lost(&peer, &format!("the peer refused it ({code})"))),
+                    Err(e) => Err(lost(&peer, &e)),
+                }
+            };
+            if let Err(e) = sent.await {
+                let _ = delivery.send(Err(e));
+            }
+        });
+        Ok(())
+    }
+}
+
+async fn accept(
+    endpoint: Endpoint,
+    role: RoleName,
+    peers: HashMap<SocketAddr, RoleName>,
+    max: usize,
+    delivery: Delivery,
+    (arrivals, accepted): (Arrivals, Accepted),
+) {
+    while let Some(incoming) = endpoint.accept().await {
+        let from = incoming.remote_address();
+        let Some(peer) = peers.get(&from).cloned() else {
+            incoming.refuse();
+            let stranger = RoleName::new(format!("the stranger at {from}"));
+            let message = "refused a connection from an address that is no peer's";
+            let _ = delivery.send(Err(io_error(
+                &stranger,
+                ErrorKind::PermissionDenied,
+                message,
+            )));
+            continue;
+        };
+        let (role, delivery, arrivals) = (role.clone(), delivery.clone(), arrivals.clone());
+        let accepted = Arc::clone(&accepted);
+        tokio::spawn(async move {
+            match incoming.await {
+                Ok(connection) => {
+                    lock(&accepted).push(connection.clone());
+                    arrivals.arrived(&peer, 1);
+                    serve(connection, peer, role, max, delivery).await
+                }
+                Err(e) => {
+                    let message = format!("handshake failed: {e}");
+                    let _ =
+                        delivery.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
+                }
+            }
+        });
+    }
+}
+
+/// Reads every stream of one connection, each in its own task (a slow stream holds back
+/// no other), until the peer's goodbye; then closes the connection once every stream
+/// opened before the goodbye is read. A connection lost before the goodbye is an error.
+async fn serve(
+    connection: Connection,
+    peer: RoleName,
+    role: RoleName,
+    max: usize,
+    delivery: Delivery,
+) {
+    let mut reading = JoinSet::new();
+    let mut bye = false;
+    loop {
+        tokio::select! {
+            accepted = connection.accept_uni(), if !bye => {
+                let mut stream = match accepted {
+                    Ok(stream) => stream,
+                    Err(ConnectionError::LocallyClosed) => return,
+                    Err(e) => {
+                        let message = format!("connection lost before the goodbye: {e}");
+                        let _ = delivery.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
+                        return;
+                    }
+                };
+                let (peer, role, delivery) = (peer.clone(), role.clone(), delivery.clone());
+                reading.spawn(async move { read(&mut stream, &peer, &role, max, &delivery).await });
+            }
+            Some(done) = reading.join_next() => {
+                bye |= matches!(done, Ok(true));
+            }
+            else => break,
+        }
+        if bye && reading.is_empty() {
+            break;
+        }
+    }
+    connection.close(VarInt::from_u32(0), b"bye");
+}
+
+/// Reads one stream: forwards its envelope or reports what is wrong with it; says
+/// whether it was the goodbye.
+async fn read(
+    stream: &mut quinn::RecvStream,
+    peer: &RoleName,
+    role: &RoleName,
+    max: usize,
+    delivery: &Delivery,
+) -> bool {
+    let received = match stream.read_to_end(max).await {
+        Ok(bytes) => match decode(&bytes) {
+            Ok(Wire::Bye) => return true,
+            Ok(Wire::Message(envelope)) if envelope.from == *peer && envelope.to == *role => {
+                Ok(envelope)
+            }
+            Ok(Wire::Message(envelope)) => Err(decode_error(
+                peer,
+                format!(
+                    "an envelope from {} to {} on the connection from {peer} to {role}",
+                    envelope.from, envelope.to
+                ),
+            )),
+            Ok(Wire::Hello { .. }) => Err(decode_error(peer, "a greeting on a QUIC stream")),
+            Err(message) => Err(decode_error(peer, message)),
+        },
+        Err(e) => Err(io_error(
+            peer,
+            ErrorKind::InvalidData,
+            format!("bad stream: {e}"),
+        )),
+    };
+    let _ = delivery.send(received);
+    false
+}

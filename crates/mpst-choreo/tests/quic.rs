@@ -1,0 +1,176 @@
+//! The QUIC transport: one stream per message, so a held message holds back no other
+//! (contrast: the same hold on one FIFO TCP connection blocks everything behind it).
+
+mod common;
+
+use std::net::UdpSocket;
+use std::time::Duration;
+
+use common::{envelope, hold_sites, next, role};
+use futures::StreamExt;
+use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::transport::Transport;
+use tokio::time::timeout;
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+async fn pair(a: QuicConfig, b: QuicConfig) -> (QuicTransport, QuicTransport) {
+    let identity = QuicIdentity::generate().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    let (a, b) = tokio::join!(
+        QuicTransport::start(role("A"), sa, &identity, &trusted, [(role("B"), ab)], a),
+        QuicTransport::start(role("B"), sb, &identity, &trusted, [(role("A"), aa)], b),
+    );
+    (a.unwrap(), b.unwrap())
+}
+
+#[tokio::test]
+async fn a_held_message_holds_back_no_other() {
+    let (hold, release) = hold_sites(&[0]);
+    let config = QuicConfig {
+        hold: Some(hold),
+        ..QuicConfig::default()
+    };
+    let (a, b) = timeout(LIMIT, pair(config, QuicConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..4 {
+        a.send(envelope("A", "B", site, 4000)).await.unwrap();
+    }
+    // Half of site 0 is on the wire, the rest held: sites 1..3 arrive meanwhile.
+    let mut first = Vec::new();
+    for _ in 0..3 {
+        first.push(next(&mut incoming).await);
+    }
+    first.sort();
+    assert_eq!(first, [1, 2, 3]);
+    release.send(()).unwrap();
+    assert_eq!(next(&mut incoming).await, 0);
+    timeout(LIMIT, a.close(LIMIT)).await.unwrap();
+    // B read everything and closed after A's goodbye: no error follows.
+    assert!(
+        timeout(Duration::from_millis(100), incoming.next())
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn many_messages_arrive_once_each_before_close_returns() {
+    let (a, b) = timeout(LIMIT, pair(QuicConfig::default(), QuicConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..300 {
+        a.send(envelope("A", "B", site, 100)).await.unwrap();
+    }
+    timeout(LIMIT, a.close(LIMIT)).await.unwrap();
+    let mut got = Vec::new();
+    for _ in 0..300 {
+        got.push(next(&mut incoming).await);
+    }
+    got.sort();
+    assert_eq!(got, (0..300).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn oversized_messages_are_refused_at_both_ends() {
+    let small = QuicConfig {
+        max_frame_len: 1024,
+        ..QuicConfig::default()
+    };
+    let (a, b) = timeout(LIMIT, pair(small.clone(), small)).await.unwrap();
+    let err = a.send(envelope("A", "B", 1, 2048)).await.unwrap_err();
+    assert!(
+        err.to_string().contains("exceeds the limit of 1024"),
+        "{err}"
+    );
+    assert_eq!(err.peer, role("B"));
+    drop((a, b));
+    let (a, b) = timeout(
+        LIMIT,
+        pair(
+            QuicConfig::default(),
+            QuicConfig {
+                max_frame_len: 1024,
+                ..QuicConfig::default()
+            },
+        ),
+    )
+    .await
+    .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    a.send(envelope("A", "B", 1, 4096)).await.unwrap();
+    let err = timeout(LIMIT, incoming.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.peer, role("A"));
+    assert!(err.to_string().contains("too long"), "{err}");
+}
+
+#[tokio::test]
+async fn a_stranger_is_refused_and_reported() {
+    let (_a, b) = timeout(LIMIT, pair(QuicConfig::default(), QuicConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let identity = QuicIdentity::generate().unwrap();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let b_addr = b.local_addr().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let stranger = QuicTransport::start(
+        role("A"),
+        socket,
+        &identity,
+        &trusted,
+        [(role("B"), b_addr)],
+        QuicConfig {
+            connect_deadline: Duration::from_secs(2),
+            ..QuicConfig::default()
+        },
+    );
+    let err = timeout(LIMIT, stranger).await.unwrap().err().unwrap();
+    assert_eq!(err.peer, role("B"));
+    let reported = timeout(LIMIT, incoming.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
+    assert!(reported.to_string().contains("no peer's"), "{reported}");
+}
+
+#[tokio::test]
+async fn roles_may_start_in_any_order() {
+    let identity = QuicIdentity::generate().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+    // B's socket exists but nobody serves it yet: A's handshake waits in its buffer.
+    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    let (id, tr) = (identity.clone(), trusted.clone());
+    let a = tokio::spawn(async move {
+        let peers = [(role("B"), ab)];
+        QuicTransport::start(role("A"), sa, &id, &tr, peers, QuicConfig::default()).await
+    });
+    tokio::task::yield_now().await;
+    let peers = [(role("A"), aa)];
+    let b = QuicTransport::start(
+        role("B"),
+        sb,
+        &identity,
+        &trusted,
+        peers,
+        QuicConfig::default(),
+    );
+    let b = timeout(LIMIT, b).await.unwrap().unwrap();
+    let a = timeout(LIMIT, a).await.unwrap().unwrap().unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    a.send(envelope("A", "B", 5, 10)).await.unwrap();
+    assert_eq!(next(&mut incoming).await, 5);
+}

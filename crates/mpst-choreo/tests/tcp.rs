@@ -1,0 +1,332 @@
+//! The TCP transport: several connections per pair of roles (messages overtake), a
+//! FIFO single connection for contrast, bad frames as errors, start in any order.
+
+mod common;
+
+use std::io::ErrorKind;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::{envelope, hold_sites, next, role};
+use futures::{SinkExt, StreamExt};
+use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+use mpst_choreo::transport::{Transport, TransportCause};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::time::timeout;
+use tokio_util::codec::{FramedWrite, LengthDelimitedCodec};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+async fn pair(a: TcpConfig, b: TcpConfig) -> (TcpTransport, TcpTransport) {
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
+    let (a, b) = tokio::join!(
+        TcpTransport::start(role("A"), la, [(role("B"), ab)], a),
+        TcpTransport::start(role("B"), lb, [(role("A"), aa)], b),
+    );
+    (a.unwrap(), b.unwrap())
+}
+
+#[tokio::test]
+async fn messages_overtake_a_held_one_on_other_connections() {
+    let (hold, release) = hold_sites(&[0]);
+    let config = TcpConfig {
+        hold: Some(hold),
+        ..TcpConfig::default()
+    };
+    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..8 {
+        a.send(envelope("A", "B", site, 16)).await.unwrap();
+    }
+    // Four connections, round-robin: site 0 and site 4 share the held connection; the
+    // six others arrive while site 0 is still held.
+    let mut first = Vec::new();
+    for _ in 0..6 {
+        first.push(next(&mut incoming).await);
+    }
+    first.sort();
+    assert_eq!(first, [1, 2, 3, 5, 6, 7]);
+    release.send(()).unwrap();
+    assert_eq!(
+        [next(&mut incoming).await, next(&mut incoming).await],
+        [0, 4]
+    );
+    a.close().await;
+}
+
+#[tokio::test]
+async fn one_connection_is_fifo_so_a_held_message_blocks_all_behind_it() {
+    let (hold, release) = hold_sites(&[0]);
+    let config = TcpConfig {
+        connections_per_peer: 1,
+        hold: Some(hold),
+        ..TcpConfig::default()
+    };
+    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..4 {
+        a.send(envelope("A", "B", site, 16)).await.unwrap();
+    }
+    // Nothing can pass the held message on one byte stream.
+    assert!(
+        timeout(Duration::from_millis(200), incoming.next())
+            .await
+            .is_err()
+    );
+    release.send(()).unwrap();
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        order.push(next(&mut incoming).await);
+    }
+    assert_eq!(order, [0, 1, 2, 3]);
+}
+
+#[tokio::test]
+async fn many_messages_arrive_once_each_and_close_flushes_them() {
+    let (a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..500 {
+        a.send(envelope("A", "B", site, 100)).await.unwrap();
+    }
+    a.close().await;
+    let err = a.send(envelope("A", "B", 999, 1)).await.unwrap_err();
+    assert_eq!(err.peer, role("B"));
+    let mut got = Vec::new();
+    for _ in 0..500 {
+        got.push(next(&mut incoming).await);
+    }
+    got.sort();
+    assert_eq!(got, (0..500).collect::<Vec<_>>());
+    // A said goodbye on every connection: no error follows.
+    assert!(
+        timeout(Duration::from_millis(100), incoming.next())
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_envelope_is_refused_when_sent() {
+    let config = TcpConfig {
+        max_frame_len: 1024,
+        ..TcpConfig::default()
+    };
+    let (a, _b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+        .await
+        .unwrap();
+    let err = a.send(envelope("A", "B", 1, 2048)).await.unwrap_err();
+    assert_eq!(err.peer, role("B"));
+    assert!(
+        err.to_string().contains("exceeds the limit of 1024"),
+        "{err}"
+    );
+    let err = a.send(envelope("A", "C", 1, 1)).await.unwrap_err();
+    assert_eq!(err.peer, role("C"));
+}
+
+#[tokio::test]
+async fn an_oversized_frame_is_an_error_at_the_receiver() {
+    let small = TcpConfig {
+        max_frame_len: 1024,
+        ..TcpConfig::default()
+    };
+    let (a, b) = timeout(LIMIT, pair(TcpConfig::default(), small))
+        .await
+        .unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    a.send(envelope("A", "B", 1, 4096)).await.unwrap();
+    let err = timeout(LIMIT, incoming.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.peer, role("A"));
+    assert!(
+        matches!(&err.cause, TransportCause::Io(e) if e.kind() == ErrorKind::InvalidData),
+        "{err}"
+    );
+}
+
+/// Connects to `b` as a stranger and writes raw frames.
+async fn raw(addr: std::net::SocketAddr, frames: &[&[u8]]) {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let mut sink = FramedWrite::new(stream, LengthDelimitedCodec::new());
+    for frame in frames {
+        sink.send(Bytes::copy_from_slice(frame)).await.unwrap();
+    }
+    SinkExt::<Bytes>::close(&mut sink).await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_bytes_from_a_peer_are_errors_not_panics() {
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    let addr = b.local_addr();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let hello_c = postcard::to_stdvec(&common::Hello::Hello {
+        from: role("A"),
+        to: role("C"),
+        lanes: 1,
+    })
+    .unwrap();
+    let hello_b = postcard::to_stdvec(&common::Hello::Hello {
+        from: role("A"),
+        to: role("B"),
+        lanes: 1,
+    })
+    .unwrap();
+    let cases: [(Vec<&[u8]>, &str); 4] = [
+        (vec![&[0xff, 0xff, 0xff]], "undecodable frame"),
+        (vec![&hello_c], "greeted role C, but this is B"),
+        (vec![&[2]], "the first frame is not a greeting"),
+        (vec![&hello_b], "closed without a goodbye"),
+    ];
+    for (frames, expected) in cases {
+        raw(addr, &frames).await;
+        let err = timeout(LIMIT, incoming.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains(expected),
+            "{err} (wanted {expected})"
+        );
+    }
+    // A length prefix of 1 GiB is refused before anything is read.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, &[0x40, 0, 0, 0, 1])
+        .await
+        .unwrap();
+    let err = timeout(LIMIT, incoming.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
+    assert!(err.to_string().contains("frame size too big"), "{err}");
+    assert!(err.peer.as_str().contains("127.0.0.1"), "{err}");
+}
+
+#[tokio::test]
+async fn roles_may_start_in_any_order() {
+    // B's port is reserved but nobody listens yet: A's first attempts are refused.
+    let sb = TcpSocket::new_v4().unwrap();
+    sb.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let ab = sb.local_addr().unwrap();
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let aa = la.local_addr().unwrap();
+    let a = tokio::spawn(TcpTransport::start(
+        role("A"),
+        la,
+        [(role("B"), ab)],
+        TcpConfig::default(),
+    ));
+    tokio::task::yield_now().await;
+    let lb = sb.listen(64).unwrap();
+    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::default());
+    let b = timeout(LIMIT, b).await.unwrap().unwrap();
+    let a = timeout(LIMIT, a).await.unwrap().unwrap().unwrap();
+    let mut incoming = a.incoming(&role("A")).unwrap();
+    b.send(envelope("B", "A", 7, 1)).await.unwrap();
+    assert_eq!(next(&mut incoming).await, 7);
+}
+
+#[tokio::test]
+async fn an_absent_peer_fails_at_the_deadline_naming_it() {
+    let nobody = TcpSocket::new_v4().unwrap();
+    nobody.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = nobody.local_addr().unwrap();
+    let config = TcpConfig {
+        connect_deadline: Duration::from_millis(200),
+        ..TcpConfig::default()
+    };
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let started = TcpTransport::start(role("A"), la, [(role("B"), addr)], config);
+    let err = timeout(LIMIT, started).await.unwrap().err().unwrap();
+    assert_eq!(err.peer, role("B"));
+    assert!(err.to_string().contains("before the deadline"), "{err}");
+}
+
+#[tokio::test]
+async fn the_incoming_stream_is_the_roles_own_and_taken_once() {
+    let (a, _b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    assert!(a.incoming(&role("B")).is_err());
+    assert!(a.incoming(&role("A")).is_ok());
+    let err = a.incoming(&role("A")).err().unwrap();
+    assert!(matches!(err.cause, TransportCause::Unavailable(_)), "{err}");
+}
+
+#[tokio::test]
+async fn a_role_that_finished_first_keeps_listening_until_its_peers_connected() {
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
+    // A connects to B's (listening) socket and finishes before B has even started.
+    let a = TcpTransport::start(role("A"), la, [(role("B"), ab)], TcpConfig::default());
+    let a = timeout(LIMIT, a).await.unwrap().unwrap();
+    let closing = tokio::spawn(async move {
+        a.close().await;
+        drop(a); // As a process exiting: A stops listening.
+    });
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    assert!(!closing.is_finished(), "A stopped before B connected");
+    // B starts late and can still reach A.
+    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::default());
+    timeout(LIMIT, b).await.unwrap().unwrap();
+    timeout(LIMIT, closing).await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    let addr = b.local_addr();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let hello = postcard::to_stdvec(&common::Hello::Hello {
+        from: role("A"),
+        to: role("B"),
+        lanes: 1,
+    })
+    .unwrap();
+    // A fixed xorshift stream: the same 200 frames every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut byte = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u8
+    };
+    for _ in 0..200 {
+        let len = usize::from(byte() % 48);
+        let frame: Vec<u8> = (0..len).map(|_| byte()).collect();
+        raw(addr, &[&hello, &frame]).await;
+        if frame == [2] {
+            continue; // The goodbye: a clean end, nothing to report.
+        }
+        // Each connection ends in exactly one report: a decoded envelope is followed by
+        // "closed without a goodbye", anything else is one error.
+        loop {
+            match timeout(LIMIT, incoming.next()).await.unwrap().unwrap() {
+                Ok(envelope) => assert_eq!(envelope.to, role("B")),
+                Err(e) => {
+                    assert!(e.peer == role("A") || e.peer.as_str().contains("127.0.0.1"));
+                    break;
+                }
+            }
+        }
+    }
+}
