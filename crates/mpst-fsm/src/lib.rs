@@ -17,6 +17,7 @@ pub mod kmc;
 mod local;
 mod local_parse;
 pub mod subtype;
+pub mod witness;
 
 pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
