@@ -24,4 +24,4 @@ pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, State
 pub use kmc::{check_kmc, least_k, KmcReport, KmcViolation};
 pub use local::{LocalType, LocalTypeError};
 pub use local_parse::LocalParseError;
-pub use subtype::{is_subtype, NotSubtype};
+pub use subtype::{is_subtype, NotProved};

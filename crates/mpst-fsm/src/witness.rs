@@ -8,7 +8,8 @@
 //!
 //! - **deadlock**: no machine can send and no receive matches the head of its queue,
 //!   and not every machine has ended with every queue empty;
-//! - **orphan**: a message waits in the queue of a machine that has ended;
+//! - **orphan**: a message waits at the head of a queue whose receiver can never
+//!   receive it from its current state on (in particular, it has ended);
 //! - **unspecified reception**: a machine whose transitions are all receives finds, on
 //!   every queue it reads, a head it does not accept.
 //!
@@ -44,10 +45,10 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 100 000 configurations, queues of at most 16 messages.
+    /// 50 000 configurations, queues of at most 16 messages.
     fn default() -> Self {
         Budget {
-            max_configurations: 100_000,
+            max_configurations: 50_000,
             max_queue: 16,
         }
     }

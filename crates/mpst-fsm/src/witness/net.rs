@@ -21,6 +21,42 @@ struct Machine {
     name: String,
     initial: u32,
     states: Vec<Vec<Trans>>,
+    /// For each state, every `(channel, message)` it can ever receive from there on,
+    /// sorted: a head message outside it is never received.
+    readable: Vec<Vec<(u32, u32)>>,
+}
+
+impl Machine {
+    fn new(name: String, initial: u32, states: Vec<Vec<Trans>>) -> Machine {
+        let readable = (0..states.len())
+            .map(|start| {
+                let mut seen = vec![false; states.len()];
+                let mut todo = vec![start];
+                seen[start] = true;
+                let mut out = Vec::new();
+                while let Some(s) = todo.pop() {
+                    for t in &states[s] {
+                        if !t.send {
+                            out.push((t.chan, t.msg));
+                        }
+                        if !seen[t.target as usize] {
+                            seen[t.target as usize] = true;
+                            todo.push(t.target as usize);
+                        }
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        Machine {
+            name,
+            initial,
+            states,
+            readable,
+        }
+    }
 }
 
 struct Chan {
@@ -125,11 +161,11 @@ impl Net {
                 }
                 states.push(ts);
             }
-            machines.push(Machine {
-                name: fsm.role().to_string(),
-                initial: fsm.initial() as u32,
+            machines.push(Machine::new(
+                fsm.role().to_string(),
+                fsm.initial() as u32,
                 states,
-            });
+            ));
         }
         Ok(b.finish(machines))
     }
@@ -169,11 +205,11 @@ impl Net {
                 .collect();
             sub_states.push(ts);
         }
-        machines.push(Machine {
-            name: me.to_string(),
-            initial: sub.initial() as u32,
-            states: sub_states,
-        });
+        machines.push(Machine::new(
+            me.to_string(),
+            sub.initial() as u32,
+            sub_states,
+        ));
         let mut env_states = Vec::with_capacity(sup.state_count());
         for state in 0..sup.state_count() {
             let ts = sup
@@ -199,15 +235,12 @@ impl Net {
             env_states.push(ts);
         }
         let env_peers: Vec<&str> = sup.peers().into_iter().collect();
-        machines.push(Machine {
-            name: if env_peers.is_empty() {
-                "environment".to_string()
-            } else {
-                env_peers.join("+")
-            },
-            initial: sup.initial() as u32,
-            states: env_states,
-        });
+        let name = if env_peers.is_empty() {
+            "environment".to_string()
+        } else {
+            env_peers.join("+")
+        };
+        machines.push(Machine::new(name, sup.initial() as u32, env_states));
         b.finish(machines)
     }
 
@@ -311,23 +344,8 @@ impl Net {
         };
         for (m, machine) in self.machines.iter().enumerate() {
             let ts = &machine.states[config[m] as usize];
-            if ts.is_empty() {
-                let orphan = self.chans.iter().enumerate().find_map(|(c, chan)| {
-                    (chan.receiver == m as u32)
-                        .then(|| head(c as u32).map(|msg| (chan, msg)))
-                        .flatten()
-                });
-                if let Some((chan, msg)) = orphan {
-                    return Some(ViolationKind::Orphan {
-                        from: chan.from.clone(),
-                        to: chan.to.clone(),
-                        message: self.messages[msg as usize].clone(),
-                    });
-                }
-                continue;
-            }
             let blocked = |t: &Trans| !t.send && head(t.chan).is_some_and(|h| h != t.msg);
-            if ts.iter().all(blocked) {
+            if !ts.is_empty() && ts.iter().all(blocked) {
                 let chan = &self.chans[ts[0].chan as usize];
                 let msg = head(ts[0].chan).unwrap_or_default();
                 return Some(ViolationKind::UnspecifiedReception {
@@ -335,6 +353,22 @@ impl Net {
                     from: chan.from.clone(),
                     message: self.messages[msg as usize].clone(),
                     expected: ts.iter().map(|t| t.step.action.clone()).collect(),
+                });
+            }
+            // A head its receiver can never take from here on stays for ever.
+            let orphan = self.chans.iter().enumerate().find_map(|(c, chan)| {
+                let msg = head(c as u32).filter(|_| chan.receiver == m as u32)?;
+                let readable = &machine.readable[config[m] as usize];
+                readable
+                    .binary_search(&(c as u32, msg))
+                    .is_err()
+                    .then_some((chan, msg))
+            });
+            if let Some((chan, msg)) = orphan {
+                return Some(ViolationKind::Orphan {
+                    from: chan.from.clone(),
+                    to: chan.to.clone(),
+                    message: self.messages[msg as usize].clone(),
                 });
             }
         }
