@@ -160,3 +160,40 @@ fn nondeterministic_machines_are_not_subtyped() {
         "{verdict}"
     );
 }
+
+#[test]
+fn refutations_render_as_sequence_charts_holding_every_message() {
+    use mpst_fsm::format::{write_sequence_mermaid, write_sequence_svg};
+    let (sub, sup) = (fsm("q!a(). q!b(). q?c(). end"), fsm("q!a(). q?c(). end"));
+    let Verdict::NotSubtype(refutation) = check(&sub, &sup, &Options::default()) else {
+        panic!("not refuted")
+    };
+    let run = &refutation.run;
+    let sends = run.trace.iter().filter(|s| s.action.is_send()).count();
+    let outcome = run.kind.to_string();
+    let svg = write_sequence_svg(&[], &run.trace, &outcome);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let messages = doc
+        .descendants()
+        .filter(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.starts_with("message"))
+        })
+        .count();
+    assert_eq!(messages, sends, "{svg}");
+    for step in run.trace.iter().filter(|s| s.action.is_send()) {
+        let label = format!("{}()", step.action.message.label);
+        assert!(
+            doc.descendants()
+                .any(|n| n.text().is_some_and(|t| t.starts_with(&label))),
+            "{label} missing from {svg}"
+        );
+    }
+    let mermaid = write_sequence_mermaid(&[], &run.trace, &outcome);
+    assert!(mermaid.starts_with("sequenceDiagram\n"), "{mermaid}");
+    assert_eq!(
+        mermaid.matches("-)").count() + mermaid.matches("-x").count(),
+        sends,
+        "{mermaid}"
+    );
+}
