@@ -93,7 +93,7 @@ use visitor::Limits;
 pub const DEFAULT_VISITS: usize = 100;
 
 /// The default budget of one proof search, in configurations visited.
-pub const DEFAULT_MAX_STEPS: u64 = 200_000;
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 
 /// The default bound on the length of one search path, in configurations (memory
 /// grows with it: about 150 bytes per configuration on the path).
