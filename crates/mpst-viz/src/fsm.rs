@@ -1,0 +1,97 @@
+//! One role's communicating FSM as an SVG picture, laid out in pure Rust by
+//! `layout-rs` (a Sugiyama-style layered layout, as Graphviz's `dot`): no external
+//! program is needed.
+//!
+//! States are circles numbered canonically (as every writer of `mpst-fsm` numbers
+//! them, so a picture matches the DOT text); final states are double circles; a box
+//! with the role's name points at the initial state; every transition is labelled
+//! with its action in nuscr's notation (`S!ready()`, `S?value(i32)`).
+
+use layout::backends::svg::SVGWriter;
+use layout::core::base::Orientation;
+use layout::core::color::Color;
+use layout::core::style::StyleAttr;
+use layout::std_shapes::render::get_shape_size;
+use layout::std_shapes::shapes::{Arrow, Element, ShapeKind};
+use layout::topo::layout::VisualGraph;
+use mpst_fsm::{Direction, Fsm};
+
+/// Font size of state numbers and transition labels, in pixels.
+const FONT: usize = 14;
+
+fn element(shape: ShapeKind, look: StyleAttr) -> Element {
+    let size = get_shape_size(Orientation::TopToBottom, &shape, look.font_size, false);
+    Element::create(shape, look, Orientation::TopToBottom, size)
+}
+
+fn look(line: &str, fill: &str) -> StyleAttr {
+    StyleAttr::new(Color::fast(line), 2, Some(Color::fast(fill)), 0, FONT)
+}
+
+/// `fsm` as a standalone SVG document (with its XML declaration), laid out top to
+/// bottom from the initial state. Send transitions are drawn in blue, receives in
+/// green; the label text of each is [`Action`](mpst_fsm::Action)'s display.
+pub fn fsm_svg(fsm: &Fsm) -> String {
+    let fsm = fsm.canonical();
+    let mut graph = VisualGraph::new(Orientation::TopToBottom);
+    let mut start_look = look("#444444", "#fff3c4");
+    start_look.rounded = 8;
+    let start = graph.add_node(element(ShapeKind::new_box(fsm.role()), start_look));
+    let states: Vec<_> = (0..fsm.state_count())
+        .map(|s| {
+            let text = s.to_string();
+            let shape = if fsm.is_final(s) {
+                ShapeKind::new_double_circle(&text)
+            } else {
+                ShapeKind::new_circle(&text)
+            };
+            let fill = if s == fsm.initial() {
+                "#fff3c4"
+            } else {
+                "white"
+            };
+            graph.add_node(element(shape, look("black", fill)))
+        })
+        .collect();
+    graph.add_edge(Arrow::simple(""), start, states[fsm.initial()]);
+    for (source, transition) in fsm.all_transitions() {
+        let mut arrow = Arrow::simple(&transition.action.to_string());
+        let colour = match transition.action.direction {
+            Direction::Send => "#1f4e9e",
+            Direction::Receive => "#1d7a3a",
+        };
+        arrow.look = look(colour, "white");
+        graph.add_edge(arrow, states[source], states[transition.target]);
+    }
+    let mut writer = SVGWriter::new();
+    graph.do_it(false, false, false, &mut writer);
+    pad(&writer.finalize(), 40.0)
+}
+
+/// Widens the picture by `margin` on every side: `layout-rs` sizes the picture to its
+/// nodes, and an edge label near the edge would be cut off.
+fn pad(svg: &str, margin: f64) -> String {
+    let Some(start) = svg.find("<svg ") else {
+        return svg.to_string();
+    };
+    let Some(len) = svg[start..].find('>') else {
+        return svg.to_string();
+    };
+    let head = &svg[start..start + len];
+    let number = |name: &str| -> Option<f64> {
+        let at = head.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = head[at..].find('"')? + at;
+        head[at..end].parse().ok()
+    };
+    let (Some(w), Some(h)) = (number("width"), number("height")) else {
+        return svg.to_string();
+    };
+    let (w2, h2) = (w + 2.0 * margin, h + 2.0 * margin);
+    format!(
+        "{}<svg class=\"fsm\" width=\"{w2}\" height=\"{h2}\" viewBox=\"{m} {m} {w2} {h2}\" \
+         xmlns=\"http://www.w3.org/2000/svg\">{}",
+        &svg[..start],
+        &svg[start + len + 1..],
+        m = -margin,
+    )
+}
