@@ -252,8 +252,10 @@ impl std::error::Error for FsmError {}
 /// A communicating finite-state machine: the behaviour of one role.
 ///
 /// States are `0..state_count()`; the initial state is [`Fsm::initial`]. A state
-/// without outgoing transitions is final. Machines are deterministic: a state has at
-/// most one transition per (peer, direction, label).
+/// without outgoing transitions is final. Machines built with
+/// [`add_transition`](Fsm::add_transition) are deterministic: a state has at most one
+/// transition per (peer, direction, label); k-MC also accepts machines built with
+/// [`add_nondeterministic_transition`](Fsm::add_nondeterministic_transition).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fsm {
     role: String,
@@ -338,6 +340,46 @@ impl Fsm {
         }
         self.states[from].push(Transition { action, target: to });
         Ok(())
+    }
+
+    /// Adds `from --action--> to` like [`add_transition`](Self::add_transition) but
+    /// allows a second transition with the same peer, direction and label: a
+    /// non-deterministic machine, which k-MC and the witness search accept.
+    /// Subtyping and code generation require deterministic machines (see
+    /// [`nondeterministic_state`](Self::nondeterministic_state)).
+    pub fn add_nondeterministic_transition(
+        &mut self,
+        from: StateId,
+        action: Action,
+        to: StateId,
+    ) -> Result<(), FsmError> {
+        self.check_state(from)?;
+        self.check_state(to)?;
+        if action.peer == self.role {
+            return Err(FsmError::SelfCommunication {
+                state: from,
+                action,
+            });
+        }
+        self.states[from].push(Transition { action, target: to });
+        Ok(())
+    }
+
+    /// The first state with two transitions of the same peer, direction and label,
+    /// and that action; `None` for a deterministic machine.
+    pub fn nondeterministic_state(&self) -> Option<(StateId, &Action)> {
+        self.states.iter().enumerate().find_map(|(s, ts)| {
+            ts.iter().enumerate().find_map(|(i, t)| {
+                ts[..i]
+                    .iter()
+                    .any(|u| {
+                        u.action.peer == t.action.peer
+                            && u.action.direction == t.action.direction
+                            && u.action.message.label == t.action.message.label
+                    })
+                    .then_some((s, &t.action))
+            })
+        })
     }
 
     fn check_state(&self, state: StateId) -> Result<(), FsmError> {
@@ -474,64 +516,5 @@ impl fmt::Display for Fsm {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ready() -> Message {
-        Message::new("ready")
-    }
-
-    #[test]
-    fn rejects_duplicate_actions_and_self_loops_to_self() {
-        let mut m = Fsm::new("k");
-        let s1 = m.add_state();
-        m.add_transition(0, Action::send("s", ready()), s1).unwrap();
-        let err = m
-            .add_transition(0, Action::send("s", ready()), 0)
-            .unwrap_err();
-        assert!(matches!(err, FsmError::Nondeterministic { state: 0, .. }));
-        let err = m
-            .add_transition(0, Action::send("k", ready()), 0)
-            .unwrap_err();
-        assert!(matches!(err, FsmError::SelfCommunication { .. }));
-        let err = m
-            .add_transition(0, Action::send("s", Message::new("x")), 7)
-            .unwrap_err();
-        assert_eq!(err, FsmError::NoSuchState { state: 7, count: 2 });
-    }
-
-    #[test]
-    fn canonical_form_ignores_state_numbering() {
-        let mut a = Fsm::new("k");
-        let a1 = a.add_state();
-        a.add_transition(0, Action::send("s", ready()), a1).unwrap();
-        a.add_transition(a1, Action::receive("s", Message::new("value")), 0)
-            .unwrap();
-
-        let mut b = Fsm::new("k");
-        let junk = b.add_state();
-        let b1 = b.add_state();
-        b.add_transition(junk, Action::send("t", ready()), junk)
-            .unwrap();
-        b.set_initial(b1).unwrap();
-        b.add_transition(b1, Action::send("s", ready()), 0).unwrap();
-        b.add_transition(0, Action::receive("s", Message::new("value")), b1)
-            .unwrap();
-
-        assert!(a.is_isomorphic(&b));
-        assert_eq!(b.canonical().state_count(), 2);
-        b.add_transition(0, Action::receive("s", Message::new("stop")), junk)
-            .unwrap();
-        assert!(!a.is_isomorphic(&b));
-    }
-
-    #[test]
-    fn display_uses_nuscr_notation() {
-        let a = Action::receive(
-            "k",
-            Message::with_payloads("value", vec![Payload::named("x", "i32")]),
-        );
-        assert_eq!(a.to_string(), "k?value(x: i32)");
-        assert_eq!(Action::send("s", ready()).to_string(), "s!ready()");
-    }
-}
+#[path = "fsm_tests.rs"]
+mod tests;

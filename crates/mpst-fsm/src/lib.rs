@@ -17,10 +17,11 @@ pub mod kmc;
 mod local;
 mod local_parse;
 pub mod subtype;
+pub mod witness;
 
 pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
 pub use kmc::{check_kmc, least_k, KmcReport, KmcViolation};
 pub use local::{LocalType, LocalTypeError};
 pub use local_parse::LocalParseError;
-pub use subtype::{is_subtype, NotSubtype};
+pub use subtype::{is_subtype, NotProved};

@@ -1,7 +1,7 @@
 //! The paper's examples of asynchronous subtyping (PPoPP 2022 §2, §3, App. B): every
 //! positive one accepted, every negative one rejected for the expected reason.
 
-use mpst_fsm::subtype::{is_subtype, NotSubtype, Reason, Side, Stats, DEFAULT_VISITS};
+use mpst_fsm::subtype::{is_subtype, NotProved, Reason, Side, Stats, DEFAULT_VISITS};
 use mpst_fsm::{Fsm, LocalType};
 
 fn fsm(role: &str, text: &str) -> Fsm {
@@ -16,7 +16,7 @@ fn accepts(role: &str, sub: &str, sup: &str) -> Stats {
     is_subtype(&sub, &sup, DEFAULT_VISITS).unwrap_or_else(|e| panic!("rejected:\n{e}"))
 }
 
-fn rejects(role: &str, sub: &str, sup: &str) -> NotSubtype {
+fn rejects(role: &str, sub: &str, sup: &str) -> NotProved {
     let (sub, sup) = (fsm(role, sub), fsm(role, sup));
     match is_subtype(&sub, &sup, DEFAULT_VISITS) {
         Ok(stats) => panic!("accepted {sub} ≤ {sup} ({stats:?})"),

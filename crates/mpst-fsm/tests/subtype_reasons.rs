@@ -1,14 +1,14 @@
 //! Every [`Reason`] of a failed subtyping check, with the states, prefixes and paths
 //! an explanation carries.
 
-use mpst_fsm::subtype::{is_subtype, NotSubtype, Reason, Side};
+use mpst_fsm::subtype::{is_subtype, NotProved, Reason, Side};
 use mpst_fsm::{Action, Fsm, LocalType, Message};
 
 fn fsm(text: &str) -> Fsm {
     LocalType::parse(text).unwrap().to_fsm("r").unwrap()
 }
 
-fn rejects(sub: &str, sup: &str) -> NotSubtype {
+fn rejects(sub: &str, sup: &str) -> NotProved {
     is_subtype(&fsm(sub), &fsm(sup), 10).expect_err("not a subtype")
 }
 

@@ -5,7 +5,7 @@
 
 mod support;
 
-use mpst_fsm::subtype::{is_subtype, NotSubtype, Stats};
+use mpst_fsm::subtype::{is_subtype, NotProved, Stats};
 use mpst_fsm::{Fsm, LocalType};
 use proptest::prelude::*;
 use support::explore::{explore, Violation};
@@ -24,7 +24,7 @@ struct Case {
     projected: Vec<Fsm>,
     optimised_type: LocalType,
     optimised: Fsm,
-    result: Result<Stats, NotSubtype>,
+    result: Result<Stats, NotProved>,
 }
 
 impl Case {

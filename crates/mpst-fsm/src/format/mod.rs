@@ -6,6 +6,8 @@
 //!   [label="T?ready"]; }`, and reports errors as [`DotError`]s with line and column.
 //! - [`write_petrify`]: a whole system in the input format of the k-MC tool.
 //! - [`write_mermaid`]: a Mermaid `stateDiagram-v2`, for documentation.
+//! - [`write_sequence_mermaid`] / [`write_sequence_svg`]: a run (a counterexample) as a
+//!   message sequence chart.
 //!
 //! Every writer uses the canonical state numbering of [`Fsm::canonical`](crate::Fsm::canonical),
 //! so equal protocols give byte-identical output.
@@ -16,10 +18,12 @@ mod dot_read;
 mod error;
 mod label;
 mod mermaid;
+mod msc;
 mod petrify;
 
 pub use dot::write_dot;
 pub use dot_read::parse_dot;
 pub use error::DotError;
 pub use mermaid::write_mermaid;
+pub use msc::{write_sequence_mermaid, write_sequence_svg};
 pub use petrify::write_petrify;

@@ -1,5 +1,6 @@
-//! What [`is_subtype`](super::is_subtype) reports: [`Stats`] on success, a
-//! [`NotSubtype`] explanation a person can act on otherwise.
+//! What the proof search reports: [`Stats`] on success, otherwise a [`NotProved`]
+//! explanation a person can act on — where the rules of Fig. 5 stopped and why. Not
+//! proved is not refuted: the rules are sound but incomplete.
 
 use std::fmt;
 
@@ -33,7 +34,7 @@ pub struct Stats {
     pub max_depth: usize,
 }
 
-/// Why no rule of Fig. 5 applies at the configuration of a [`NotSubtype`].
+/// Why no rule of Fig. 5 applies at the configuration of a [`NotProved`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reason {
     /// The subtype receives `receive` before the supertype's pending `send`; only
@@ -86,6 +87,22 @@ pub enum Reason {
         /// The state.
         state: StateId,
     },
+    /// A state has two transitions with the same peer, direction and label: subtyping
+    /// is defined for deterministic machines only (k-MC accepts the others).
+    Nondeterministic {
+        /// The machine.
+        side: Side,
+        /// The state.
+        state: StateId,
+    },
+    /// The search visited `steps` configurations, or a path reached `depth`
+    /// configurations, without deciding: it stopped there (the answer is unknown).
+    BudgetExhausted {
+        /// The step budget in force.
+        steps: u64,
+        /// The depth budget in force.
+        depth: usize,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -121,6 +138,16 @@ impl fmt::Display for Reason {
                 "the bound was reached: this pair of states was visited {visits} times on one \
                  path without the prefixes settling (try a larger --visits)"
             ),
+            Reason::Nondeterministic { side, state } => write!(
+                f,
+                "state {state} of the {side} has two transitions with the same peer, direction \
+                 and label: subtyping needs deterministic machines (check such machines with k-MC)"
+            ),
+            Reason::BudgetExhausted { steps, depth } => write!(
+                f,
+                "the search budget ran out ({steps} configurations, or a path of {depth}) \
+                 before the rules decided (try a larger --max-steps)"
+            ),
             Reason::MixedState { side, state } => write!(
                 f,
                 "state {state} of the {side} both sends and receives, which a local session \
@@ -130,13 +157,14 @@ impl fmt::Display for Reason {
     }
 }
 
-/// The explanation of a failed check: where the search stopped and why.
+/// The explanation of a failed proof search: where the rules stopped and why. It is
+/// not a refutation (see [`Verdict`](super::Verdict)).
 ///
 /// For a ∀-quantified rule (\[OI\], and the outer quantifier of \[OO\], \[II\]) this is the
 /// failure of the branch that failed; where every alternative of an ∃ failed, the
 /// alternative that got furthest is reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotSubtype {
+pub struct NotProved {
     /// The state of the subtype.
     pub sub_state: StateId,
     /// The state of the supertype.
@@ -166,7 +194,7 @@ fn write_actions(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result 
     Ok(())
 }
 
-/// How many of the last actions of a path [`NotSubtype`]'s `Display` shows.
+/// How many of the last actions of a path [`NotProved`]'s `Display` shows.
 const PATH_SHOWN: usize = 24;
 
 fn write_path(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result {
@@ -177,13 +205,13 @@ fn write_path(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result {
     write_actions(f, actions)
 }
 
-impl fmt::Display for NotSubtype {
+impl fmt::Display for NotProved {
     /// Several lines: the reason, the states, the two prefixes and the two paths (the
     /// last 24 actions of each; the fields hold them all).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "not a subtype at subtype state {} / supertype state {}:",
+            "not proved: the rules stop at subtype state {} / supertype state {}:",
             self.sub_state, self.super_state
         )?;
         writeln!(f, "  {}", self.reason)?;
@@ -198,4 +226,4 @@ impl fmt::Display for NotSubtype {
     }
 }
 
-impl std::error::Error for NotSubtype {}
+impl std::error::Error for NotProved {}

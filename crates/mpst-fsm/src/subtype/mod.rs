@@ -2,6 +2,23 @@
 //! projected one? The bounded, sound and terminating algorithm of PPoPP 2022 (§3.2,
 //! Fig. 5) as implemented in its Appendix B.5, written from scratch.
 //!
+//! # Three answers
+//!
+//! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair,
+//! [`Verdict::NotSubtype`] only with a run that goes wrong — the candidate beside the
+//! dual of the supertype reaches a deadlock, an orphan message or an unspecified
+//! reception ([`crate::witness`]) — and [`Verdict::Unknown`] otherwise, with where and
+//! why the rules stopped. Every search has a budget ([`Options`]), so every check
+//! answers quickly and in bounded memory.
+//!
+//! Failing searches on nested cycles cost a factor per extra visit: the pending
+//! actions grow with every round of a cycle, and each interleaving of the branches
+//! taken is a different configuration (pair of states and pending actions), so the
+//! number of *distinct* configurations within the bound grows exponentially with it
+//! (remembering failed configurations was measured not to help: none recurs). The
+//! budgets bound that search; the answer is then [`Verdict::Unknown`] unless a run
+//! that goes wrong is found.
+//!
 //! # The algorithm
 //!
 //! The search walks both machines together, depth first, one pair of states at a time.
@@ -36,7 +53,7 @@
 //! # Example
 //!
 //! ```
-//! use mpst_fsm::{subtype::{is_subtype, Reason}, LocalType};
+//! use mpst_fsm::{subtype::{check, is_subtype, Options, Reason, Verdict}, LocalType};
 //!
 //! let projected = LocalType::parse("rec x. s!ready(). s?value(). t?ready(). t!value(). x")?
 //!     .to_fsm("k")?;
@@ -50,42 +67,150 @@
 //! let t_p_reordered = LocalType::parse("q?l2(). q!l1(). end")?.to_fsm("p")?;
 //! let err = is_subtype(&t_p_reordered, &t_p, 10).unwrap_err();
 //! assert!(matches!(err.reason, Reason::ReceiveOvertakesSend { .. }));
-//! println!("{err}");
+//! // Not proved is not refuted; `check` looks for a run that goes wrong:
+//! let verdict = check(&t_p_reordered, &t_p, &Options::default());
+//! let Verdict::NotSubtype(refutation) = verdict else { panic!("{verdict}") };
+//! assert!(refutation.to_string().contains("deadlock"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod explain;
 mod machine;
 mod prefix;
+mod verdict;
 mod visitor;
 
-pub use explain::{NotSubtype, Reason, Side, Stats};
+pub use explain::{NotProved, Reason, Side, Stats};
+pub use verdict::{Refutation, Unknown, Verdict};
 
-use crate::Fsm;
+use crate::witness::{self, Search};
+use crate::{Fsm, StateKind};
+use visitor::Limits;
 
 /// The default bound on how many times one pair of states may be visited on one search
 /// path (the `--visits` of `mpst subtype`). Unrolling `n` messages ahead typically
 /// needs a bound of about `n`; branching protocols cost more as the bound grows.
 pub const DEFAULT_VISITS: usize = 100;
 
+/// The default budget of one proof search, in configurations visited.
+pub const DEFAULT_MAX_STEPS: u64 = 200_000;
+
+/// The default bound on the length of one search path, in configurations (memory
+/// grows with it: about 150 bytes per configuration on the path).
+pub const DEFAULT_MAX_DEPTH: usize = 100_000;
+
+/// The limits of a [`check`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// How many times one pair of states may be visited on one search path.
+    pub visits: usize,
+    /// At most this many configurations visited by the proof search (a search that
+    /// fails for another reason runs a second time, to record its explanation).
+    pub max_steps: u64,
+    /// At most this many configurations on one search path.
+    pub max_depth: usize,
+    /// The budget of the search for a run that goes wrong.
+    pub witness: witness::Budget,
+}
+
+impl Options {
+    /// The default budgets with the bound `visits`.
+    pub fn new(visits: usize) -> Self {
+        Options {
+            visits,
+            max_steps: DEFAULT_MAX_STEPS,
+            max_depth: DEFAULT_MAX_DEPTH,
+            witness: witness::Budget::default(),
+        }
+    }
+}
+
+impl Default for Options {
+    /// [`DEFAULT_VISITS`] and the default budgets.
+    fn default() -> Self {
+        Options::new(DEFAULT_VISITS)
+    }
+}
+
 /// Checks that `sub` is an asynchronous subtype of `sup` (`sub ≤ sup`): a process
-/// following `sub` can safely replace one following `sup`.
-///
-/// `visits` bounds how many times each pair of states may be visited on one search
-/// path (\[µL\]/\[µR\]); it must be at least 1 for anything to be explored. The check is
-/// sound (an `Ok` is a proof) and terminates, but it is not complete: with a bound too
-/// small a true subtype is rejected with [`Reason::BoundReached`].
+/// following `sub` can safely replace one following `sup`. Three answers: proved,
+/// refuted with a run that goes wrong, or unknown (see [`Verdict`]).
 ///
 /// Actions are compared by peer, direction, label and payload *sorts* (payload names
-/// are ignored). Role names are not compared.
+/// are ignored). Role names are not compared. The time and memory are bounded by
+/// `options` whatever the bound on visits.
+pub fn check(sub: &Fsm, sup: &Fsm, options: &Options) -> Verdict {
+    let limits = Limits {
+        visits: options.visits,
+        max_steps: options.max_steps,
+        max_depth: options.max_depth,
+    };
+    let not_proved = match search(sub, sup, limits) {
+        Ok(stats) => return Verdict::Subtype(stats),
+        Err(not_proved) => *not_proved,
+    };
+    let deterministic_session_type = sup.nondeterministic_state().is_none()
+        && (0..sup.state_count()).all(|s| sup.kind(s) != StateKind::Mixed);
+    if !deterministic_session_type {
+        return Verdict::Unknown(Box::new(Unknown {
+            not_proved,
+            search: None,
+        }));
+    }
+    match witness::against_dual(sub, sup, &options.witness) {
+        Search::Found(run) => Verdict::NotSubtype(Box::new(Refutation {
+            run: *run,
+            not_proved,
+        })),
+        search => Verdict::Unknown(Box::new(Unknown {
+            not_proved,
+            search: Some(search),
+        })),
+    }
+}
+
+/// The proof search alone: `Ok` when the rules prove `sub ≤ sup`, otherwise where
+/// and why they stopped. An `Err` is **not** a refutation (the rules are sound but
+/// incomplete); [`check`] gives the three-valued answer.
+///
+/// `visits` bounds how many times each pair of states may be visited on one search
+/// path (\[µL\]/\[µR\]); the default step and depth budgets of [`Options`] apply.
 ///
 /// # Errors
-/// A [`NotSubtype`] explaining where and why no rule applied. A failing check
+/// A [`NotProved`] explaining where and why no rule applied. A failing check
 /// runs the search twice: the second run records the prefixes and paths, so that
 /// successful checks never pay for explanations.
 // The explanation is the point of the error value (several prefixes and paths), so it
 // is large; returning it unboxed keeps the API simple for callers that box it anyway.
 #[allow(clippy::result_large_err)]
-pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotSubtype> {
-    visitor::check(sub, sup, visits).map_err(|e| *e)
+pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotProved> {
+    let options = Options::new(visits);
+    let limits = Limits {
+        visits,
+        max_steps: options.max_steps,
+        max_depth: options.max_depth,
+    };
+    search(sub, sup, limits).map_err(|e| *e)
+}
+
+/// The proof search, after checking that both machines are deterministic.
+fn search(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>> {
+    for (side, fsm) in [(Side::Sub, sub), (Side::Super, sup)] {
+        if let Some((state, _)) = fsm.nondeterministic_state() {
+            let (sub_state, super_state) = match side {
+                Side::Sub => (state, sup.initial()),
+                Side::Super => (sub.initial(), state),
+            };
+            return Err(Box::new(NotProved {
+                sub_state,
+                super_state,
+                sub_prefix: Vec::new(),
+                super_prefix: Vec::new(),
+                sub_trace: Vec::new(),
+                super_trace: Vec::new(),
+                reason: Reason::Nondeterministic { side, state },
+            }));
+        }
+    }
+    visitor::check(sub, sup, limits)
 }

@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::explain::{NotSubtype, Reason, Side, Stats};
+use super::explain::{NotProved, Reason, Side, Stats};
 use super::machine::{compile, ActionId, ActionTable, Machine};
 use super::prefix::{reduce, Prefix, Resume, Snapshot, Stuck};
 use crate::{Fsm, StateKind};
@@ -44,6 +44,19 @@ enum RawReason {
     PendingAtEnd,
     Bound,
     Mixed(Side, u32),
+    /// The step or depth budget ran out: the whole search stops.
+    Budget,
+}
+
+/// The limits of one search.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// \[µL\]/\[µR\]'s bound on visits of one pair on one path.
+    pub visits: usize,
+    /// At most this many configurations visited.
+    pub max_steps: u64,
+    /// At most this many configurations on one path.
+    pub max_depth: usize,
 }
 
 /// How a state pair's children combine: `outer` over one side's transitions, `inner`
@@ -87,6 +100,7 @@ pub(super) struct Visitor {
     sub: Machine,
     sup: Machine,
     visits: usize,
+    limits: Limits,
     history: FxHashMap<(u32, u32), Previous>,
     prefixes: (Prefix, Prefix),
     stack: Vec<Frame>,
@@ -100,22 +114,26 @@ pub(super) struct Visitor {
 
 /// Runs the search; when it fails, runs it again recording the prefixes and paths of
 /// failures, so that successful checks never pay for explanations.
-pub(super) fn check(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, Box<NotSubtype>> {
-    match Visitor::new(sub, sup, visits, false).run() {
+pub(super) fn check(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>> {
+    let mut first = Visitor::new(sub, sup, limits, false);
+    match first.search() {
         Ok(stats) => Ok(stats),
-        Err(_) => Visitor::new(sub, sup, visits, true).run_explained(),
+        // A budget stop recorded its place already; running again would cost as much.
+        Err(failure) if matches!(failure.reason, RawReason::Budget) => Err(first.report(failure)),
+        Err(_) => Visitor::new(sub, sup, limits, true).run_explained(),
     }
 }
 
 impl Visitor {
-    fn new(sub: &Fsm, sup: &Fsm, visits: usize, explain: bool) -> Self {
+    fn new(sub: &Fsm, sup: &Fsm, limits: Limits, explain: bool) -> Self {
         let (table, sub_m, sup_m) = compile(sub, sup);
         let kinds = table.kind_count();
         Visitor {
             table,
             sub: sub_m,
             sup: sup_m,
-            visits,
+            visits: limits.visits,
+            limits,
             history: FxHashMap::default(),
             prefixes: (Prefix::default(), Prefix::default()),
             stack: Vec::new(),
@@ -126,15 +144,11 @@ impl Visitor {
         }
     }
 
-    fn run_explained(mut self) -> Result<Stats, Box<NotSubtype>> {
+    fn run_explained(mut self) -> Result<Stats, Box<NotProved>> {
         match self.search() {
             Ok(stats) => Ok(stats),
             Err(failure) => Err(self.report(failure)),
         }
-    }
-
-    fn run(mut self) -> Result<Stats, Failure> {
-        self.search()
     }
 
     /// Runs the whole search from the initial states.
@@ -148,6 +162,11 @@ impl Visitor {
                 let result = pending.expect("the root is decided when the stack is empty");
                 return result.map(|()| self.stats);
             };
+            if let Some(Err(failure)) = &pending {
+                if matches!(failure.reason, RawReason::Budget) {
+                    return Err(pending.take().expect("just matched").unwrap_err());
+                }
+            }
             let next = match pending.take() {
                 None => Step::Child,
                 Some(result) => advance(frame, result, &self.sub, &self.sup),
@@ -188,6 +207,11 @@ impl Visitor {
     /// choice rules (a frame whose children the main loop explores).
     fn visit(&mut self, pair: (u32, u32), hint: Option<Resume>) -> Visit {
         self.stats.pairs_explored += 1;
+        if self.stats.pairs_explored > self.limits.max_steps
+            || self.stack.len() >= self.limits.max_depth
+        {
+            return Visit::Done(Err(self.failure(pair, RawReason::Budget)));
+        }
         let (sub, sup) = &mut self.prefixes;
         let resume = match reduce(sub, sup, hint) {
             Ok(resume) => resume,
@@ -284,7 +308,9 @@ impl Visitor {
 
     fn failure(&self, pair: (u32, u32), reason: RawReason) -> Failure {
         let (sub, sup) = &self.prefixes;
-        let detail = self.explain.then(|| {
+        // A budget stop ends the search: record where it was at once.
+        let explain = self.explain || matches!(reason, RawReason::Budget);
+        let detail = explain.then(|| {
             Box::new(Detail {
                 sub_prefix: sub.live().map(|(_, a)| a).collect(),
                 super_prefix: sup.live().map(|(_, a)| a).collect(),
@@ -300,7 +326,7 @@ impl Visitor {
         }
     }
 
-    fn report(&self, failure: Failure) -> Box<NotSubtype> {
+    fn report(&self, failure: Failure) -> Box<NotProved> {
         let action = |id: ActionId| self.table.action(id).clone();
         let actions = |ids: &[ActionId]| ids.iter().map(|&id| action(id)).collect::<Vec<_>>();
         let reason = match failure.reason {
@@ -324,10 +350,14 @@ impl Visitor {
                 side,
                 state: state as usize,
             },
+            RawReason::Budget => Reason::BudgetExhausted {
+                steps: self.limits.max_steps,
+                depth: self.limits.max_depth,
+            },
         };
         // State numbers are the caller's: the machines are compiled without renaming.
         let detail = failure.detail.unwrap_or_default();
-        Box::new(NotSubtype {
+        Box::new(NotProved {
             sub_state: failure.pair.0 as usize,
             super_state: failure.pair.1 as usize,
             sub_prefix: actions(&detail.sub_prefix),

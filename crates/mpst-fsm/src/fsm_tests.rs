@@ -1,0 +1,60 @@
+//! Unit tests of the FSM model: construction, determinism, canonical numbering.
+use super::*;
+
+fn ready() -> Message {
+    Message::new("ready")
+}
+
+#[test]
+fn rejects_duplicate_actions_and_self_loops_to_self() {
+    let mut m = Fsm::new("k");
+    let s1 = m.add_state();
+    m.add_transition(0, Action::send("s", ready()), s1).unwrap();
+    let err = m
+        .add_transition(0, Action::send("s", ready()), 0)
+        .unwrap_err();
+    assert!(matches!(err, FsmError::Nondeterministic { state: 0, .. }));
+    let err = m
+        .add_transition(0, Action::send("k", ready()), 0)
+        .unwrap_err();
+    assert!(matches!(err, FsmError::SelfCommunication { .. }));
+    let err = m
+        .add_transition(0, Action::send("s", Message::new("x")), 7)
+        .unwrap_err();
+    assert_eq!(err, FsmError::NoSuchState { state: 7, count: 2 });
+}
+
+#[test]
+fn canonical_form_ignores_state_numbering() {
+    let mut a = Fsm::new("k");
+    let a1 = a.add_state();
+    a.add_transition(0, Action::send("s", ready()), a1).unwrap();
+    a.add_transition(a1, Action::receive("s", Message::new("value")), 0)
+        .unwrap();
+
+    let mut b = Fsm::new("k");
+    let junk = b.add_state();
+    let b1 = b.add_state();
+    b.add_transition(junk, Action::send("t", ready()), junk)
+        .unwrap();
+    b.set_initial(b1).unwrap();
+    b.add_transition(b1, Action::send("s", ready()), 0).unwrap();
+    b.add_transition(0, Action::receive("s", Message::new("value")), b1)
+        .unwrap();
+
+    assert!(a.is_isomorphic(&b));
+    assert_eq!(b.canonical().state_count(), 2);
+    b.add_transition(0, Action::receive("s", Message::new("stop")), junk)
+        .unwrap();
+    assert!(!a.is_isomorphic(&b));
+}
+
+#[test]
+fn display_uses_nuscr_notation() {
+    let a = Action::receive(
+        "k",
+        Message::with_payloads("value", vec![Payload::named("x", "i32")]),
+    );
+    assert_eq!(a.to_string(), "k?value(x: i32)");
+    assert_eq!(Action::send("s", ready()).to_string(), "s!ready()");
+}

@@ -1,0 +1,199 @@
+//! The three answers of `subtype::check`: proved, refuted with a run that really goes
+//! wrong (replayed independently), unknown with the reason and the place — and every
+//! answer within the budget, whatever the bound on visits.
+
+use mpst_fsm::families::Family;
+use mpst_fsm::kmc::ViolationKind;
+use mpst_fsm::subtype::{check, Options, Reason, Verdict};
+use mpst_fsm::witness::{replays_to_wrong_against_dual, Search};
+use mpst_fsm::{Action, Fsm, LocalType, Message};
+
+fn fsm(text: &str) -> Fsm {
+    LocalType::parse(text).unwrap().to_fsm("r").unwrap()
+}
+
+const KERNEL: &str = "rec x. s!ready(). s?value(). t?ready(). t!value(). x";
+
+/// A true subtype beyond the rules of Fig. 5: the subtype sends `a` one round early
+/// while any number of `b` accumulate behind it (CONCUR'19's unbounded accumulation).
+const ACCUMULATING_SUB: &str = "rec x. p!a(). rec y. q?{b(). y, c(). x}";
+const ACCUMULATING_SUP: &str = "rec x. rec y. q?{b(). y, c(). p!a(). x}";
+
+#[test]
+fn the_papers_families_are_proved() {
+    for family in Family::ALL {
+        let instance = family.instance(4).unwrap();
+        for (optimised, projected) in instance.checks() {
+            let verdict = check(optimised, projected, &Options::new(instance.visits));
+            assert!(verdict.is_subtype(), "{family}: {verdict}");
+        }
+    }
+}
+
+#[test]
+fn refutations_carry_a_run_that_goes_wrong() {
+    let cases = [
+        // Example 2: receiving early deadlocks.
+        ("q?l2(). q!l1(). end", "q!l1(). q?l2(). end", "deadlock"),
+        // Fig. A.14: the subtype never receives from q.
+        ("rec t. p?l(). t", "q?l2(). rec t. p?l(). t", "orphan"),
+        // An external choice may not shrink.
+        ("q?a(). end", "q?{a(). end, b(). end}", "unspecified"),
+        ("p!b(). p!a(). end", "p!a(). p!b(). end", "unspecified"),
+        ("end", "q!a(). end", "deadlock"),
+        ("q!a(). end", "end", "orphan"),
+        (KERNEL, &format!("s!ready(). {KERNEL}"), "deadlock"),
+    ];
+    for (sub, sup, kind) in cases {
+        let (sub, sup) = (fsm(sub), fsm(sup));
+        let verdict = check(&sub, &sup, &Options::default());
+        let Verdict::NotSubtype(refutation) = &verdict else {
+            panic!("{sub} ≤ {sup}: {verdict}");
+        };
+        let found = match refutation.run.kind {
+            ViolationKind::Deadlock { .. } => "deadlock",
+            ViolationKind::Orphan { .. } => "orphan",
+            ViolationKind::UnspecifiedReception { .. } => "unspecified",
+            _ => "other",
+        };
+        assert_eq!(found, kind, "{verdict}");
+        assert!(
+            replays_to_wrong_against_dual(&sub, &sup, &refutation.run.trace),
+            "{verdict}"
+        );
+        // The same run beside the supertype itself goes right.
+        assert!(!replays_to_wrong_against_dual(
+            &sup,
+            &sup,
+            &refutation.run.trace
+        ));
+        assert!(
+            verdict.to_string().starts_with("not a subtype: "),
+            "{verdict}"
+        );
+    }
+}
+
+#[test]
+fn a_bound_too_small_is_unknown_not_refuted() {
+    let sub = fsm(&format!("s!ready(). s!ready(). s!ready(). {KERNEL}"));
+    let sup = fsm(KERNEL);
+    let verdict = check(&sub, &sup, &Options::new(1));
+    let Verdict::Unknown(unknown) = &verdict else {
+        panic!("{verdict}")
+    };
+    assert_eq!(
+        unknown.not_proved.reason,
+        Reason::BoundReached { visits: 1 }
+    );
+    assert!(!verdict.to_string().contains("not a subtype"), "{verdict}");
+    assert!(check(&sub, &sup, &Options::new(10)).is_subtype());
+}
+
+#[test]
+fn true_subtypes_beyond_the_rules_are_unknown_within_the_budget() {
+    let (sub, sup) = (fsm(ACCUMULATING_SUB), fsm(ACCUMULATING_SUP));
+    for visits in [1, 5, 20, 100, 10_000_000] {
+        let verdict = check(&sub, &sup, &Options::new(visits));
+        let Verdict::Unknown(unknown) = &verdict else {
+            panic!("visits {visits}: {verdict}")
+        };
+        assert!(
+            matches!(unknown.search, Some(Search::GaveUp(..))),
+            "{verdict}"
+        );
+        assert!(!verdict.to_string().contains("not a subtype"), "{verdict}");
+    }
+    // A small step budget stops the search where it is, and says so.
+    let options = Options {
+        max_steps: 1000,
+        ..Options::new(10_000_000)
+    };
+    let Verdict::Unknown(unknown) = check(&sub, &sup, &options) else {
+        panic!("decided within 1000 steps")
+    };
+    assert_eq!(
+        unknown.not_proved.reason,
+        Reason::BudgetExhausted {
+            steps: 1000,
+            depth: options.max_depth
+        }
+    );
+    assert!(!unknown.not_proved.sub_trace.is_empty());
+}
+
+#[test]
+fn a_huge_bound_on_a_send_loop_answers_without_allocating_for_it() {
+    // The subtype sends `a` ahead for ever: the pending actions grow without end.
+    let sub = fsm("rec x. p!a(). x");
+    let sup = fsm("rec x. q?b(). p!a(). x");
+    let options = Options {
+        max_depth: 10_000,
+        ..Options::new(10_000_000)
+    };
+    let verdict = check(&sub, &sup, &options);
+    assert!(!verdict.is_subtype(), "{verdict}");
+    let text = verdict.to_string();
+    assert!(
+        !text.contains("not a subtype") || verdict.is_refuted(),
+        "{text}"
+    );
+}
+
+#[test]
+fn nondeterministic_machines_are_not_subtyped() {
+    let mut sub = Fsm::new("r");
+    let (a, b) = (sub.add_state(), sub.add_state());
+    let send = Action::send("q", Message::new("m"));
+    sub.add_nondeterministic_transition(0, send.clone(), a)
+        .unwrap();
+    sub.add_nondeterministic_transition(0, send, b).unwrap();
+    let verdict = check(&sub, &fsm("q!m(). end"), &Options::default());
+    let Verdict::Unknown(unknown) = &verdict else {
+        panic!("{verdict}")
+    };
+    assert!(
+        matches!(
+            unknown.not_proved.reason,
+            Reason::Nondeterministic { state: 0, .. }
+        ),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn refutations_render_as_sequence_charts_holding_every_message() {
+    use mpst_fsm::format::{write_sequence_mermaid, write_sequence_svg};
+    let (sub, sup) = (fsm("q!a(). q!b(). q?c(). end"), fsm("q!a(). q?c(). end"));
+    let Verdict::NotSubtype(refutation) = check(&sub, &sup, &Options::default()) else {
+        panic!("not refuted")
+    };
+    let run = &refutation.run;
+    let sends = run.trace.iter().filter(|s| s.action.is_send()).count();
+    let outcome = run.kind.to_string();
+    let svg = write_sequence_svg(&[], &run.trace, &outcome);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let messages = doc
+        .descendants()
+        .filter(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.starts_with("message"))
+        })
+        .count();
+    assert_eq!(messages, sends, "{svg}");
+    for step in run.trace.iter().filter(|s| s.action.is_send()) {
+        let label = format!("{}()", step.action.message.label);
+        assert!(
+            doc.descendants()
+                .any(|n| n.text().is_some_and(|t| t.starts_with(&label))),
+            "{label} missing from {svg}"
+        );
+    }
+    let mermaid = write_sequence_mermaid(&[], &run.trace, &outcome);
+    assert!(mermaid.starts_with("sequenceDiagram\n"), "{mermaid}");
+    assert_eq!(
+        mermaid.matches("-)").count() + mermaid.matches("-x").count(),
+        sends,
+        "{mermaid}"
+    );
+}
