@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mpst_fsm::subtype::{is_subtype, NotSubtype};
+use mpst_fsm::subtype::{is_subtype, NotProved as NotSubtype};
 use mpst_fsm::Fsm;
 use mpst_scribble::{Diagnostic, GlobalProtocol};
 
