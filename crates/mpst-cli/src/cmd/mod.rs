@@ -5,4 +5,5 @@ pub mod gen;
 pub mod generate;
 pub mod kmc;
 pub mod project;
+pub mod report;
 pub mod subtype;
