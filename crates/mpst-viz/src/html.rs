@@ -115,11 +115,11 @@ main{padding:8px 24px 32px}
 section{background:white;border:1px solid #e5e7eb;border-radius:8px;padding:12px 18px;margin:16px 0}
 h2{font-size:18px;margin:4px 0 10px} h3{font-size:15px;margin:14px 0 6px;color:#374151}
 .verdicts{border-collapse:collapse;font-size:14px}
-.verdicts td{padding:3px 10px 3px 0;vertical-align:top}
+.verdicts td{padding:3px 10px 3px 0;vertical-align:top} .verdicts td:nth-child(2){white-space:nowrap}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:10px;padding:1px 8px;font-weight:bold;font-size:12px}
 .holds .badge{background:#dcfce7;color:#166534} .fails .badge{background:#fee2e2;color:#991b1b}
 .unknown .badge{background:#fef3c7;color:#92400e}
-pre{font-size:13px;background:#f3f4f6;padding:8px;border-radius:4px;overflow:auto;margin:4px 0}
+pre{font-size:13px;white-space:pre-wrap;background:#f3f4f6;padding:8px;border-radius:4px;overflow:auto;margin:4px 0}
 .source{counter-reset:line;padding:0}
 .source .line{display:block;padding:0 8px} .source .line::before{counter-increment:line;content:counter(line);display:inline-block;width:3em;color:#9ca3af}
 .source .flagged{background:#fee2e2} .source .flagged.warning{background:#fef3c7}

@@ -6,14 +6,13 @@
 
 use std::path::PathBuf;
 
-use mpst_fsm::format::write_sequence_svg;
 use mpst_fsm::kmc::{check_kmc, KmcReport};
 use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::wf::unused_roles;
 use mpst_scribble::{parse, project_all, Diagnostic, GlobalProtocol};
 use mpst_viz::html::{Figure, Machine, Note, Report, Section, Severity, Status, Verdict};
-use mpst_viz::{fsm_svg, global_chart, report_html};
+use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
 use crate::diagnostics::malformed;
 use crate::dotfiles::read_fsms;
@@ -181,7 +180,7 @@ fn section(
             let roles = vec![p.role.clone()];
             s.counterexamples.push(Figure {
                 caption: format!("optimised {} beside the dual of its projection", p.role),
-                svg: write_sequence_svg(&roles, &run.trace, &run.kind.to_string()),
+                svg: run_chart(&roles, &run.trace, &run.kind.to_string()),
             });
         }
         s.verdicts
@@ -215,7 +214,7 @@ fn section(
                 let roles: Vec<String> = system.iter().map(|f| f.role().to_string()).collect();
                 s.counterexamples.push(Figure {
                     caption: format!("k-MC counterexample (k = {})", report.k),
-                    svg: write_sequence_svg(
+                    svg: run_chart(
                         &roles,
                         &v.trace,
                         &format!("{} fails: {}", v.property(), v.kind),

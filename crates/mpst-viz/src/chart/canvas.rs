@@ -165,7 +165,9 @@ impl Canvas {
             let needed = text_width(text, FONT) + 20.0;
             let centre = (left + right) / 2.0;
             let half = ((right - left - 80.0).max(needed)) / 2.0 + 40.0;
-            (centre - half, centre + half)
+            // Never left of the picture: a long note grows to the right.
+            let left = (centre - half).max(MARGIN - 40.0);
+            (left, left + 2.0 * half)
         };
         self.reach(right - 40.0);
         let _ = writeln!(

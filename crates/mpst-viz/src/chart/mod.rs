@@ -2,11 +2,16 @@
 //! lifeline per role, one arrow per message, choices as `alt` frames (one compartment
 //! per branch, separated by dashed lines) and recursion as `loop` frames.
 //!
-//! Runs of a system (counterexamples) are charted by `mpst_fsm::format::msc`; this
-//! module charts whole global protocols, every branch and loop at once.
+//! Two things are charted: a global protocol ([`global_chart`]), every branch and
+//! loop at once, and a run of a system of machines ([`run_chart`]) such as a k-MC
+//! counterexample or a subtyping refutation, whose arrows slant from the step that
+//! sends to the step that receives, and whose final note (what went wrong) always
+//! fits the picture.
 
 mod canvas;
 
+use mpst_fsm::kmc::Step;
+use mpst_fsm::Direction;
 use mpst_scribble::{Global, GlobalProtocol};
 
 use crate::svg::text_width;
@@ -104,4 +109,70 @@ pub fn global_chart(protocol: &GlobalProtocol) -> String {
         canvas.note("no interaction", false);
     }
     canvas.finish(&format!("global protocol {}", protocol.name.text))
+}
+
+/// Which step receives each send of `trace` (FIFO per ordered pair of roles), by
+/// index of the sending step.
+fn receptions(trace: &[Step]) -> Vec<Option<usize>> {
+    let mut received = vec![None; trace.len()];
+    for (j, step) in trace.iter().enumerate() {
+        if step.action.direction != Direction::Receive {
+            continue;
+        }
+        let sender = trace[..j].iter().enumerate().position(|(i, s)| {
+            s.action.direction == Direction::Send
+                && s.role == step.action.peer
+                && s.action.peer == step.role
+                && received[i].is_none()
+        });
+        if let Some(i) = sender {
+            received[i] = Some(j);
+        }
+    }
+    received
+}
+
+/// A run of a system as a standalone SVG message sequence chart: `roles` first, in
+/// that order, then any other role the run mentions. Each message is an arrow from
+/// the step that sends it to the step that receives it; a message never received is
+/// drawn dashed and crossed out. A final note says `outcome` (what went wrong).
+pub fn run_chart(roles: &[String], trace: &[Step], outcome: &str) -> String {
+    let mut all: Vec<String> = roles.to_vec();
+    for step in trace {
+        for r in [&step.role, &step.action.peer] {
+            if !all.contains(r) {
+                all.push(r.clone());
+            }
+        }
+    }
+    let widest = trace
+        .iter()
+        .map(|s| text_width(&s.action.message.to_string(), FONT))
+        .fold(text_width(outcome, FONT) / all.len().max(2) as f64, f64::max);
+    let mut canvas = Canvas::new(all, widest, 0);
+    let top = canvas.y;
+    let row = |i: usize| top + i as f64 * ROW * 0.8;
+    let received = receptions(trace);
+    let last = row(trace.len());
+    for (i, step) in trace.iter().enumerate() {
+        if step.action.direction != Direction::Send {
+            continue;
+        }
+        let label = step.action.message.to_string();
+        let (from, to) = (&step.role, &step.action.peer);
+        match received[i] {
+            Some(j) => canvas.arrow(from, to, &label, row(i), row(j), false),
+            None => canvas.arrow(
+                from,
+                to,
+                &format!("{label} (never received)"),
+                row(i),
+                last,
+                true,
+            ),
+        }
+    }
+    canvas.y = last + ROW;
+    canvas.note(outcome, true);
+    canvas.finish("a run of the system")
 }
