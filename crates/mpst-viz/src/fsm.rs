@@ -19,6 +19,15 @@ use mpst_fsm::{Direction, Fsm};
 /// Font size of state numbers and transition labels, in pixels.
 const FONT: usize = 14;
 
+/// Machines with more states are not laid out: the layout's time grows much faster
+/// than the machine (seconds for a thousand states), and such a picture is
+/// unreadable anyway.
+pub const MAX_STATES: usize = 300;
+
+/// Machines with more states are laid out without crossing minimisation, which is
+/// the expensive part.
+const OPTIMISE_UP_TO: usize = 40;
+
 fn element(shape: ShapeKind, look: StyleAttr) -> Element {
     let size = get_shape_size(Orientation::TopToBottom, &shape, look.font_size, false);
     Element::create(shape, look, Orientation::TopToBottom, size)
@@ -31,8 +40,14 @@ fn look(line: &str, fill: &str) -> StyleAttr {
 /// `fsm` as a standalone SVG document (with its XML declaration), laid out top to
 /// bottom from the initial state. Send transitions are drawn in blue, receives in
 /// green; the label text of each is [`Action`](mpst_fsm::Action)'s display.
+///
+/// A machine of more than [`MAX_STATES`] reachable states is not drawn: the picture
+/// then says how large it is and that its text formats show it.
 pub fn fsm_svg(fsm: &Fsm) -> String {
     let fsm = fsm.canonical();
+    if fsm.state_count() > MAX_STATES {
+        return too_large(&fsm);
+    }
     let mut graph = VisualGraph::new(Orientation::TopToBottom);
     let mut start_look = look("#444444", "#fff3c4");
     start_look.rounded = 8;
@@ -64,8 +79,50 @@ pub fn fsm_svg(fsm: &Fsm) -> String {
         graph.add_edge(arrow, states[source], states[transition.target]);
     }
     let mut writer = SVGWriter::new();
-    graph.do_it(false, false, false, &mut writer);
-    pad(&writer.finalize(), 40.0)
+    let big = fsm.state_count() > OPTIMISE_UP_TO;
+    graph.do_it(false, big, false, &mut writer);
+    pad(&sorted_style(&writer.finalize()), 40.0)
+}
+
+/// `layout-rs` writes its font classes from a hash map, in an order that changes from
+/// run to run; sorting them makes equal machines give equal pictures.
+fn sorted_style(svg: &str) -> String {
+    let (Some(start), Some(end)) = (svg.find("<style>\n"), svg.find("</style>")) else {
+        return svg.to_string();
+    };
+    let body = start + "<style>\n".len();
+    if end < body {
+        return svg.to_string();
+    }
+    let mut rules: Vec<&str> = svg[body..end].lines().collect();
+    rules.sort_unstable();
+    let mut out = svg[..body].to_string();
+    for rule in rules {
+        out.push_str(rule);
+        out.push('\n');
+    }
+    out.push_str(&svg[end..]);
+    out
+}
+
+/// The stand-in picture of a machine too large to draw.
+fn too_large(fsm: &Fsm) -> String {
+    let text = format!(
+        "{} states and {} transitions: too large to draw (at most {MAX_STATES} states); \
+         see it with --format dot or mermaid",
+        fsm.state_count(),
+        fsm.transition_count()
+    );
+    let width = crate::svg::text_width(&text, 14.0) + 40.0;
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg class=\"fsm too-large\" \
+         xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"70\" viewBox=\"0 0 {width:.0} 70\" \
+         font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+         <text x=\"20\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\
+         <text x=\"20\" y=\"52\" font-size=\"14\">{}</text></svg>\n",
+        crate::svg::escape(fsm.role()),
+        crate::svg::escape(&text)
+    )
 }
 
 /// Widens the picture by `margin` on every side: `layout-rs` sizes the picture to its

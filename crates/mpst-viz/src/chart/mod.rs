@@ -148,7 +148,10 @@ pub fn run_chart(roles: &[String], trace: &[Step], outcome: &str) -> String {
     let widest = trace
         .iter()
         .map(|s| text_width(&s.action.message.to_string(), FONT))
-        .fold(text_width(outcome, FONT) / all.len().max(2) as f64, f64::max);
+        .fold(
+            text_width(outcome, FONT) / all.len().max(2) as f64,
+            f64::max,
+        );
     let mut canvas = Canvas::new(all, widest, 0);
     let top = canvas.y;
     let row = |i: usize| top + i as f64 * ROW * 0.8;
