@@ -12,6 +12,7 @@ mod cmd;
 mod diagnostics;
 mod dotfiles;
 mod input;
+mod progress;
 
 /// Multiparty session types: verification and code generation.
 #[derive(Debug, Parser)]
