@@ -59,7 +59,7 @@ pub fn run<T: Send>(what: &str, work: impl FnOnce(&Count) -> T + Send) -> T {
         let count = &count;
         let worker = std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn_scoped(scope, || {
+            .spawn_scoped(scope, move || {
                 let result = take().map(|work| work(count));
                 let _ = done.send(());
                 result

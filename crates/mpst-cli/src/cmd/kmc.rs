@@ -5,9 +5,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use mpst_fsm::kmc::{check_kmc_with, KmcOptions, KmcReport};
+use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
 
-use crate::{dotfiles, Outcome, UsageError};
+use crate::{dotfiles, progress, Outcome, UsageError};
 
 /// The largest bound accepted (a larger one would not fit the exploration anyway).
 const MAX_K: usize = 1 << 20;
@@ -102,7 +102,9 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             reduce: !args.no_reduction,
             max_configurations: args.max_configurations,
         };
-        let report = check_kmc_with(&system, &options)?;
+        let report = progress::run(&format!("k-MC for k = {k}"), |count| {
+            check_kmc_observed(&system, &options, &mut |n| count.set(n))
+        })?;
         if report.is_kmc() {
             print_roles(&system);
             if args.k.low < args.k.high {

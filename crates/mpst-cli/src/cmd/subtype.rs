@@ -8,7 +8,7 @@ use clap::builder::TypedValueParser;
 use mpst_fsm::subtype::{is_subtype, DEFAULT_VISITS};
 use mpst_fsm::{parse_dot, Fsm, StateKind};
 
-use crate::{input, Outcome, UsageError};
+use crate::{input, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -103,7 +103,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         } else {
             format!("`{}` against `{}`", sub.role(), sup.role())
         };
-        let written = match is_subtype(sub, sup, args.visits) {
+        let answer = progress::run(&format!("subtyping of {name}"), |_| {
+            is_subtype(sub, sup, args.visits)
+        });
+        let written = match answer {
             Ok(stats) => writeln!(
                 out,
                 "{name}: subtype ({} configurations explored, search depth {})",
