@@ -81,11 +81,40 @@ pub fn fsm_svg(fsm: &Fsm) -> String {
     let mut writer = SVGWriter::new();
     let big = fsm.state_count() > OPTIMISE_UP_TO;
     graph.do_it(false, big, false, &mut writer);
-    pad(&sorted_style(&writer.finalize()), 40.0)
+    pad(&texts_last(&sorted_style(&writer.finalize())), 40.0)
 }
 
+/// Moves every `<text>` element to the end of the picture, so that labels (with
+/// their [`HALO`]) are drawn over the edges rather than under them.
+fn texts_last(svg: &str) -> String {
+    let Some(end) = svg.rfind("</svg>") else {
+        return svg.to_string();
+    };
+    let mut rest = String::with_capacity(svg.len());
+    let mut texts = String::new();
+    let mut tail = &svg[..end];
+    while let Some(start) = tail.find("<text") {
+        let Some(len) = tail[start..].find("</text>") else {
+            break;
+        };
+        let stop = start + len + "</text>".len();
+        rest.push_str(&tail[..start]);
+        texts.push_str(&tail[start..stop]);
+        texts.push('\n');
+        tail = &tail[stop..];
+    }
+    rest.push_str(tail);
+    rest.push_str(&texts);
+    rest.push_str(&svg[end..]);
+    rest
+}
+
+/// Labels drawn over a white outline.
+const HALO: &str =
+    "text { paint-order: stroke; stroke: white; stroke-width: 4px; stroke-linejoin: round; }\n";
+
 /// `layout-rs` writes its font classes from a hash map, in an order that changes from
-/// run to run; sorting them makes equal machines give equal pictures.
+/// run to run; sorting them makes equal machines give equal pictures. Adds [`HALO`].
 fn sorted_style(svg: &str) -> String {
     let (Some(start), Some(end)) = (svg.find("<style>\n"), svg.find("</style>")) else {
         return svg.to_string();
@@ -101,6 +130,8 @@ fn sorted_style(svg: &str) -> String {
         out.push_str(rule);
         out.push('\n');
     }
+    // A white halo keeps a label readable where it crosses its own edge.
+    out.push_str(HALO);
     out.push_str(&svg[end..]);
     out
 }
