@@ -129,8 +129,10 @@ fn report(file: &str, extra: &[&str], name: &str) -> (i32, PathBuf, String) {
     (code(&out), path, html)
 }
 
-fn bad_kernel() -> String {
-    let dot = tmp("bad_kernel.dot");
+/// Writes [`BAD_KERNEL`] to a file of its own for test `name` (tests run in
+/// parallel) and returns the `--optimised` argument naming it.
+fn bad_kernel(name: &str) -> String {
+    let dot = tmp(&format!("bad_kernel_{name}.dot"));
     std::fs::write(&dot, BAD_KERNEL).expect("writable");
     format!("K={}", dot.display())
 }
@@ -155,7 +157,7 @@ fn report_of_a_valid_protocol_holds_and_shows_every_machine() {
 fn report_with_a_bad_optimised_role_fails_and_charts_what_goes_wrong() {
     let (code, _, html) = report(
         &example("double_buffering"),
-        &["--optimised", &bad_kernel()],
+        &["--optimised", &bad_kernel("cli")],
         "bad.html",
     );
     assert_eq!(code, 1);
@@ -260,7 +262,7 @@ fn reports_render_in_headless_chromium_without_errors() {
         (example("travel_agency"), vec![], 3usize, "valid"),
         (
             example("double_buffering"),
-            vec!["--optimised".to_string(), bad_kernel()],
+            vec!["--optimised".to_string(), bad_kernel("browser")],
             4,
             "violation",
         ),
@@ -308,5 +310,40 @@ fn reports_render_in_headless_chromium_without_errors() {
             bytes.len()
         );
         println!("{name}: screenshot at {}", png.display());
+    }
+}
+
+/// The pictures committed under `docs/` are what the commands beside them in
+/// `docs/PICTURES.md` print today.
+#[test]
+fn the_committed_pictures_are_up_to_date() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let cases: [(&str, Vec<String>); 2] = [
+        (
+            "travel_agency_chart.svg",
+            vec!["chart".into(), example("travel_agency")],
+        ),
+        (
+            "double_buffering_k.svg",
+            vec![
+                "project".into(),
+                example("double_buffering"),
+                "--role".into(),
+                "K".into(),
+                "--format".into(),
+                "svg".into(),
+            ],
+        ),
+    ];
+    for (file, args) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = mpst(&args);
+        assert_eq!(code(&out), 0);
+        let committed = std::fs::read_to_string(docs.join(file)).expect("committed");
+        assert!(
+            stdout(&out) == committed,
+            "docs/{file} is out of date: run `mpst {}` > docs/{file}",
+            args.join(" ")
+        );
     }
 }
