@@ -325,3 +325,86 @@ pub fn report_html(report: &Report) -> String {
     let _ = writeln!(out, "<script>{SCRIPT}</script>\n</body>\n</html>");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SVG: &str = "<?xml version=\"1.0\"?><svg><path id=\"arrow0\"/></svg>";
+
+    fn report() -> Report {
+        Report {
+            file: "a<b>.scr".into(),
+            source: "line one\nbad line\nlast".into(),
+            notes: vec![Note {
+                severity: Severity::Error,
+                start: 9,
+                end: 12,
+                message: "no <good>".into(),
+            }],
+            sections: vec![Section {
+                name: "P".into(),
+                verdicts: vec![Verdict {
+                    check: "k-MC".into(),
+                    status: Status::Fails,
+                    summary: "fails".into(),
+                    details: "why & how".into(),
+                }],
+                chart: Some(Figure {
+                    caption: "chart".into(),
+                    svg: SVG.into(),
+                }),
+                machines: vec![
+                    Machine {
+                        role: "A".into(),
+                        svg: SVG.into(),
+                        optimised: None,
+                    },
+                    Machine {
+                        role: "A".into(),
+                        svg: SVG.into(),
+                        optimised: Some("a.dot".into()),
+                    },
+                ],
+                counterexamples: vec![],
+            }],
+        }
+    }
+
+    #[test]
+    fn every_picture_is_inline_with_ids_of_its_own() {
+        let html = report_html(&report());
+        assert_eq!(html.matches("<figure class=\"machine\"").count(), 2);
+        assert_eq!(html.matches("<figure class=\"chart\"").count(), 1);
+        assert!(!html.contains("<?xml"), "no XML declaration inside HTML");
+        for id in ["p1-arrow0", "p2-arrow0", "p3-arrow0"] {
+            assert_eq!(html.matches(&format!("id=\"{id}\"")).count(), 1, "{id}");
+        }
+        assert!(html.contains("data-machines=\"2\" data-chart=\"yes\""));
+        assert!(html.contains("role A (optimised, a.dot)"));
+    }
+
+    #[test]
+    fn text_is_escaped_and_diagnostics_sit_under_their_line() {
+        let html = report_html(&report());
+        assert!(html.contains("<h1>a&lt;b&gt;.scr</h1>"));
+        assert!(html.contains("why &amp; how"));
+        assert!(html.contains(
+            "<span class=\"line flagged\">bad line</span><span class=\"diag\">error: no &lt;good&gt;</span>"
+        ));
+        assert!(html.contains("<span class=\"line\">line one</span>"));
+        assert!(
+            html.contains("<details open>"),
+            "a failing verdict shows its explanation"
+        );
+    }
+
+    #[test]
+    fn spans_past_the_end_do_not_panic() {
+        let mut r = report();
+        r.notes[0].start = 1000;
+        r.notes[0].end = 2000;
+        let html = report_html(&r);
+        assert!(html.contains("<span class=\"line flagged\">last</span>"));
+    }
+}
