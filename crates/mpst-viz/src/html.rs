@@ -171,9 +171,9 @@ fn status_class(status: Status) -> (&'static str, &'static str) {
 /// A figure with a unique id prefix for the SVG's ids.
 fn figure(out: &mut String, class: &str, name: &str, caption: &str, svg: &str, id: &mut usize) {
     *id += 1;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<figure class=\"{class}\" data-name=\"{}\"><figcaption>{}</figcaption>{}</figure>\n",
+        "<figure class=\"{class}\" data-name=\"{}\"><figcaption>{}</figcaption>{}</figure>",
         escape(name),
         escape(caption),
         inline(svg, &format!("p{id}-"))

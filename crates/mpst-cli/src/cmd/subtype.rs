@@ -104,7 +104,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             format!("`{}` against `{}`", sub.role(), sup.role())
         };
         let answer = progress::run(&format!("subtyping of {name}"), |_| {
-            is_subtype(sub, sup, args.visits)
+            is_subtype(sub, sup, args.visits).map_err(Box::new)
         });
         let written = match answer {
             Ok(stats) => writeln!(
