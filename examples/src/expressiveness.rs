@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use mpst::verify::rust_name;
 use mpst_codegen::{generate_scribble, role_fsms, select_protocol, DEFAULT_VISITS};
 use mpst_fsm::kmc::least_k;
-use mpst_fsm::subtype::{is_subtype, Reason, DEFAULT_VISITS as SUBTYPE_VISITS};
+use mpst_fsm::subtype::{self, check, Options, Reason, DEFAULT_VISITS as SUBTYPE_VISITS};
 use mpst_fsm::{parse_dot, Fsm};
 
 /// The largest queue bound tried when looking for the least k for which a system is k-MC.
@@ -165,10 +165,18 @@ fn example_rows(examples: &Path, directory: &str) -> Result<Vec<Row>, TableError
             )));
         };
         // The bound of `mpst::verify` and `mpst subtype`.
-        if let Err(failure) = is_subtype(better, slot, SUBTYPE_VISITS) {
+        let failure = match check(better, slot, &Options::new(SUBTYPE_VISITS)) {
+            subtype::Verdict::Subtype(_) => None,
+            subtype::Verdict::NotSubtype(refutation) => {
+                Some(format!("not a subtype: {}", refutation.run.kind.property()))
+            }
+            subtype::Verdict::Unknown(unknown) => {
+                Some(format!("unknown, {}", short(&unknown.not_proved.reason)))
+            }
+        };
+        if let Some(failure) = failure {
             if hybrid == Verdict::Verified(String::new()) {
-                hybrid =
-                    Verdict::Rejected(format!("`{}`: {}", better.role(), short(&failure.reason)));
+                hybrid = Verdict::Rejected(format!("`{}`: {failure}", better.role()));
             }
         }
         *slot = better.clone();
@@ -280,9 +288,13 @@ fn short(reason: &Reason) -> String {
 fn verdict_of_generation(source: &str, protocol: &str, optimised: &[Fsm]) -> Verdict {
     match generate_scribble(source, Some(protocol), optimised, DEFAULT_VISITS) {
         Ok(_) => Verdict::Verified(String::new()),
-        Err(mpst_codegen::GenerateError::NotSubtype { role, reason }) => {
-            Verdict::Rejected(format!("`{role}` not a subtype: {}", short(&reason.reason)))
-        }
+        Err(mpst_codegen::GenerateError::NotSubtype { role, refutation }) => Verdict::Rejected(
+            format!("`{role}` not a subtype: {}", refutation.run.kind.property()),
+        ),
+        Err(mpst_codegen::GenerateError::Unknown { role, unknown }) => Verdict::Rejected(format!(
+            "`{role}` unknown: {}",
+            short(&unknown.not_proved.reason)
+        )),
         Err(error) => Verdict::Rejected(error.to_string().replace('|', "\\|")),
     }
 }

@@ -10,7 +10,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::termcolor::Buffer;
 use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::{parse_dot, DotError};
+use mpst_fsm::format::{parse_dot, parse_dot_nondeterministic, DotError};
 use mpst_fsm::Fsm;
 
 use crate::{input, UsageError};
@@ -23,11 +23,26 @@ use crate::{input, UsageError};
 /// naming `file:line:col`, with the offending line and a caret); or two digraphs with
 /// the same role name (a system has one machine per role).
 pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
+    read(paths, parse_fsms)
+}
+
+/// [`read_fsms`] accepting non-deterministic machines (for k-MC).
+pub fn read_nondeterministic_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
+    read(paths, |name, source| {
+        parse_dot_nondeterministic(source)
+            .map_err(|err| UsageError(render_dot_error(name, source, &err)))
+    })
+}
+
+fn read<P: AsRef<Path>>(
+    paths: &[P],
+    parse: impl Fn(&str, &str) -> Result<Vec<Fsm>, UsageError>,
+) -> Result<Vec<Fsm>, UsageError> {
     let mut fsms: Vec<(Fsm, PathBuf)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
         let source = input::read(path)?;
-        for fsm in parse_fsms(&path.display().to_string(), &source)? {
+        for fsm in parse(&path.display().to_string(), &source)? {
             if let Some((_, first)) = fsms.iter().find(|(f, _)| f.role() == fsm.role()) {
                 return Err(UsageError(format!(
                     "role `{}` has two digraphs (in {} and {}): one per role is expected",

@@ -1,22 +1,34 @@
 //! The `mpst` command line: check and project Scribble protocols, check asynchronous
 //! subtyping and k-multiparty compatibility of FSMs, generate Rust session APIs.
 //!
-//! Exit status: 0 = the property holds / success; 1 = it does not hold or the protocol
-//! is invalid (the reason is printed); 2 = bad usage or unreadable / malformed input.
+//! Exit status: 0 = the property holds / success; 1 = it does not hold (refuted, with
+//! the run that goes wrong) or the protocol is invalid; 2 = bad usage or unreadable /
+//! malformed input; 3 = unknown: a bound or budget was reached, or the rules cannot
+//! decide (the reason and the place are printed).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bounds;
 mod cmd;
 mod diagnostics;
 mod dotfiles;
 mod input;
 mod progress;
+mod trace;
 
 /// Multiparty session types: verification and code generation.
 #[derive(Debug, Parser)]
-#[command(name = "mpst", version, about, long_about = None)]
+#[command(
+    name = "mpst",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 = holds / proved / success; 1 = does not hold (refuted, with \
+the run that goes wrong) or the protocol is invalid; 2 = bad usage, unreadable or malformed \
+input; 3 = unknown (a bound or budget was reached, or the rules cannot decide)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -49,6 +61,19 @@ pub enum Outcome {
     Holds,
     /// The property does not hold or the protocol is invalid: exit 1.
     Fails,
+    /// Neither shown nor refuted (a bound or budget was reached): exit 3.
+    Unknown,
+}
+
+impl Outcome {
+    /// The outcome of several checks: any failure fails, then any unknown is unknown.
+    pub fn combine(self, other: Outcome) -> Outcome {
+        match (self, other) {
+            (Outcome::Fails, _) | (_, Outcome::Fails) => Outcome::Fails,
+            (Outcome::Unknown, _) | (_, Outcome::Unknown) => Outcome::Unknown,
+            _ => Outcome::Holds,
+        }
+    }
 }
 
 /// A failure to even run the command (bad input): exit 2.
@@ -76,6 +101,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Holds) => ExitCode::SUCCESS,
         Ok(Outcome::Fails) => ExitCode::from(1),
+        Ok(Outcome::Unknown) => ExitCode::from(3),
         Err(UsageError(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)

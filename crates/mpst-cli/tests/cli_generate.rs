@@ -97,10 +97,53 @@ fn refuses_an_optimised_role_that_is_not_a_subtype() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains("not shown to be an asynchronous subtype"),
+        err.contains("is not an asynchronous subtype of its projection"),
         "{err}"
     );
+    assert!(err.contains("deadlock"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn an_optimised_role_neither_proved_nor_refuted_exits_3_and_bounds_are_checked() {
+    // Three readies ahead need more than one visit: with one the answer is unknown.
+    let kernel = temp(
+        "eager_kernel.dot",
+        r#"digraph K {
+  0 -> 1 [label="S!ready()", ];
+  1 -> 2 [label="S!ready()", ];
+  2 -> 3 [label="S!ready()", ];
+  3 -> 4 [label="S?value(i32)", ];
+  4 -> 5 [label="T?ready()", ];
+  5 -> 6 [label="T!value(i32)", ];
+  6 -> 3 [label="S!ready()", ];
+}"#,
+    );
+    let spec = format!("K={}", kernel.display());
+    let out = mpst(&[
+        "generate",
+        &double_buffering(),
+        "--optimised",
+        &spec,
+        "--visits",
+        "1",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("nor refuted"), "{err}");
+    assert!(err.contains("the bound was reached"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = mpst(&["generate", &double_buffering(), "--optimised", &spec]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for bad in ["0", "18446744073709551615"] {
+        let out = mpst(&["generate", &double_buffering(), "--visits", bad]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out.stderr).contains("a bound must be at"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]

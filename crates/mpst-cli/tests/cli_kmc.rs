@@ -1,5 +1,5 @@
 //! `mpst kmc` run as a user runs it: DOT files in, verdict and counterexample out,
-//! exit status 0 (k-MC), 1 (not k-MC) or 2 (bad input).
+//! exit status 0 (k-MC), 1 (not k-MC), 2 (bad input) or 3 (gave up).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -200,16 +200,77 @@ fn bad_input_exits_2_with_a_reason() {
 }
 
 #[test]
-fn giving_up_is_bad_input_not_a_verdict() {
+fn giving_up_is_unknown_with_the_reason() {
     let files = dot_files("limit", &families::ring(6).optimised_system());
     let out = run(
         &files,
         &["--k", "2", "--no-reduction", "--max-configurations", "10"],
     );
-    assert_eq!(code(&out), 2);
+    assert_eq!(code(&out), 3);
     assert!(
-        stderr(&out).contains("gave up after 10 configurations"),
+        stdout(&out).contains("unknown: gave up at k = 2: the budget of 10 configurations"),
         "{}",
-        stderr(&out)
+        stdout(&out)
     );
+}
+
+/// `a` sends for ever; `b` acknowledges what `a` never reads: not k-MC for any k, and
+/// the state space grows with k.
+fn never_kmc() -> Vec<String> {
+    vec![
+        file("never", "a.dot", "digraph a { 0 -> 0 [label=\"b!m()\"]; }"),
+        file(
+            "never",
+            "b.dot",
+            "digraph b { 0 -> 1 [label=\"a?m()\"]; 1 -> 0 [label=\"a!ack()\"]; }",
+        ),
+    ]
+}
+
+#[test]
+fn huge_bounds_and_ranges_answer_within_the_budget() {
+    let files = never_kmc();
+    let out = run(
+        &files,
+        &["--k", "1..=1048576", "--max-configurations", "20000"],
+    );
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("unknown: gave up at k = "), "{text}");
+    assert!(text.contains("not k-MC for any k in 1..="), "{text}");
+    let out = run(&files, &["--k", "100000", "--max-configurations", "20000"]);
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    let out = run(&files, &["--k", "1..=3"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    for bad in ["0", "18446744073709551615", "1..=18446744073709551615"] {
+        let out = run(&files, &["--k", bad]);
+        assert_eq!(code(&out), 2, "--k {bad}");
+    }
+}
+
+#[test]
+fn nondeterministic_machines_are_checked_and_violations_print_as_charts() {
+    // `a` may send `m` and then wait for `n`, which `b` never sends.
+    let a = file(
+        "nd",
+        "a.dot",
+        "digraph a { 0 -> 1 [label=\"b!m()\"]; 0 -> 2 [label=\"b!m()\"]; 1 -> 3 [label=\"b?n()\"]; }",
+    );
+    let b = file("nd", "b.dot", "digraph b { 0 -> 1 [label=\"a?m()\"]; }");
+    let out = run(&[a.clone(), b.clone()], &["--k", "1"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("not 1-MC"), "{}", stdout(&out));
+    let out = run(&[a, b], &["--k", "1", "--trace-format", "mermaid"]);
+    assert_eq!(code(&out), 1);
+    let chart = stdout(&out);
+    assert!(
+        chart.starts_with("sequenceDiagram\n    participant a\n    participant b\n"),
+        "{chart}"
+    );
+    assert!(chart.contains("a-)b: m()"), "{chart}");
+    assert!(stderr(&out).contains("not 1-MC"), "{}", stderr(&out));
+    // Deterministic machines are k-MC as before.
+    let a = file("nd", "a2.dot", "digraph a { 0 -> 1 [label=\"b!m()\"]; }");
+    let b = file("nd", "b2.dot", "digraph b { 0 -> 1 [label=\"a?m()\"]; }");
+    assert_eq!(code(&run(&[a, b], &["--k", "1"])), 0);
 }

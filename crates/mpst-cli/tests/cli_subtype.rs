@@ -116,7 +116,14 @@ fn a_receive_moved_before_a_send_is_explained() {
     assert_eq!(code(&out), 1);
     let text = stdout(&out);
     assert!(
-        text.contains("not a subtype at subtype state 1 / supertype state 1"),
+        text.starts_with(
+            "`p`: not a subtype: beside the dual of the supertype this run goes wrong: \
+             deadlock: no role can move; waiting to receive: p, q\nin the initial configuration"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("not proved: the rules stop at subtype state 1 / supertype state 1"),
         "{text}"
     );
     assert!(
@@ -138,7 +145,13 @@ fn a_bound_too_small_is_reported_and_visits_raise_it() {
     let sub = file("bound", "sub.dot", &gen("k-buffering", "20", "optimised"));
     let sup = file("bound", "sup.dot", &gen("k-buffering", "20", "projected"));
     let out = mpst(&["subtype", &sub, &sup, "--visits", "3"]);
-    assert_eq!(code(&out), 1);
+    assert_eq!(code(&out), 3, "unknown, not refuted: {}", stdout(&out));
+    assert!(!stdout(&out).contains("not a subtype"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("unknown: neither proved nor refuted"),
+        "{}",
+        stdout(&out)
+    );
     assert!(
         stdout(&out).contains("the bound was reached"),
         "{}",
@@ -297,4 +310,103 @@ fn the_optimised_double_buffering_kernel_of_the_examples_is_a_subtype() {
     assert!(stdout(&out).starts_with("`K`: subtype"), "{}", stdout(&out));
     let out = mpst(&["subtype", &sup, &sub.display().to_string()]);
     assert_eq!(code(&out), 1, "{}", stdout(&out));
+}
+
+#[test]
+fn refutations_print_as_mermaid_or_svg_charts() {
+    let sub = file("charts", "sub.dot", EXAMPLE_2_P_REORDERED);
+    let sup = file("charts", "sup.dot", EXAMPLE_2_P);
+    let orphan = file(
+        "charts",
+        "orphan.dot",
+        "digraph p {\n  0 -> 1 [label=\"q!l1()\"];\n  1 -> 2 [label=\"q!l3()\"];\n  2 -> 3 [label=\"q?l2()\"];\n}\n",
+    );
+    let out = mpst(&["subtype", &orphan, &sup, "--trace-format", "mermaid"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let chart = stdout(&out);
+    assert!(
+        chart.starts_with("sequenceDiagram\n    participant p\n"),
+        "{chart}"
+    );
+    assert!(chart.contains("p-)q: l1()"), "{chart}");
+    assert!(
+        chart.contains("never received") || chart.contains("Note over"),
+        "{chart}"
+    );
+    assert!(stderr(&out).contains("not a subtype"), "{}", stderr(&out));
+    let out = mpst(&["subtype", &sub, &sup, "--trace-format", "svg"]);
+    assert_eq!(code(&out), 1);
+    let svg = stdout(&out);
+    assert!(svg.starts_with("<svg xmlns="), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("deadlock"), "{svg}");
+    let out = mpst(&["subtype", &sub, &sup, "--trace-format", "png"]);
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn huge_bounds_answer_within_the_budget_and_bounds_are_checked() {
+    let send_loop = file(
+        "huge",
+        "loop.dot",
+        "digraph r { 0 -> 0 [label=\"p!a()\"]; }",
+    );
+    let out = mpst(&["subtype", &send_loop, &send_loop, "--visits", "10000000"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    // Sending ahead for ever while the supertype waits for q first: refuted.
+    let waits = file(
+        "huge",
+        "waits.dot",
+        "digraph r { 0 -> 1 [label=\"q?b()\"]; 1 -> 0 [label=\"p!a()\"]; }",
+    );
+    let out = mpst(&["subtype", &send_loop, &waits, "--visits", "10000000"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stdout(&out).contains("never received"), "{}", stdout(&out));
+    // A true subtype beyond the rules: unknown, with the place.
+    let sub = file(
+        "huge",
+        "acc_sub.dot",
+        "digraph r { 0 -> 1 [label=\"p!a()\"]; 1 -> 1 [label=\"q?b()\"]; 1 -> 0 [label=\"q?c()\"]; }",
+    );
+    let sup = file(
+        "huge",
+        "acc_sup.dot",
+        "digraph r { 0 -> 0 [label=\"q?b()\"]; 0 -> 1 [label=\"q?c()\"]; 1 -> 0 [label=\"p!a()\"]; }",
+    );
+    let out = mpst(&[
+        "subtype",
+        &sub,
+        &sup,
+        "--visits",
+        "10000000",
+        "--max-steps",
+        "5000",
+    ]);
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("the search budget ran out (5000 configurations"),
+        "{}",
+        stdout(&out)
+    );
+    for bad in ["0", "18446744073709551615", "three"] {
+        let out = mpst(&["subtype", &sub, &sup, "--visits", bad]);
+        assert_eq!(code(&out), 2, "--visits {bad}");
+        assert!(stderr(&out).contains("--visits"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn nondeterministic_machines_are_refused_with_the_readers_error() {
+    let nd = file(
+        "nd",
+        "nd.dot",
+        "digraph r { 0 -> 1 [label=\"p!a()\"]; 0 -> 2 [label=\"p!a()\"]; }",
+    );
+    let out = mpst(&["subtype", &nd, &nd]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("machines must be deterministic"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mpst_fsm::subtype::{is_subtype, NotProved as NotSubtype};
+use mpst_fsm::subtype::{check, Options, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{Diagnostic, GlobalProtocol};
 
@@ -33,12 +33,22 @@ pub enum GenerateError {
         /// The roles of the protocol.
         available: Vec<String>,
     },
-    /// An optimised FSM is not shown to be an asynchronous subtype of the projection.
+    /// An optimised FSM is not an asynchronous subtype of the projection: beside the
+    /// projection's dual it has a run that goes wrong.
     NotSubtype {
         /// The role.
         role: String,
-        /// Why.
-        reason: Box<NotSubtype>,
+        /// The run, and where the rules stopped.
+        refutation: Box<Refutation>,
+    },
+    /// An optimised FSM is neither shown to be an asynchronous subtype of the
+    /// projection nor refuted (a bound or budget was reached, or the rules cannot
+    /// decide): it is not swapped in.
+    Unknown {
+        /// The role.
+        role: String,
+        /// Why, and where the rules stopped.
+        unknown: Box<Unknown>,
     },
     /// The FSMs have no Rust API.
     Codegen(CodegenError),
@@ -75,10 +85,15 @@ impl fmt::Display for GenerateError {
                 "the optimised FSM is for role `{role}`, but the protocol's roles are: {}",
                 available.join(", ")
             ),
-            GenerateError::NotSubtype { role, reason } => write!(
+            GenerateError::NotSubtype { role, refutation } => write!(
+                f,
+                "the optimised FSM of role `{role}` is not an asynchronous subtype of its \
+                 projection:\n{refutation}"
+            ),
+            GenerateError::Unknown { role, unknown } => write!(
                 f,
                 "the optimised FSM of role `{role}` is not shown to be an asynchronous subtype \
-                 of its projection:\n{reason}"
+                 of its projection, nor refuted:\n{unknown}"
             ),
             GenerateError::Codegen(e) => write!(f, "{e}"),
         }
@@ -104,7 +119,9 @@ pub fn select_protocol<'a>(
 }
 
 /// The FSM of every role of `protocol`, with each role that has an FSM in `optimised`
-/// replaced by it once it is shown to be an asynchronous subtype of the projection.
+/// replaced by it once it is shown to be an asynchronous subtype of the projection
+/// ([`mpst_fsm::subtype::check`], bounded by `visits` and the default budgets: an
+/// optimised FSM is refused both when it is refuted and when the answer is unknown).
 pub fn role_fsms(
     protocol: &GlobalProtocol,
     optimised: &[Fsm],
@@ -125,10 +142,14 @@ pub fn role_fsms(
                 available: protocol.roles.iter().map(|r| r.text.clone()).collect(),
             });
         };
-        is_subtype(better, slot, visits).map_err(|reason| GenerateError::NotSubtype {
-            role: better.role().to_string(),
-            reason: Box::new(reason),
-        })?;
+        let role = better.role().to_string();
+        match check(better, slot, &Options::new(visits)) {
+            Verdict::Subtype(_) => {}
+            Verdict::NotSubtype(refutation) => {
+                return Err(GenerateError::NotSubtype { role, refutation })
+            }
+            Verdict::Unknown(unknown) => return Err(GenerateError::Unknown { role, unknown }),
+        }
         *slot = better.clone();
     }
     Ok(fsms)

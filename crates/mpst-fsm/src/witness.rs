@@ -19,7 +19,8 @@
 //!
 //! [`against_dual`] puts a candidate subtype beside the dual of its supertype: one
 //! machine that plays every peer of the supertype exactly as the supertype expects.
-//! A wrong run there shows that the candidate cannot replace the supertype.
+//! When the supertype's choices are each with a single peer, a wrong run there shows
+//! that the candidate cannot replace the supertype.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -27,7 +28,7 @@ use std::fmt;
 use rustc_hash::FxHashMap;
 
 use crate::kmc::{Configuration, KmcError, Step, ViolationKind};
-use crate::{Action, Direction, Fsm, Message};
+use crate::{Action, Direction, Fsm, Message, StateKind};
 
 mod net;
 
@@ -134,13 +135,26 @@ pub fn find_wrong_run(system: &[Fsm], budget: &Budget) -> Result<Search, KmcErro
 
 /// Searches `sub` beside the dual of `sup` for a run that goes wrong: the dual is one
 /// machine playing every peer of `sup`, sending what `sup` receives and receiving what
-/// `sup` sends, in `sup`'s order. `sup` composed with its dual never goes wrong (for
-/// deterministic machines without mixed states), so a wrong run refutes `sub ≤ sup`.
+/// `sup` sends, in `sup`'s order. When [`dual_is_a_context`] holds, `sup` composed
+/// with its dual never goes wrong, so a wrong run refutes `sub ≤ sup`.
 ///
 /// The candidate's role is `sub`'s (or `sup`'s, or `self`, if a machine talks to a
 /// peer of that name).
 pub fn against_dual(sub: &Fsm, sup: &Fsm, budget: &Budget) -> Search {
     search(&Net::dual(sub, sup), budget)
+}
+
+/// Whether `sup` composed with its dual never goes wrong, so that a wrong run of a
+/// candidate beside that dual refutes the candidate: `sup` is deterministic and every
+/// state is *directed* (its transitions all send to one peer or all receive from one
+/// peer). With a choice among several peers, the dual (one machine) could pick a
+/// branch the supertype did not, and even `sup` would go wrong beside it.
+pub fn dual_is_a_context(sup: &Fsm) -> bool {
+    sup.nondeterministic_state().is_none()
+        && (0..sup.state_count()).all(|s| {
+            let ts = sup.transitions(s);
+            sup.kind(s) != StateKind::Mixed && ts.iter().all(|t| t.action.peer == ts[0].action.peer)
+        })
 }
 
 /// Replays `trace` in the system (roles named by [`Fsm::role`]) with unbounded

@@ -144,36 +144,50 @@ impl Oracle<'_> {
     }
 
     /// Replays a counterexample: every step must be enabled within the bound and the
-    /// end must be the reported configuration.
+    /// end must be the reported configuration. A non-deterministic machine may take
+    /// any of its transitions with the step's action: every resolution is followed.
     fn replays(&self, v: &KmcViolation) -> bool {
-        let mut c = self.initial();
         let n = self.system.len();
+        let mut current = vec![self.initial()];
         for step in &v.trace {
             let m = self.index(&step.role);
-            let Some(t) = self.system[m]
-                .transitions(c.states[m])
-                .iter()
-                .find(|t| t.action == step.action)
-            else {
-                return false;
-            };
-            let peer = self.index(&t.action.peer);
-            let label = t.action.message.to_string();
-            if t.action.is_send() {
-                let q = &mut c.queues[m * n + peer];
-                if q.len() >= self.k {
-                    return false;
+            let mut next = Vec::new();
+            for c in &current {
+                for t in self.system[m].transitions(c.states[m]) {
+                    if t.action != step.action {
+                        continue;
+                    }
+                    let mut c = c.clone();
+                    let peer = self.index(&t.action.peer);
+                    let label = t.action.message.to_string();
+                    if t.action.is_send() {
+                        let q = &mut c.queues[m * n + peer];
+                        if q.len() >= self.k {
+                            continue;
+                        }
+                        q.push_back(label);
+                    } else {
+                        let q = &mut c.queues[peer * n + m];
+                        if q.front() != Some(&label) {
+                            continue;
+                        }
+                        q.pop_front();
+                    }
+                    c.states[m] = t.target;
+                    next.push(c);
                 }
-                q.push_back(label);
-            } else {
-                let q = &mut c.queues[peer * n + m];
-                if q.front() != Some(&label) {
-                    return false;
-                }
-                q.pop_front();
             }
-            c.states[m] = t.target;
+            if next.is_empty() {
+                return false;
+            }
+            current = next;
         }
+        current.iter().any(|c| self.reaches(c, v))
+    }
+
+    /// Whether `c` is the configuration the counterexample reports.
+    fn reaches(&self, c: &Config, v: &KmcViolation) -> bool {
+        let n = self.system.len();
         let states: Vec<usize> = v.configuration.states.iter().map(|s| s.1).collect();
         let queues_match = v.configuration.queues.iter().all(|(from, to, msgs)| {
             let q = self.index(from) * n + self.index(to);
@@ -190,7 +204,7 @@ impl Oracle<'_> {
 /// A transition: (from, peer offset, send?, label, to).
 type Spec = (usize, usize, bool, usize, usize);
 
-fn build(roles: &[Vec<Spec>]) -> Vec<Fsm> {
+fn build(roles: &[Vec<Spec>], nondeterministic: bool) -> Vec<Fsm> {
     let n = roles.len();
     let name = |i: usize| ["a", "b", "c"][i].to_string();
     roles
@@ -213,8 +227,12 @@ fn build(roles: &[Vec<Spec>]) -> Vec<Fsm> {
                     },
                     message,
                 };
-                // Duplicate actions are simply skipped.
-                let _ = fsm.add_transition(from, action, to);
+                // Duplicate actions are skipped, or kept (non-determinism).
+                let _ = if nondeterministic {
+                    fsm.add_nondeterministic_transition(from, action, to)
+                } else {
+                    fsm.add_transition(from, action, to)
+                };
             }
             fsm
         })
@@ -279,7 +297,7 @@ proptest! {
 
     #[test]
     fn reduced_and_full_checks_agree_with_the_definitions(roles in systems(), k in 1..=2usize) {
-        let system = build(&roles);
+        let system = build(&roles, false);
         let oracle = Oracle { system: &system, k };
         let expected = oracle.is_kmc();
         let reduced = check_kmc(&system, k).unwrap();
@@ -322,6 +340,26 @@ proptest! {
         if swaps.is_empty() {
             // An unreordered projection of a global sequence is always k-MC.
             prop_assert!(expected);
+        }
+    }
+
+    #[test]
+    fn nondeterministic_machines_agree_with_the_definitions(
+        roles in systems(),
+        k in 1..=2usize,
+    ) {
+        let system = build(&roles, true);
+        let oracle = Oracle { system: &system, k };
+        let expected = oracle.is_kmc();
+        let reduced = check_kmc(&system, k).unwrap();
+        let full = check_kmc_with(&system, &KmcOptions { reduce: false, ..KmcOptions::new(k) })
+            .unwrap();
+        prop_assert_eq!(reduced.is_kmc(), expected, "reduced: {}", reduced);
+        prop_assert_eq!(full.is_kmc(), expected, "full: {}", full);
+        for report in [&reduced, &full] {
+            if let Some(v) = &report.violation {
+                prop_assert!(oracle.replays(v), "counterexample does not replay: {}", v);
+            }
         }
     }
 }

@@ -80,17 +80,19 @@ fn a_wrong_reordering_fails_with_the_explanation() {
 #[test]
 fn the_failure_says_where_and_shows_both_machines() {
     let err = verify::check_subtype_of_projection::<KernelWrong<'static, K>>(SCR, "K").unwrap_err();
-    let HybridError::NotSubtype { reason, sides } = &err else {
+    let HybridError::NotSubtype { refutation, sides } = &err else {
         panic!("expected NotSubtype, got {err}");
     };
+    let reason = &refutation.not_proved;
     assert_eq!(reason.sub_trace[0].to_string(), "S?Value(i32)");
     assert_eq!(reason.super_prefix[0].to_string(), "S!Ready()");
     assert_eq!(sides.serialised.role(), "K");
     let text = err.to_string();
     assert!(
         text.starts_with(
-            "the session type of role `K` is not shown to be an asynchronous subtype of its \
-             projection:\nnot a subtype at"
+            "the session type of role `K` is not an asynchronous subtype of its \
+             projection:\nnot a subtype: beside the dual of the supertype this run goes wrong: \
+             deadlock"
         ),
         "{text}"
     );

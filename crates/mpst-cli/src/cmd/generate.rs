@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use mpst_codegen::{generate, role_fsms, GenerateError, DEFAULT_VISITS};
 
+use crate::bounds::parse_bound;
 use crate::cmd::check::{load, select};
 use crate::diagnostics::{emit, Item};
 use crate::dotfiles::read_fsms;
@@ -14,8 +15,10 @@ use crate::{Outcome, UsageError};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Exit status: 0 = code generated; 1 = the protocol is invalid, an optimised FSM \
-is not shown to be a subtype of its projection, or the protocol has no Rust API (the reason on \
-stderr); 2 = bad usage, unreadable or malformed input."
+is refuted (not a subtype of its projection: the run that goes wrong on stderr), or the protocol \
+has no Rust API; 2 = bad usage, unreadable or malformed input; 3 = an optimised FSM is neither \
+proved nor refuted (a bound or budget was reached; where and why on stderr). Nothing is \
+generated unless the exit status is 0."
 )]
 pub struct Args {
     /// The Scribble file.
@@ -28,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "ROLE=FSM.dot")]
     pub optimised: Vec<String>,
     /// Bound on visits per state pair when checking optimised FSMs.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS, value_parser = parse_bound)]
     pub visits: usize,
     /// Write the code to OUT.rs instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT.rs")]
@@ -88,6 +91,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 protocol.name.text,
                 available.join(", ")
             )))
+        }
+        Err(error @ GenerateError::Unknown { .. }) => {
+            eprintln!("error: {error}");
+            return Ok(Outcome::Unknown);
         }
         Err(error) => {
             eprintln!("error: {error}");

@@ -1,16 +1,20 @@
 //! `mpst kmc`: k-multiparty compatibility (Lange & Yoshida, CAV 2019) of a system of
-//! communicating FSMs read from DOT files, with a counterexample when it fails.
+//! communicating FSMs (deterministic or not) read from DOT files, with a counterexample
+//! when it fails, and a budget shared by every bound of a range.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
+use mpst_fsm::kmc::{check_kmc_observed, KmcError, KmcOptions, KmcReport};
 
+use crate::bounds::parse_bound;
+
+/// The default budget of one `mpst kmc` run, over every k of the range: a few seconds
+/// and at most about 50 MB for small systems, whatever the range.
+const DEFAULT_MAX_CONFIGURATIONS: usize = 1_000_000;
+use crate::trace::TraceFormat;
 use crate::{dotfiles, progress, Outcome, UsageError};
-
-/// The largest bound accepted (a larger one would not fit the exploration anyway).
-const MAX_K: usize = 1 << 20;
 
 /// A bound `k`, or an inclusive range of bounds to search for the least one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,17 +31,7 @@ impl FromStr for Bounds {
     /// `N`, `A..=B`, `A..B` (B excluded) or `..=B` (from 1).
     fn from_str(text: &str) -> Result<Self, String> {
         let number = |s: &str| -> Result<usize, String> {
-            let s = s.trim();
-            let k: usize = s.parse().map_err(|_| {
-                format!("expected a bound k ≥ 1 or a range like 1..=4, found `{s}`")
-            })?;
-            if k == 0 {
-                return Err("the bound k must be at least 1".into());
-            }
-            if k > MAX_K {
-                return Err(format!("the bound k must be at most {MAX_K}"));
-            }
-            Ok(k)
+            parse_bound(s).map_err(|e| format!("{e} (k is a bound or a range like 1..=4)"))
         };
         let (low, high) = if let Some((a, b)) = text.split_once("..=") {
             (if a.trim().is_empty() { 1 } else { number(a)? }, number(b)?)
@@ -71,6 +65,12 @@ impl fmt::Display for Bounds {
 
 /// Arguments of `mpst kmc`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Machines may be non-deterministic. Exit status: 0 = the system is k-MC (for the \
+least k of the range); 1 = it is not k-MC for any k of the range, the counterexample on stdout; \
+2 = bad usage, unreadable or malformed input; 3 = gave up: the configuration budget \
+(--max-configurations, shared by the whole range, which also bounds memory) ran out first."
+)]
 pub struct Args {
     /// DOT files: one per role, or one with a digraph per role (roles are named by
     /// the digraph names).
@@ -83,30 +83,61 @@ pub struct Args {
     /// Explore every interleaving (no partial-order reduction); for comparison.
     #[arg(long)]
     no_reduction: bool,
-    /// Give up beyond this many configurations.
-    #[arg(long, value_name = "N", default_value_t = KmcOptions::new(1).max_configurations)]
+    /// Give up (exit 3) beyond this many configurations in all, over every k of the
+    /// range; memory is bounded in proportion.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONFIGURATIONS,
+          value_parser = parse_bound)]
     max_configurations: usize,
+    /// How a counterexample's execution is printed: numbered steps, or a Mermaid or
+    /// SVG sequence chart on stdout (the report then goes to stderr).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
+    trace_format: TraceFormat,
 }
 
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
-/// 1 with the counterexample if not, 2 on unreadable input.
+/// 1 with the counterexample if not, 2 on unreadable input, 3 when the budget runs out.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let system = dotfiles::read_fsms(&args.files)?;
+    let system = dotfiles::read_nondeterministic_fsms(&args.files)?;
     if system.is_empty() {
         return Err(UsageError("the DOT files contain no digraph".into()));
     }
     let mut last: Option<KmcReport> = None;
+    let mut left = args.max_configurations;
     for k in args.k.low..=args.k.high {
         let options = KmcOptions {
             k,
             reduce: !args.no_reduction,
-            max_configurations: args.max_configurations,
+            max_configurations: left,
         };
-        let report = progress::run(&format!("k-MC for k = {k}"), |count| {
+        let checked = progress::run(&format!("k-MC for k = {k}"), |count| {
             check_kmc_observed(&system, &options, &mut |n| count.set(n))
-        })?;
+        });
+        let report = match checked {
+            Ok(report) => report,
+            Err(KmcError::TooManyConfigurations { .. }) => {
+                say(&args, format!("roles: {}", roles(&system)));
+                say(
+                    &args,
+                    format!(
+                        "unknown: gave up at k = {k}: the budget of {} configurations (over k \
+                         in {}) ran out (raise --max-configurations)",
+                        args.max_configurations, args.k
+                    ),
+                );
+                if let Some(report) = last {
+                    say(
+                        &args,
+                        format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
+                    );
+                    print_report(&args, &report);
+                }
+                return Ok(Outcome::Unknown);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        left = left.saturating_sub(report.configurations).max(1);
         if report.is_kmc() {
-            print_roles(&system);
+            println!("roles: {}", roles(&system));
             if args.k.low < args.k.high {
                 println!("least k in {}: {k}", args.k);
             }
@@ -115,22 +146,55 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         }
         last = Some(report);
     }
-    print_roles(&system);
+    say(&args, format!("roles: {}", roles(&system)));
     if args.k.low < args.k.high {
-        println!(
-            "not k-MC for any k in {}; the check for k = {}:",
-            args.k, args.k.high
+        say(
+            &args,
+            format!(
+                "not k-MC for any k in {}; the check for k = {}:",
+                args.k, args.k.high
+            ),
         );
     }
     if let Some(report) = last {
-        println!("{report}");
+        print_report(&args, &report);
     }
     Ok(Outcome::Fails)
 }
 
-fn print_roles(system: &[mpst_fsm::Fsm]) {
+/// The report, with the counterexample as a chart on stdout if asked (the report then
+/// goes to stderr).
+fn print_report(args: &Args, report: &KmcReport) {
+    let chart = report.violation.as_ref().and_then(|v| {
+        let roles: Vec<String> = v
+            .configuration
+            .states
+            .iter()
+            .map(|(r, _)| r.clone())
+            .collect();
+        args.trace_format
+            .chart(&roles, &v.trace, &v.kind.to_string())
+    });
+    match chart {
+        Some(chart) => {
+            eprintln!("{report}");
+            print!("{chart}");
+        }
+        None => println!("{report}"),
+    }
+}
+
+/// Prints a line of the report: on stdout, or on stderr when stdout holds a chart.
+fn say(args: &Args, line: String) {
+    match args.trace_format {
+        TraceFormat::Text => println!("{line}"),
+        _ => eprintln!("{line}"),
+    }
+}
+
+fn roles(system: &[mpst_fsm::Fsm]) -> String {
     let roles: Vec<&str> = system.iter().map(|f| f.role()).collect();
-    println!("roles: {}", roles.join(", "));
+    roles.join(", ")
 }
 
 #[cfg(test)]
@@ -145,10 +209,19 @@ mod tests {
         assert_eq!("..=2".parse(), Ok(Bounds { low: 1, high: 2 }));
         assert_eq!(Bounds { low: 1, high: 4 }.to_string(), "1..=4");
         assert!("0".parse::<Bounds>().unwrap_err().contains("at least 1"));
+        assert!("1..=0"
+            .parse::<Bounds>()
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(u64::MAX
+            .to_string()
+            .parse::<Bounds>()
+            .unwrap_err()
+            .contains("at most"));
         assert!("3..=2".parse::<Bounds>().unwrap_err().contains("empty"));
         assert!("2..2".parse::<Bounds>().unwrap_err().contains("empty"));
         assert!("x".parse::<Bounds>().unwrap_err().contains("found `x`"));
-        assert!("99999999"
+        assert!("99999999999"
             .parse::<Bounds>()
             .unwrap_err()
             .contains("at most"));

@@ -1,13 +1,15 @@
 //! `mpst subtype`: check that the FSMs of one DOT file are asynchronous subtypes of
-//! those of another (PPoPP 2022 §3), pairing several digraphs by role name.
+//! those of another (PPoPP 2022 §3), pairing several digraphs by role name: proved,
+//! refuted with a run that goes wrong, or unknown.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::builder::TypedValueParser;
-use mpst_fsm::subtype::{is_subtype, DEFAULT_VISITS};
+use mpst_fsm::subtype::{check, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
 use mpst_fsm::{parse_dot, Fsm, StateKind};
 
+use crate::bounds::{parse_bound, parse_budget};
+use crate::trace::TraceFormat;
 use crate::{input, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
@@ -15,10 +17,13 @@ use crate::{input, progress, Outcome, UsageError};
 #[command(
     after_help = "Each digraph is one role's FSM, named after the role. With one digraph \
 in each file the two are compared whatever their names; otherwise every digraph of SUB is \
-compared with the digraph of SUPER that has the same name. Exit status: 0 = every SUB FSM is a \
-subtype of its SUPER FSM; 1 = one is not (or the bound was reached), the explanation on stdout; \
-2 = bad usage, unreadable or malformed input, a role of SUB missing from SUPER, or a state that \
-both sends and receives (not a session type: use `mpst kmc`)."
+compared with the digraph of SUPER that has the same name. Each pair is proved, refuted (with a \
+run of SUB beside the dual of SUPER that deadlocks, leaves a message unread or receives an \
+unexpected one) or unknown. Exit status: 0 = every SUB FSM is proved a subtype of its SUPER FSM; \
+1 = one is refuted, the run on stdout; 2 = bad usage, unreadable or malformed input, a role of \
+SUB missing from SUPER, or a state that both sends and receives (not a session type: use `mpst \
+kmc`); 3 = unknown: a bound or budget was reached, or the rules cannot decide (where and why on \
+stdout)."
 )]
 pub struct Args {
     /// The candidate subtype (the optimised FSMs), in DOT.
@@ -29,9 +34,16 @@ pub struct Args {
     pub sup: PathBuf,
     /// How many times one pair of states may be visited on one search path (the
     /// recursion bound). Unrolling n messages ahead needs about n.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS,
-          value_parser = TypedValueParser::map(clap::value_parser!(u32).range(1..), |v| v as usize))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS, value_parser = parse_bound)]
     pub visits: usize,
+    /// The budget of the proof search, in configurations visited: beyond it the
+    /// answer is unknown (exit 3).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = parse_budget)]
+    pub max_steps: u64,
+    /// How a run that goes wrong is printed: numbered steps, or a Mermaid or SVG
+    /// sequence chart on stdout (the report then goes to stderr).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
+    pub trace_format: TraceFormat,
 }
 
 /// Reads every FSM of a DOT file; errors name the file, line and column.
@@ -95,33 +107,42 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let subs = load(&args.sub)?;
     let sups = load(&args.sup)?;
     let pairs = pair(&args, &subs, &sups)?;
+    let options = Options {
+        max_steps: args.max_steps,
+        ..Options::new(args.visits)
+    };
     let mut out = std::io::stdout().lock();
-    let mut holds = true;
+    let mut outcome = Outcome::Holds;
     for (sub, sup) in pairs {
         let name = if sub.role() == sup.role() {
             format!("`{}`", sub.role())
         } else {
             format!("`{}` against `{}`", sub.role(), sup.role())
         };
-        let answer = progress::run(&format!("subtyping of {name}"), |_| {
-            is_subtype(sub, sup, args.visits).map_err(Box::new)
+        let verdict = progress::run(&format!("subtyping of {name}"), |_| {
+            check(sub, sup, &options)
         });
-        let written = match answer {
-            Ok(stats) => writeln!(
-                out,
-                "{name}: subtype ({} configurations explored, search depth {})",
-                stats.pairs_explored, stats.max_depth
+        outcome = outcome.combine(match verdict {
+            Verdict::Subtype(_) => Outcome::Holds,
+            Verdict::NotSubtype(_) => Outcome::Fails,
+            Verdict::Unknown(_) => Outcome::Unknown,
+        });
+        let chart = match &verdict {
+            Verdict::NotSubtype(refutation) => args.trace_format.chart(
+                &[refutation.run.configuration.states[0].0.clone()],
+                &refutation.run.trace,
+                &refutation.run.kind.to_string(),
             ),
-            Err(explanation) => {
-                holds = false;
-                writeln!(out, "{name}: {explanation}")
+            _ => None,
+        };
+        let written = match chart {
+            Some(chart) => {
+                eprintln!("{name}: {verdict}");
+                write!(out, "{chart}")
             }
+            None => writeln!(out, "{name}: {verdict}"),
         };
         written.map_err(|e| UsageError(format!("cannot write the output: {e}")))?;
     }
-    Ok(if holds {
-        Outcome::Holds
-    } else {
-        Outcome::Fails
-    })
+    Ok(outcome)
 }

@@ -40,7 +40,22 @@ use crate::{Fsm, FsmError, StateId};
 /// transitions with the same peer, direction and label) or a role communicating with
 /// itself. An input without any digraph is an error too. The reader never panics.
 pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
+    parse(input, true)
+}
+
+/// [`parse_dot`] that also accepts non-deterministic states (several transitions with
+/// the same peer, direction and label), which k-MC checks; subtyping and code
+/// generation read with [`parse_dot`].
+///
+/// # Errors
+/// As [`parse_dot`], except for non-determinism.
+pub fn parse_dot_nondeterministic(input: &str) -> Result<Vec<Fsm>, DotError> {
+    parse(input, false)
+}
+
+fn parse(input: &str, deterministic: bool) -> Result<Vec<Fsm>, DotError> {
     let mut parser = Parser::new(input)?;
+    parser.deterministic = deterministic;
     let mut fsms = Vec::new();
     loop {
         if parser.peek.kind == Kind::Eof {
@@ -57,6 +72,8 @@ struct Parser<'a> {
     input: &'a str,
     lexer: Lexer<'a>,
     peek: Token,
+    /// Whether a second transition with the same peer, direction and label is an error.
+    deterministic: bool,
 }
 
 /// One machine under construction: state names to ids.
@@ -91,7 +108,12 @@ impl<'a> Parser<'a> {
     fn new(input: &'a str) -> Result<Self, DotError> {
         let mut lexer = Lexer::new(input);
         let peek = lexer.next_token()?;
-        Ok(Parser { input, lexer, peek })
+        Ok(Parser {
+            input,
+            lexer,
+            peek,
+            deterministic: true,
+        })
     }
 
     fn bump(&mut self) -> Result<Token, DotError> {
@@ -288,7 +310,14 @@ impl<'a> Parser<'a> {
             )
         })?;
         for (hop, pair) in ids.windows(2).enumerate() {
-            if let Err(e) = graph.fsm.add_transition(pair[0], action.clone(), pair[1]) {
+            let added = if self.deterministic {
+                graph.fsm.add_transition(pair[0], action.clone(), pair[1])
+            } else {
+                graph
+                    .fsm
+                    .add_nondeterministic_transition(pair[0], action.clone(), pair[1])
+            };
+            if let Err(e) = added {
                 let source = &chain[hop].0;
                 let message = match e {
                     FsmError::Nondeterministic { action, .. } => format!(

@@ -22,7 +22,7 @@ mod msc;
 mod petrify;
 
 pub use dot::write_dot;
-pub use dot_read::parse_dot;
+pub use dot_read::{parse_dot, parse_dot_nondeterministic};
 pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::{write_sequence_mermaid, write_sequence_svg};

@@ -27,6 +27,9 @@ pub(crate) const UNEXPANDED: u32 = u32::MAX;
 /// `chosen` of a configuration expanded with every enabled transition.
 pub(crate) const FULL: u32 = u32::MAX - 1;
 
+/// The queued messages per configuration the memory budget allows on average.
+pub(crate) const WORDS_QUEUED: usize = 8;
+
 /// One explored transition between two configurations.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Edge {
@@ -74,6 +77,8 @@ pub(crate) struct Explorer<'s, 'a> {
     k: u32,
     reduce: bool,
     limit: usize,
+    /// At most this many words stored: `limit` configurations of average size.
+    word_limit: usize,
 }
 
 /// Reusable buffers of the exploration loop.
@@ -95,6 +100,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
             reduce,
             // Configuration numbers must stay below the `chosen` markers.
             limit: limit.min(FULL as usize - 1),
+            word_limit: limit.saturating_mul(sys.machines.len() + sys.queues.len() + WORDS_QUEUED),
         }
     }
 
@@ -285,7 +291,8 @@ impl<'s, 'a> Explorer<'s, 'a> {
             trans: t,
         });
         // Configurations and edges are numbered by `u32`.
-        if (new && graph.store.len() > self.limit) || graph.edges.len() >= u32::MAX as usize {
+        let too_big = graph.store.len() > self.limit || graph.store.words() > self.word_limit;
+        if (new && too_big) || graph.edges.len() >= u32::MAX as usize {
             return Err(KmcError::TooManyConfigurations { limit: self.limit });
         }
         Ok(dst)

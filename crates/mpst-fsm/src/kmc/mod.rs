@@ -20,7 +20,9 @@
 //! The first three are k-safety. Messages match by label and payload sorts.
 //! "Eventually" means along some k-bounded execution, as in the paper. States that
 //! both send and receive ("mixed", not a session type) are accepted; for them
-//! progress is not required and exhaustivity applies to their sends.
+//! progress is not required and exhaustivity applies to their sends. Machines may be
+//! non-deterministic (several transitions with one action in a state, built with
+//! [`Fsm::add_nondeterministic_transition`]).
 //!
 //! # Algorithm
 //!
@@ -92,8 +94,8 @@ use system::System;
 /// Structural facts about a system, independent of `k`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
-    /// Communicating session automata: no state both sends and receives (machines are
-    /// deterministic by construction of [`Fsm`]).
+    /// Communicating session automata: deterministic machines where no state both
+    /// sends and receives.
     pub csa: bool,
     /// Every state's transitions all send to one peer, or all receive from one peer.
     pub directed: bool,
@@ -111,7 +113,9 @@ pub struct KmcOptions {
     /// interleaving, for comparison).
     pub reduce: bool,
     /// Give up with [`KmcError::TooManyConfigurations`] beyond this many
-    /// configurations.
+    /// configurations, or beyond the memory that many configurations take with 8
+    /// messages queued each on average (queues grow with `k`, so this bounds memory
+    /// whatever the bound). Nothing is allocated in proportion to `k`.
     pub max_configurations: usize,
 }
 
@@ -211,9 +215,10 @@ impl fmt::Display for KmcError {
                 action.peer
             ),
             KmcError::ZeroBound => f.write_str("the bound k must be at least 1"),
-            KmcError::TooManyConfigurations { limit } => {
-                write!(f, "gave up after {limit} configurations")
-            }
+            KmcError::TooManyConfigurations { limit } => write!(
+                f,
+                "gave up after {limit} configurations (or their memory); the answer is unknown"
+            ),
         }
     }
 }

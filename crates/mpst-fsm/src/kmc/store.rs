@@ -38,6 +38,11 @@ impl Store {
         self.offsets.len() - 1
     }
 
+    /// How many words all configurations take.
+    pub fn words(&self) -> usize {
+        self.words.len()
+    }
+
     /// The words of configuration `i`.
     pub fn get(&self, i: u32) -> &[u32] {
         let i = i as usize;

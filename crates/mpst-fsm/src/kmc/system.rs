@@ -168,6 +168,11 @@ impl<'a> System<'a> {
                 }
             }
         }
+        let csa = csa
+            && self
+                .fsms
+                .iter()
+                .all(|f| f.nondeterministic_state().is_none());
         Shape {
             csa,
             directed,

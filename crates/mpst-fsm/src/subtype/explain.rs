@@ -179,6 +179,9 @@ pub struct NotProved {
     pub super_trace: Vec<Action>,
     /// Why no rule applies.
     pub reason: Reason,
+    /// How many configurations the search visited before it stopped (at most the
+    /// step budget, plus one).
+    pub steps: u64,
 }
 
 fn write_actions(f: &mut fmt::Formatter<'_>, actions: &[Action]) -> fmt::Result {

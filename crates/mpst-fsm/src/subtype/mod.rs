@@ -84,7 +84,7 @@ pub use explain::{NotProved, Reason, Side, Stats};
 pub use verdict::{Refutation, Unknown, Verdict};
 
 use crate::witness::{self, Search};
-use crate::{Fsm, StateKind};
+use crate::Fsm;
 use visitor::Limits;
 
 /// The default bound on how many times one pair of states may be visited on one search
@@ -149,9 +149,7 @@ pub fn check(sub: &Fsm, sup: &Fsm, options: &Options) -> Verdict {
         Ok(stats) => return Verdict::Subtype(stats),
         Err(not_proved) => *not_proved,
     };
-    let deterministic_session_type = sup.nondeterministic_state().is_none()
-        && (0..sup.state_count()).all(|s| sup.kind(s) != StateKind::Mixed);
-    if !deterministic_session_type {
+    if !witness::dual_is_a_context(sup) {
         return Verdict::Unknown(Box::new(Unknown {
             not_proved,
             search: None,
@@ -209,6 +207,7 @@ fn search(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>>
                 sub_trace: Vec::new(),
                 super_trace: Vec::new(),
                 reason: Reason::Nondeterministic { side, state },
+                steps: 0,
             }));
         }
     }

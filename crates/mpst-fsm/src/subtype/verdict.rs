@@ -49,8 +49,9 @@ pub struct Unknown {
     pub not_proved: NotProved,
     /// What the search for a wrong run found instead: it gave up (with how many
     /// configurations), or explored every configuration without a wrong run; `None`
-    /// when no search was run (the supertype has a mixed or non-deterministic state,
-    /// so a run beside its dual would prove nothing).
+    /// when no search was run (the supertype has a non-deterministic state or a choice
+    /// that mixes directions or peers, so even the supertype could go wrong beside its
+    /// dual, and a run there would prove nothing).
     pub search: Option<Search>,
 }
 
@@ -84,8 +85,9 @@ impl fmt::Display for Unknown {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "unknown: neither proved nor refuted")?;
         let search = match &self.search {
-            None => "no run was searched for (the supertype is not a deterministic session \
-                     type, so its dual proves nothing)"
+            None => "no run was searched for: the supertype has a choice among several peers \
+                     or directions, or is not deterministic, so a run beside its dual would \
+                     prove nothing"
                 .to_string(),
             Some(Search::Safe(n)) => format!(
                 "beside the dual of the supertype no run goes wrong (all {n} configurations \

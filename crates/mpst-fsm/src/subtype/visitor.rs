@@ -358,6 +358,7 @@ impl Visitor {
         // State numbers are the caller's: the machines are compiled without renaming.
         let detail = failure.detail.unwrap_or_default();
         Box::new(NotProved {
+            steps: self.stats.pairs_explored,
             sub_state: failure.pair.0 as usize,
             super_state: failure.pair.1 as usize,
             sub_prefix: actions(&detail.sub_prefix),

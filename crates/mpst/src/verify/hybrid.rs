@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mpst_fsm::subtype::{is_subtype, NotSubtype, Stats, DEFAULT_VISITS};
+use mpst_fsm::subtype::{check, Options, Refutation, Stats, Unknown, Verdict, DEFAULT_VISITS};
 use mpst_fsm::{Fsm, FsmError};
 
 use super::{compare, normalise, rust_name, Mismatch};
@@ -38,11 +38,20 @@ pub enum HybridError {
     Serialize(Box<SerializeError>),
     /// The projection has no Rust names (two labels of one state are one Rust name).
     Names(FsmError),
-    /// The serialised session type is not shown to be an asynchronous subtype of the
-    /// projection.
+    /// The serialised session type is not an asynchronous subtype of the projection:
+    /// beside the projection's dual it has a run that goes wrong.
     NotSubtype {
-        /// Why (the machines are the normalised ones of `sides`).
-        reason: Box<NotSubtype>,
+        /// The run, and where the rules stopped (the machines are the normalised ones
+        /// of `sides`).
+        refutation: Box<Refutation>,
+        /// The two machines compared.
+        sides: Box<Sides>,
+    },
+    /// Neither proved nor refuted: a bound or budget was reached, or the rules cannot
+    /// decide and no run that goes wrong was found.
+    Unknown {
+        /// Why, and where the rules stopped.
+        unknown: Box<Unknown>,
         /// The two machines compared.
         sides: Box<Sides>,
     },
@@ -102,10 +111,19 @@ impl fmt::Display for HybridError {
             ),
             HybridError::Serialize(e) => write!(f, "{e}"),
             HybridError::Names(e) => write!(f, "the projection has no Rust names: {e}"),
-            HybridError::NotSubtype { reason, sides } => write!(
+            HybridError::NotSubtype { refutation, sides } => write!(
+                f,
+                "the session type of role `{}` is not an asynchronous subtype of its \
+                 projection:\n{refutation}\nserialised session type: {}projection: {}",
+                sides.serialised.role(),
+                sides.serialised,
+                sides.projected
+            ),
+            HybridError::Unknown { unknown, sides } => write!(
                 f,
                 "the session type of role `{}` is not shown to be an asynchronous subtype of \
-                 its projection:\n{reason}\nserialised session type: {}projection: {}",
+                 its projection (nor refuted):\n{unknown}\nserialised session type: {}\
+                 projection: {}",
                 sides.serialised.role(),
                 sides.serialised,
                 sides.projected
@@ -225,7 +243,9 @@ where
 /// #[session]
 /// struct Wrong(Receive<S, Value, Send<S, Ready, Self>>);
 /// let err = mpst::verify::check_subtype_of_projection::<Wrong<'static, K>>(SCR, "K");
-/// assert!(err.unwrap_err().to_string().contains("would have to overtake"));
+/// let err = err.unwrap_err();
+/// assert!(matches!(err, mpst::verify::HybridError::NotSubtype { .. }));
+/// assert!(err.to_string().contains("deadlock"), "{err}");
 /// ```
 pub fn check_subtype_of_projection<'r, S>(source: &str, role: &str) -> Result<Stats, HybridError>
 where
@@ -246,12 +266,11 @@ where
     <S::Role as Role>::Message: Labelled,
 {
     let sides = sides::<S>(source, role)?;
-    is_subtype(&sides.serialised, &sides.projected, visits).map_err(|reason| {
-        HybridError::NotSubtype {
-            reason: reason.into(),
-            sides,
-        }
-    })
+    match check(&sides.serialised, &sides.projected, &Options::new(visits)) {
+        Verdict::Subtype(stats) => Ok(stats),
+        Verdict::NotSubtype(refutation) => Err(HybridError::NotSubtype { refutation, sides }),
+        Verdict::Unknown(unknown) => Err(HybridError::Unknown { unknown, sides }),
+    }
 }
 
 /// Asserts [`check_subtype_of_projection`], panicking with the explanation: the one-line

@@ -1,0 +1,113 @@
+//! Random pairs of small machines through `subtype::check`: every answer arrives
+//! within the budget (counted in steps, never in time), what is proved is safe beside
+//! the supertype's dual (an independent search finds no run that goes wrong), and
+//! every refutation's run really goes wrong when replayed — and not beside the
+//! supertype itself.
+
+use mpst_fsm::subtype::{check, Options, Verdict};
+use mpst_fsm::witness::{
+    against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
+};
+use mpst_fsm::{Action, Direction, Fsm, Message};
+use proptest::prelude::*;
+
+/// A transition: (from, peer, send?, label, to).
+type Spec = (usize, usize, bool, usize, usize);
+
+/// A machine of role `r` talking to `p` and `q`; clashing transitions are skipped,
+/// and a state keeps only sends or only receives (a session type), as its first
+/// transition decides.
+fn machine(specs: &[Spec]) -> Fsm {
+    let mut fsm = Fsm::new("r");
+    for &(from, peer, send, label, to) in specs {
+        while fsm.state_count() <= from.max(to) {
+            fsm.add_state();
+        }
+        if let Some(first) = fsm.transitions(from).first() {
+            if first.action.is_send() != send {
+                continue;
+            }
+        }
+        let action = Action {
+            peer: ["p", "q"][peer].to_string(),
+            direction: if send {
+                Direction::Send
+            } else {
+                Direction::Receive
+            },
+            message: Message::new(["a", "b", "c"][label]),
+        };
+        let _ = fsm.add_transition(from, action, to);
+    }
+    fsm
+}
+
+fn specs() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        (0..5usize, 0..2usize, any::<bool>(), 0..3usize, 0..5usize),
+        1..9,
+    )
+}
+
+const OPTIONS: Options = Options {
+    visits: 1000,
+    max_steps: 20_000,
+    max_depth: 5_000,
+    witness: Budget {
+        max_configurations: 5_000,
+        max_queue: 6,
+    },
+};
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_answer_is_within_the_budget_and_sound(sub in specs(), sup in specs(), mutate in any::<bool>()) {
+        let sup = machine(&sup);
+        // Half of the pairs are a machine against a variant of itself.
+        let sub = if mutate { machine(&sub) } else {
+            let mut same = sup.clone();
+            if let Some(s) = (0..same.state_count()).find(|&s| !same.is_final(s)) {
+                let first = same.transitions(s)[0].action.clone();
+                let extra = same.add_state();
+                let _ = same.add_transition(s, Action { message: Message::new("d"), ..first }, extra);
+            }
+            same
+        };
+        let verdict = check(&sub, &sup, &OPTIONS);
+        match &verdict {
+            Verdict::Subtype(stats) => {
+                prop_assert!(stats.pairs_explored <= OPTIONS.max_steps);
+                prop_assert!(stats.max_depth <= OPTIONS.max_depth);
+                // Soundness: beside the supertype's dual nothing goes wrong (when the
+                // dual is a context the supertype itself is safe in).
+                if dual_is_a_context(&sup) {
+                    let search = against_dual(&sub, &sup, &OPTIONS.witness);
+                    prop_assert!(search.wrong_run().is_none(), "proved, yet {}", search.wrong_run().unwrap());
+                }
+            }
+            Verdict::NotSubtype(refutation) => {
+                prop_assert!(dual_is_a_context(&sup));
+                prop_assert!(refutation.not_proved.steps <= OPTIONS.max_steps + 1);
+                prop_assert!(replays_to_wrong_against_dual(&sub, &sup, &refutation.run.trace), "{}", verdict);
+                prop_assert!(!replays_to_wrong_against_dual(&sup, &sup, &refutation.run.trace), "{}", verdict);
+            }
+            Verdict::Unknown(unknown) => {
+                prop_assert!(unknown.not_proved.steps <= OPTIONS.max_steps + 1);
+                match &unknown.search {
+                    Some(Search::Safe(n)) | Some(Search::GaveUp(_, n)) => {
+                        prop_assert!(*n <= OPTIONS.witness.max_configurations);
+                    }
+                    Some(Search::Found(_)) => prop_assert!(false, "a wrong run found, yet unknown"),
+                    None => {}
+                }
+                prop_assert!(!verdict.to_string().contains("not a subtype"), "{}", verdict);
+            }
+        }
+    }
+}
