@@ -22,8 +22,8 @@ use crate::{input, Outcome, UsageError};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "The page needs no network: every picture is inline SVG, the only script is \
-inline. Exit status: 0 = every check holds; 1 = a protocol is invalid or a check fails or is \
-unknown (the report is still written); 2 = bad usage or unreadable input (for malformed \
+inline. Exit status: 0 = every check holds; 1 = a protocol is invalid or a check fails; 3 = no \
+check fails but one is unknown (the report is written in every case); 2 = bad usage or unreadable input (for malformed \
 Scribble the report, with the diagnostics, is still written)."
 )]
 pub struct Args {
@@ -290,8 +290,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             }
             for protocol in selected {
                 let s = section(protocol, &optimised, &args, &mut report.notes);
-                if s.verdicts.iter().any(|v| v.status != Status::Holds) {
-                    outcome = Ok(Outcome::Fails);
+                for v in &s.verdicts {
+                    let this = match v.status {
+                        Status::Holds => Outcome::Holds,
+                        Status::Fails => Outcome::Fails,
+                        Status::Unknown => Outcome::Unknown,
+                    };
+                    outcome = outcome.map(|o| o.combine(this));
                 }
                 report.sections.push(s);
             }
