@@ -55,7 +55,7 @@ struct Optimised {
 }
 
 fn note(d: &Diagnostic, severity: Severity) -> Note {
-    let mut message = d.message.clone();
+    let mut message = d.to_string();
     for label in &d.labels {
         message.push_str(&format!("\n  {}", label.message));
     }
@@ -129,8 +129,9 @@ fn section(
                 "well-formedness",
                 Status::Fails,
                 format!(
-                    "invalid: {} error(s), marked in the source below",
-                    errors.len()
+                    "invalid: {} error{}, marked in the source below",
+                    errors.len(),
+                    if errors.len() == 1 { "" } else { "s" }
                 ),
                 details.join("\n"),
             ));
