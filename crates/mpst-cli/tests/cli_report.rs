@@ -173,6 +173,12 @@ fn report_with_a_bad_optimised_role_fails_and_charts_what_goes_wrong() {
     );
     assert!(html.contains("not a subtype"));
     assert!(html.contains("progress fails"));
+    let (code, _, _) = report(
+        &example("travel_agency"),
+        &["--optimised", &bad_kernel("no_such_role")],
+        "no_such_role.html",
+    );
+    assert_eq!(code, 2, "role K is not in the travel agency");
 }
 
 #[test]

@@ -289,6 +289,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     None => format!("{path}: no protocol found"),
                 }));
             }
+            for (role, opt) in &optimised {
+                if !selected
+                    .iter()
+                    .any(|p| p.roles.iter().any(|r| &r.text == role))
+                {
+                    return Err(UsageError(format!(
+                        "--optimised names role `{role}` ({}), but no protocol reported has it",
+                        opt.file
+                    )));
+                }
+            }
             for protocol in selected {
                 let s = section(protocol, &optimised, &args, &mut report.notes);
                 for v in &s.verdicts {
