@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use mpst_fsm::kmc::{check_kmc, KmcReport};
+use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
 use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::wf::unused_roles;
@@ -16,7 +16,7 @@ use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
 use crate::diagnostics::malformed;
 use crate::dotfiles::read_fsms;
-use crate::{input, Outcome, UsageError};
+use crate::{input, progress, Outcome, UsageError};
 
 /// Arguments of `mpst report`.
 #[derive(Debug, clap::Args)]
@@ -81,10 +81,15 @@ fn verdict(check: &str, status: Status, summary: String, details: String) -> Ver
 
 /// The least k in `1..=max_k` for which `system` is k-MC, or the failing report of
 /// the last k tried.
-fn kmc(system: &[Fsm], max_k: usize) -> Result<KmcReport, mpst_fsm::kmc::KmcError> {
+fn kmc(
+    system: &[Fsm],
+    max_k: usize,
+    count: &progress::Count,
+) -> Result<KmcReport, mpst_fsm::kmc::KmcError> {
     let mut last = None;
     for k in 1..=max_k.max(1) {
-        let report = check_kmc(system, k)?;
+        let options = KmcOptions::new(k);
+        let report = check_kmc_observed(system, &options, &mut |n| count.set(n))?;
         if report.is_kmc() {
             return Ok(report);
         }
@@ -195,7 +200,10 @@ fn section(
     } else {
         "k-MC"
     };
-    match kmc(&system, args.max_k) {
+    let checked = progress::run(&format!("k-MC of {name}"), |count| {
+        kmc(&system, args.max_k, count)
+    });
+    match checked {
         Ok(report) => {
             let status = if report.is_kmc() {
                 Status::Holds
