@@ -15,6 +15,7 @@ mod cmd;
 mod diagnostics;
 mod dotfiles;
 mod input;
+mod progress;
 mod trace;
 
 /// Multiparty session types: verification and code generation.
@@ -45,6 +46,10 @@ enum Command {
     Kmc(cmd::kmc::Args),
     /// Generate the Rust session API of a protocol.
     Generate(cmd::generate::Args),
+    /// Print the global protocol as a sequence chart (SVG).
+    Chart(cmd::chart::Args),
+    /// Write a self-contained HTML report: charts, machines and verdicts of every protocol.
+    Report(cmd::report::Args),
     /// Print the FSMs of one of the paper's benchmark families as DOT.
     #[command(hide = true)]
     Gen(cmd::gen::Args),
@@ -89,6 +94,8 @@ fn main() -> ExitCode {
         Command::Subtype(args) => cmd::subtype::run(args),
         Command::Kmc(args) => cmd::kmc::run(args),
         Command::Generate(args) => cmd::generate::run(args),
+        Command::Chart(args) => cmd::chart::run(args),
+        Command::Report(args) => cmd::report::run(args),
         Command::Gen(args) => cmd::gen::run(args),
     };
     match result {

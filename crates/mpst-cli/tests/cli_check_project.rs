@@ -184,9 +184,9 @@ fn unreadable_file_and_bad_usage_exit_2() {
         "--role",
         "T",
         "--format",
-        "svg",
+        "png",
     ]);
-    assert_eq!(code(&out), 2);
+    assert_eq!(code(&out), 2, "an unknown format");
 }
 
 #[test]

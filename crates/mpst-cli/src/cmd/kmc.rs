@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use mpst_fsm::kmc::{check_kmc_with, KmcError, KmcOptions, KmcReport};
+use mpst_fsm::kmc::{check_kmc_observed, KmcError, KmcOptions, KmcReport};
 
 use crate::bounds::parse_bound;
 
@@ -14,7 +14,7 @@ use crate::bounds::parse_bound;
 /// and at most about 50 MB for small systems, whatever the range.
 const DEFAULT_MAX_CONFIGURATIONS: usize = 1_000_000;
 use crate::trace::TraceFormat;
-use crate::{dotfiles, Outcome, UsageError};
+use crate::{dotfiles, progress, Outcome, UsageError};
 
 /// A bound `k`, or an inclusive range of bounds to search for the least one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +109,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             reduce: !args.no_reduction,
             max_configurations: left,
         };
-        let report = match check_kmc_with(&system, &options) {
+        let checked = progress::run(&format!("k-MC for k = {k}"), |count| {
+            check_kmc_observed(&system, &options, &mut |n| count.set(n))
+        });
+        let report = match checked {
             Ok(report) => report,
             Err(KmcError::TooManyConfigurations { .. }) => {
                 say(&args, format!("roles: {}", roles(&system)));

@@ -1,8 +1,10 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod chart;
 pub mod check;
 pub mod gen;
 pub mod generate;
 pub mod kmc;
 pub mod project;
+pub mod report;
 pub mod subtype;

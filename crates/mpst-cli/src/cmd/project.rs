@@ -18,6 +18,8 @@ pub enum Format {
     Petrify,
     /// A Mermaid state diagram.
     Mermaid,
+    /// An SVG picture, laid out without Graphviz.
+    Svg,
 }
 
 /// Arguments of `mpst project`.
@@ -91,6 +93,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 Format::Dot => write_dot(&fsm),
                 Format::Petrify => write_petrify(std::slice::from_ref(&fsm)),
                 Format::Mermaid => write_mermaid(&fsm),
+                Format::Svg => mpst_viz::fsm_svg(&fsm),
             };
             print_out(&text)?;
             Ok(Outcome::Holds)

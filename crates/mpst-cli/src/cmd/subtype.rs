@@ -10,7 +10,7 @@ use mpst_fsm::{parse_dot, Fsm, StateKind};
 
 use crate::bounds::{parse_bound, parse_budget};
 use crate::trace::TraceFormat;
-use crate::{input, Outcome, UsageError};
+use crate::{input, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -119,7 +119,9 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         } else {
             format!("`{}` against `{}`", sub.role(), sup.role())
         };
-        let verdict = check(sub, sup, &options);
+        let verdict = progress::run(&format!("subtyping of {name}"), |_| {
+            check(sub, sup, &options)
+        });
         outcome = outcome.combine(match verdict {
             Verdict::Subtype(_) => Outcome::Holds,
             Verdict::NotSubtype(_) => Outcome::Fails,

@@ -262,7 +262,10 @@ mod tests {
         let waiting = LocalType::parse("r0?hello(). end").unwrap();
         system.push(waiting.to_fsm("zz").unwrap());
         let sys = System::compile(&system).unwrap();
-        let Explored::Complete(graph) = Explorer::new(&sys, 1, true, 1 << 20).run().unwrap() else {
+        let Explored::Complete(graph) = Explorer::new(&sys, 1, true, 1 << 20)
+            .run(&mut |_| {})
+            .unwrap()
+        else {
             panic!("no local violation expected");
         };
         let paths = Paths::new(&graph);

@@ -133,7 +133,10 @@ impl<'s, 'a> Explorer<'s, 'a> {
     /// then, until no transition is ignored, configurations of terminal strongly
     /// connected components where an enabled transition is never taken are fully
     /// expanded and the new configurations explored in turn.
-    pub fn run(&self) -> Result<Explored, KmcError> {
+    ///
+    /// `observe` is told the number of configurations found every
+    /// [`REPORT_EVERY`](crate::kmc::REPORT_EVERY) new ones (for progress bars).
+    pub fn run(&self, observe: &mut dyn FnMut(usize)) -> Result<Explored, KmcError> {
         let mut graph = Graph {
             store: Store::new(),
             edges: Vec::new(),
@@ -142,8 +145,13 @@ impl<'s, 'a> Explorer<'s, 'a> {
         let mut chosen = vec![UNEXPANDED];
         let mut work = vec![0u32];
         let mut s = Scratch::default();
+        let mut report_at = super::REPORT_EVERY;
         loop {
             while let Some(c) = work.pop() {
+                if graph.store.len() >= report_at {
+                    observe(graph.store.len());
+                    report_at = graph.store.len() + super::REPORT_EVERY;
+                }
                 if chosen[c as usize] != UNEXPANDED {
                     continue;
                 }

@@ -236,12 +236,25 @@ pub fn check_kmc(system: &[Fsm], k: usize) -> Result<KmcReport, KmcError> {
 
 /// Checks that `system` is k-MC with explicit options.
 pub fn check_kmc_with(system: &[Fsm], options: &KmcOptions) -> Result<KmcReport, KmcError> {
+    check_kmc_observed(system, options, &mut |_| {})
+}
+
+/// How many new configurations [`check_kmc_observed`] explores between two reports.
+pub const REPORT_EVERY: usize = 1024;
+
+/// [`check_kmc_with`], telling `observe` how many configurations have been found
+/// every [`REPORT_EVERY`] new ones, so a long check can show its progress.
+pub fn check_kmc_observed(
+    system: &[Fsm],
+    options: &KmcOptions,
+    observe: &mut dyn FnMut(usize),
+) -> Result<KmcReport, KmcError> {
     if options.k == 0 {
         return Err(KmcError::ZeroBound);
     }
     let sys = System::compile(system)?;
     let explorer = Explorer::new(&sys, options.k, options.reduce, options.max_configurations);
-    let (graph, paths, bad) = match explorer.run()? {
+    let (graph, paths, bad) = match explorer.run(observe)? {
         Explored::Stopped(graph, c, kind) => {
             let paths = Paths::new(&graph);
             (graph, paths, Some((c, kind)))

@@ -1,0 +1,47 @@
+//! `mpst chart`: the global protocol as a sequence chart (SVG): one lifeline per role,
+//! one arrow per message, choices and loops as labelled frames.
+
+use std::path::PathBuf;
+
+use super::check::{load, print_out, select};
+use crate::{Outcome, UsageError};
+
+/// Arguments of `mpst chart`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 = the chart is printed on stdout; 1 = the file has semantic \
+errors, on stderr; 2 = bad usage (the file has several protocols and none is chosen, or an \
+unknown protocol), unreadable file or malformed input. The chart is drawn whether or not the \
+protocol is well-formed: `mpst check` says that."
+)]
+pub struct Args {
+    /// The Scribble file.
+    pub file: PathBuf,
+    /// The protocol (needed when the file has several).
+    #[arg(long, short = 'p', value_name = "P")]
+    pub protocol: Option<String>,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<Outcome, UsageError> {
+    let loaded = match load(&args.file) {
+        Ok(loaded) => loaded,
+        Err(outcome) => return outcome,
+    };
+    let selected = select(&loaded, args.protocol.as_deref())?;
+    let protocol = match selected.as_slice() {
+        [one] => *one,
+        [] => return Err(UsageError(format!("{}: no protocol found", loaded.path))),
+        several => {
+            let names: Vec<&str> = several.iter().map(|p| p.name.text.as_str()).collect();
+            return Err(UsageError(format!(
+                "{}: the file has {} protocols ({}); choose one with --protocol",
+                loaded.path,
+                names.len(),
+                names.join(", ")
+            )));
+        }
+    };
+    print_out(&mpst_viz::global_chart(protocol))?;
+    Ok(Outcome::Holds)
+}

@@ -1,0 +1,332 @@
+//! `mpst report`: a self-contained HTML page about every protocol of a Scribble file —
+//! the source with its diagnostics, the global sequence chart, every role's machine,
+//! the well-formedness, k-MC and subtyping verdicts, and any run that goes wrong as a
+//! message sequence chart. The pictures come from `mpst-viz`; this module runs the
+//! checks and writes the file.
+
+use std::path::PathBuf;
+
+use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
+use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
+use mpst_fsm::Fsm;
+use mpst_scribble::wf::unused_roles;
+use mpst_scribble::{parse, project_all, Diagnostic, GlobalProtocol};
+use mpst_viz::html::{Figure, Machine, Note, Report, Section, Severity, Status, Verdict};
+use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
+
+use crate::diagnostics::malformed;
+use crate::dotfiles::read_fsms;
+use crate::{input, progress, Outcome, UsageError};
+
+/// Arguments of `mpst report`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The page needs no network: every picture is inline SVG, the only script is \
+inline. Exit status: 0 = every check holds; 1 = a protocol is invalid or a check fails; 3 = no \
+check fails but one is unknown (the report is written in every case); 2 = bad usage or unreadable input (for malformed \
+Scribble the report, with the diagnostics, is still written)."
+)]
+pub struct Args {
+    /// The Scribble file.
+    pub file: PathBuf,
+    /// Report only this protocol (by default, every protocol of the file).
+    #[arg(long, short = 'p', value_name = "P")]
+    pub protocol: Option<String>,
+    /// Check the FSM in FSM.dot as an optimised ROLE: by subtyping against the
+    /// projection, and by k-MC with it in place of the projection. Repeatable.
+    #[arg(long, value_name = "ROLE=FSM.dot")]
+    pub optimised: Vec<String>,
+    /// The largest queue bound k tried by the k-MC check (the least k in 1..=K is
+    /// reported).
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    pub max_k: usize,
+    /// Bound on visits per state pair when checking optimised FSMs.
+    #[arg(long, value_name = "N", default_value_t = subtype::DEFAULT_VISITS)]
+    pub visits: usize,
+    /// Write the page to OUT.html instead of stdout.
+    #[arg(long, short = 'o', value_name = "OUT.html")]
+    pub output: Option<PathBuf>,
+}
+
+/// An optimised machine given with `--optimised`.
+struct Optimised {
+    file: String,
+    fsm: Fsm,
+}
+
+fn note(d: &Diagnostic, severity: Severity) -> Note {
+    let mut message = d.to_string();
+    for label in &d.labels {
+        message.push_str(&format!("\n  {}", label.message));
+    }
+    for n in &d.notes {
+        message.push_str(&format!("\n  note: {n}"));
+    }
+    Note {
+        severity,
+        start: d.span.start,
+        end: d.span.end,
+        message,
+    }
+}
+
+fn verdict(check: &str, status: Status, summary: String, details: String) -> Verdict {
+    Verdict {
+        check: check.into(),
+        status,
+        summary,
+        details,
+    }
+}
+
+/// The least k in `1..=max_k` for which `system` is k-MC, or the failing report of
+/// the last k tried.
+fn kmc(
+    system: &[Fsm],
+    max_k: usize,
+    count: &progress::Count,
+) -> Result<KmcReport, mpst_fsm::kmc::KmcError> {
+    let mut last = None;
+    for k in 1..=max_k.max(1) {
+        let options = KmcOptions::new(k);
+        let report = check_kmc_observed(system, &options, &mut |n| count.set(n))?;
+        if report.is_kmc() {
+            return Ok(report);
+        }
+        last = Some(report);
+    }
+    last.ok_or(mpst_fsm::kmc::KmcError::ZeroBound)
+}
+
+/// Everything about one protocol, with its diagnostics added to `notes`.
+fn section(
+    protocol: &GlobalProtocol,
+    optimised: &[(String, Optimised)],
+    args: &Args,
+    notes: &mut Vec<Note>,
+) -> Section {
+    let name = protocol.name.text.clone();
+    let mut s = Section {
+        name: name.clone(),
+        chart: Some(Figure {
+            caption: format!("global protocol {name}"),
+            svg: global_chart(protocol),
+        }),
+        ..Section::default()
+    };
+    for role in unused_roles(protocol) {
+        notes.push(Note {
+            severity: Severity::Warning,
+            start: role.span.start,
+            end: role.span.end,
+            message: format!(
+                "role `{}` of `{name}` takes no part in any interaction",
+                role.text
+            ),
+        });
+    }
+    let projections = match project_all(protocol) {
+        Ok(projections) => projections,
+        Err(errors) => {
+            notes.extend(errors.iter().map(|d| note(d, Severity::Error)));
+            let details: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+            s.verdicts.push(verdict(
+                "well-formedness",
+                Status::Fails,
+                format!(
+                    "invalid: {} error{}, marked in the source below",
+                    errors.len(),
+                    if errors.len() == 1 { "" } else { "s" }
+                ),
+                details.join("\n"),
+            ));
+            return s;
+        }
+    };
+    s.verdicts.push(verdict(
+        "well-formedness",
+        Status::Holds,
+        format!(
+            "well-formed; every one of the {} roles projects",
+            projections.len()
+        ),
+        String::new(),
+    ));
+    let mut system = Vec::new();
+    for p in &projections {
+        s.machines.push(Machine {
+            role: p.role.clone(),
+            svg: fsm_svg(&p.fsm),
+            optimised: None,
+        });
+        let Some((_, opt)) = optimised.iter().find(|(role, _)| *role == p.role) else {
+            system.push(p.fsm.clone());
+            continue;
+        };
+        s.machines.push(Machine {
+            role: p.role.clone(),
+            svg: fsm_svg(&opt.fsm),
+            optimised: Some(opt.file.clone()),
+        });
+        system.push(opt.fsm.clone());
+        let check = format!("subtyping of optimised {}", p.role);
+        let answer = subtype::check(&opt.fsm, &p.fsm, &subtype::Options::new(args.visits));
+        let summary = answer
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let (status, run) = match &answer {
+            SubtypeVerdict::Subtype(_) => (Status::Holds, None),
+            SubtypeVerdict::NotSubtype(refutation) => (Status::Fails, Some(&refutation.run)),
+            SubtypeVerdict::Unknown(_) => (Status::Unknown, None),
+        };
+        if let Some(run) = run {
+            let roles = vec![p.role.clone()];
+            s.counterexamples.push(Figure {
+                caption: format!("optimised {} beside the dual of its projection", p.role),
+                svg: run_chart(&roles, &run.trace, &run.kind.to_string()),
+            });
+        }
+        s.verdicts
+            .push(verdict(&check, status, summary, answer.to_string()));
+    }
+    let what = if optimised
+        .iter()
+        .any(|(r, _)| projections.iter().any(|p| &p.role == r))
+    {
+        "k-MC (with the optimised machines)"
+    } else {
+        "k-MC"
+    };
+    let checked = progress::run(&format!("k-MC of {name}"), |count| {
+        kmc(&system, args.max_k, count)
+    });
+    match checked {
+        Ok(report) => {
+            let status = if report.is_kmc() {
+                Status::Holds
+            } else {
+                Status::Fails
+            };
+            let summary = match &report.violation {
+                None => format!("holds for k = {}", report.k),
+                Some(v) => format!(
+                    "fails for every k ≤ {}: {} fails: {}",
+                    report.k,
+                    v.property(),
+                    v.kind
+                ),
+            };
+            if let Some(v) = &report.violation {
+                let roles: Vec<String> = system.iter().map(|f| f.role().to_string()).collect();
+                s.counterexamples.push(Figure {
+                    caption: format!("k-MC counterexample (k = {})", report.k),
+                    svg: run_chart(
+                        &roles,
+                        &v.trace,
+                        &format!("{} fails: {}", v.property(), v.kind),
+                    ),
+                });
+            }
+            s.verdicts
+                .push(verdict(what, status, summary, report.to_string()));
+        }
+        Err(e) => s.verdicts.push(verdict(
+            what,
+            Status::Unknown,
+            format!("not checked: {e}"),
+            String::new(),
+        )),
+    }
+    s
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<Outcome, UsageError> {
+    let path = args.file.display().to_string();
+    let source = input::read(&args.file)?;
+    let mut optimised = Vec::new();
+    for spec in &args.optimised {
+        let Some((role, file)) = spec.split_once('=') else {
+            return Err(UsageError(format!(
+                "--optimised expects ROLE=FSM.dot, got `{spec}`"
+            )));
+        };
+        let fsms = read_fsms(&[file])?;
+        let Some(fsm) = fsms.into_iter().find(|f| f.role() == role) else {
+            return Err(UsageError(format!("{file}: no digraph for role `{role}`")));
+        };
+        optimised.push((
+            role.to_string(),
+            Optimised {
+                file: file.to_string(),
+                fsm,
+            },
+        ));
+    }
+    let mut report = Report {
+        file: path.clone(),
+        source: source.clone(),
+        ..Report::default()
+    };
+    let mut outcome = Ok(Outcome::Holds);
+    match parse(&source) {
+        Err(diagnostics) => {
+            report.notes = diagnostics
+                .iter()
+                .map(|d| note(d, Severity::Error))
+                .collect();
+            outcome = if malformed(&diagnostics) {
+                Err(UsageError(format!(
+                    "{path}: malformed input; the report shows where"
+                )))
+            } else {
+                Ok(Outcome::Fails)
+            };
+        }
+        Ok(protocols) => {
+            let selected: Vec<&GlobalProtocol> = match &args.protocol {
+                None => protocols.iter().collect(),
+                Some(name) => protocols.iter().filter(|p| &p.name.text == name).collect(),
+            };
+            if selected.is_empty() {
+                return Err(UsageError(match &args.protocol {
+                    Some(name) => format!("{path}: no protocol `{name}`"),
+                    None => format!("{path}: no protocol found"),
+                }));
+            }
+            for (role, opt) in &optimised {
+                if !selected
+                    .iter()
+                    .any(|p| p.roles.iter().any(|r| &r.text == role))
+                {
+                    return Err(UsageError(format!(
+                        "--optimised names role `{role}` ({}), but no protocol reported has it",
+                        opt.file
+                    )));
+                }
+            }
+            for protocol in selected {
+                let s = section(protocol, &optimised, &args, &mut report.notes);
+                for v in &s.verdicts {
+                    let this = match v.status {
+                        Status::Holds => Outcome::Holds,
+                        Status::Fails => Outcome::Fails,
+                        Status::Unknown => Outcome::Unknown,
+                    };
+                    outcome = outcome.map(|o| o.combine(this));
+                }
+                report.sections.push(s);
+            }
+        }
+    }
+    let html = report_html(&report);
+    match &args.output {
+        Some(out) => std::fs::write(out, html)
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", out.display())))?,
+        None => super::check::print_out(&html)?,
+    }
+    outcome
+}
