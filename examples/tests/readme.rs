@@ -40,7 +40,10 @@ fn readme_block_containing(marker: &str) -> String {
 fn the_readme_two_process_example_is_examples_net_ping() {
     let source = repository_file("examples/net_ping/main.rs");
     // The file's first line is its module doc; the README shows the rest.
-    let body = source.split_once('\n').map_or("", |(_, rest)| rest).trim_end();
+    let body = source
+        .split_once('\n')
+        .map_or("", |(_, rest)| rest)
+        .trim_end();
     assert_eq!(readme_block_containing("net_ping A|B"), body);
 }
 
@@ -52,8 +55,16 @@ fn the_readme_figure_2_choreography_is_the_mpst_choreo_doctest() {
         .filter_map(|l| l.strip_prefix("//!"))
         .map(|l| l.strip_prefix(' ').unwrap_or(l))
         .collect();
-    let start = doc.iter().position(|l| *l == "```").expect("a doctest in lib.rs") + 1;
-    let end = start + doc[start..].iter().position(|l| *l == "```").expect("its end");
+    let start = doc
+        .iter()
+        .position(|l| *l == "```")
+        .expect("a doctest in lib.rs")
+        + 1;
+    let end = start
+        + doc[start..]
+            .iter()
+            .position(|l| *l == "```")
+            .expect("its end");
     assert_eq!(
         readme_block_containing("ConcurrentSend"),
         doc[start..end].join("\n")
