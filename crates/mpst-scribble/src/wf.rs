@@ -210,7 +210,10 @@ impl<'g> Checker<'g> {
             ));
             return;
         }
-        let mut all: Vec<First<'g>> = Vec::new();
+        // The first first message, and the first message of each label: looking a
+        // label up is constant time, so wide choices are checked in linear time.
+        let mut first0: Option<First<'g>> = None;
+        let mut labels: FxHashMap<&'g str, Span> = FxHashMap::default();
         for branch in branches {
             let mut firsts = Vec::new();
             let mut inner = Vec::new();
@@ -222,18 +225,25 @@ impl<'g> Checker<'g> {
                 return;
             }
             for first in firsts {
-                if let Some(e) = self.clash(at, &all, first) {
+                if let Some(e) = self.clash(at, first0, &labels, first) {
                     self.errors
                         .push(e.with_label(at.span, "the choice is made here"));
                     return;
                 }
-                all.push(first);
+                first0.get_or_insert(first);
+                labels.insert(first.2, first.3);
             }
         }
     }
 
     /// Why `first` cannot start a branch of the choice at `at` given the earlier ones.
-    fn clash(&self, at: &Name, earlier: &[First<'g>], first: First<'g>) -> Option<Diagnostic> {
+    fn clash(
+        &self,
+        at: &Name,
+        first0: Option<First<'g>>,
+        labels: &FxHashMap<&'g str, Span>,
+        first: First<'g>,
+    ) -> Option<Diagnostic> {
         let (from, to, label, span) = first;
         if from.text != at.text {
             return Some(Diagnostic::new(
@@ -245,7 +255,7 @@ impl<'g> Checker<'g> {
                 ),
             ));
         }
-        let (_, to0, _, span0) = earlier.first()?;
+        let (_, to0, _, span0) = first0?;
         if to0.text != to.text {
             return Some(
                 Diagnostic::new(
@@ -256,11 +266,11 @@ impl<'g> Checker<'g> {
                         to.text, to0.text
                     ),
                 )
-                .with_label(*span0, "the other branch starts here")
+                .with_label(span0, "the other branch starts here")
                 .with_note("every branch must start with a message from the chooser to one and the same role"),
             );
         }
-        let (_, _, _, dup) = earlier.iter().find(|(_, _, l, _)| *l == label)?;
+        let dup = labels.get(label)?;
         Some(
             Diagnostic::new(
                 ErrorKind::UndirectedChoice,
