@@ -245,10 +245,10 @@ impl<'a> Projector<'a> {
             }
         }
         let j = lo;
-                    let here = first_span(&branches[i]).unwrap_or(span);
-                    let there = first_span(&branches[j]).unwrap_or(span);
-                    let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
-                    Err(Diagnostic::new(
+        let here = first_span(&branches[i]).unwrap_or(span);
+        let there = first_span(&branches[j]).unwrap_or(span);
+        let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
+        Err(Diagnostic::new(
                         ErrorKind::Unmergeable,
                         here,
                         format!(
