@@ -58,10 +58,7 @@ pub fn decode(name: &str, mut bytes: Vec<u8>) -> Result<String, UsageError> {
 
 /// The 1-based line and column (in characters) just after `valid`, which is UTF-8.
 fn line_column(valid: &[u8]) -> (usize, usize) {
-    let line_start = valid
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = std::str::from_utf8(&valid[line_start..])
         .map_or(valid.len() - line_start, |s| s.chars().count())
@@ -100,7 +97,10 @@ mod tests {
         for content in [&b""[..], b"\xEF\xBB\xBF", b" \n\t\n"] {
             let path = temp("empty.scr", content);
             let UsageError(message) = read(&path).unwrap_err();
-            assert!(message.contains("empty.scr:1:1: the file is empty"), "{message}");
+            assert!(
+                message.contains("empty.scr:1:1: the file is empty"),
+                "{message}"
+            );
         }
     }
 

@@ -2,7 +2,8 @@
 //! subtyping and k-multiparty compatibility of FSMs, generate Rust session APIs.
 //!
 //! Exit status: 0 = the property holds / success; 1 = it does not hold or the protocol
-//! is invalid (the reason is printed); 2 = bad usage or unreadable / malformed input.
+//! is invalid (the reason is printed); 2 = bad usage or unreadable / malformed input,
+//! or output that cannot be written (a full disk, a closed pipe: see [`output`]).
 
 use std::process::ExitCode;
 
@@ -12,6 +13,7 @@ mod cmd;
 mod diagnostics;
 mod dotfiles;
 mod input;
+mod output;
 
 /// Multiparty session types: verification and code generation.
 #[derive(Debug, Parser)]
@@ -58,7 +60,12 @@ impl<E: std::fmt::Display> From<E> for UsageError {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    output::guard(|| run(cli.command))
+}
+
+/// Runs a subcommand and turns its result into the exit status.
+fn run(command: Command) -> ExitCode {
+    let result = match command {
         Command::Check(args) => cmd::check::run(args),
         Command::Project(args) => cmd::project::run(args),
         Command::Subtype(args) => cmd::subtype::run(args),
@@ -70,7 +77,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Holds) => ExitCode::SUCCESS,
         Ok(Outcome::Fails) => ExitCode::from(1),
         Err(UsageError(message)) => {
-            eprintln!("error: {message}");
+            output::error(&format!("error: {message}\n"));
             ExitCode::from(2)
         }
     }

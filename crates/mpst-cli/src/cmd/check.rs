@@ -59,7 +59,7 @@ pub fn load(file: &std::path::Path) -> Result<Loaded, Result<Outcome, UsageError
                     "{path}: malformed input ({n} {errors})"
                 ))))
             } else {
-                eprintln!("{path}: invalid ({n} {errors})");
+                crate::output::error(&format!("{path}: invalid ({n} {errors})\n"));
                 Err(Ok(Outcome::Fails))
             }
         }
