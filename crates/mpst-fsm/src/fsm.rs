@@ -378,10 +378,10 @@ impl Fsm {
         let may_clash = self.index.may_clash(from, &self.states[from], &action);
         let clash = may_clash
             && self.states[from].iter().any(|t| {
-            t.action.peer == action.peer
-                && t.action.direction == action.direction
-                && t.action.message.label == action.message.label
-        });
+                t.action.peer == action.peer
+                    && t.action.direction == action.direction
+                    && t.action.message.label == action.message.label
+            });
         if clash {
             return Err(FsmError::Nondeterministic {
                 state: from,
