@@ -5,9 +5,10 @@
 //! - unbound recursion variables and unguarded ones: `rec X { continue X; }`, or any path
 //!   from `rec X` to `continue X` without an interaction;
 //! - choices that are not directed: every branch must start (looking through `rec` and
-//!   nested choices at the same role) with a message from the chooser, all these first
-//!   messages must go to one and the same role, and their labels must be pairwise
-//!   distinct;
+//!   nested choices at the same role) with a message from the chooser and their labels
+//!   must be pairwise distinct; all these first messages must also go to one and the
+//!   same role, or the choice is [`ErrorKind::Unsupported`] (choices to different
+//!   receivers are well-formed Scribble that projection cannot handle yet);
 //! - roles whose projections of the branches of a choice cannot be merged
 //!   ([`ErrorKind::Unmergeable`]), found by projecting every role.
 //!
@@ -259,7 +260,7 @@ impl<'g> Checker<'g> {
         if to0.text != to.text {
             return Some(
                 Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
+                    ErrorKind::Unsupported,
                     span,
                     format!(
                         "this branch starts with a message to `{}`, another with a message to `{}`",
@@ -267,7 +268,11 @@ impl<'g> Checker<'g> {
                     ),
                 )
                 .with_label(span0, "the other branch starts here")
-                .with_note("every branch must start with a message from the chooser to one and the same role"),
+                .with_note(
+                    "choices whose branches start with messages to different roles are not \
+                     supported yet: every branch must start with a message from the chooser \
+                     to one and the same role",
+                ),
             );
         }
         let dup = labels.get(label)?;

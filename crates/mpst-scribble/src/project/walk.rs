@@ -158,7 +158,7 @@ impl<'a> Projector<'a> {
             };
             if let Some(first) = peer.filter(|&first| first != q) {
                 return Err(Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
+                    ErrorKind::Unsupported,
                     where_,
                     format!(
                         "`{}` starts this branch with a message to `{}` but another with a message to `{}`",
