@@ -46,7 +46,7 @@ fn commands() -> Vec<Vec<String>> {
         .to_string();
     vec![
         vec!["check".into(), scr.clone()],
-        vec!["project".into(), scr.clone(), "K".into()],
+        vec!["project".into(), scr.clone(), "--role".into(), "K".into()],
         vec!["generate".into(), scr],
         vec!["subtype".into(), dot.clone(), dot.clone()],
         vec!["kmc".into(), dot],
@@ -199,4 +199,29 @@ fn a_file_full_of_syntax_errors_gets_a_hundred_diagnostics_and_a_count() {
         &err[err.len().saturating_sub(2000)..]
     );
     assert!(err.len() < 100_000, "{} bytes of diagnostics", err.len());
+}
+
+#[test]
+fn choice_to_different_receivers_is_unsupported_not_invalid() {
+    let path = file(
+        "receivers.scr",
+        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n    y() from C to B;\n  }\n}\n",
+    );
+    for args in [&["check"][..], &["project"]] {
+        let mut cmd = bin();
+        cmd.args(args).arg(&path);
+        if args == ["project"] {
+            cmd.args(["--role", "A"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let err = text(&out.stderr);
+        assert!(err.contains("unsupported construct"), "{args:?}: {err}");
+        assert!(err.contains("receivers.scr:6:5"), "{args:?}: {err}");
+    }
 }
