@@ -49,7 +49,18 @@ pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
             }
             return Ok(fsms);
         }
-        fsms.push(parser.digraph()?);
+        let name = parser.peek.clone();
+        let fsm = parser.digraph()?;
+        if fsms.iter().any(|f: &Fsm| f.role() == fsm.role()) {
+            return Err(parser.error_at(
+                &name,
+                format!(
+                    "a second digraph for role `{}`: expected one digraph per role",
+                    fsm.role()
+                ),
+            ));
+        }
+        fsms.push(fsm);
     }
 }
 
