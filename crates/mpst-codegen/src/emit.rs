@@ -392,10 +392,7 @@ fn field(ident: &str) -> String {
             out.push(c);
         }
     }
-    if matches!(
-        out.as_str(),
-        "self_" | "type" | "ref" | "mod" | "fn" | "in" | "do" | "as" | "if" | "loop"
-    ) {
+    if mpst_fsm::ident::is_keyword(&out) || out == "self_" {
         out.insert_str(0, "r_");
     }
     out
