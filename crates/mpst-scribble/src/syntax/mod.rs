@@ -51,7 +51,8 @@ use crate::{Diagnostic, GlobalProtocol};
 /// recovers at `;` and `}`), unsupported constructs, and binding errors (unbound or
 /// duplicate roles, unknown protocols, arity mismatches, unbound recursion variables).
 /// Well-formedness beyond binding (guardedness, choice, merging) is checked later, on
-/// the result.
+/// the result. A choice branch that starts with `continue X` is unfolded into `X`'s body
+/// where that is sound (see `unfold.rs`), so that the choice can be directed.
 ///
 /// At most [`crate::diagnostic::MAX_DIAGNOSTICS`] diagnostics are returned, then one
 /// that counts the rest.
@@ -61,9 +62,13 @@ pub fn parse(source: &str) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     if !diagnostics.is_empty() {
         return Err(diagnostics.finish());
     }
-    lower(&module).map_err(|all| {
+    let mut protocols = lower(&module).map_err(|all| {
         let mut diagnostics = Collector::default();
         diagnostics.extend(all);
         diagnostics.finish()
-    })
+    })?;
+    for protocol in &mut protocols {
+        crate::unfold::continue_led(protocol);
+    }
+    Ok(protocols)
 }
