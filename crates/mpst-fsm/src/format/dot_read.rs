@@ -55,7 +55,7 @@ pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
             return Err(parser.error_at(
                 &name,
                 format!(
-                    "a second digraph for role `{}`: expected one digraph per role",
+                    "two digraphs are named `{}`: expected one digraph per role",
                     fsm.role()
                 ),
             ));
