@@ -3,6 +3,8 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 
+use crate::fsm_index::ActionIndex;
+
 /// Index of a state inside one [`Fsm`]; states are numbered `0..fsm.state_count()`.
 pub type StateId = usize;
 
@@ -263,53 +265,6 @@ pub struct Fsm {
     index: ActionIndex,
 }
 
-/// Hashes of the (peer, direction, label) of the transitions of states with many of
-/// them, so that [`Fsm::add_transition`] is not quadratic in a state's out-degree.
-/// Built lazily and brought up to date from the transition lists (which only grow),
-/// so it is never stale; not part of the machine's value (equality ignores it).
-#[derive(Clone, Default)]
-struct ActionIndex(rustc_hash::FxHashMap<StateId, (usize, rustc_hash::FxHashSet<u64>)>);
-
-impl ActionIndex {
-    /// Out-degree from which a state is indexed rather than scanned.
-    const FROM: usize = 16;
-
-    fn key(action: &Action) -> u64 {
-        use std::hash::{Hash as _, Hasher as _};
-        let mut h = rustc_hash::FxHasher::default();
-        (&action.peer, action.direction, &action.message.label).hash(&mut h);
-        h.finish()
-    }
-
-    /// Whether `action` may clash with a transition of `state` (`ts`): `false` is
-    /// certain, `true` must be confirmed by a scan.
-    fn may_clash(&mut self, state: StateId, ts: &[Transition], action: &Action) -> bool {
-        if ts.len() < Self::FROM {
-            return true;
-        }
-        let (done, keys) = self.0.entry(state).or_default();
-        for t in ts.get(*done..).unwrap_or_default() {
-            keys.insert(Self::key(&t.action));
-        }
-        *done = ts.len();
-        keys.contains(&Self::key(action))
-    }
-}
-
-impl PartialEq for ActionIndex {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for ActionIndex {}
-
-impl fmt::Debug for ActionIndex {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
-    }
-}
-
 impl Fsm {
     /// A machine for `role` with a single (initial, final) state `0`.
     pub fn new(role: impl Into<String>) -> Self {
@@ -529,31 +484,6 @@ impl fmt::Display for Fsm {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn add_transition_is_not_quadratic_in_out_degree_and_still_rejects_duplicates() {
-        let mut m = Fsm::new("k");
-        let end = m.add_state();
-        for i in 0..50_000 {
-            let action = Action::send("s", Message::new(format!("l{i}")));
-            m.add_transition(0, action, end).unwrap();
-        }
-        for i in [0, 15, 16, 17, 49_999] {
-            let action = Action::send("s", Message::new(format!("l{i}")));
-            let err = m.add_transition(0, action, end).unwrap_err();
-            assert!(matches!(err, FsmError::Nondeterministic { state: 0, .. }));
-        }
-        // Another peer or direction with the same label is no clash.
-        m.add_transition(0, Action::receive("s", Message::new("l7")), end)
-            .unwrap();
-        m.add_transition(0, Action::send("t", Message::new("l7")), end)
-            .unwrap();
-        // A canonical copy (built without the index) still finds clashes.
-        let mut c = m.canonical();
-        let action = Action::send("s", Message::new("l123"));
-        assert!(c.add_transition(0, action, 1).is_err());
-        assert_eq!(c, m.canonical());
-    }
 
     fn ready() -> Message {
         Message::new("ready")
