@@ -40,13 +40,19 @@ pub fn emit(path: &str, source: &str, items: &[Item<'_>]) {
         let mut lock = stream.lock();
         write(&mut lock, path, source, items);
     } else {
-        eprint!("{}", render(path, source, items));
+        crate::output::error(&render(path, source, items));
     }
 }
+
+/// Lines longer than this (in bytes) are not quoted: a diagnostic on them is one line
+/// `error: ...` and its `--> file:line:column`, so a huge one-line file does not print
+/// its whole text once per error.
+const MAX_QUOTED_LINE: usize = 400;
 
 fn write(out: &mut dyn WriteColor, path: &str, source: &str, items: &[Item<'_>]) {
     let file = SimpleFile::new(path, source);
     let config = Config::default();
+    let lines = Lines::new(source);
     for item in items {
         let report = match item {
             Item::Error(d) => report(source, d),
@@ -54,8 +60,71 @@ fn write(out: &mut dyn WriteColor, path: &str, source: &str, items: &[Item<'_>])
                 .with_message(message)
                 .with_labels(vec![Label::primary((), range(source, *span))]),
         };
+        let long = report
+            .labels
+            .iter()
+            .any(|l| lines.longest_between(l.range.start, l.range.end) > MAX_QUOTED_LINE);
         // Writing to stderr or a buffer: nothing sensible to do if it fails.
-        let _ = term::emit(out, &config, &file, &report);
+        if long {
+            let (line, column) = lines.line_column(source, report.labels[0].range.start);
+            let severity = match report.severity {
+                Severity::Warning => "warning",
+                _ => "error",
+            };
+            let mut text = format!(
+                "{severity}: {}\n  --> {path}:{line}:{column}\n",
+                report.message
+            );
+            for note in &report.notes {
+                text.push_str(&format!("  = {note}\n"));
+            }
+            let _ = out.write_all(text.as_bytes());
+        } else {
+            let _ = term::emit(out, &config, &file, &report);
+        }
+    }
+}
+
+/// The start of every line of a source, to locate many diagnostics in one pass.
+struct Lines {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Lines {
+    fn new(source: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        Lines {
+            starts,
+            len: source.len(),
+        }
+    }
+
+    /// The index of the line holding byte `offset`.
+    fn line(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The length of the longest line touched by `start..end`.
+    fn longest_between(&self, start: usize, end: usize) -> usize {
+        let (first, last) = (self.line(start), self.line(end));
+        (first..=last)
+            .map(|l| self.starts.get(l + 1).copied().unwrap_or(self.len) - self.starts[l])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The 1-based line and column (in characters) of `offset`.
+    fn line_column(&self, source: &str, offset: usize) -> (usize, usize) {
+        let line = self.line(offset);
+        let start = self.starts[line];
+        let column = source
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        (line + 1, column)
     }
 }
 
@@ -112,6 +181,15 @@ mod tests {
         assert!(text.contains("= use two roles"), "{text}");
         assert!(text.contains("error: syntax error: past the end"), "{text}");
         assert!(malformed(&[other]));
+
+        // A long line is not quoted, only located.
+        let long = format!("{}$ x", "a ".repeat(1000));
+        let on_long = Diagnostic::new(ErrorKind::Syntax, Span::new(2000, 2001), "unexpected `$`");
+        let text = render("long.scr", &long, &[Item::Error(&on_long)]);
+        assert_eq!(
+            text,
+            "error: syntax error: unexpected `$`\n  --> long.scr:1:2001\n"
+        );
         assert!(!malformed(&[d]));
     }
 }

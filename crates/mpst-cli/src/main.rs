@@ -2,9 +2,10 @@
 //! subtyping and k-multiparty compatibility of FSMs, generate Rust session APIs.
 //!
 //! Exit status: 0 = the property holds / success; 1 = it does not hold (refuted, with
-//! the run that goes wrong) or the protocol is invalid; 2 = bad usage or unreadable /
-//! malformed input; 3 = unknown: a bound or budget was reached, or the rules cannot
-//! decide (the reason and the place are printed).
+//! the run that goes wrong) or the protocol is invalid; 2 = bad usage, unreadable /
+//! malformed input, or output that cannot be written (a full disk, a closed pipe: see
+//! [`output`]); 3 = unknown: a bound or budget was reached, or the rules cannot decide
+//! (the reason and the place are printed).
 
 use std::process::ExitCode;
 
@@ -15,6 +16,7 @@ mod cmd;
 mod diagnostics;
 mod dotfiles;
 mod input;
+mod output;
 mod progress;
 mod trace;
 
@@ -88,7 +90,12 @@ impl<E: std::fmt::Display> From<E> for UsageError {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    output::guard(|| run(cli.command))
+}
+
+/// Runs a subcommand and turns its result into the exit status.
+fn run(command: Command) -> ExitCode {
+    let result = match command {
         Command::Check(args) => cmd::check::run(args),
         Command::Project(args) => cmd::project::run(args),
         Command::Subtype(args) => cmd::subtype::run(args),
@@ -103,7 +110,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Fails) => ExitCode::from(1),
         Ok(Outcome::Unknown) => ExitCode::from(3),
         Err(UsageError(message)) => {
-            eprintln!("error: {message}");
+            output::error(&format!("error: {message}\n"));
             ExitCode::from(2)
         }
     }

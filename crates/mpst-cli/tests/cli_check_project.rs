@@ -101,6 +101,12 @@ fn check_rejects_every_invalid_classic_with_exit_1() {
     for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
         let path = entry.path().display().to_string();
         let out = mpst(&["check", &path]);
+        // Well-formed Scribble that projection cannot handle yet: bad input, exit 2.
+        if path.contains("/unsupported_") {
+            assert_eq!(code(&out), 2, "{path}: {}", stderr(&out));
+            assert!(stdout(&out).contains(": unsupported ("), "{path}");
+            continue;
+        }
         assert_eq!(code(&out), 1, "{path}: {}", stderr(&out));
         assert!(stdout(&out).contains(": invalid ("), "{path}");
         assert!(stderr(&out).contains("error: "), "{path}");

@@ -84,7 +84,7 @@ fn collect_names(protocol: &str, fsms: &[Fsm]) -> Result<Names, CodegenError> {
         let ident = camel(role, "R");
         names.claim(&ident, format!("role `{role}`"))?;
         names.claim(
-            &format!("{ident}Session"),
+            &format!("{}Session", crate::names::stem(&ident)),
             format!("the session type of role `{role}`"),
         )?;
         names.roles.insert(role.to_string(), ident);
@@ -182,7 +182,7 @@ fn emit_role(
     used: &mut BTreeSet<&'static str>,
 ) -> Result<(), CodegenError> {
     let fsm = fsm.canonical();
-    let role = names.role(fsm.role()).to_string();
+    let role = crate::names::stem(names.role(fsm.role())).to_string();
     let state_name = |s: StateId| {
         if s == 0 {
             format!("{role}Session")
@@ -446,10 +446,7 @@ fn field(ident: &str) -> String {
             out.push(c);
         }
     }
-    if matches!(
-        out.as_str(),
-        "self_" | "type" | "ref" | "mod" | "fn" | "in" | "do" | "as" | "if" | "loop"
-    ) {
+    if mpst_fsm::ident::is_keyword(&out) || out == "self_" {
         out.insert_str(0, "r_");
     }
     out

@@ -9,6 +9,13 @@ pub fn camel(name: &str, prefix: &str) -> String {
     rust_name(name, prefix)
 }
 
+/// The stem of an identifier made by [`camel`] for composing longer names
+/// (`{role}Session`, `{role}State{n}`): without the `_` that [`camel`] appends to a
+/// keyword, so that `Self_` gives `SelfSession`, not the non-camel-case `Self_Session`.
+pub(crate) fn stem(ident: &str) -> &str {
+    ident.trim_end_matches('_')
+}
+
 /// The Rust type of a Scribble payload sort (`int` -> `i32`), or `None` if the sort is
 /// not a valid Rust type path: the shared rule [`mpst_fsm::ident::rust_sort`], so
 /// serialised label types compare equal to projections. Sorts other than the usual ones
@@ -40,5 +47,7 @@ mod tests {
         assert_eq!(camel("x'", "L"), "XPrime");
         assert_eq!(camel("self", "R"), "Self_");
         assert_eq!(camel("", "R"), "R");
+        assert_eq!(stem(&camel("self", "R")), "Self");
+        assert_eq!(stem("Ready"), "Ready");
     }
 }

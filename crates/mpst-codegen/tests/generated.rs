@@ -101,26 +101,31 @@ fn generation_is_stable() {
 #[test]
 fn generated_code_is_rustfmt_clean() {
     for Generated { name, code, .. } in generated() {
-        let mut child = Command::new("rustfmt")
-            .args(["--edition", "2021", "--emit", "stdout"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("rustfmt must be installed (rustup component add rustfmt)");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(code.as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        assert!(output.status.success(), "{name}: rustfmt failed");
-        let formatted = String::from_utf8(output.stdout).unwrap();
-        assert_eq!(
-            formatted, code,
-            "{name}: generated code is not rustfmt-clean"
-        );
+        rustfmt_clean(&name, &code);
     }
+}
+
+/// Asserts that rustfmt leaves `code` as it is.
+fn rustfmt_clean(name: &str, code: &str) {
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("rustfmt must be installed (rustup component add rustfmt)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(code.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{name}: rustfmt failed");
+    let formatted = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        formatted, code,
+        "{name}: generated code is not rustfmt-clean"
+    );
 }
 
 /// Names the generator must turn into Rust (snake case roles and labels, a keyword, a
@@ -162,6 +167,117 @@ fn tricky_names() -> Generated {
     }
 }
 
+/// Words the Scribble lexer reserves, which cannot be names in a protocol.
+const SCRIBBLE_KEYWORDS: &[&str] = &[
+    "module",
+    "import",
+    "type",
+    "sig",
+    "as",
+    "protocol",
+    "global",
+    "nested",
+    "explicit",
+    "aux",
+    "role",
+    "from",
+    "to",
+    "choice",
+    "at",
+    "or",
+    "rec",
+    "continue",
+    "do",
+    "calls",
+    "new",
+    "connect",
+    "disconnect",
+    "and",
+    "wrap",
+];
+
+/// `kw` with its first letter in upper case.
+fn capital(kw: &str) -> String {
+    let mut c = kw.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The generated API of a protocol from its source.
+fn generated_from(name: &str, protocol: &str, source: &str) -> Generated {
+    let protocols = mpst_scribble::parse(source).unwrap_or_else(|e| panic!("{source}\n{e:?}"));
+    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let code = mpst_codegen::generate(protocol, &fsms).unwrap();
+    Generated {
+        name: name.to_string(),
+        code,
+        foreign: Vec::new(),
+        projections: fsms
+            .iter()
+            .map(|fsm| (fsm.role().to_string(), mpst_fsm::write_dot(fsm)))
+            .collect(),
+    }
+}
+
+/// Two protocols: one whose roles are every strict and reserved Rust keyword,
+/// capitalised (`Match`, `Crate`, `Self`, ...: their field names are the keywords),
+/// passing a message along a chain; one whose labels are every keyword as written
+/// (`match`, `gen`, ...; capitalised where Scribble reserves the word, like `type`).
+fn rust_keywords_as_names() -> [Generated; 2] {
+    let mut roles: Vec<String> = mpst_fsm::ident::KEYWORDS
+        .iter()
+        .map(|kw| capital(kw))
+        .collect();
+    roles.sort();
+    roles.dedup();
+    let mut source = format!(
+        "global protocol KeywordRoles({}) {{\n",
+        roles
+            .iter()
+            .map(|r| format!("role {r}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (i, pair) in roles.windows(2).enumerate() {
+        source.push_str(&format!("  m{i}(int) from {} to {};\n", pair[0], pair[1]));
+    }
+    source.push('}');
+    let by_roles = generated_from("rust_keywords_as_roles", "KeywordRoles", &source);
+
+    let mut source = String::from("global protocol KeywordLabels(role A, role B) {\n");
+    // `Self` and `self` would both be `Self_`: a name clash the generator reports.
+    let words = mpst_fsm::ident::KEYWORDS.iter().filter(|kw| **kw != "Self");
+    for (i, kw) in words.enumerate() {
+        let label = if SCRIBBLE_KEYWORDS.contains(kw) {
+            capital(kw)
+        } else {
+            kw.to_string()
+        };
+        let (from, to) = if i % 2 == 0 { ("A", "B") } else { ("B", "A") };
+        source.push_str(&format!("  {label}(int) from {from} to {to};\n"));
+    }
+    source.push('}');
+    let by_labels = generated_from("rust_keywords_as_labels", "KeywordLabels", &source);
+    [by_roles, by_labels]
+}
+
+#[test]
+fn rust_keywords_as_role_and_label_names_generate_rustfmt_clean_code() {
+    let [roles, labels] = rust_keywords_as_names();
+    for field in [
+        "r_match", "r_crate", "r_type", "r_async", "r_gen", "r_self_",
+    ] {
+        assert!(roles.code.contains(field), "{field} in {}", roles.code);
+    }
+    assert!(!roles.code.contains(" match:"), "{}", roles.code);
+    for ident in ["Match", "Gen", "Self_", "Type", "Async"] {
+        assert!(labels.code.contains(ident), "{ident} in {}", labels.code);
+    }
+    for Generated { name, code, .. } in [roles, labels] {
+        rustfmt_clean(&name, &code);
+    }
+}
+
 /// Each generated API is compiled, with warnings denied, in a program that wires its
 /// roles, then serialises each role's session type and compares it with the role's
 /// projection (see `support::round_trip`); trybuild builds and runs every program, and a
@@ -176,7 +292,10 @@ fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() 
         code,
         foreign,
         projections,
-    } in generated().into_iter().chain([tricky_names()])
+    } in generated()
+        .into_iter()
+        .chain([tricky_names()])
+        .chain(rust_keywords_as_names())
     {
         // Foreign payload sorts stand for user types: a unit struct is enough here.
         let foreign: String = foreign

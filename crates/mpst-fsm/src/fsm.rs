@@ -3,6 +3,8 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 
+use crate::fsm_index::ActionIndex;
+
 /// Index of a state inside one [`Fsm`]; states are numbered `0..fsm.state_count()`.
 pub type StateId = usize;
 
@@ -261,6 +263,8 @@ pub struct Fsm {
     role: String,
     initial: StateId,
     states: Vec<Vec<Transition>>,
+    /// Finds clashes in states of high out-degree in constant time.
+    index: ActionIndex,
 }
 
 impl Fsm {
@@ -270,6 +274,7 @@ impl Fsm {
             role: role.into(),
             initial: 0,
             states: vec![Vec::new()],
+            index: ActionIndex::default(),
         }
     }
 
@@ -327,11 +332,13 @@ impl Fsm {
                 action,
             });
         }
-        let clash = self.states[from].iter().any(|t| {
-            t.action.peer == action.peer
-                && t.action.direction == action.direction
-                && t.action.message.label == action.message.label
-        });
+        let may_clash = self.index.may_clash(from, &self.states[from], &action);
+        let clash = may_clash
+            && self.states[from].iter().any(|t| {
+                t.action.peer == action.peer
+                    && t.action.direction == action.direction
+                    && t.action.message.label == action.message.label
+            });
         if clash {
             return Err(FsmError::Nondeterministic {
                 state: from,
@@ -483,6 +490,7 @@ impl Fsm {
             role: self.role.clone(),
             initial: 0,
             states,
+            index: ActionIndex::default(),
         }
     }
 

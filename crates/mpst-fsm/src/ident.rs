@@ -2,8 +2,9 @@
 //! shared by the code generator and the comparisons of serialised session types with
 //! projections, so they cannot drift apart.
 
-/// Rust's strict and reserved keywords, which cannot be identifiers.
-const KEYWORDS: &[&str] = &[
+/// Rust's strict and reserved keywords (2015 to 2024 editions), which cannot be
+/// identifiers.
+pub const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
     "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
     "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",

@@ -12,6 +12,7 @@
 pub mod families;
 pub mod format;
 mod fsm;
+mod fsm_index;
 pub mod ident;
 pub mod kmc;
 mod local;

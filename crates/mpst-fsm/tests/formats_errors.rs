@@ -178,3 +178,9 @@ fn stray_characters_and_tokens() {
     fails("digraph A { ] }", 1, 13, "expected a state, an edge");
     fails("digraph A { } }", 1, 15, "expected `digraph`, found `}`");
 }
+
+#[test]
+fn duplicate_digraphs_in_one_input_are_located() {
+    let input = "digraph A {\n  0 -> 1 [label=\"B!m()\"];\n}\n\ndigraph B { }\n  digraph A { }\n";
+    fails(input, 6, 3, "two digraphs are named `A`");
+}

@@ -124,6 +124,64 @@ impl fmt::Display for Diagnostic {
 
 impl std::error::Error for Diagnostic {}
 
+/// The most diagnostics a phase returns: [`crate::parse`] and
+/// [`crate::syntax::parse_module`] keep the first `MAX_DIAGNOSTICS` in source order
+/// and, when there were more, end with one more diagnostic that says how many were left
+/// out. This bounds the time and memory spent on a file full of errors.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// Collects diagnostics, storing at most [`MAX_DIAGNOSTICS`] and counting the rest.
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    list: Vec<Diagnostic>,
+    omitted: usize,
+}
+
+impl Collector {
+    /// Records `d`, or counts it once the store is full.
+    pub fn push(&mut self, d: Diagnostic) {
+        if self.list.len() < MAX_DIAGNOSTICS {
+            self.list.push(d);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// Records every one of `ds`.
+    pub fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        for d in ds {
+            self.push(d);
+        }
+    }
+
+    /// Whether nothing was recorded or counted.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.omitted == 0
+    }
+
+    /// The diagnostics in source order, at most [`MAX_DIAGNOSTICS`] of them, then one
+    /// saying how many more there were (with the class of the last one shown, so that
+    /// the summary does not change what the whole says: malformed or invalid).
+    pub fn finish(self) -> Vec<Diagnostic> {
+        let Collector { mut list, omitted } = self;
+        list.sort_by_key(|d| (d.span.start, d.span.end));
+        if omitted > 0 {
+            if let Some(last) = list.last() {
+                let more = Diagnostic::new(
+                    last.kind,
+                    last.span,
+                    format!(
+                        "{omitted} more error{} not shown (only the first {MAX_DIAGNOSTICS} are)",
+                        if omitted == 1 { " is" } else { "s are" }
+                    ),
+                );
+                list.push(more);
+            }
+        }
+        list
+    }
+}
+
 /// The 1-based line and column (in characters) of byte `offset` in `source`.
 /// Offsets past the end are clamped to the end.
 pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
@@ -149,6 +207,23 @@ mod tests {
         assert_eq!(line_column(src, 3), (2, 1));
         assert_eq!(line_column(src, 7), (2, 4));
         assert_eq!(line_column(src, 1000), (3, 2));
+    }
+
+    #[test]
+    fn diagnostics_are_capped_with_a_count_of_the_rest() {
+        let mut c = Collector::default();
+        for i in (0..1000).rev() {
+            c.push(Diagnostic::new(ErrorKind::Syntax, Span::new(i, i + 1), "x"));
+        }
+        let list = c.finish();
+        assert_eq!(list.len(), MAX_DIAGNOSTICS + 1);
+        assert!(list.windows(2).all(|w| w[0].span.start <= w[1].span.start));
+        let more = &list[MAX_DIAGNOSTICS];
+        assert_eq!(
+            more.message,
+            "900 more errors are not shown (only the first 100 are)"
+        );
+        assert_eq!(more.kind, ErrorKind::Syntax);
     }
 
     #[test]

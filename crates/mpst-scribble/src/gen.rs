@@ -61,6 +61,26 @@ pub fn sized(roles: usize, messages: usize) -> GlobalProtocol {
     rounds(n, (messages / per_round).max(1), 8)
 }
 
+/// The Scribble source of a `branches`-way choice: `A` picks a label `l{i}(int)` to
+/// send to `B`; if `forward`, `B` forwards `l{i}()` to `C` (so `C` merges every
+/// branch), else `C` takes no part. The shape of the widest inputs, for benchmarks and
+/// tests of linear cost.
+pub fn wide_choice_source(branches: usize, forward: bool) -> String {
+    let mut source =
+        String::from("global protocol Wide(role A, role B, role C) {\n  choice at A {\n");
+    for i in 0..branches {
+        if i > 0 {
+            source.push_str("  } or {\n");
+        }
+        source.push_str(&format!("    l{i}(int) from A to B;\n"));
+        if forward {
+            source.push_str(&format!("    l{i}() from B to C;\n"));
+        }
+    }
+    source.push_str("  }\n}\n");
+    source
+}
+
 /// The number of messages of a global type (each branch counted).
 pub fn message_count(g: &Global) -> usize {
     let mut count = 0;
@@ -92,6 +112,9 @@ mod tests {
         // Per round: receive go or stop, send go or stop, then the ring messages of R2.
         assert!(fsm.state_count() > 3 * 2);
         assert!(sized(3, 1000).roles.len() == 3);
+        let wide = crate::parse(&wide_choice_source(3, true)).unwrap();
+        assert_eq!(message_count(&wide[0].body), 6);
+        assert!(crate::check(&wide[0]).is_empty());
         let m = message_count(&sized(3, 1000).body);
         assert!((900..=1000).contains(&m), "{m}");
     }

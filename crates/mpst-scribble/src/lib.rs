@@ -7,6 +7,7 @@ pub mod gen;
 pub mod global;
 pub mod project;
 pub mod syntax;
+mod unfold;
 pub mod wf;
 
 pub use diagnostic::{Diagnostic, ErrorKind};

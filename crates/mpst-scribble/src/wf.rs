@@ -5,9 +5,10 @@
 //! - unbound recursion variables and unguarded ones: `rec X { continue X; }`, or any path
 //!   from `rec X` to `continue X` without an interaction;
 //! - choices that are not directed: every branch must start (looking through `rec` and
-//!   nested choices at the same role) with a message from the chooser, all these first
-//!   messages must go to one and the same role, and their labels must be pairwise
-//!   distinct;
+//!   nested choices at the same role) with a message from the chooser and their labels
+//!   must be pairwise distinct; all these first messages must also go to one and the
+//!   same role, or the choice is [`ErrorKind::Unsupported`] (choices to different
+//!   receivers are well-formed Scribble that projection cannot handle yet);
 //! - roles whose projections of the branches of a choice cannot be merged
 //!   ([`ErrorKind::Unmergeable`]), found by projecting every role.
 //!
@@ -210,7 +211,10 @@ impl<'g> Checker<'g> {
             ));
             return;
         }
-        let mut all: Vec<First<'g>> = Vec::new();
+        // The first first message, and the first message of each label: looking a
+        // label up is constant time, so wide choices are checked in linear time.
+        let mut first0: Option<First<'g>> = None;
+        let mut labels: FxHashMap<&'g str, Span> = FxHashMap::default();
         for branch in branches {
             let mut firsts = Vec::new();
             let mut inner = Vec::new();
@@ -222,18 +226,25 @@ impl<'g> Checker<'g> {
                 return;
             }
             for first in firsts {
-                if let Some(e) = self.clash(at, &all, first) {
+                if let Some(e) = self.clash(at, first0, &labels, first) {
                     self.errors
                         .push(e.with_label(at.span, "the choice is made here"));
                     return;
                 }
-                all.push(first);
+                first0.get_or_insert(first);
+                labels.insert(first.2, first.3);
             }
         }
     }
 
     /// Why `first` cannot start a branch of the choice at `at` given the earlier ones.
-    fn clash(&self, at: &Name, earlier: &[First<'g>], first: First<'g>) -> Option<Diagnostic> {
+    fn clash(
+        &self,
+        at: &Name,
+        first0: Option<First<'g>>,
+        labels: &FxHashMap<&'g str, Span>,
+        first: First<'g>,
+    ) -> Option<Diagnostic> {
         let (from, to, label, span) = first;
         if from.text != at.text {
             return Some(Diagnostic::new(
@@ -245,22 +256,26 @@ impl<'g> Checker<'g> {
                 ),
             ));
         }
-        let (_, to0, _, span0) = earlier.first()?;
+        let (_, to0, _, span0) = first0?;
         if to0.text != to.text {
             return Some(
                 Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
+                    ErrorKind::Unsupported,
                     span,
                     format!(
                         "this branch starts with a message to `{}`, another with a message to `{}`",
                         to.text, to0.text
                     ),
                 )
-                .with_label(*span0, "the other branch starts here")
-                .with_note("every branch must start with a message from the chooser to one and the same role"),
+                .with_label(span0, "the other branch starts here")
+                .with_note(
+                    "choices whose branches start with messages to different roles are not \
+                     supported yet: every branch must start with a message from the chooser \
+                     to one and the same role",
+                ),
             );
         }
-        let (_, _, _, dup) = earlier.iter().find(|(_, _, l, _)| *l == label)?;
+        let dup = labels.get(label)?;
         Some(
             Diagnostic::new(
                 ErrorKind::UndirectedChoice,

@@ -63,9 +63,9 @@ fn choice_not_directed_by_sender() {
 }
 
 #[test]
-fn choice_not_directed_to_one_receiver() {
+fn choice_to_different_receivers_is_unsupported_not_invalid() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    a() from A to C;\n  } or {\n    b() from A to C;\n    b() from A to B;\n  }\n}\n";
-    assert_eq!(errors(src), vec![(6, 5, ErrorKind::UndirectedChoice)]);
+    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unsupported)]);
     let d = first(src);
     assert_eq!(line_column(src, d.labels[0].span.start), (3, 5));
 }

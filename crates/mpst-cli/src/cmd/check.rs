@@ -59,7 +59,7 @@ pub fn load(file: &std::path::Path) -> Result<Loaded, Result<Outcome, UsageError
                     "{path}: malformed input ({n} {errors})"
                 ))))
             } else {
-                eprintln!("{path}: invalid ({n} {errors})");
+                crate::output::error(&format!("{path}: invalid ({n} {errors})\n"));
                 Err(Ok(Outcome::Fails))
             }
         }
@@ -120,6 +120,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         return Err(UsageError(format!("{}: no protocol found", loaded.path)));
     }
     let mut valid = true;
+    let mut unsupported = Vec::new();
     for protocol in selected {
         let name = &protocol.name.text;
         match project_all(protocol) {
@@ -150,13 +151,26 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             }
             Err(errors) => {
                 valid = false;
+                let verdict = if malformed(&errors) {
+                    unsupported.push(name.as_str());
+                    "unsupported"
+                } else {
+                    "invalid"
+                };
                 let n = errors.len();
                 let errors_word = if n == 1 { "error" } else { "errors" };
-                print_out(&format!("{name}: invalid ({n} {errors_word})\n"))?;
+                print_out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
                 emit(&loaded.path, &loaded.source, &items);
             }
         }
+    }
+    if !unsupported.is_empty() {
+        return Err(UsageError(format!(
+            "{}: unsupported construct in {}",
+            loaded.path,
+            names(unsupported.into_iter())
+        )));
     }
     Ok(if valid {
         Outcome::Holds

@@ -6,7 +6,7 @@ use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
 use mpst_scribble::project_fsm;
 
 use super::check::{load, names, print_out, select};
-use crate::diagnostics::{emit, Item};
+use crate::diagnostics::{emit, malformed, Item};
 use crate::{Outcome, UsageError};
 
 /// Output formats of `mpst project`.
@@ -100,6 +100,12 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         }
         Err(d) => {
             emit(&loaded.path, &loaded.source, &[Item::Error(&d)]);
+            if malformed(std::slice::from_ref(&d)) {
+                return Err(UsageError(format!(
+                    "{}: `{}` uses a construct that is not supported",
+                    loaded.path, protocol.name.text
+                )));
+            }
             Ok(Outcome::Fails)
         }
     }

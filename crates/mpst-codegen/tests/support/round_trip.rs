@@ -16,7 +16,8 @@ pub fn program_main(roles: &[(String, String)]) -> String {
         let ident = mpst::verify::rust_name(role, "R");
         let _ = writeln!(
             checks,
-            "    same &= same_as_projection::<api::{ident}Session<'static, api::{ident}>>({dot:?});"
+            "    same &= same_as_projection::<api::{}Session<'static, api::{ident}>>({dot:?});",
+            ident.trim_end_matches('_')
         );
     }
     format!(

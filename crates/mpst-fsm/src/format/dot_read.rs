@@ -64,7 +64,18 @@ fn parse(input: &str, deterministic: bool) -> Result<Vec<Fsm>, DotError> {
             }
             return Ok(fsms);
         }
-        fsms.push(parser.digraph()?);
+        let name = parser.peek.clone();
+        let fsm = parser.digraph()?;
+        if fsms.iter().any(|f: &Fsm| f.role() == fsm.role()) {
+            return Err(parser.error_at(
+                &name,
+                format!(
+                    "two digraphs are named `{}`: expected one digraph per role",
+                    fsm.role()
+                ),
+            ));
+        }
+        fsms.push(fsm);
     }
 }
 

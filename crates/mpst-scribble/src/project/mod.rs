@@ -23,6 +23,7 @@
 
 mod arena;
 mod fsm;
+mod merge;
 mod walk;
 
 use mpst_fsm::{Fsm, LocalType};

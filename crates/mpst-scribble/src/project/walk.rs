@@ -17,10 +17,12 @@ type Env = Vec<(Sym, u32)>;
 
 /// Projects global types onto one role into a shared [`Arena`].
 pub(crate) struct Projector<'a> {
-    arena: &'a mut Arena,
-    role: &'a str,
-    merged: FxHashMap<(LId, LId), LId>,
-    merging: FxHashSet<(LId, LId)>,
+    pub(super) arena: &'a mut Arena,
+    pub(super) role: &'a str,
+    pub(super) merged: FxHashMap<(LId, LId), LId>,
+    pub(super) merging: FxHashSet<(LId, LId)>,
+    pub(super) merged_many: FxHashMap<Box<[LId]>, LId>,
+    pub(super) merging_many: FxHashSet<Box<[LId]>>,
 }
 
 impl<'a> Projector<'a> {
@@ -31,6 +33,8 @@ impl<'a> Projector<'a> {
             role,
             merged: FxHashMap::default(),
             merging: FxHashSet::default(),
+            merged_many: FxHashMap::default(),
+            merging_many: FxHashSet::default(),
         }
     }
 
@@ -132,6 +136,7 @@ impl<'a> Projector<'a> {
     ) -> Result<LId, Diagnostic> {
         let mut peer: Option<Sym> = None;
         let mut all: Vec<(u32, LId)> = Vec::new();
+        let mut labels: FxHashSet<Sym> = FxHashSet::default();
         for (branch, &p) in branches.iter().zip(projections) {
             let where_ = first_span(branch).unwrap_or(span);
             let head = self.arena.head_normal(p);
@@ -153,7 +158,7 @@ impl<'a> Projector<'a> {
             };
             if let Some(first) = peer.filter(|&first| first != q) {
                 return Err(Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
+                    ErrorKind::Unsupported,
                     where_,
                     format!(
                         "`{}` starts this branch with a message to `{}` but another with a message to `{}`",
@@ -168,7 +173,7 @@ impl<'a> Projector<'a> {
             peer = Some(q);
             for &(m, c) in sends.iter() {
                 let label = self.arena.label(m);
-                if all.iter().any(|&(m2, _)| self.arena.label(m2) == label) {
+                if !labels.insert(label) {
                     return Err(Diagnostic::new(
                         ErrorKind::UndirectedChoice,
                         where_,
@@ -204,23 +209,46 @@ impl<'a> Projector<'a> {
         span: Span,
         projections: &[LId],
     ) -> Result<LId, Diagnostic> {
-        let Some((&first, rest)) = projections.split_first() else {
+        if projections.is_empty() {
             return Ok(self.arena.end());
-        };
-        let mut acc = first;
-        for (i, &p) in rest.iter().enumerate() {
-            let i = i + 1;
-            match self.merge(acc, p) {
-                Ok(m) => acc = m,
-                Err((x, y)) => {
-                    // Name the earliest branch that conflicts with branch `i` on its own.
-                    let j = (0..i)
-                        .find(|&j| self.merge(projections[j], p).is_err())
-                        .unwrap_or(0);
-                    let here = first_span(&branches[i]).unwrap_or(span);
-                    let there = first_span(&branches[j]).unwrap_or(span);
-                    let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
-                    return Err(Diagnostic::new(
+        }
+        if let Ok(merged) = self.merge_many(projections) {
+            return Ok(merged);
+        }
+        // Name the first branch `i` that the branches before it cannot absorb, found by
+        // bisection (`O(n log n)` merges of prefixes rather than `n` growing ones), and
+        // the earliest branch `j` that, with the ones before it, conflicts with `i`.
+        let (mut lo, mut hi) = (1, projections.len() - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.merge_many(&projections[..=mid]).is_ok() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let i = lo;
+        let p = projections[i];
+        let acc = self.merge_many(&projections[..i]).unwrap_or(projections[0]);
+        let (x, y) = self.merge(acc, p).err().unwrap_or((acc, p));
+        let (mut lo, mut hi) = (0, i - 1);
+        let mut with_i = Vec::with_capacity(i + 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            with_i.clear();
+            with_i.extend_from_slice(&projections[..=mid]);
+            with_i.push(p);
+            if self.merge_many(&with_i).is_ok() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let j = lo;
+        let here = first_span(&branches[i]).unwrap_or(span);
+        let there = first_span(&branches[j]).unwrap_or(span);
+        let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
+        Err(Diagnostic::new(
                         ErrorKind::Unmergeable,
                         here,
                         format!(
@@ -237,148 +265,7 @@ impl<'a> Projector<'a> {
                     .with_note(
                         "a role that does not choose may behave differently across branches only by \
                          first receiving from one and the same role, with distinct labels",
-                    ));
-                }
-            }
-        }
-        Ok(acc)
-    }
-
-    /// nuscr's merge: equal types, or receptions from the same peer whose common labels
-    /// carry the same sorts and whose continuations merge. On failure, the innermost
-    /// pair that could not be merged.
-    fn merge(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
-        if a == b {
-            return Ok(a);
-        }
-        if let Some(&m) = self.merged.get(&(a, b)) {
-            return Ok(m);
-        }
-        if !self.merging.insert((a, b)) {
-            return Err((a, b));
-        }
-        let result = self.merge_nodes(a, b);
-        self.merging.remove(&(a, b));
-        if let Ok(m) = result {
-            self.merged.insert((a, b), m);
-        }
-        result
-    }
-
-    fn merge_nodes(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
-        let receive = |n: &Node| {
-            matches!(
-                n,
-                Node::Choice {
-                    dir: Direction::Receive,
-                    ..
-                }
-            )
-        };
-        match (self.arena.node(a).clone(), self.arena.node(b).clone()) {
-            (
-                Node::Choice {
-                    dir: Direction::Receive,
-                    peer: p,
-                    branches: left,
-                },
-                Node::Choice {
-                    dir: Direction::Receive,
-                    peer: q,
-                    branches: right,
-                },
-            ) if p == q => {
-                if let ([(m, _)], [(m2, _)]) = (&*left, &*right) {
-                    if self.arena.label(*m) == self.arena.label(*m2) {
-                        return self.merge_chain(a, b);
-                    }
-                }
-                let mut out = left.to_vec();
-                for &(m, c) in right.iter() {
-                    let label = self.arena.label(m);
-                    match out
-                        .iter()
-                        .position(|&(m2, _)| self.arena.label(m2) == label)
-                    {
-                        Some(i) => {
-                            let (m2, c2) = out[i];
-                            if !self.arena.message(m).same_sort(self.arena.message(m2)) {
-                                return Err((a, b));
-                            }
-                            out[i].1 = self.merge(c2, c)?;
-                        }
-                        None => out.push((m, c)),
-                    }
-                }
-                Ok(self.arena.intern(Node::Choice {
-                    dir: Direction::Receive,
-                    peer: p,
-                    branches: out.into(),
-                }))
-            }
-            (Node::Rec(x, left), Node::Rec(y, right)) if x == y => {
-                let body = self.merge(left, right)?;
-                Ok(self.arena.rec(x, body))
-            }
-            (Node::Rec(..), other) if receive(&other) => {
-                let a = self.arena.head_normal(a);
-                self.merge(a, b)
-            }
-            (other, Node::Rec(..)) if receive(&other) => {
-                let b = self.arena.head_normal(b);
-                self.merge(a, b)
-            }
-            _ => Err((a, b)),
-        }
-    }
-}
-
-impl Projector<'_> {
-    /// Merges two runs of single receptions with equal messages in a loop, so that long
-    /// common runs do not recurse once per message.
-    fn merge_chain(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
-        let mut prefix = Vec::new();
-        let (mut x, mut y) = (a, b);
-        let tail = loop {
-            if x == y {
-                break x;
-            }
-            let step = match (self.arena.node(x), self.arena.node(y)) {
-                (
-                    Node::Choice {
-                        dir: Direction::Receive,
-                        peer: p,
-                        branches: left,
-                    },
-                    Node::Choice {
-                        dir: Direction::Receive,
-                        peer: q,
-                        branches: right,
-                    },
-                ) if p == q && left.len() == 1 && right.len() == 1 => {
-                    let ((m, c), (m2, c2)) = (left[0], right[0]);
-                    let same = self.arena.label(m) == self.arena.label(m2)
-                        && self.arena.message(m).same_sort(self.arena.message(m2));
-                    same.then_some((*p, m, c, c2))
-                }
-                _ => None,
-            };
-            match step {
-                Some((peer, m, c, c2)) => {
-                    prefix.push((peer, m));
-                    x = c;
-                    y = c2;
-                }
-                // Same label, different sorts.
-                None if prefix.is_empty() => return Err((a, b)),
-                None => break self.merge(x, y)?,
-            }
-        };
-        let mut acc = tail;
-        for (peer, m) in prefix.into_iter().rev() {
-            acc = self.arena.action(Direction::Receive, peer, m, acc);
-        }
-        Ok(acc)
+                    ))
     }
 }
 

@@ -6,7 +6,7 @@
 //! (to the end of the line), `/* ... */` and nestable `(* ... *)`. A pragma block
 //! `(*# ... #*)` is one [`TokenKind::Pragma`] token.
 
-use crate::diagnostic::{Diagnostic, ErrorKind};
+use crate::diagnostic::{Collector, Diagnostic, ErrorKind};
 use crate::Span;
 
 /// A reserved word of the dialect.
@@ -162,12 +162,19 @@ pub fn unquote(text: &str) -> &str {
 /// Splits `source` into tokens, ending with one [`TokenKind::Eof`] token. Problems
 /// (unexpected characters, unterminated comments or strings) are reported and skipped.
 pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+    let (tokens, diagnostics) = lex_collect(source);
+    (tokens, diagnostics.finish())
+}
+
+/// [`lex`] with the diagnostics still being collected (at most
+/// [`crate::diagnostic::MAX_DIAGNOSTICS`] kept).
+pub(crate) fn lex_collect(source: &str) -> (Vec<Token>, Collector) {
     let mut lexer = Lexer {
         src: source,
         bytes: source.as_bytes(),
         pos: 0,
         tokens: Vec::new(),
-        diagnostics: Vec::new(),
+        diagnostics: Collector::default(),
     };
     lexer.run();
     let end = source.len();
@@ -193,7 +200,7 @@ struct Lexer<'a> {
     bytes: &'a [u8],
     pos: usize,
     tokens: Vec<Token>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Collector,
 }
 
 impl Lexer<'_> {

@@ -42,6 +42,7 @@ pub use check::check;
 pub use lower::{lower, MAX_DEPTH, MAX_FILE_NODES, MAX_LOWERED_NESTING, MAX_NODES};
 pub use parser::{parse_module, MAX_NESTING};
 
+use crate::diagnostic::Collector;
 use crate::{Diagnostic, GlobalProtocol};
 
 /// Parses a Scribble file and lowers every global protocol in it, in source order.
@@ -50,13 +51,24 @@ use crate::{Diagnostic, GlobalProtocol};
 /// recovers at `;` and `}`), unsupported constructs, and binding errors (unbound or
 /// duplicate roles, unknown protocols, arity mismatches, unbound recursion variables).
 /// Well-formedness beyond binding (guardedness, choice, merging) is checked later, on
-/// the result.
+/// the result. A choice branch that starts with `continue X` is unfolded into `X`'s body
+/// where that is sound (see `unfold.rs`), so that the choice can be directed.
+///
+/// At most [`crate::diagnostic::MAX_DIAGNOSTICS`] diagnostics are returned, then one
+/// that counts the rest.
 pub fn parse(source: &str) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
-    let (module, mut diagnostics) = parse_module(source);
+    let (module, mut diagnostics) = parser::parse_collect(source);
     diagnostics.extend(check(&module));
     if !diagnostics.is_empty() {
-        diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-        return Err(diagnostics);
+        return Err(diagnostics.finish());
     }
-    lower(&module)
+    let mut protocols = lower(&module).map_err(|all| {
+        let mut diagnostics = Collector::default();
+        diagnostics.extend(all);
+        diagnostics.finish()
+    })?;
+    for protocol in &mut protocols {
+        crate::unfold::continue_led(protocol);
+    }
+    Ok(protocols)
 }

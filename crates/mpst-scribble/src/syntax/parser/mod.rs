@@ -9,9 +9,9 @@
 mod body;
 mod recover;
 
-use crate::diagnostic::{Diagnostic, ErrorKind};
+use crate::diagnostic::{Collector, Diagnostic, ErrorKind};
 use crate::syntax::ast::{Annotation, Module, Pragma, Protocol, TypeDecl, TypeDeclKind};
-use crate::syntax::lexer::{lex, unquote, Keyword, Token, TokenKind};
+use crate::syntax::lexer::{lex_collect, unquote, Keyword, Token, TokenKind};
 use crate::{Name, Span};
 
 /// Blocks may nest this deep; deeper input is rejected instead of exhausting the stack.
@@ -19,8 +19,17 @@ pub const MAX_NESTING: usize = 128;
 
 /// Parses a whole file. The tree holds everything that parsed; the diagnostics say what
 /// did not (syntax errors and unsupported constructs), in source order.
+///
+/// At most [`crate::diagnostic::MAX_DIAGNOSTICS`] diagnostics are returned, then one
+/// that counts the rest.
 pub fn parse_module(source: &str) -> (Module, Vec<Diagnostic>) {
-    let (tokens, diagnostics) = lex(source);
+    let (module, diagnostics) = parse_collect(source);
+    (module, diagnostics.finish())
+}
+
+/// [`parse_module`] with the diagnostics still being collected.
+pub(crate) fn parse_collect(source: &str) -> (Module, Collector) {
+    let (tokens, diagnostics) = lex_collect(source);
     let mut parser = Parser {
         src: source,
         tokens,
@@ -30,9 +39,7 @@ pub fn parse_module(source: &str) -> (Module, Vec<Diagnostic>) {
         diagnostics,
     };
     let module = parser.module();
-    let mut diagnostics = parser.diagnostics;
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    (module, diagnostics)
+    (module, parser.diagnostics)
 }
 
 /// Marks a failure whose diagnostic has already been recorded.
@@ -50,7 +57,7 @@ struct Parser<'a> {
     prev_end: usize,
     /// How many blocks are open.
     depth: usize,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Collector,
 }
 
 /// Words that describe a token kind in "expected ..." messages.

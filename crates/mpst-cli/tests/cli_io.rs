@@ -1,0 +1,227 @@
+//! Input and output at the edges of `mpst`: closed and full stdout and stderr, the
+//! input size limit, byte-order marks, invalid UTF-8, empty files, files full of
+//! errors. Every subcommand goes through the same reader and writer guard.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mpst"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../../examples/{name}/{name}.scr"))
+        .display()
+        .to_string()
+}
+
+fn file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_io");
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("writable");
+    path
+}
+
+fn full() -> Option<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .ok()
+}
+
+/// Every subcommand with output, on valid input.
+fn commands() -> Vec<Vec<String>> {
+    let scr = example("double_buffering");
+    let dot = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/streaming/s_optimised.dot")
+        .display()
+        .to_string();
+    vec![
+        vec!["check".into(), scr.clone()],
+        vec!["project".into(), scr.clone(), "--role".into(), "K".into()],
+        vec!["generate".into(), scr],
+        vec!["subtype".into(), dot.clone(), dot.clone()],
+        vec!["kmc".into(), dot],
+        vec!["--help".into()],
+    ]
+}
+
+#[test]
+fn writing_to_a_full_stdout_is_an_error_not_a_panic() {
+    let Some(_) = full() else { return };
+    for args in commands() {
+        let out = bin()
+            .args(&args)
+            .stdout(full().unwrap())
+            .output()
+            .expect("runs");
+        let code = out.status.code();
+        assert_ne!(code, Some(101), "{args:?}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains("panicked"), "{args:?}");
+    }
+    let out = bin()
+        .args(["generate", &example("double_buffering")])
+        .stdout(full().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot write"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn writing_to_a_full_stderr_is_not_a_panic() {
+    let Some(_) = full() else { return };
+    let bad = file("bad.scr", b"global protocol P(role A) { x( from A to ; }");
+    let mut all = commands();
+    all.push(vec!["check".into(), bad.display().to_string()]);
+    all.push(vec!["check".into(), "/no/such/file".into()]);
+    for args in all {
+        let out = bin()
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(full().unwrap())
+            .output()
+            .expect("runs");
+        assert_ne!(out.status.code(), Some(101), "{args:?}");
+        assert!(out.status.code().is_some(), "{args:?}: killed");
+    }
+}
+
+#[test]
+fn writing_to_a_closed_pipe_is_not_a_panic() {
+    for args in commands() {
+        let mut child = bin()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // Close the reading end at once, like `mpst ... | true`.
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_ne!(status.code(), Some(101), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn input_over_the_size_limit_is_refused_quickly() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let start = Instant::now();
+    let out = bin().args(["check", "/dev/zero"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("larger than the limit of 16 MiB"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Generous: the point is that it does not read until memory runs out.
+    assert!(start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn utf8_byte_order_mark_is_accepted_by_check() {
+    let source = std::fs::read(example("double_buffering")).unwrap();
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(source);
+    let path = file("bom.scr", &bom);
+    let out = bin().arg("check").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn invalid_utf8_and_empty_files_are_located_errors() {
+    let path = file(
+        "latin1.scr",
+        b"global protocol P(role A, role B) {\n  caf\xe9() from A to B;\n}\n",
+    );
+    let out = bin().arg("check").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("latin1.scr:2:6: invalid UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let path = file("empty.dot", b"");
+    for args in [
+        &["check"][..],
+        &["kmc"],
+        &["subtype", path.to_str().unwrap()],
+    ] {
+        let out = bin().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("empty.dot:1:1: the file is empty"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_file_full_of_syntax_errors_gets_a_hundred_diagnostics_and_a_count() {
+    let line = "global protocol P(role A) { x( from A to ; }\n";
+    let path = file("errors.scr", line.repeat(20_000).as_bytes());
+    let out = bin().arg("check").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.matches("error: syntax error").count(),
+        101,
+        "{}",
+        &err[..2000.min(err.len())]
+    );
+    assert!(
+        err.contains("more errors are not shown (only the first 100 are)"),
+        "{}",
+        &err[err.len().saturating_sub(2000)..]
+    );
+    assert!(err.len() < 100_000, "{} bytes of diagnostics", err.len());
+}
+
+#[test]
+fn choice_to_different_receivers_is_unsupported_not_invalid() {
+    let path = file(
+        "receivers.scr",
+        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n    y() from C to B;\n  }\n}\n",
+    );
+    for args in [&["check"][..], &["project"]] {
+        let mut cmd = bin();
+        cmd.args(args).arg(&path);
+        if args == ["project"] {
+            cmd.args(["--role", "A"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let err = text(&out.stderr);
+        assert!(err.contains("unsupported construct"), "{args:?}: {err}");
+        assert!(err.contains("receivers.scr:6:5"), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,311 @@
+//! nuscr's merging of a third party's projections of the branches of a choice.
+//!
+//! [`Projector::merge`] merges two local types; [`Projector::merge_many`] merges all the
+//! branches of a choice at once, label by label, so that a `n`-way choice costs `O(n)`
+//! rather than the `O(n²)` of folding `n` growing merges. Both are memoised, find
+//! cycles through unfolded recursions, and fold long runs of common receptions in a
+//! loop instead of recursing once per message.
+
+use mpst_fsm::Direction;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::arena::{LId, MsgId, Node, Sym};
+use super::walk::Projector;
+
+impl Projector<'_> {
+    /// nuscr's merge: equal types, or receptions from the same peer whose common labels
+    /// carry the same sorts and whose continuations merge. On failure, the innermost
+    /// pair that could not be merged.
+    pub(super) fn merge(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
+        if a == b {
+            return Ok(a);
+        }
+        if let Some(&m) = self.merged.get(&(a, b)) {
+            return Ok(m);
+        }
+        if !self.merging.insert((a, b)) {
+            return Err((a, b));
+        }
+        let result = self.merge_nodes(a, b);
+        self.merging.remove(&(a, b));
+        if let Ok(m) = result {
+            self.merged.insert((a, b), m);
+        }
+        result
+    }
+
+    fn merge_nodes(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
+        let receive = |n: &Node| {
+            matches!(
+                n,
+                Node::Choice {
+                    dir: Direction::Receive,
+                    ..
+                }
+            )
+        };
+        match (self.arena.node(a).clone(), self.arena.node(b).clone()) {
+            (
+                Node::Choice {
+                    dir: Direction::Receive,
+                    peer: p,
+                    branches: left,
+                },
+                Node::Choice {
+                    dir: Direction::Receive,
+                    peer: q,
+                    branches: right,
+                },
+            ) if p == q => {
+                if let ([(m, _)], [(m2, _)]) = (&*left, &*right) {
+                    if self.arena.label(*m) == self.arena.label(*m2) {
+                        return self.merge_chain(a, b);
+                    }
+                }
+                let mut out = left.to_vec();
+                let mut index: FxHashMap<Sym, usize> = out
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(m, _))| (self.arena.label(m), i))
+                    .collect();
+                for &(m, c) in right.iter() {
+                    let label = self.arena.label(m);
+                    match index.get(&label).copied() {
+                        Some(i) => {
+                            let (m2, c2) = out[i];
+                            if !self.arena.message(m).same_sort(self.arena.message(m2)) {
+                                return Err((a, b));
+                            }
+                            out[i].1 = self.merge(c2, c)?;
+                        }
+                        None => {
+                            index.insert(label, out.len());
+                            out.push((m, c));
+                        }
+                    }
+                }
+                Ok(self.arena.intern(Node::Choice {
+                    dir: Direction::Receive,
+                    peer: p,
+                    branches: out.into(),
+                }))
+            }
+            (Node::Rec(x, left), Node::Rec(y, right)) if x == y => {
+                let body = self.merge(left, right)?;
+                Ok(self.arena.rec(x, body))
+            }
+            (Node::Rec(..), other) if receive(&other) => {
+                let a = self.arena.head_normal(a);
+                self.merge(a, b)
+            }
+            (other, Node::Rec(..)) if receive(&other) => {
+                let b = self.arena.head_normal(b);
+                self.merge(a, b)
+            }
+            _ => Err((a, b)),
+        }
+    }
+}
+
+impl Projector<'_> {
+    /// Merges two runs of single receptions with equal messages in a loop, so that long
+    /// common runs do not recurse once per message.
+    fn merge_chain(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
+        let mut prefix = Vec::new();
+        let (mut x, mut y) = (a, b);
+        let tail = loop {
+            if x == y {
+                break x;
+            }
+            let step = match (self.arena.node(x), self.arena.node(y)) {
+                (
+                    Node::Choice {
+                        dir: Direction::Receive,
+                        peer: p,
+                        branches: left,
+                    },
+                    Node::Choice {
+                        dir: Direction::Receive,
+                        peer: q,
+                        branches: right,
+                    },
+                ) if p == q && left.len() == 1 && right.len() == 1 => {
+                    let ((m, c), (m2, c2)) = (left[0], right[0]);
+                    let same = self.arena.label(m) == self.arena.label(m2)
+                        && self.arena.message(m).same_sort(self.arena.message(m2));
+                    same.then_some((*p, m, c, c2))
+                }
+                _ => None,
+            };
+            match step {
+                Some((peer, m, c, c2)) => {
+                    prefix.push((peer, m));
+                    x = c;
+                    y = c2;
+                }
+                // Same label, different sorts.
+                None if prefix.is_empty() => return Err((a, b)),
+                None => break self.merge(x, y)?,
+            }
+        };
+        let mut acc = tail;
+        for (peer, m) in prefix.into_iter().rev() {
+            acc = self.arena.action(Direction::Receive, peer, m, acc);
+        }
+        Ok(acc)
+    }
+}
+
+impl Projector<'_> {
+    /// The merge of every one of `ids` (see [`Self::merge`]). On failure, a pair that
+    /// could not be merged.
+    pub(super) fn merge_many(&mut self, ids: &[LId]) -> Result<LId, (LId, LId)> {
+        let mut ids = distinct(ids);
+        let mut prefix: Vec<(Sym, MsgId)> = Vec::new();
+        let tail = loop {
+            match ids[..] {
+                [] => break self.arena.end(),
+                [a] => break a,
+                [a, b] => break self.merge(a, b)?,
+                _ => {}
+            }
+            match self.common_reception(&ids) {
+                Some((peer, m, conts)) => {
+                    prefix.push((peer, m));
+                    ids = distinct(&conts);
+                }
+                None => break self.merge_wide(&ids)?,
+            }
+        };
+        let mut acc = tail;
+        for (peer, m) in prefix.into_iter().rev() {
+            acc = self.arena.action(Direction::Receive, peer, m, acc);
+        }
+        Ok(acc)
+    }
+
+    /// When every one of `ids` is the single reception of one and the same message from
+    /// one peer: that peer, the message and the continuations.
+    fn common_reception(&self, ids: &[LId]) -> Option<(Sym, MsgId, Vec<LId>)> {
+        let mut common: Option<(Sym, MsgId)> = None;
+        let mut conts = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let Node::Choice {
+                dir: Direction::Receive,
+                peer,
+                branches,
+            } = self.arena.node(id)
+            else {
+                return None;
+            };
+            let [(m, c)] = **branches else {
+                return None;
+            };
+            match common {
+                None => common = Some((*peer, m)),
+                Some((p, m0)) => {
+                    let same = p == *peer
+                        && self.arena.label(m0) == self.arena.label(m)
+                        && self.arena.message(m0).same_sort(self.arena.message(m));
+                    if !same {
+                        return None;
+                    }
+                }
+            }
+            conts.push(c);
+        }
+        common.map(|(p, m)| (p, m, conts))
+    }
+
+    /// [`Self::merge_many`] of three or more distinct types, memoised.
+    fn merge_wide(&mut self, ids: &[LId]) -> Result<LId, (LId, LId)> {
+        let key: Box<[LId]> = ids.into();
+        if let Some(&m) = self.merged_many.get(&key) {
+            return Ok(m);
+        }
+        if !self.merging_many.insert(key.clone()) {
+            return Err((ids[0], ids[1]));
+        }
+        let result = self.merge_wide_nodes(ids);
+        self.merging_many.remove(&key);
+        if let Ok(m) = result {
+            self.merged_many.insert(key, m);
+        }
+        result
+    }
+
+    fn merge_wide_nodes(&mut self, ids: &[LId]) -> Result<LId, (LId, LId)> {
+        // Recursions on one variable: merge their bodies.
+        if let Node::Rec(x, _) = *self.arena.node(ids[0]) {
+            let bodies: Option<Vec<LId>> = ids
+                .iter()
+                .map(|&id| match *self.arena.node(id) {
+                    Node::Rec(y, body) if y == x => Some(body),
+                    _ => None,
+                })
+                .collect();
+            if let Some(bodies) = bodies {
+                let body = self.merge_many(&bodies)?;
+                return Ok(self.arena.rec(x, body));
+            }
+        }
+        // Otherwise only receptions from one peer merge, recursions unfolded.
+        let mut heads = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let head = self.arena.head_normal(id);
+            heads.push(head);
+        }
+        let mut peer: Option<Sym> = None;
+        // Per label, in order of first appearance: the message, the type it came from
+        // and the continuations to merge.
+        let mut groups: Vec<(MsgId, LId, Vec<LId>)> = Vec::new();
+        let mut index: FxHashMap<Sym, usize> = FxHashMap::default();
+        for &head in &heads {
+            let Node::Choice {
+                dir: Direction::Receive,
+                peer: p,
+                branches,
+            } = self.arena.node(head)
+            else {
+                return Err((heads[0], head));
+            };
+            if *peer.get_or_insert(*p) != *p {
+                return Err((heads[0], head));
+            }
+            for &(m, c) in branches.iter() {
+                let label = self.arena.label(m);
+                match index.get(&label) {
+                    Some(&i) => {
+                        let (m0, owner, conts) = &mut groups[i];
+                        if !self.arena.message(*m0).same_sort(self.arena.message(m)) {
+                            return Err((*owner, head));
+                        }
+                        conts.push(c);
+                    }
+                    None => {
+                        index.insert(label, groups.len());
+                        groups.push((m, head, vec![c]));
+                    }
+                }
+            }
+        }
+        let Some(peer) = peer else {
+            return Ok(self.arena.end());
+        };
+        let mut branches = Vec::with_capacity(groups.len());
+        for (m, _, conts) in groups {
+            branches.push((m, self.merge_many(&conts)?));
+        }
+        Ok(self.arena.intern(Node::Choice {
+            dir: Direction::Receive,
+            peer,
+            branches: branches.into(),
+        }))
+    }
+}
+
+/// `ids` without repetitions, in order of first appearance.
+fn distinct(ids: &[LId]) -> Vec<LId> {
+    let mut seen = FxHashSet::default();
+    ids.iter().copied().filter(|&id| seen.insert(id)).collect()
+}
