@@ -259,8 +259,9 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint for `role` on `transport` with the default [`Config`]. Must be called
-    /// inside a tokio runtime: it spawns the task that files incoming messages.
+    /// An endpoint for `role` on `transport` with the default [`Config`]. It spawns the
+    /// task that files incoming messages, so it must be created inside a tokio runtime
+    /// ([`ChoreoError::NoRuntime`] otherwise).
     pub fn new(transport: Arc<dyn Transport>, role: RoleName) -> Result<Self> {
         Self::with_config(transport, role, Config::default(), None)
     }
@@ -272,6 +273,7 @@ impl Endpoint {
         config: Config,
         observer: Option<Arc<dyn Observer>>,
     ) -> Result<Self> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| ChoreoError::NoRuntime)?;
         let incoming = transport.incoming(&role)?;
         let shared = Arc::new(Shared {
             role,
@@ -280,7 +282,9 @@ impl Endpoint {
             observer,
             mailbox: Mutex::default(),
         });
-        let driver = tokio::spawn(drive(Arc::downgrade(&shared), incoming)).abort_handle();
+        let driver = runtime
+            .spawn(drive(Arc::downgrade(&shared), incoming))
+            .abort_handle();
         Ok(Self {
             shared,
             sessions: AtomicU64::new(0),

@@ -103,6 +103,10 @@ pub enum ChoreoError {
         message: String,
     },
 
+    /// An endpoint was created outside a tokio runtime.
+    #[error("an endpoint needs a tokio runtime: create it inside one")]
+    NoRuntime,
+
     /// A role asked of a runner or transport is not part of it.
     #[error("no role {0} here")]
     UnknownRole(RoleName),

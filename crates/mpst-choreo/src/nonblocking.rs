@@ -9,9 +9,10 @@ use futures::future::{BoxFuture, Either};
 
 use crate::Portable;
 use crate::error::Result;
+use crate::exchange::encode;
 use crate::key::{Key, Site};
 use crate::located::{Located, LocatedFuture};
-use crate::op::{Op, encode, type_label};
+use crate::op::{Op, type_label};
 use crate::role::{Member, Role, RoleName, RoleSet};
 
 mod sealed {

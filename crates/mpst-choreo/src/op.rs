@@ -13,12 +13,12 @@ use tokio::task::JoinSet;
 
 use crate::Portable;
 use crate::choreography::Choreography;
-use crate::endpoint::{Pending, Shared};
+use crate::endpoint::Shared;
 use crate::error::{ChoreoError, Result};
+use crate::exchange::encode;
 use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
-use crate::transport::{Envelope, EventKind};
 
 /// The state of one top-level run, shared by every [`Op`] of its calls: the pending
 /// sends and forwards (driven by tokio tasks, so the body never has to await them) and
@@ -149,7 +149,7 @@ impl<L: RoleSet> Op<L> {
     ) -> impl Future<Output = Result<T>> + Send + use<S, T, I, L>
     where
         S: Role + Member<L, I>,
-        T: Portable + Clone + Sync,
+        T: Portable + Clone,
     {
         let key = self.key(Site::here());
         let own = value.get().cloned();
@@ -203,7 +203,7 @@ impl<L: RoleSet> Op<L> {
         D: Role + Member<Sub, I1>,
         Sub: RoleSet + Subset<L, I2>,
         Ch: Choreography<X, Roles = Sub>,
-        C: Portable + Clone + Debug + Sync,
+        C: Portable + Clone + Debug,
     {
         let site = Site::here();
         let key = self.key(site);
@@ -341,111 +341,6 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Claims the key now and returns the future that sends.
-    pub(crate) fn send_bytes<P>(
-        &self,
-        to: RoleName,
-        key: Key,
-        payload: P,
-        label: String,
-    ) -> impl Future<Output = Result<()>> + Send + 'static + use<P, L>
-    where
-        P: Future<Output = Result<Vec<u8>>> + Send + 'static,
-    {
-        let claim = self.shared.claim_send(&to, &key);
-        if let Err(e) = &claim {
-            self.record(e);
-        }
-        let shared = Arc::clone(&self.shared);
-        async move {
-            claim?;
-            let envelope = Envelope {
-                from: shared.role.clone(),
-                to,
-                key,
-                payload: payload.await?,
-            };
-            let (from, to, key) = (
-                envelope.from.clone(),
-                envelope.to.clone(),
-                envelope.key.clone(),
-            );
-            shared.transport.send(envelope).await?;
-            shared.observe(EventKind::Sent, &from, &to, &key, label);
-            Ok(())
-        }
-    }
-
-    /// Claims the key now and returns the future that receives and decodes.
-    pub(crate) fn receive<T: Portable>(
-        &self,
-        from: RoleName,
-        key: Key,
-    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, L> {
-        self.receive_labelled(from, key, |_: &T| type_label::<T>())
-    }
-
-    fn receive_labelled<T: Portable, F>(
-        &self,
-        from: RoleName,
-        key: Key,
-        label: F,
-    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, F, L>
-    where
-        F: FnOnce(&T) -> String + Send + 'static,
-    {
-        let claim = self.shared.claim_receive(&from, &key);
-        if let Err(e) = &claim {
-            self.record(e);
-        }
-        let shared = Arc::clone(&self.shared);
-        async move {
-            let env = match claim? {
-                Pending::Ready(env) => env,
-                Pending::Wait(rx, deadline) => match tokio::time::timeout_at(deadline, rx).await {
-                    Err(_) => {
-                        return Err(ChoreoError::Timeout {
-                            role: shared.role.clone(),
-                            from,
-                            key: Box::new(key),
-                            after: shared.config.recv_timeout,
-                        });
-                    }
-                    Ok(Ok(Ok(env))) => env,
-                    Ok(_) => {
-                        return Err(ChoreoError::Closed {
-                            role: shared.role.clone(),
-                            key: Box::new(key),
-                        });
-                    }
-                },
-            };
-            if env.from != from {
-                return Err(ChoreoError::WrongSender {
-                    role: shared.role.clone(),
-                    key: Box::new(key),
-                    expected: from,
-                    got: env.from,
-                });
-            }
-            let value: T = postcard::from_bytes(&env.payload).map_err(|e| ChoreoError::Decode {
-                role: shared.role.clone(),
-                from: from.clone(),
-                key: Box::new(key.clone()),
-                ty: std::any::type_name::<T>(),
-                message: e.to_string(),
-            })?;
-            shared.observe(
-                EventKind::Received,
-                &from,
-                &shared.role,
-                &key,
-                label(&value),
-            );
-            Ok(value)
-        }
-    }
-
     /// Waits for every pending send and forward of the run; returns the first error.
     pub(crate) async fn finish(&self) -> Result<()> {
         let mut first = lock(&self.run.first_error).take();
@@ -481,16 +376,4 @@ impl<L: RoleSet> Op<L> {
 /// The label of a value in observer events: its type name.
 pub(crate) fn type_label<T>() -> String {
     std::any::type_name::<T>().to_string()
-}
-
-pub(crate) fn encode<T: serde::Serialize>(
-    role: &RoleName,
-    key: &Key,
-    value: &T,
-) -> Result<Vec<u8>> {
-    postcard::to_stdvec(value).map_err(|e| ChoreoError::Encode {
-        role: role.clone(),
-        key: Box::new(key.clone()),
-        message: e.to_string(),
-    })
 }

@@ -129,7 +129,7 @@ pub struct There<I>(PhantomData<I>);
 
 /// `Self` is a role of set `L`; `Index` is inferred by the compiler.
 #[diagnostic::on_unimplemented(
-    message = "role `{Self}` is not in the role set `{L}` of this choreography",
+    message = "role `{Self}` is not a role of this choreography, branch or procedure",
     label = "this role is not a participant here",
     note = "a choreography (or the branch of a conditional) may only use the roles of its `Roles` set"
 )]

@@ -78,15 +78,15 @@ roles! {
     pub struct Z;
 }
 
-type ABZ = Roles![A, B, Z];
+type Abz = Roles![A, B, Z];
 
 #[derive(Clone)]
 struct Broadcast;
 
 impl Choreography<u32> for Broadcast {
-    type Roles = ABZ;
+    type Roles = Abz;
 
-    async fn run(self, op: &Op<ABZ>) -> Result<u32> {
+    async fn run(self, op: &Op<Abz>) -> Result<u32> {
         let v = op.locally(A, |_| 41);
         let all = op.broadcast(A, &v).await?;
         Ok(all + 1)
@@ -95,7 +95,7 @@ impl Choreography<u32> for Broadcast {
 
 #[tokio::test]
 async fn broadcast_gives_every_role_the_value() {
-    let outputs = runner::<ABZ>().run(Broadcast).await;
+    let outputs = runner::<Abz>().run(Broadcast).await;
     for (role, result) in outputs {
         assert_eq!(result.unwrap(), 42, "{role}");
     }
@@ -119,9 +119,9 @@ impl Choreography<Located<String, B>> for Branch {
 struct Decide(bool);
 
 impl Choreography<Option<Located<String, B>>> for Decide {
-    type Roles = ABZ;
+    type Roles = Abz;
 
-    async fn run(self, op: &Op<ABZ>) -> Result<Option<Located<String, B>>> {
+    async fn run(self, op: &Op<Abz>) -> Result<Option<Located<String, B>>> {
         let choice = op.locally(A, |_| self.0);
         op.cond(A, &choice, |go| Branch { go }).await
     }
@@ -131,7 +131,7 @@ impl Choreography<Option<Located<String, B>>> for Decide {
 async fn cond_informs_exactly_the_roles_of_the_branch() {
     for go in [true, false] {
         let recorder = Arc::new(mpst_choreo::Recorder::new());
-        let outputs = runner::<ABZ>()
+        let outputs = runner::<Abz>()
             .observer(recorder.clone())
             .run(Decide(go))
             .await;
@@ -139,7 +139,7 @@ async fn cond_informs_exactly_the_roles_of_the_branch() {
             .expect("B is in the branch")
             .into_local();
         assert_eq!(b.as_deref(), Some(if go { "go" } else { "stop" }));
-        let outputs = runner::<ABZ>().run(Decide(go)).await;
+        let outputs = runner::<Abz>().run(Decide(go)).await;
         assert!(output(outputs, "Z").is_none(), "Z skips the branch");
         let events = recorder.events();
         assert!(
@@ -159,9 +159,9 @@ async fn cond_informs_exactly_the_roles_of_the_branch() {
 struct First;
 
 impl Choreography<Located<mpst_choreo::Either<u32, String>, Z>> for First {
-    type Roles = ABZ;
+    type Roles = Abz;
 
-    async fn run(self, op: &Op<ABZ>) -> Result<Located<mpst_choreo::Either<u32, String>, Z>> {
+    async fn run(self, op: &Op<Abz>) -> Result<Located<mpst_choreo::Either<u32, String>, Z>> {
         let n = op.locally(A, |_| 5);
         let s = op.locally(B, |_| "five".to_string());
         let n_z = op.fcomm(A, Z, &n);
@@ -173,7 +173,7 @@ impl Choreography<Located<mpst_choreo::Either<u32, String>, Z>> for First {
 #[tokio::test]
 async fn select_takes_whichever_arrives_first_with_its_own_value() {
     use mpst_choreo::Either::{Left, Right};
-    let got = output(runner::<ABZ>().run(First).await, "Z").into_local();
+    let got = output(runner::<Abz>().run(First).await, "Z").into_local();
     assert!(matches!(got, Some(Left(5)) | Some(Right(_))), "{got:?}");
     if let Some(Right(s)) = got {
         assert_eq!(s, "five");
@@ -199,9 +199,9 @@ impl Choreography<Located<u64, B>> for Step {
 struct Loop;
 
 impl Choreography<Vec<Located<u64, B>>> for Loop {
-    type Roles = ABZ;
+    type Roles = Abz;
 
-    async fn run(self, op: &Op<ABZ>) -> Result<Vec<Located<u64, B>>> {
+    async fn run(self, op: &Op<Abz>) -> Result<Vec<Located<u64, B>>> {
         op.iterate(5, |i| Step { i }).await
     }
 }
@@ -209,7 +209,7 @@ impl Choreography<Vec<Located<u64, B>>> for Loop {
 #[tokio::test(start_paused = true)]
 async fn iterations_get_distinct_tokens_under_chaos() {
     for seed in 0..20 {
-        let net = Chaos::new(InMemory::new(ABZ::names()), ChaosConfig::reorder(seed));
+        let net = Chaos::new(InMemory::new(Abz::names()), ChaosConfig::reorder(seed));
         let out = Runner::new(Arc::new(net)).run(Loop).await;
         let got: Vec<_> = output(out, "B")
             .into_iter()
@@ -251,4 +251,27 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
     for task in tasks {
         assert!(task.await.unwrap().is_ok());
     }
+}
+
+#[derive(Clone)]
+struct SlowService;
+
+impl Choreography<Located<u64, B>> for SlowService {
+    type Roles = Roles![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
+        let x = op.locally(A, |_| 21);
+        let at_b = op.fcomm(A, B, &x);
+        let doubled = op.then_async(B, at_b, |x| async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            x * 2
+        });
+        op.wait(B, doubled).await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn then_async_runs_an_async_computation_on_arrival() {
+    let out = runner::<Roles![A, B]>().run(SlowService).await;
+    assert_eq!(output(out, "B").into_local(), Some(42));
 }

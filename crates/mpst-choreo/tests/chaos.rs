@@ -101,3 +101,51 @@ fn the_figure_7b_consumer_takes_items_from_different_iterations_in_any_order() {
         "no seed delivered a later iteration first"
     );
 }
+
+#[test]
+fn under_drops_every_choreography_binds_correctly_or_times_out_never_wrongly() {
+    let n = seeds().min(300);
+    let mut timed_out = 0;
+    for (name, roles) in suite::suite() {
+        for seed in 0..n {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .start_paused(true)
+                .build()
+                .expect("runtime");
+            let outcome = rt.block_on(async {
+                let cfg = ChaosConfig::reorder(seed).with_drop(0.05);
+                let net = Chaos::new(InMemory::new(roles.iter().cloned()), cfg);
+                suite::run(name, Arc::new(net), Config::default(), seed).await
+            });
+            match outcome {
+                Outcome::Correct => {}
+                Outcome::Failed(why) => {
+                    assert!(why.contains("timed out"), "{name}, seed {seed}: {why}");
+                    timed_out += 1;
+                }
+                Outcome::Wrong(why) => {
+                    panic!("{name}, seed {seed}: wrong binding under drops: {why}")
+                }
+            }
+        }
+    }
+    eprintln!("runs that timed out under drops: {timed_out}");
+    assert!(timed_out > 0, "drops happened and surfaced as timeouts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suite_also_holds_on_a_multi_threaded_runtime() {
+    for (name, roles) in suite::suite() {
+        for seed in 0..10 {
+            let cfg = ChaosConfig {
+                max_delay: std::time::Duration::from_millis(2),
+                ..ChaosConfig::reorder(seed)
+            };
+            let net = Chaos::new(InMemory::new(roles.iter().cloned()), cfg);
+            let run = suite::run(name, Arc::new(net), Config::default(), seed);
+            let outcome = tokio::time::timeout(std::time::Duration::from_secs(20), run).await;
+            assert_eq!(outcome, Ok(Outcome::Correct), "{name}, seed {seed}");
+        }
+    }
+}

@@ -220,3 +220,10 @@ async fn a_role_outside_the_transport_is_an_error() {
         .await;
     assert!(err_at(&out, "B").contains("B"), "names the role");
 }
+
+#[test]
+fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
+    let net = Arc::new(InMemory::new(AB::names()));
+    let endpoint = Endpoint::new(net, "A".into());
+    assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
+}

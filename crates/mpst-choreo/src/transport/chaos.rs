@@ -135,20 +135,25 @@ impl<T: Transport> Transport for Chaos<T> {
                     .fetch_add(n as u64 - 1, Ordering::Relaxed);
             }
         }
-        for delay in copies {
-            let inner = Arc::clone(&self.inner);
-            let counters = Arc::clone(&self.counters);
-            let envelope = envelope.clone();
-            tokio::spawn(async move {
-                if !delay.is_zero() {
-                    tokio::time::sleep(delay).await;
-                }
-                if inner.send(envelope).await.is_err() {
-                    counters.failed.fetch_add(1, Ordering::Relaxed);
-                }
-            });
-        }
-        Box::pin(async { Ok(()) })
+        let inner = Arc::clone(&self.inner);
+        let counters = Arc::clone(&self.counters);
+        // Spawned when polled, so a send outside a runtime cannot panic here.
+        Box::pin(async move {
+            for delay in copies {
+                let inner = Arc::clone(&inner);
+                let counters = Arc::clone(&counters);
+                let envelope = envelope.clone();
+                tokio::spawn(async move {
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    if inner.send(envelope).await.is_err() {
+                        counters.failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+            Ok(())
+        })
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {

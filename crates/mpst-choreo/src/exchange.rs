@@ -1,0 +1,133 @@
+//! Sending and receiving one keyed message: claiming its key at call time (so reuse is
+//! an error in program order), the transport send, the mailbox wait with its timeout,
+//! decoding, and the observer's events.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::Portable;
+use crate::endpoint::Pending;
+use crate::error::{ChoreoError, Result};
+use crate::key::Key;
+use crate::op::{Op, type_label};
+use crate::role::{RoleName, RoleSet};
+use crate::transport::{Envelope, EventKind};
+
+impl<L: RoleSet> Op<L> {
+    /// Claims the key now and returns the future that sends.
+    pub(crate) fn send_bytes<P>(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: P,
+        label: String,
+    ) -> impl Future<Output = Result<()>> + Send + 'static + use<P, L>
+    where
+        P: Future<Output = Result<Vec<u8>>> + Send + 'static,
+    {
+        let claim = self.shared.claim_send(&to, &key);
+        if let Err(e) = &claim {
+            self.record(e);
+        }
+        let shared = Arc::clone(&self.shared);
+        async move {
+            claim?;
+            let envelope = Envelope {
+                from: shared.role.clone(),
+                to,
+                key,
+                payload: payload.await?,
+            };
+            let (from, to, key) = (
+                envelope.from.clone(),
+                envelope.to.clone(),
+                envelope.key.clone(),
+            );
+            shared.transport.send(envelope).await?;
+            shared.observe(EventKind::Sent, &from, &to, &key, label);
+            Ok(())
+        }
+    }
+
+    /// Claims the key now and returns the future that receives and decodes.
+    pub(crate) fn receive<T: Portable>(
+        &self,
+        from: RoleName,
+        key: Key,
+    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, L> {
+        self.receive_labelled(from, key, |_: &T| type_label::<T>())
+    }
+
+    pub(crate) fn receive_labelled<T: Portable, F>(
+        &self,
+        from: RoleName,
+        key: Key,
+        label: F,
+    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, F, L>
+    where
+        F: FnOnce(&T) -> String + Send + 'static,
+    {
+        let claim = self.shared.claim_receive(&from, &key);
+        if let Err(e) = &claim {
+            self.record(e);
+        }
+        let shared = Arc::clone(&self.shared);
+        async move {
+            let env = match claim? {
+                Pending::Ready(env) => env,
+                Pending::Wait(rx, deadline) => match tokio::time::timeout_at(deadline, rx).await {
+                    Err(_) => {
+                        return Err(ChoreoError::Timeout {
+                            role: shared.role.clone(),
+                            from,
+                            key: Box::new(key),
+                            after: shared.config.recv_timeout,
+                        });
+                    }
+                    Ok(Ok(Ok(env))) => env,
+                    Ok(_) => {
+                        return Err(ChoreoError::Closed {
+                            role: shared.role.clone(),
+                            key: Box::new(key),
+                        });
+                    }
+                },
+            };
+            if env.from != from {
+                return Err(ChoreoError::WrongSender {
+                    role: shared.role.clone(),
+                    key: Box::new(key),
+                    expected: from,
+                    got: env.from,
+                });
+            }
+            let value: T = postcard::from_bytes(&env.payload).map_err(|e| ChoreoError::Decode {
+                role: shared.role.clone(),
+                from: from.clone(),
+                key: Box::new(key.clone()),
+                ty: std::any::type_name::<T>(),
+                message: e.to_string(),
+            })?;
+            shared.observe(
+                EventKind::Received,
+                &from,
+                &shared.role,
+                &key,
+                label(&value),
+            );
+            Ok(value)
+        }
+    }
+}
+
+pub(crate) fn encode<T: serde::Serialize>(
+    role: &RoleName,
+    key: &Key,
+    value: &T,
+) -> Result<Vec<u8>> {
+    postcard::to_stdvec(value).map_err(|e| ChoreoError::Encode {
+        role: role.clone(),
+        key: Box::new(key.clone()),
+        message: e.to_string(),
+    })
+}

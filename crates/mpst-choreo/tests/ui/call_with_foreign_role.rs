@@ -1,0 +1,30 @@
+use mpst_choreo::{Choreography, Op, Result, Roles, roles};
+
+roles! {
+    struct Alice;
+    struct Bob;
+    struct Carol;
+}
+
+struct Inner;
+
+impl Choreography for Inner {
+    type Roles = Roles![Alice, Carol];
+
+    async fn run(self, _op: &Op<Self::Roles>) -> Result<()> {
+        Ok(())
+    }
+}
+
+struct Outer;
+
+impl Choreography for Outer {
+    type Roles = Roles![Alice, Bob];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
+        // Inner needs Carol, who is not a role of Outer.
+        op.call(Inner).await
+    }
+}
+
+fn main() {}
