@@ -1,0 +1,3 @@
+//! The evaluation binary (placeholder until the report lands).
+
+fn main() {}
