@@ -8,3 +8,5 @@
 pub mod drive;
 pub mod load;
 pub mod producers;
+pub mod send;
+pub mod serving;

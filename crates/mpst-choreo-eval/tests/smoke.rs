@@ -4,7 +4,9 @@
 
 use mpst_choreo_eval::drive::Implementation;
 use mpst_choreo_eval::load::{Spec, Summary};
-use mpst_choreo_eval::producers;
+use mpst_choreo_eval::serving::{self, Costs};
+use mpst_choreo_eval::{producers, send};
+use std::time::Duration;
 
 fn spec(rate: f64) -> Spec {
     Spec {
@@ -31,5 +33,34 @@ fn producers_answer_every_request() {
         let (summary, failures) = producers::run(imp, &spec);
         assert_eq!(failures, 0, "{imp:?}");
         well_formed(&summary, 2 * spec.requests());
+    }
+}
+
+#[test]
+fn concurrent_send_delivers_every_key_and_text() {
+    for imp in Implementation::ALL {
+        let spec = spec(40.0);
+        let (key, txt, failures) = send::run(imp, &spec);
+        assert_eq!(failures, 0, "{imp:?}");
+        well_formed(&key, spec.requests());
+        well_formed(&txt, spec.requests());
+    }
+}
+
+#[test]
+fn model_serving_classifies_every_image() {
+    // Small batches and a tenth of the paper's model costs keep it short.
+    let costs = Costs {
+        batch: 2,
+        preprocess: Duration::from_micros(100),
+        model_base: Duration::from_micros(1500),
+        model_per_image: Duration::from_micros(500),
+    };
+    assert!((Costs::paper(10).models_limit_rps() - 2000.0 / 6.5).abs() < 1e-9);
+    for imp in Implementation::ALL {
+        let spec = spec(80.0);
+        let (summary, failures) = serving::run(imp, costs, &spec);
+        assert_eq!(failures, 0, "{imp:?}");
+        well_formed(&summary, spec.requests());
     }
 }
