@@ -6,7 +6,11 @@
 //! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`.
 
 pub mod drive;
+pub mod experiments;
 pub mod load;
+pub mod markdown;
 pub mod producers;
+pub mod report;
 pub mod send;
 pub mod serving;
+pub mod svg;

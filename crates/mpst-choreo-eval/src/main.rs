@@ -1,3 +1,71 @@
-//! The evaluation binary (placeholder until the report lands).
+//! `cargo run --release -p mpst-choreo-eval [-- --quick] [--out DIR] [--seed N]`: runs
+//! the evaluation and writes `DIR/EVALUATION.md`, `DIR/results.json` and SVG plots
+//! (`DIR` defaults to `evaluation`, relative to the workspace root).
 
-fn main() {}
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use mpst_choreo_eval::experiments::{self, Plan};
+use mpst_choreo_eval::report::{self, Machine};
+
+fn main() -> ExitCode {
+    let mut quick = false;
+    let mut seed = 2024u64;
+    let mut out = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../evaluation"));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--seed" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(v) => seed = v,
+                None => return usage(),
+            },
+            "--out" => match args.next() {
+                Some(v) => out = PathBuf::from(v),
+                None => return usage(),
+            },
+            _ => return usage(),
+        }
+    }
+    let plan = if quick {
+        Plan::quick(seed)
+    } else {
+        Plan::full(seed)
+    };
+    let command = format!(
+        "cargo run --release -p mpst-choreo-eval --{}{}",
+        if quick { " --quick" } else { "" },
+        if seed == 2024 {
+            String::new()
+        } else {
+            format!(" --seed {seed}")
+        }
+    );
+    let before = Machine::now();
+    let started = Instant::now();
+    let results = experiments::run(&plan);
+    let after = Machine::now();
+    let run = report::Run {
+        command,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        load_before: before.load_average,
+        machine: after,
+    };
+    match report::write(&out, &results, &run) {
+        Ok(()) => {
+            eprintln!("wrote {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error writing {}: {e}", out.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage() -> ExitCode {
+    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--out DIR]");
+    ExitCode::from(2)
+}
