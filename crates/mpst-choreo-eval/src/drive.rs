@@ -8,8 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use std::net::SocketAddr;
+
+use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{Choreography, Config, Endpoint, RoleSet};
+use mpst_choreo::{ChoreoError, Choreography, Config, Endpoint, RoleName, RoleSet, Transport};
+use tokio::net::TcpListener;
 use tokio::time::Instant;
 
 /// The three implementations compared by every benchmark.
@@ -42,7 +46,8 @@ impl Implementation {
     }
 }
 
-/// Errors counted while driving sessions (a session that failed, e.g. timed out).
+/// Errors counted while driving sessions (a session that failed, e.g. timed out); the
+/// first is printed on standard error.
 #[derive(Clone, Debug, Default)]
 pub struct Failures(Arc<AtomicU64>);
 
@@ -52,15 +57,69 @@ impl Failures {
         self.0.load(Ordering::Relaxed)
     }
 
-    fn add(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+    fn add(&self, role: &RoleName, session: u64, error: &ChoreoError) {
+        if self.0.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!("session {session} failed at {}: {error}", role.as_str());
+        }
     }
 }
 
-/// Starts every role of `Ch` on a fresh in-memory transport: `sessions` sessions, the
+/// The network the choreographies run on (the actors always use ractor's mailboxes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Net {
+    /// `mpst_choreo::transport::InMemory`.
+    #[default]
+    Memory,
+    /// `mpst_choreo::net::tcp` on 127.0.0.1, one listener per role, two connections per
+    /// pair of roles.
+    Tcp,
+}
+
+async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Transport>)> {
+    if net == Net::Memory {
+        let memory: Arc<dyn Transport> = Arc::new(InMemory::new(names.to_vec()));
+        return names.iter().map(|n| (n.clone(), memory.clone())).collect();
+    }
+    let mut listeners = Vec::new();
+    for name in names {
+        let listener = TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("a loopback port");
+        let addr = listener.local_addr().expect("bound");
+        listeners.push((name.clone(), listener, addr));
+    }
+    let addrs: Vec<(RoleName, SocketAddr)> =
+        listeners.iter().map(|(n, _, a)| (n.clone(), *a)).collect();
+    let config = TcpConfig {
+        connections_per_peer: 2,
+        ..TcpConfig::default()
+    };
+    let starts = listeners.into_iter().map(|(name, listener, _)| {
+        let peers: Vec<_> = addrs.iter().filter(|(n, _)| *n != name).cloned().collect();
+        let config = config.clone();
+        async move {
+            let t = TcpTransport::start(name.clone(), listener, peers, config).await;
+            (
+                name,
+                Arc::new(t.expect("loopback TCP connects")) as Arc<dyn Transport>,
+            )
+        }
+    });
+    futures::future::join_all(starts).await
+}
+
+/// Starts every role of `Ch` on a fresh transport of `net`: `sessions` sessions, the
 /// `i`-th made by `make(i)` and due at `due(i)`; `in_order` chooses sequential sessions.
-/// Returns at once; the sessions run on spawned tasks until done or the runtime ends.
-pub fn start_roles<Ch, X, M, D>(sessions: u64, in_order: bool, make: M, due: D) -> Failures
+/// Returns once the roles are connected; the sessions run on spawned tasks until done
+/// or the runtime ends.
+pub async fn start_roles<Ch, X, M, D>(
+    net: Net,
+    sessions: u64,
+    in_order: bool,
+    make: M,
+    due: D,
+) -> Failures
 where
     Ch: Choreography<X> + 'static,
     X: Send + 'static,
@@ -68,7 +127,6 @@ where
     D: Fn(u64) -> Instant + Send + Sync + 'static,
 {
     let names = Ch::Roles::names();
-    let transport = Arc::new(InMemory::new(names.clone()));
     let config = Config {
         recv_timeout: Duration::from_secs(120),
         ..Config::default()
@@ -76,9 +134,9 @@ where
     let failures = Failures::default();
     let make = Arc::new(make);
     let due = Arc::new(due);
-    for name in names {
+    for (name, transport) in transports(net, &names).await {
         let endpoint =
-            Endpoint::with_config(transport.clone(), name, config, None).expect("inside a runtime");
+            Endpoint::with_config(transport, name, config, None).expect("inside a runtime");
         let endpoint = Arc::new(endpoint);
         let (make, due, failures) = (make.clone(), due.clone(), failures.clone());
         tokio::spawn(async move {
@@ -86,14 +144,14 @@ where
                 tokio::time::sleep_until(due(i)).await;
                 let choreography = make(i);
                 if in_order {
-                    if endpoint.run_session(i, choreography).await.is_err() {
-                        failures.add();
+                    if let Err(e) = endpoint.run_session(i, choreography).await {
+                        failures.add(endpoint.role(), i, &e);
                     }
                 } else {
                     let (failures, endpoint) = (failures.clone(), endpoint.clone());
                     tokio::spawn(async move {
-                        if endpoint.run_session(i, choreography).await.is_err() {
-                            failures.add();
+                        if let Err(e) = endpoint.run_session(i, choreography).await {
+                            failures.add(endpoint.role(), i, &e);
                         }
                     });
                 }

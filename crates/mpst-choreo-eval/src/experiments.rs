@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::drive::Implementation;
+use crate::drive::{Implementation, Net};
 use crate::load::{Spec, Summary};
 use crate::{producers, send, serving};
 
@@ -23,6 +23,9 @@ pub struct Plan {
     pub durations: (f64, f64, f64),
     /// The seed of every run's random costs.
     pub seed: u64,
+    /// Also run the choreographies of producers and model serving (headline batch) over
+    /// loopback TCP.
+    pub tcp: bool,
 }
 
 impl Plan {
@@ -35,6 +38,7 @@ impl Plan {
             batches: vec![10, 5],
             durations: (4.0, 12.0, 6.0),
             seed,
+            tcp: true,
         }
     }
 
@@ -47,16 +51,18 @@ impl Plan {
             batches: vec![10],
             durations: (1.0, 2.0, 2.0),
             seed,
+            tcp: true,
         }
     }
 
-    fn spec(&self, rate: f64, duration: f64) -> Spec {
+    fn spec(&self, rate: f64, duration: f64, net: Net) -> Spec {
         Spec {
             rate,
             duration,
             warmup: (duration * 0.2).min(1.0),
             drain: 3.0,
             seed: self.seed,
+            net,
         }
     }
 }
@@ -131,6 +137,11 @@ pub struct Results {
     pub producers: ProducerResults,
     /// Concurrent send.
     pub concurrent_send: SendResults,
+    /// Model serving at the headline batch size, choreographies over loopback TCP
+    /// (actors not run: their numbers are 0).
+    pub model_serving_tcp: Option<ServingResults>,
+    /// Concurrent producers, choreographies over loopback TCP (actors not run).
+    pub producers_tcp: Option<ProducerResults>,
     /// The plan that was run.
     pub plan: Plan,
 }
@@ -169,14 +180,22 @@ fn progress(what: &str, imp: Implementation, s: &Summary, failures: u64) {
     );
 }
 
-fn run_serving(plan: &Plan, batch: u64) -> ServingResults {
+fn implementations(net: Net) -> &'static [Implementation] {
+    match net {
+        Net::Memory => &Implementation::ALL,
+        Net::Tcp => &Implementation::ALL[..2],
+    }
+}
+
+fn run_serving(plan: &Plan, batch: u64, net: Net) -> ServingResults {
     let costs = serving::Costs::paper(batch);
     let mut points = Vec::new();
     for &rate in &plan.serving_rates {
-        for imp in Implementation::ALL {
-            let (summary, failures) = serving::run(imp, costs, &plan.spec(rate, plan.durations.2));
+        for &imp in implementations(net) {
+            let spec = plan.spec(rate, plan.durations.2, net);
+            let (summary, failures) = serving::run(imp, costs, &spec);
             progress(
-                &format!("model serving (batch {batch})"),
+                &format!("model serving (batch {batch}, {net:?})"),
                 imp,
                 &summary,
                 failures,
@@ -203,12 +222,12 @@ fn run_serving(plan: &Plan, batch: u64) -> ServingResults {
     }
 }
 
-fn run_producers(plan: &Plan) -> ProducerResults {
+fn run_producers(plan: &Plan, net: Net) -> ProducerResults {
     let mut points = Vec::new();
     for &rate in &plan.producer_rates {
-        for imp in Implementation::ALL {
-            let (summary, failures) = producers::run(imp, &plan.spec(rate, plan.durations.0));
-            progress("producers", imp, &summary, failures);
+        for &imp in implementations(net) {
+            let (summary, failures) = producers::run(imp, &plan.spec(rate, plan.durations.0, net));
+            progress(&format!("producers ({net:?})"), imp, &summary, failures);
             points.push(Point {
                 implementation: imp,
                 summary,
@@ -233,7 +252,10 @@ fn run_producers(plan: &Plan) -> ProducerResults {
 fn run_send(plan: &Plan) -> SendResults {
     let (mut key, mut txt) = (Vec::new(), Vec::new());
     for imp in Implementation::ALL {
-        let (k, t, failures) = send::run(imp, &plan.spec(plan.send_rate, plan.durations.1));
+        let (k, t, failures) = send::run(
+            imp,
+            &plan.spec(plan.send_rate, plan.durations.1, Net::Memory),
+        );
         progress("concurrent send: key", imp, &k, failures);
         progress("concurrent send: txt", imp, &t, failures);
         key.push(Point {
@@ -265,16 +287,24 @@ fn run_send(plan: &Plan) -> SendResults {
 
 /// Runs the plan (printing progress on standard error).
 pub fn run(plan: &Plan) -> Results {
-    let producers = run_producers(plan);
+    let producers = run_producers(plan, Net::Memory);
     let concurrent_send = run_send(plan);
-    let mut serving: Vec<ServingResults> =
-        plan.batches.iter().map(|&b| run_serving(plan, b)).collect();
+    let mut serving: Vec<ServingResults> = plan
+        .batches
+        .iter()
+        .map(|&b| run_serving(plan, b, Net::Memory))
+        .collect();
     let model_serving = serving.remove(0);
+    let headline = model_serving.batch;
+    let model_serving_tcp = plan.tcp.then(|| run_serving(plan, headline, Net::Tcp));
+    let producers_tcp = plan.tcp.then(|| run_producers(plan, Net::Tcp));
     Results {
         model_serving,
         model_serving_other_batches: serving,
         producers,
         concurrent_send,
+        model_serving_tcp,
+        producers_tcp,
         plan: plan.clone(),
     }
 }

@@ -2,6 +2,7 @@
 //! intended time (no coordinated omission) into hdrhistogram, seeded random costs, and
 //! runs bounded in time on a fresh tokio runtime.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,6 +11,8 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use tokio::time::Instant;
+
+use crate::drive::Net;
 
 /// How one run is loaded and bounded.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -24,6 +27,8 @@ pub struct Spec {
     pub drain: f64,
     /// The seed of the random costs.
     pub seed: u64,
+    /// The choreographies' transport.
+    pub net: Net,
 }
 
 impl Spec {
@@ -48,10 +53,15 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// A schedule for `spec` starting a little after now (so every role is ready).
+    /// A schedule for `spec` starting a little after now (so every role is ready; TCP
+    /// connections get half a second).
     pub fn new(spec: &Spec) -> Self {
+        let head = match spec.net {
+            Net::Memory => Duration::from_millis(20),
+            Net::Tcp => Duration::from_millis(500),
+        };
         Schedule {
-            start: Instant::now() + Duration::from_millis(20),
+            start: Instant::now() + head,
             interval: Duration::from_secs_f64(1.0 / spec.rate),
         }
     }
@@ -84,6 +94,8 @@ pub struct Series {
 pub struct Recorder {
     schedule: Schedule,
     series: Arc<Mutex<Vec<(&'static str, Series)>>>,
+    answered: Arc<AtomicU64>,
+    total: u64,
 }
 
 impl Recorder {
@@ -101,6 +113,8 @@ impl Recorder {
         Recorder {
             schedule,
             series: Arc::new(Mutex::new(series)),
+            answered: Arc::new(AtomicU64::new(0)),
+            total: requests * names.len() as u64,
         }
     }
 
@@ -118,14 +132,13 @@ impl Recorder {
             && slot.is_none()
         {
             *slot = Some(now.saturating_duration_since(s.intended[i as usize]));
+            self.answered.fetch_add(1, Ordering::Relaxed);
         }
     }
 
     /// Whether every request of every series is answered.
     pub fn all_answered(&self) -> bool {
-        let all = self.series.lock().expect("recorder lock");
-        all.iter()
-            .all(|(_, s)| s.latency.iter().all(Option::is_some))
+        self.answered.load(Ordering::Relaxed) == self.total
     }
 
     /// The statistics of the series `names` together, for a run of `spec` that ended
@@ -222,7 +235,7 @@ fn summarise<'a>(
 }
 
 /// Runs `body` on a fresh multi-threaded runtime (two workers, the machine's cores),
-/// bounded by `spec.bound()` plus a second of slack; returns when the body finishes or
+/// bounded by `spec.bound()` plus five seconds of slack; returns when the body finishes or
 /// the bound passes, whichever is first, and the instant it stopped. Everything the
 /// body spawned is dropped with the runtime.
 pub fn run_bounded<F, Fut>(spec: &Spec, body: F) -> Instant
@@ -235,7 +248,7 @@ where
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let bound = spec.bound() + Duration::from_secs(1);
+    let bound = spec.bound() + Duration::from_secs(5);
     let end = runtime.block_on(async move {
         let _ = tokio::time::timeout(bound, body()).await;
         Instant::now()

@@ -145,6 +145,45 @@ fn paper_table(out: &mut String, r: &Results) {
     );
 }
 
+fn tcp_section(o: &mut String, r: &Results) {
+    if r.producers_tcp.is_none() && r.model_serving_tcp.is_none() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## Over loopback TCP\n\nThe same choreographies with every role on its own \
+         `mpst_choreo::net::tcp` transport on 127.0.0.1 (all in this process; actors are not \
+         networked, so they are left out).\n"
+    );
+    if let Some(p) = &r.producers_tcp {
+        let _ = writeln!(
+            o,
+            "### Concurrent producers\n\nSaturation: in order **{:.0}**, out of order **{:.0}** req/s \
+             per producer ({:.2}×).\n\n![producers over TCP](producers_latency_tcp.svg)\n",
+            p.in_order_saturation_rps,
+            p.out_of_order_saturation_rps,
+            p.out_of_order_saturation_rps / p.in_order_saturation_rps
+        );
+        runs_table(o, &p.points, false);
+        o.push('\n');
+    }
+    if let Some(ms) = &r.model_serving_tcp {
+        let _ = writeln!(
+            o,
+            "### Model serving, batch {}\n\nHighest throughput: in order **{:.1}**, out of order \
+             **{:.1}** images/s ({:.2}×; models' maximum {:.1}).\n\n\
+             ![model serving over TCP](model_serving_throughput_tcp.svg)\n",
+            ms.batch,
+            ms.in_order_max_rps,
+            ms.out_of_order_max_rps,
+            ms.out_of_order_max_rps / ms.in_order_max_rps,
+            ms.models_limit_rps
+        );
+        runs_table(o, &ms.points, true);
+        o.push('\n');
+    }
+}
+
 /// The whole document.
 pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
     let mut out = String::new();
@@ -253,6 +292,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
     for ms in std::iter::once(&r.model_serving).chain(&r.model_serving_other_batches) {
         serving_section(o, ms);
     }
+    tcp_section(o, r);
     let _ = writeln!(o, "## Method\n");
     let _ = writeln!(
         o,
@@ -267,7 +307,8 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
          - **Seeds.** Costs are drawn with `SmallRng::seed_from_u64({seed})` (and {seed}+1 for the \
            second stream); every implementation sees the same costs for the same request.\n\
          - **Transport.** In memory (`mpst_choreo::transport::InMemory`) for the choreographies, \
-           ractor's mailboxes for the actors. Loopback TCP was not measured.\n\
+           ractor's mailboxes for the actors; the choreographies of producers and model serving \
+           also over loopback TCP (`mpst_choreo::net::tcp`, two connections per pair of roles).\n\
          - **Simulated work** is `tokio::time::sleep`, which rounds up to the timer's 1 ms tick.\n",
         plan.durations,
         seed = plan.seed

@@ -198,28 +198,23 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, u64) {
         let schedule = Schedule::new(spec);
         let recorder = Recorder::new(schedule, n, &SERIES);
         let deadline = schedule.start + spec.bound();
-        let failures = match imp {
-            Implementation::Actors => {
-                start_actors(&costs, &recorder, n).await;
-                0
-            }
-            _ => {
-                let (rec, costs) = (recorder.clone(), costs.clone());
-                let make = move |i: u64| Producers {
-                    i,
-                    costs: (costs.p1[i as usize], costs.p2[i as usize]),
-                    recorder: rec.clone(),
-                    in_order: imp == Implementation::InOrder,
-                };
-                let f = start_roles(n, imp == Implementation::InOrder, make, move |i| {
-                    schedule.at(i)
-                });
-                until_answered(&recorder, deadline).await;
-                f.count()
-            }
-        };
+        let mut failures = None;
+        if imp == Implementation::Actors {
+            start_actors(&costs, &recorder, n).await;
+        } else {
+            let (rec, costs) = (recorder.clone(), costs.clone());
+            let in_order = imp == Implementation::InOrder;
+            let make = move |i: u64| Producers {
+                i,
+                costs: (costs.p1[i as usize], costs.p2[i as usize]),
+                recorder: rec.clone(),
+                in_order,
+            };
+            failures =
+                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
+        }
         until_answered(&recorder, deadline).await;
-        result = Some((recorder, failures));
+        result = Some((recorder, failures.map_or(0, |f| f.count())));
     });
     let (recorder, failures) = result.expect("the run finished");
     (recorder.summary(&SERIES, spec, end), failures)

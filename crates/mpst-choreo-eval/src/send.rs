@@ -206,7 +206,8 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
                 recorder: rec.clone(),
                 in_order,
             };
-            failures = Some(start_roles(n, in_order, make, move |i| schedule.at(i)));
+            failures =
+                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
         }
         until_answered(&recorder, deadline).await;
         result = Some((recorder, failures.map_or(0, |f| f.count())));

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::paper::{compute_at, work};
-use mpst_choreo::{Choreography, LocatedFuture, Member, Op, Result, Role};
+use mpst_choreo::{Choreography, Located, LocatedFuture, Member, Op, Result, Role};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
@@ -138,25 +138,20 @@ impl Serving {
         } = self;
         let images = k * costs.batch..(k + 1) * costs.batch;
         let pre = costs.preprocess;
-        let arrive = move |i: u64| async move {
-            tokio::time::sleep_until(schedule.at(i)).await;
-            Image(i)
-        };
         let record = move |p: &Predictions| p.0.iter().for_each(|&i| recorder.answer("image", i));
+        // Each image is its own procedure call (token `next(site, j)`), so the keys of
+        // the batch's images differ.
+        let image = |j: u64| ImageStep {
+            i: images.start + j,
+            pre,
+            schedule,
+        };
         if in_order {
             let mut tensors = Vec::new();
-            for i in images {
-                let image = compute_at(op.locally(Gateway, |_| i), arrive).await;
-                let tensor = if i % 2 == 0 {
-                    let image = op.comm(Gateway, Worker1, &image).await?;
-                    let tensor = compute_at(image, |im| preprocess(pre, im)).await;
-                    op.comm(Worker1, Batcher, &tensor).await?.into_local()
-                } else {
-                    let image = op.comm(Gateway, Worker2, &image).await?;
-                    let tensor = compute_at(image, |im| preprocess(pre, im)).await;
-                    op.comm(Worker2, Batcher, &tensor).await?.into_local()
-                };
-                tensors.extend(tensor);
+            for j in 0..costs.batch {
+                let tensor: Located<Tensor, Batcher> =
+                    op.call_indexed(j, image(j).in_order()).await?;
+                tensors.extend(tensor.into_local());
             }
             let batch = op.locally(Batcher, |_| tensors);
             let batch = op.comm(Batcher, model, &batch).await?;
@@ -168,27 +163,8 @@ impl Serving {
         }
         let mut batch: LocatedFuture<Vec<Tensor>, Batcher> =
             op.ready(Batcher, op.locally(Batcher, |_| Vec::new()));
-        for i in images {
-            let image = op.then_async(
-                Gateway,
-                op.ready(Gateway, op.locally(Gateway, |_| i)),
-                arrive,
-            );
-            let tensor = if i % 2 == 0 {
-                let image = op.fcomm(Gateway, Worker1, image);
-                op.fcomm(
-                    Worker1,
-                    Batcher,
-                    op.then_async(Worker1, image, move |im| preprocess(pre, im)),
-                )
-            } else {
-                let image = op.fcomm(Gateway, Worker2, image);
-                op.fcomm(
-                    Worker2,
-                    Batcher,
-                    op.then_async(Worker2, image, move |im| preprocess(pre, im)),
-                )
-            };
+        for j in 0..costs.batch {
+            let tensor: LocatedFuture<Tensor, Batcher> = op.call_indexed(j, image(j)).await?;
             batch = op.then(Batcher, op.join(Batcher, batch, tensor), |(mut all, t)| {
                 all.push(t);
                 all
@@ -200,6 +176,68 @@ impl Serving {
         op.wait(Gateway, op.then(Gateway, predictions, move |p| record(&p)))
             .await?;
         Ok(())
+    }
+}
+
+/// One image of a batch: it arrives at the gateway when due, goes to its worker (even
+/// images to `worker1`) and, preprocessed, to the batcher.
+#[derive(Clone, Copy)]
+struct ImageStep {
+    i: u64,
+    pre: Duration,
+    schedule: Schedule,
+}
+
+impl ImageStep {
+    fn in_order(self) -> InOrderImage {
+        InOrderImage(self)
+    }
+}
+
+/// The in-order form of [`ImageStep`] (blocking communication).
+struct InOrderImage(ImageStep);
+
+async fn arrive(schedule: Schedule, i: u64) -> Image {
+    tokio::time::sleep_until(schedule.at(i)).await;
+    Image(i)
+}
+
+impl Choreography<LocatedFuture<Tensor, Batcher>> for ImageStep {
+    type Roles = Roles;
+
+    async fn run(self, op: &Op<Roles>) -> Result<LocatedFuture<Tensor, Batcher>> {
+        let ImageStep { i, pre, schedule } = self;
+        let image = op.locally(Gateway, |_| i);
+        let image = op.then_async(Gateway, op.ready(Gateway, image), move |i| {
+            arrive(schedule, i)
+        });
+        Ok(if i % 2 == 0 {
+            let image = op.fcomm(Gateway, Worker1, image);
+            let tensor = op.then_async(Worker1, image, move |im| preprocess(pre, im));
+            op.fcomm(Worker1, Batcher, tensor)
+        } else {
+            let image = op.fcomm(Gateway, Worker2, image);
+            let tensor = op.then_async(Worker2, image, move |im| preprocess(pre, im));
+            op.fcomm(Worker2, Batcher, tensor)
+        })
+    }
+}
+
+impl Choreography<Located<Tensor, Batcher>> for InOrderImage {
+    type Roles = Roles;
+
+    async fn run(self, op: &Op<Roles>) -> Result<Located<Tensor, Batcher>> {
+        let ImageStep { i, pre, schedule } = self.0;
+        let image = compute_at(op.locally(Gateway, |_| i), |i| arrive(schedule, i)).await;
+        if i % 2 == 0 {
+            let image = op.comm(Gateway, Worker1, &image).await?;
+            let tensor = compute_at(image, |im| preprocess(pre, im)).await;
+            op.comm(Worker1, Batcher, &tensor).await
+        } else {
+            let image = op.comm(Gateway, Worker2, &image).await?;
+            let tensor = compute_at(image, |im| preprocess(pre, im)).await;
+            op.comm(Worker2, Batcher, &tensor).await
+        }
     }
 }
 
@@ -365,7 +403,7 @@ pub fn run(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary, u64) {
                 in_order,
             };
             let due = move |k: u64| schedule.at(k * costs.batch);
-            failures = Some(start_roles(batches, in_order, make, due));
+            failures = Some(start_roles(spec.net, batches, in_order, make, due).await);
         }
         until_answered(&recorder, deadline).await;
         result = Some((recorder, failures.map_or(0, |f| f.count())));

@@ -80,6 +80,7 @@ fn label(v: f64) -> String {
 
 /// The chart as an SVG document.
 pub fn chart(axes: &Axes<'_>, lines: &[Line]) -> String {
+    let lines: Vec<&Line> = lines.iter().filter(|l| !l.points.is_empty()).collect();
     let all = lines.iter().flat_map(|l| l.points.iter());
     let finite: Vec<(f64, f64)> = all
         .filter(|p| p.0.is_finite() && p.1.is_finite() && (!axes.log_y || p.1 > 0.0))

@@ -2,7 +2,7 @@
 //! a second; every request is answered and the statistics are well formed. No timing is
 //! asserted (the machine is shared); the full evaluation is `cargo run --release`.
 
-use mpst_choreo_eval::drive::Implementation;
+use mpst_choreo_eval::drive::{Implementation, Net};
 use mpst_choreo_eval::load::{Spec, Summary};
 use mpst_choreo_eval::serving::{self, Costs};
 use mpst_choreo_eval::{producers, send};
@@ -15,6 +15,7 @@ fn spec(rate: f64) -> Spec {
         warmup: 0.0,
         drain: 5.0,
         seed: 7,
+        net: Net::Memory,
     }
 }
 
@@ -51,7 +52,7 @@ fn concurrent_send_delivers_every_key_and_text() {
 fn model_serving_classifies_every_image() {
     // Small batches and a tenth of the paper's model costs keep it short.
     let costs = Costs {
-        batch: 2,
+        batch: 4,
         preprocess: Duration::from_micros(100),
         model_base: Duration::from_micros(1500),
         model_per_image: Duration::from_micros(500),
@@ -62,5 +63,18 @@ fn model_serving_classifies_every_image() {
         let (summary, failures) = serving::run(imp, costs, &spec);
         assert_eq!(failures, 0, "{imp:?}");
         well_formed(&summary, spec.requests());
+    }
+}
+
+#[test]
+fn choreographies_answer_every_request_over_loopback_tcp() {
+    for imp in [Implementation::InOrder, Implementation::OutOfOrder] {
+        let spec = Spec {
+            net: Net::Tcp,
+            ..spec(40.0)
+        };
+        let (summary, failures) = producers::run(imp, &spec);
+        assert_eq!(failures, 0, "{imp:?}");
+        well_formed(&summary, 2 * spec.requests());
     }
 }
