@@ -141,7 +141,7 @@ where
         let (make, due, failures) = (make.clone(), due.clone(), failures.clone());
         tokio::spawn(async move {
             for i in 0..sessions {
-                tokio::time::sleep_until(due(i)).await;
+                crate::clock::sleep_until(due(i)).await;
                 let choreography = make(i);
                 if in_order {
                     if let Err(e) = endpoint.run_session(i, choreography).await {

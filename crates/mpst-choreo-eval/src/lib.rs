@@ -5,6 +5,7 @@
 //! keys) and hand-written `ractor` actors, all on an in-memory transport, under
 //! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`.
 
+pub mod clock;
 pub mod drive;
 pub mod experiments;
 pub mod load;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::{compute_at, work};
+use mpst_choreo::paper::compute_at;
 use mpst_choreo::{Choreography, Op, Result};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
@@ -64,7 +64,7 @@ pub struct Producers {
 }
 
 async fn serve(cost: Duration, x: Item) -> Answer {
-    work(cost).await;
+    crate::clock::sleep(cost).await;
     Answer(x.0)
 }
 
@@ -238,7 +238,7 @@ async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
     let schedule = recorder.schedule();
     tokio::spawn(async move {
         for i in 0..n {
-            tokio::time::sleep_until(schedule.at(i)).await;
+            crate::clock::sleep_until(schedule.at(i)).await;
             for p in &producers {
                 let _ = p.send_message(ProducerMsg::Tick(i));
             }

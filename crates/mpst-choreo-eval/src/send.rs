@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::{compute_at, work};
+use mpst_choreo::paper::compute_at;
 use mpst_choreo::{Choreography, Op, Result};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
@@ -70,11 +70,11 @@ impl Choreography for ConcurrentSend {
         let (i, (ck, ct)) = (self.i, self.costs);
         let (rec_k, rec_t) = (self.recorder.clone(), self.recorder);
         let key = compute_at(op.locally(KS, |_| i), |i| async move {
-            work(ck).await;
+            crate::clock::sleep(ck).await;
             Key(i)
         });
         let txt = compute_at(op.locally(CS, |_| i), |i| async move {
-            work(ct).await;
+            crate::clock::sleep(ct).await;
             Txt(i)
         });
         let (key, txt) = futures::join!(key, txt);
@@ -145,7 +145,7 @@ impl Actor for Node {
             (Node::Service { costs, key, server }, Msg::Request(i)) => {
                 let (cost, key, server) = (costs[i as usize], *key, server.clone());
                 tokio::spawn(async move {
-                    work(cost).await;
+                    crate::clock::sleep(cost).await;
                     let _ = server.send_message(if key {
                         Msg::Key(Key(i))
                     } else {
@@ -176,7 +176,7 @@ async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
     let schedule = recorder.schedule();
     tokio::spawn(async move {
         for i in 0..n {
-            tokio::time::sleep_until(schedule.at(i)).await;
+            crate::clock::sleep_until(schedule.at(i)).await;
             for s in &services {
                 let _ = s.send_message(Msg::Request(i));
             }

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::{compute_at, work};
+use mpst_choreo::paper::compute_at;
 use mpst_choreo::{Choreography, Located, LocatedFuture, Member, Op, Result, Role};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
@@ -112,12 +112,12 @@ impl Choreography for Serving {
 
 async fn serve(models: Models, index: usize, costs: Costs, tensors: Vec<Tensor>) -> Predictions {
     let _serving = models[index].lock().await;
-    work(costs.model_base + costs.model_per_image * tensors.len() as u32).await;
+    crate::clock::sleep(costs.model_base + costs.model_per_image * tensors.len() as u32).await;
     Predictions(tensors.into_iter().map(|t| t.0).collect())
 }
 
 async fn preprocess(cost: Duration, image: Image) -> Tensor {
-    work(cost).await;
+    crate::clock::sleep(cost).await;
     Tensor(image.0)
 }
 
@@ -198,7 +198,7 @@ impl ImageStep {
 struct InOrderImage(ImageStep);
 
 async fn arrive(schedule: Schedule, i: u64) -> Image {
-    tokio::time::sleep_until(schedule.at(i)).await;
+    crate::clock::sleep_until(schedule.at(i)).await;
     Image(i)
 }
 
@@ -312,7 +312,7 @@ impl Actor for Node {
             (Node::Worker { cost, batcher }, Msg::Image(i)) => {
                 let (cost, batcher) = (*cost, batcher.clone());
                 tokio::spawn(async move {
-                    work(cost).await;
+                    crate::clock::sleep(cost).await;
                     let _ = batcher.send_message(Msg::Tensor(i));
                 });
             }
@@ -332,7 +332,7 @@ impl Actor for Node {
             }
             // A model serves one batch at a time: the actor handles one message at a time.
             (Node::Model { time }, Msg::Batch(b, reply)) => {
-                work(*time).await;
+                crate::clock::sleep(*time).await;
                 reply.send_message(Msg::Predictions(b))?;
             }
             _ => {}
@@ -371,7 +371,7 @@ async fn start_actors(costs: Costs, recorder: &Recorder, n: u64) {
     let schedule = recorder.schedule();
     tokio::spawn(async move {
         for i in 0..n {
-            tokio::time::sleep_until(schedule.at(i)).await;
+            crate::clock::sleep_until(schedule.at(i)).await;
             let _ = gateway.send_message(Msg::Image(i));
         }
     });
