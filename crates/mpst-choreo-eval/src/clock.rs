@@ -15,6 +15,9 @@ use tokio::sync::oneshot;
 
 type Entry = (Reverse<(Instant, u64)>, Wake);
 
+/// A request to the timer thread: wake this sender at this instant.
+type Request = (Instant, oneshot::Sender<()>);
+
 /// A sleeper to wake (ordered by deadline only).
 struct Wake(oneshot::Sender<()>);
 
@@ -35,10 +38,10 @@ impl Ord for Wake {
     }
 }
 
-fn timer() -> &'static Mutex<mpsc::Sender<(Instant, oneshot::Sender<()>)>> {
-    static TIMER: OnceLock<Mutex<mpsc::Sender<(Instant, oneshot::Sender<()>)>>> = OnceLock::new();
+fn timer() -> &'static Mutex<mpsc::Sender<Request>> {
+    static TIMER: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
     TIMER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<(Instant, oneshot::Sender<()>)>();
+        let (tx, rx) = mpsc::channel::<Request>();
         std::thread::Builder::new()
             .name("precise-timer".into())
             .spawn(move || run(rx))
@@ -47,7 +50,7 @@ fn timer() -> &'static Mutex<mpsc::Sender<(Instant, oneshot::Sender<()>)>> {
     })
 }
 
-fn run(rx: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
+fn run(rx: mpsc::Receiver<Request>) {
     let mut heap: BinaryHeap<Entry> = BinaryHeap::new();
     let mut seq = 0u64;
     loop {

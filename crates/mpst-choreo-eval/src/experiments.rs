@@ -32,11 +32,13 @@ impl Plan {
     /// The full evaluation (about ten minutes).
     pub fn full(seed: u64) -> Self {
         Plan {
-            producer_rates: vec![20.0, 40.0, 80.0, 120.0, 160.0, 200.0, 240.0, 280.0, 320.0],
+            producer_rates: vec![
+                20.0, 40.0, 80.0, 120.0, 160.0, 200.0, 240.0, 280.0, 320.0, 400.0, 480.0,
+            ],
             send_rate: 50.0,
             serving_rates: vec![50.0, 100.0, 150.0, 200.0, 250.0, 300.0, 350.0, 400.0],
             batches: vec![10, 5],
-            durations: (4.0, 12.0, 6.0),
+            durations: (4.0, 12.0, 5.0),
             seed,
             tcp: true,
         }
@@ -60,7 +62,7 @@ impl Plan {
             rate,
             duration,
             warmup: (duration * 0.2).min(1.0),
-            drain: 3.0,
+            drain: 2.0,
             seed: self.seed,
             net,
         }
@@ -120,6 +122,11 @@ pub struct SendResults {
     pub out_of_order_key_median_ms: f64,
     /// Actors.
     pub actors_key_median_ms: f64,
+    /// The median of `ks`'s simulated cost alone (what an ideal out-of-order `key`
+    /// latency would be), ms.
+    pub cost_key_median_ms: f64,
+    /// The median of the larger of the two costs (an ideal in-order `key`), ms.
+    pub cost_max_median_ms: f64,
     /// `key` of each implementation.
     pub key: Vec<Point>,
     /// `txt` of each implementation.
@@ -275,7 +282,21 @@ fn run_send(plan: &Plan) -> SendResults {
             .next()
             .unwrap_or(0.0)
     };
+    let spec = plan.spec(plan.send_rate, plan.durations.1, Net::Memory);
+    let costs = send::Costs::uniform(spec.seed, spec.requests());
+    let ms = |c: &std::time::Duration| c.as_secs_f64() * 1e3;
+    let cost_median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let max = costs
+        .key
+        .iter()
+        .zip(costs.txt.iter())
+        .map(|(k, t)| ms(k.max(t)));
     SendResults {
+        cost_key_median_ms: cost_median(costs.key.iter().map(ms).collect()),
+        cost_max_median_ms: cost_median(max.collect()),
         rate: plan.send_rate,
         in_order_key_median_ms: median(Implementation::InOrder),
         out_of_order_key_median_ms: median(Implementation::OutOfOrder),
