@@ -5,6 +5,8 @@
 //! keys) and hand-written `ractor` actors, all on an in-memory transport, under
 //! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`.
 
+#![warn(missing_docs)]
+
 pub mod clock;
 pub mod drive;
 pub mod experiments;
