@@ -26,6 +26,8 @@ pub struct Plan {
     /// Also run the choreographies of producers and model serving (headline batch) over
     /// loopback TCP.
     pub tcp: bool,
+    /// Tokio worker threads per run (1: a current-thread runtime).
+    pub threads: usize,
 }
 
 impl Plan {
@@ -41,6 +43,7 @@ impl Plan {
             durations: (4.0, 12.0, 5.0),
             seed,
             tcp: true,
+            threads: 2,
         }
     }
 
@@ -54,6 +57,7 @@ impl Plan {
             durations: (1.0, 2.0, 2.0),
             seed,
             tcp: true,
+            threads: 2,
         }
     }
 
@@ -65,6 +69,7 @@ impl Plan {
             drain: 2.0,
             seed: self.seed,
             net,
+            threads: self.threads,
         }
     }
 }
@@ -127,6 +132,12 @@ pub struct SendResults {
     pub cost_key_median_ms: f64,
     /// The median of the larger of the two costs (an ideal in-order `key`), ms.
     pub cost_max_median_ms: f64,
+    /// How late the precise sleep wakes on this machine now (median, ms): measured
+    /// alone, 200 sleeps of 0–5 ms; every delivery pays it at least twice (the scheduled
+    /// start and the service's work).
+    pub timer_lateness_median_ms: f64,
+    /// Its 99th percentile (ms).
+    pub timer_lateness_p99_ms: f64,
     /// `key` of each implementation.
     pub key: Vec<Point>,
     /// `txt` of each implementation.
@@ -294,7 +305,10 @@ fn run_send(plan: &Plan) -> SendResults {
         .iter()
         .zip(costs.txt.iter())
         .map(|(k, t)| ms(k.max(t)));
+    let (timer_lateness_median_ms, timer_lateness_p99_ms) = timer_lateness(&spec);
     SendResults {
+        timer_lateness_median_ms,
+        timer_lateness_p99_ms,
         cost_key_median_ms: cost_median(costs.key.iter().map(ms).collect()),
         cost_max_median_ms: cost_median(max.collect()),
         rate: plan.send_rate,
@@ -304,6 +318,42 @@ fn run_send(plan: &Plan) -> SendResults {
         key,
         txt,
     }
+}
+
+/// The lateness of [`crate::clock::sleep`] alone: 200 sleeps of uniform 0–5 ms costs,
+/// one every 10 ms, on a runtime like the runs'; (median, p99) in ms.
+fn timer_lateness(spec: &Spec) -> (f64, f64) {
+    let costs = crate::load::uniform_costs(spec.seed, 200, std::time::Duration::from_millis(5));
+    let late = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let probe = Spec {
+        duration: 2.0,
+        drain: 1.0,
+        ..*spec
+    };
+    crate::load::run_bounded(&probe, || async {
+        let mut tasks = Vec::new();
+        for (i, cost) in costs.into_iter().enumerate() {
+            let late = late.clone();
+            tasks.push(tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(10 * i as u64)).await;
+                let start = std::time::Instant::now();
+                crate::clock::sleep(cost).await;
+                let l = start.elapsed().saturating_sub(cost).as_secs_f64() * 1e3;
+                late.lock().expect("lateness").push(l);
+            }));
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+    });
+    let mut late = late.lock().expect("lateness").clone();
+    late.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        late.get(((late.len() as f64 - 1.0) * q) as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    (at(0.5), at(0.99))
 }
 
 /// Runs the plan (printing progress on standard error).

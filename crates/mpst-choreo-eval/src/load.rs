@@ -29,6 +29,8 @@ pub struct Spec {
     pub seed: u64,
     /// The choreographies' transport.
     pub net: Net,
+    /// Tokio worker threads of the run's runtime (1: a current-thread runtime).
+    pub threads: usize,
 }
 
 impl Spec {
@@ -234,7 +236,7 @@ fn summarise<'a>(
     }
 }
 
-/// Runs `body` on a fresh multi-threaded runtime (two workers, the machine's cores),
+/// Runs `body` on a fresh runtime with `spec.threads` workers,
 /// bounded by `spec.bound()` plus five seconds of slack; returns when the body finishes or
 /// the bound passes, whichever is first, and the instant it stopped. Everything the
 /// body spawned is dropped with the runtime.
@@ -243,11 +245,14 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let mut builder = if spec.threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(spec.threads);
+        b
+    };
+    let runtime = builder.enable_all().build().expect("a tokio runtime");
     let bound = spec.bound() + Duration::from_secs(5);
     let end = runtime.block_on(async move {
         let _ = tokio::time::timeout(bound, body()).await;

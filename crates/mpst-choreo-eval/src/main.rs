@@ -1,5 +1,5 @@
-//! `cargo run --release -p mpst-choreo-eval [-- --quick] [--out DIR] [--seed N]`: runs
-//! the evaluation and writes `DIR/EVALUATION.md`, `DIR/results.json` and SVG plots
+//! `cargo run --release -p mpst-choreo-eval [-- --quick] [--out DIR] [--seed N] [--threads N]`
+//! runs the evaluation and writes `DIR/EVALUATION.md`, `DIR/results.json` and SVG plots
 //! (`DIR` defaults to `evaluation`, relative to the workspace root).
 
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ use mpst_choreo_eval::report::{self, Machine};
 
 fn main() -> ExitCode {
     let mut quick = false;
+    let mut threads: Option<usize> = None;
     let mut seed = 2024u64;
     let mut out = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../evaluation"));
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,6 +21,10 @@ fn main() -> ExitCode {
             "--quick" => quick = true,
             "--seed" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(v) => seed = v,
+                None => return usage(),
+            },
+            "--threads" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(v) => threads = Some(v),
                 None => return usage(),
             },
             "--out" => match args.next() {
@@ -34,15 +39,18 @@ fn main() -> ExitCode {
     } else {
         Plan::full(seed)
     };
-    let command = format!(
-        "cargo run --release -p mpst-choreo-eval --{}{}",
-        if quick { " --quick" } else { "" },
-        if seed == 2024 {
-            String::new()
-        } else {
-            format!(" --seed {seed}")
-        }
-    );
+    let mut flags = String::new();
+    if quick {
+        flags.push_str(" --quick");
+    }
+    if seed != 2024 {
+        flags.push_str(&format!(" --seed {seed}"));
+    }
+    if let Some(t) = threads {
+        flags.push_str(&format!(" --threads {t}"));
+    }
+    let dashes = if flags.is_empty() { "" } else { " --" };
+    let command = format!("cargo run --release -p mpst-choreo-eval{dashes}{flags}");
     let before = Machine::now();
     let started = Instant::now();
     let results = experiments::run(&plan);
@@ -66,6 +74,6 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--out DIR]");
+    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--threads N] [--out DIR]");
     ExitCode::from(2)
 }

@@ -44,8 +44,8 @@ fn serving_section(out: &mut String, ms: &ServingResults) {
         "The in-order twin cannot do better than {b} images per (model time + preprocessing of \
          {} images by one worker) = **{bound:.1} images/s**: its batcher waits for each batch's \
          predictions before the next round, so one model works at a time and preprocessing is not \
-         overlapped. It measured {:.1} ({} of that bound; the rest is tokio's 1 ms timer \
-         granularity on every sleep and the in-memory hops). So even a perfect out-of-order \
+         overlapped. It measured {:.1} ({} of that bound; the rest is the sleeps' wake-up \
+         lateness and the hops). So even a perfect out-of-order \
          pipeline at the models' maximum gets at most {:.2}× the in-order throughput under these costs.\n",
         b.div_ceil(2),
         ms.in_order_max_rps,
@@ -228,7 +228,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
     let _ = writeln!(
         o,
         "Producers `p1` and `p2` each send one request per session at the offered rate (so `q` \
-         receives twice that); `q` computes for a uniformly random 0–5 ms per request (a tokio \
+         receives twice that); `q` computes for a uniformly random 0–5 ms per request (an async \
          sleep: the computation waits, it does not hold a core, like the paper's `sleep`) and \
          answers. In order, `q` follows Figure 1a: `x1`, then `x2`, answer `p1`, then `p2`, and a \
          role starts session i+1 only after session i. Out of order (Figure 1c), `q` computes on \
@@ -242,7 +242,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
     let _ = writeln!(o, "\n## b. Concurrent send (Figure 2 / 19b)\n");
     let _ = writeln!(
         o,
-        "{} requests/s; for each, `ks` and `cs` compute for a uniformly random 0–5 ms each (tokio \
+        "{} requests/s; for each, `ks` and `cs` compute for a uniformly random 0–5 ms each (async \
          sleeps) and send `key` and `txt` to `s`, which forwards them to `c`. In order, `s` takes \
          `key`, then `txt`, then forwards both, so `key` waits for the slower of the two; out of \
          order, `s` forwards each on arrival. Median latency of `key`: in order **{:.2} ms**, out \
@@ -260,7 +260,10 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
          What the runs add on top (scheduling, the hops through `s`, the wake-up of each \
          sleep): {:.2} ms out of order, {:.2} ms in order, {:.2} ms for the actors. A constant \
          added to both sides shrinks the relative gain: with the same overhead d on both, the \
-         reduction is ({:.2} − {:.2}) / ({:.2} + d).\n",
+         reduction is ({:.2} − {:.2}) / ({:.2} + d). The precise sleep alone, measured on \
+         this machine during the run, wakes {:.2} ms late at the median (p99 {:.2} ms); each \
+         delivery pays that at least twice (the scheduled start, the service's work), the rest \
+         is waking the tasks along the hops on a machine with the load average below.\n",
         s.cost_key_median_ms,
         s.cost_max_median_ms,
         pct(1.0 - s.cost_key_median_ms / s.cost_max_median_ms),
@@ -270,6 +273,8 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         s.cost_max_median_ms,
         s.cost_key_median_ms,
         s.cost_max_median_ms,
+        s.timer_lateness_median_ms,
+        s.timer_lateness_p99_ms,
     );
     let _ = writeln!(o, "![concurrent send](concurrent_send_histogram.svg)\n");
     let _ = writeln!(
@@ -296,7 +301,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         o,
         "Images arrive at the gateway at the offered rate; workers preprocess (1 ms each); the \
          batcher sends each batch to `model1` or `model2` alternately; a model serves one batch at a \
-         time for 15 + 5·batch ms (tokio sleeps). One session of the choreographies is one batch. \
+         time for 15 + 5·batch ms (async sleeps). One session of the choreographies is one batch. \
          Batch 10 is the paper's default (`Config.BATCH_SIZE` of its artifact) and gives its 308 \
          req/s maximum.\n"
     );
@@ -313,7 +318,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
          - **Bounded.** Each run sends for {:?} s (producers, send, serving), leaves the first \
            20% (at most 1 s) out of the statistics, then waits at most 2 s for answers; a request \
            still unanswered counts with the latency it had reached then (a lower bound), and the \
-           tables show answered/sent. Every run has a fresh tokio runtime with 2 worker threads.\n\
+           tables show answered/sent. Every run has a fresh tokio runtime with {} worker thread(s).\n\
          - **hdrhistogram** (µs, 3 significant digits) for medians and p99.\n\
          - **Seeds.** Costs are drawn with `SmallRng::seed_from_u64({seed})` (and {seed}+1 for the \
            second stream); every implementation sees the same costs for the same request.\n\
@@ -325,6 +330,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
            tick, which added up to 1 ms to every 0–5 ms cost in all implementations (a quick run \
            with it measured an 18.8% `key` reduction instead). The load schedule uses it too.\n",
         plan.durations,
+        plan.threads,
         seed = plan.seed
     );
     let m = &run.machine;

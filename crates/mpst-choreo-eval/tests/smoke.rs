@@ -16,6 +16,7 @@ fn spec(rate: f64) -> Spec {
         drain: 5.0,
         seed: 7,
         net: Net::Memory,
+        threads: 2,
     }
 }
 
