@@ -2,7 +2,7 @@
 //! keys already used (to refuse reuse and duplicates), and the session counter that gives
 //! concurrent top-level invocations distinct tokens.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -48,6 +48,12 @@ pub struct EndpointStats {
     pub duplicates_refused: u64,
     /// Errors reported by the incoming stream (decoding, I/O).
     pub transport_errors: u64,
+    /// Deliveries refused because their session had already finished at this endpoint
+    /// (late duplicates, or messages that a finished session never claimed).
+    pub late_refused: u64,
+    /// Keys the endpoint currently remembers (delivered, claimed or sent). Keys of a
+    /// session are forgotten when it finishes.
+    pub keys_held: usize,
 }
 
 type Reply = oneshot::Sender<Result<Envelope, ()>>;
@@ -68,6 +74,17 @@ struct Mailbox {
     fifo_waiting: HashMap<RoleName, VecDeque<Reply>>,
     stats: EndpointStats,
     closed: bool,
+    // Sessions started here (so a number is never run twice) and sessions finished here
+    // (whose keys are forgotten and whose late messages are refused).
+    started: HashSet<u64>,
+    finished: HashSet<u64>,
+}
+
+/// The top-level session a key belongs to: its token's first frame, whose site is 0 for
+/// tokens made by [`Token::session`].
+fn session_of(key: &Key) -> Option<u64> {
+    let first = key.token.frames().first()?;
+    (first.site == 0).then_some(first.index)
 }
 
 pub(crate) struct Shared {
@@ -183,6 +200,18 @@ impl Shared {
     /// Files one incoming envelope.
     fn deliver(&self, env: Envelope) {
         let mut mailbox = self.mailbox();
+        if session_of(&env.key).is_some_and(|n| mailbox.finished.contains(&n)) {
+            mailbox.stats.late_refused += 1;
+            drop(mailbox);
+            self.observe(
+                EventKind::DuplicateRefused,
+                &env.from,
+                &env.to,
+                &env.key,
+                String::new(),
+            );
+            return;
+        }
         if self.config.ignore_keys {
             let waiting = mailbox.fifo_waiting.entry(env.from.clone()).or_default();
             let mut env = env;
@@ -225,6 +254,28 @@ impl Shared {
                 );
             }
         }
+    }
+
+    /// Marks session `n` as started; a number runs at most once per endpoint.
+    fn start_session(&self, n: u64) -> Result<()> {
+        let mut mailbox = self.mailbox();
+        if !mailbox.started.insert(n) {
+            return Err(ChoreoError::SessionReused {
+                role: self.role.clone(),
+                session: n,
+            });
+        }
+        Ok(())
+    }
+
+    /// Forgets the keys of finished session `n`; its late messages will be refused.
+    fn end_session(&self, n: u64) {
+        let mut mailbox = self.mailbox();
+        let ours = |key: &Key| session_of(key) == Some(n);
+        mailbox.slots.retain(|key, _| !ours(key));
+        mailbox.receives.retain(|key, _| !ours(key));
+        mailbox.sends.retain(|(_, key), _| !ours(key));
+        mailbox.finished.insert(n);
     }
 
     /// The incoming stream ended: fail every pending receive now instead of at its timeout.
@@ -299,12 +350,17 @@ impl Endpoint {
 
     /// What the endpoint has counted so far.
     pub fn stats(&self) -> EndpointStats {
-        self.shared.mailbox().stats
+        let mailbox = self.shared.mailbox();
+        EndpointStats {
+            keys_held: mailbox.slots.len() + mailbox.receives.len() + mailbox.sends.len(),
+            ..mailbox.stats
+        }
     }
 
     /// Runs the next top-level session of a choreography as this role. Sessions are
-    /// numbered per endpoint (0, 1, …); every role must start the same sessions in the
-    /// same order, or use [`Endpoint::run_session`]. Several may run concurrently.
+    /// numbered per endpoint (0, 1, …, counting calls of `run`); every role must start
+    /// the same sessions in the same order, or use [`Endpoint::run_session`] (do not mix
+    /// the two on one endpoint). Several may run concurrently.
     pub async fn run<Ch, X>(&self, choreography: Ch) -> Result<X>
     where
         Ch: Choreography<X>,
@@ -314,18 +370,26 @@ impl Endpoint {
     }
 
     /// Runs a choreography as session number `n` (token [`Token::session`]`(n)`).
-    /// Completes when the body and every pending send and forward have completed.
+    /// Completes when the body and every pending send and forward have completed; then
+    /// the endpoint forgets the session's keys and refuses its late messages. A session
+    /// number runs at most once per endpoint ([`ChoreoError::SessionReused`]).
     pub async fn run_session<Ch, X>(&self, n: u64, choreography: Ch) -> Result<X>
     where
         Ch: Choreography<X>,
     {
-        let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
         if !Ch::Roles::names().contains(&self.shared.role) {
             return Err(ChoreoError::UnknownRole(self.shared.role.clone()));
         }
-        let out = choreography.run(&op).await?;
-        op.finish().await?;
-        Ok(out)
+        self.shared.start_session(n)?;
+        let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
+        let out = choreography.run(&op).await;
+        let finished = match out {
+            Ok(out) => op.finish().await.map(|()| out),
+            Err(e) => Err(e),
+        };
+        drop(op); // aborts whatever is still pending after an error
+        self.shared.end_session(n);
+        finished
     }
 }
 

@@ -8,6 +8,8 @@ use crate::role::RoleName;
 use crate::transport::TransportError;
 
 /// Why a choreography (or one of its communications) failed.
+///
+/// Keys are boxed (`Box<Key>`) to keep the error small; they deref to [`Key`].
 #[derive(Debug, thiserror::Error)]
 pub enum ChoreoError {
     /// The transport failed.
@@ -101,6 +103,15 @@ pub enum ChoreoError {
         role: RoleName,
         /// What happened.
         message: String,
+    },
+
+    /// A session number was run twice on one endpoint.
+    #[error("{role}: session {session} was already run on this endpoint")]
+    SessionReused {
+        /// The role.
+        role: RoleName,
+        /// The session number.
+        session: u64,
     },
 
     /// An endpoint was created outside a tokio runtime.

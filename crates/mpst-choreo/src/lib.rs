@@ -81,6 +81,8 @@
 //! The model, the guarantees and their limits, a table from the paper's constructs to
 //! this API, and a comparison with ChoRus are in `docs/CHOREOGRAPHIES.md`.
 
+#![warn(missing_docs)]
+
 mod choreography;
 mod endpoint;
 mod error;

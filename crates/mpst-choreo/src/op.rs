@@ -212,7 +212,9 @@ impl<L: RoleSet> Op<L> {
         let mut receive = None;
         let own = choice.get().cloned();
         if self.is::<D>() {
-            let label = format!("select:{own:?}");
+            let label = own
+                .as_ref()
+                .map_or_else(String::new, |v| format!("select:{v:?}"));
             let payload = own.as_ref().map_or_else(
                 || Err(self.absent(&key)),
                 |v| encode(&self.shared.role, &key, v),

@@ -100,7 +100,8 @@ pub enum EventKind {
     Sent,
     /// The receiver bound the value to its communication.
     Received,
-    /// The receiver refused a duplicate delivery of a key.
+    /// The receiver refused a delivery: a duplicate of a key already delivered, or a late
+    /// message of a session that has finished at the receiver.
     DuplicateRefused,
 }
 

@@ -147,11 +147,10 @@ async fn cond_informs_exactly_the_roles_of_the_branch() {
             "nothing sent to Z"
         );
         let selection = format!("select:{go}");
-        assert!(
-            events
-                .iter()
-                .any(|e| e.to.as_str() == "B" && e.label == selection)
-        );
+        let to_b: Vec<_> = events.iter().filter(|e| e.to.as_str() == "B").collect();
+        let told = |kind| to_b.iter().any(|e| e.kind == kind && e.label == selection);
+        assert!(told(mpst_choreo::EventKind::Sent), "{to_b:?}");
+        assert!(told(mpst_choreo::EventKind::Received), "{to_b:?}");
     }
 }
 
@@ -274,4 +273,25 @@ impl Choreography<Located<u64, B>> for SlowService {
 async fn then_async_runs_an_async_computation_on_arrival() {
     let out = runner::<Roles![A, B]>().run(SlowService).await;
     assert_eq!(output(out, "B").into_local(), Some(42));
+}
+
+#[derive(Clone)]
+struct ReadyForward;
+
+impl Choreography<Located<u64, Z>> for ReadyForward {
+    type Roles = Abz;
+
+    async fn run(self, op: &Op<Abz>) -> Result<Located<u64, Z>> {
+        let v = op.locally(A, |_| 9);
+        let ready = op.ready(A, v);
+        let at_b = op.fcomm(A, B, ready);
+        let at_z = op.fcomm(B, Z, op.then(B, at_b, |x| x + 1));
+        op.wait(Z, at_z).await
+    }
+}
+
+#[tokio::test]
+async fn ready_futures_and_chained_forwards() {
+    let got = output(runner::<Abz>().run(ReadyForward).await, "Z").into_local();
+    assert_eq!(got, Some(10));
 }

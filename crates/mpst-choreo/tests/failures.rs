@@ -169,7 +169,12 @@ async fn duplicated_deliveries_are_refused_and_reported() {
     assert!(at_a.is_ok());
     assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
     tokio::time::sleep(Duration::from_secs(1)).await; // let the late copy arrive
-    assert_eq!(b.stats().duplicates_refused, 1);
+    let stats = b.stats();
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        1,
+        "{stats:?}"
+    );
     let kinds: Vec<EventKind> = recorder.events().iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds.iter().filter(|k| **k == EventKind::Received).count(),
@@ -226,4 +231,97 @@ fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
     let net = Arc::new(InMemory::new(AB::names()));
     let endpoint = Endpoint::new(net, "A".into());
     assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_rerun() {
+    // Every envelope is delivered twice, the copy up to 50 ms later.
+    let cfg = ChaosConfig {
+        duplicate: 1.0,
+        ..ChaosConfig::reorder(5)
+    };
+    let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
+    let (a, b) = (
+        Endpoint::new(net.clone(), "A".into()).unwrap(),
+        Endpoint::new(net, "B".into()).unwrap(),
+    );
+    for n in 0..3 {
+        let (at_a, at_b) = tokio::join!(a.run_session(n, Once), b.run_session(n, Once));
+        assert!(at_a.is_ok());
+        assert_eq!(at_b.ok().and_then(Located::into_local), Some(42));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let stats = b.stats();
+    assert_eq!(stats.keys_held, 0, "{stats:?}");
+    assert_eq!(
+        stats.duplicates_refused + stats.late_refused,
+        3,
+        "{stats:?}"
+    );
+    assert!(
+        stats.late_refused > 0,
+        "some copies came after their session: {stats:?}"
+    );
+    assert_eq!(a.stats().keys_held, 0);
+    let again = b.run_session(1, Once).await;
+    assert!(
+        matches!(again, Err(ChoreoError::SessionReused { session: 1, .. })),
+        "{again:?}"
+    );
+}
+
+/// A transport that rewrites every envelope on its way.
+struct Tamper {
+    inner: InMemory,
+    rewrite: fn(Envelope) -> Envelope,
+}
+
+impl Transport for Tamper {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.inner.send((self.rewrite)(envelope))
+    }
+
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        self.inner.incoming(role)
+    }
+}
+
+async fn tampered(rewrite: fn(Envelope) -> Envelope) -> Result<Located<u32, B>> {
+    let net = Tamper {
+        inner: InMemory::new(AB::names()),
+        rewrite,
+    };
+    let mut out = Runner::new(Arc::new(net)).run(Once).await;
+    out.pop()
+        .map_or(Err(ChoreoError::UnknownRole("B".into())), |(_, r)| r)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_message_from_the_wrong_sender_is_refused_with_both_names() {
+    let got = tampered(|env| Envelope {
+        from: "Mallory".into(),
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::WrongSender { expected, got, .. }) => {
+            assert_eq!((expected.as_str(), got.as_str()), ("A", "Mallory"));
+        }
+        other => panic!("expected WrongSender, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_undecodable_payload_is_a_decode_error_naming_the_type() {
+    let got = tampered(|env| Envelope {
+        payload: vec![0xff],
+        ..env
+    })
+    .await;
+    match got {
+        Err(ChoreoError::Decode { ty, from, .. }) => {
+            assert_eq!((ty, from.as_str()), ("u32", "A"));
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
 }

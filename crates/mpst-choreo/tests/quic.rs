@@ -144,3 +144,33 @@ async fn a_stranger_is_refused_and_reported() {
         .unwrap_err();
     assert!(reported.to_string().contains("no peer's"), "{reported}");
 }
+
+#[tokio::test]
+async fn roles_may_start_in_any_order() {
+    let identity = QuicIdentity::generate().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+    // B's socket exists but nobody serves it yet: A's handshake waits in its buffer.
+    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    let (id, tr) = (identity.clone(), trusted.clone());
+    let a = tokio::spawn(async move {
+        let peers = [(role("B"), ab)];
+        QuicTransport::start(role("A"), sa, &id, &tr, peers, QuicConfig::default()).await
+    });
+    tokio::task::yield_now().await;
+    let peers = [(role("A"), aa)];
+    let b = QuicTransport::start(
+        role("B"),
+        sb,
+        &identity,
+        &trusted,
+        peers,
+        QuicConfig::default(),
+    );
+    let b = timeout(LIMIT, b).await.unwrap().unwrap();
+    let a = timeout(LIMIT, a).await.unwrap().unwrap().unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    a.send(envelope("A", "B", 5, 10)).await.unwrap();
+    assert_eq!(next(&mut incoming).await, 5);
+}

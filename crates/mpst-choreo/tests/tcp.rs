@@ -175,11 +175,13 @@ async fn bad_bytes_from_a_peer_are_errors_not_panics() {
     let hello_c = postcard::to_stdvec(&common::Hello::Hello {
         from: role("A"),
         to: role("C"),
+        lanes: 1,
     })
     .unwrap();
     let hello_b = postcard::to_stdvec(&common::Hello::Hello {
         from: role("A"),
         to: role("B"),
+        lanes: 1,
     })
     .unwrap();
     let cases: [(Vec<&[u8]>, &str); 4] = [
@@ -263,4 +265,68 @@ async fn the_incoming_stream_is_the_roles_own_and_taken_once() {
     assert!(a.incoming(&role("A")).is_ok());
     let err = a.incoming(&role("A")).err().unwrap();
     assert!(matches!(err.cause, TransportCause::Unavailable(_)), "{err}");
+}
+
+#[tokio::test]
+async fn a_role_that_finished_first_keeps_listening_until_its_peers_connected() {
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
+    // A connects to B's (listening) socket and finishes before B has even started.
+    let a = TcpTransport::start(role("A"), la, [(role("B"), ab)], TcpConfig::default());
+    let a = timeout(LIMIT, a).await.unwrap().unwrap();
+    let closing = tokio::spawn(async move {
+        a.close().await;
+        drop(a); // As a process exiting: A stops listening.
+    });
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    assert!(!closing.is_finished(), "A stopped before B connected");
+    // B starts late and can still reach A.
+    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::default());
+    timeout(LIMIT, b).await.unwrap().unwrap();
+    timeout(LIMIT, closing).await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+        .await
+        .unwrap();
+    let addr = b.local_addr();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let hello = postcard::to_stdvec(&common::Hello::Hello {
+        from: role("A"),
+        to: role("B"),
+        lanes: 1,
+    })
+    .unwrap();
+    // A fixed xorshift stream: the same 200 frames every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut byte = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u8
+    };
+    for _ in 0..200 {
+        let len = usize::from(byte() % 48);
+        let frame: Vec<u8> = (0..len).map(|_| byte()).collect();
+        raw(addr, &[&hello, &frame]).await;
+        if frame == [2] {
+            continue; // The goodbye: a clean end, nothing to report.
+        }
+        // Each connection ends in exactly one report: a decoded envelope is followed by
+        // "closed without a goodbye", anything else is one error.
+        loop {
+            match timeout(LIMIT, incoming.next()).await.unwrap().unwrap() {
+                Ok(envelope) => assert_eq!(envelope.to, role("B")),
+                Err(e) => {
+                    assert!(e.peer == role("A") || e.peer.as_str().contains("127.0.0.1"));
+                    break;
+                }
+            }
+        }
+    }
 }

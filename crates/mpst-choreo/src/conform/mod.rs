@@ -6,6 +6,21 @@
 //! [`Recorder`](crate::Recorder)); [`global_trace`] matches sends with receives by
 //! integrity key and orders them into one sequence of communications, and
 //! [`Protocol::check`] replays that through the projections.
+//!
+//! ```
+//! use mpst_choreo::conform::{Communication, ConformanceError, Protocol};
+//!
+//! let protocol = Protocol::from_scribble(
+//!     "global protocol P(role A, role B) { Ping() from A to B; Pong() from B to A; }",
+//!     None,
+//! )?;
+//! let run = [Communication::new("A", "B", "Ping"), Communication::new("B", "A", "Pong")];
+//! protocol.check(&run)?;
+//! // Answering before being asked is not a run of P.
+//! let wrong = [Communication::new("B", "A", "Pong"), Communication::new("A", "B", "Ping")];
+//! assert!(matches!(protocol.check(&wrong), Err(ConformanceError::Unexpected { index: 0, .. })));
+//! # Ok::<(), ConformanceError>(())
+//! ```
 
 mod trace;
 
@@ -212,6 +227,14 @@ impl Protocol {
     /// The projection of `role`, if the protocol has that role.
     pub fn fsm(&self, role: &str) -> Option<&Fsm> {
         self.fsms.get(role)
+    }
+
+    /// Orders the recorded `steps` of a run into its global trace ([`global_trace`]) and
+    /// replays it ([`Protocol::check`]); returns the trace.
+    pub fn check_steps(&self, steps: &[Step]) -> Result<Vec<Communication>, ConformanceError> {
+        let trace = global_trace(steps)?;
+        self.check(&trace)?;
+        Ok(trace)
     }
 
     /// Replays `trace`: every communication must be, in order, a send transition of its

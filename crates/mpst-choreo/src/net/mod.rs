@@ -1,12 +1,14 @@
 //! Network transports (features `tcp` and `quic`): what they share — the wire format, the
 //! frame-size limit, the fault-injection hook and error helpers.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, TransportCause, TransportError};
@@ -35,6 +37,8 @@ pub(crate) enum Wire {
         from: RoleName,
         /// The role it wants to reach.
         to: RoleName,
+        /// How many connections the connecting role opens to it.
+        lanes: u32,
     },
     /// One message.
     Message(Envelope),
@@ -42,20 +46,20 @@ pub(crate) enum Wire {
     Bye,
 }
 
-/// The sending half of a role's incoming stream.
-pub(crate) type Inbox = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
+/// Where transport tasks deliver what arrives (and errors) to the role.
+pub(crate) type Delivery = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
 
-/// The receiving half, until the endpoint takes it.
-pub(crate) struct Outbox {
+/// A role's incoming stream, until its endpoint takes it.
+pub(crate) struct IncomingSlot {
     role: RoleName,
     rx: Mutex<Option<mpsc::UnboundedReceiver<Result<Envelope, TransportError>>>>,
 }
 
-impl Outbox {
-    pub(crate) fn new(role: RoleName) -> (Inbox, Self) {
+impl IncomingSlot {
+    pub(crate) fn new(role: RoleName) -> (Delivery, Self) {
         let (tx, rx) = mpsc::unbounded_channel();
         let rx = Mutex::new(Some(rx));
-        (tx, Outbox { role, rx })
+        (tx, IncomingSlot { role, rx })
     }
 
     /// The incoming stream of this transport's role; once.
@@ -100,6 +104,19 @@ pub(crate) fn decode_error(peer: &RoleName, message: impl Into<String>) -> Trans
     TransportError::new(peer.clone(), TransportCause::Decode(message.into()))
 }
 
+/// Decodes a whole frame: trailing bytes are an error too, not ignored.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
+    match postcard::take_from_bytes::<Wire>(bytes) {
+        Ok((wire, [])) => Ok(wire),
+        Ok((_, rest)) => Err(format!(
+            "{} bytes after the message in a frame of {}",
+            rest.len(),
+            bytes.len()
+        )),
+        Err(e) => Err(format!("undecodable frame of {} bytes: {e}", bytes.len())),
+    }
+}
+
 /// The encoding of `wire`, checked against the frame-size limit.
 pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>, TransportError> {
     let bytes = postcard::to_stdvec(wire).map_err(|e| {
@@ -120,4 +137,37 @@ pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>
         ));
     }
     Ok(bytes)
+}
+
+/// Which peers have connected, over how many of the connections they announced: a role
+/// that has finished waits for late peers before it stops listening (or its process
+/// exits), so that their connection attempts are not refused.
+#[derive(Clone)]
+pub(crate) struct Arrivals(watch::Sender<HashMap<RoleName, (u32, u32)>>);
+
+impl Arrivals {
+    pub(crate) fn new() -> Self {
+        Arrivals(watch::Sender::new(HashMap::new()))
+    }
+
+    /// `peer` connected once, announcing `lanes` connections in all.
+    pub(crate) fn arrived(&self, peer: &RoleName, lanes: u32) {
+        self.0.send_modify(|seen| {
+            let entry = seen.entry(peer.clone()).or_insert((0, lanes));
+            entry.0 += 1;
+            entry.1 = lanes;
+        });
+    }
+
+    /// Waits (at most `deadline`) until every one of `peers` has opened all its
+    /// connections; says whether they all did.
+    pub(crate) async fn all(&self, peers: &[RoleName], deadline: Duration) -> bool {
+        let mut seen = self.0.subscribe();
+        let done = seen.wait_for(|seen| {
+            peers
+                .iter()
+                .all(|p| seen.get(p).is_some_and(|&(count, lanes)| count >= lanes))
+        });
+        matches!(tokio::time::timeout(deadline, done).await, Ok(Ok(_)))
+    }
 }

@@ -3,6 +3,7 @@
 //! blocking. Certificates are self-signed, generated at run time with `rcgen`.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
@@ -14,7 +15,10 @@ use quinn::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::{DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error};
+use super::{
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    io_error,
+};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
 
@@ -62,6 +66,8 @@ pub struct QuicConfig {
     pub connect_deadline: Duration,
     /// Streams a peer may have open towards this role at once.
     pub max_concurrent_streams: u32,
+    /// How long a dropped transport waits for its peers to read everything it sent.
+    pub linger: Duration,
     /// Holds chosen envelopes back halfway through their stream (fault injection for
     /// tests: the first half is on the wire, the rest waits).
     pub hold: Option<Hold>,
@@ -73,6 +79,7 @@ impl Default for QuicConfig {
             max_frame_len: DEFAULT_MAX_FRAME,
             connect_deadline: Duration::from_secs(10),
             max_concurrent_streams: 1024,
+            linger: Duration::from_secs(10),
             hold: None,
         }
     }
@@ -84,6 +91,7 @@ impl std::fmt::Debug for QuicConfig {
             .field("max_frame_len", &self.max_frame_len)
             .field("connect_deadline", &self.connect_deadline)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
+            .field("linger", &self.linger)
             .field("hold", &self.hold.is_some())
             .finish()
     }
@@ -94,20 +102,24 @@ impl std::fmt::Debug for QuicConfig {
 pub struct QuicTransport {
     role: RoleName,
     endpoint: Endpoint,
-    connections: HashMap<RoleName, Connection>,
+    connections: Mutex<HashMap<RoleName, Connection>>,
+    linger: Duration,
     max_frame_len: usize,
     hold: Option<Hold>,
-    inbox: Inbox,
-    outbox: Outbox,
+    delivery: Delivery,
+    slot: IncomingSlot,
     sending: Mutex<JoinSet<()>>,
     acceptor: JoinHandle<()>,
+    arrivals: Arrivals,
+    peer_names: Vec<RoleName>,
 }
 
 impl QuicTransport {
     /// Serves on `socket` as `identity`, trusting the certificates `trusted`, and connects
     /// to every peer before `connect_deadline` (QUIC retransmits its handshake, so peers
     /// may start in any order). Peers are known by their addresses: a connection from an
-    /// address that is no peer's is refused.
+    /// address that is no peer's is refused. Servers are authenticated by certificate
+    /// (against `trusted`); clients only by address, so use it on networks you trust.
     pub async fn start(
         role: RoleName,
         socket: UdpSocket,
@@ -143,16 +155,19 @@ impl QuicTransport {
             .map_err(|e| io_error(&role, e.kind(), format!("cannot open the endpoint: {e}")))?;
         endpoint.set_default_client_config(client);
 
-        let (inbox, outbox) = Outbox::new(role.clone());
+        let (delivery, slot) = IncomingSlot::new(role.clone());
         let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
         let max = config.max_frame_len;
+        let arrivals = Arrivals::new();
         let acceptor = tokio::spawn(accept(
             endpoint.clone(),
             role.clone(),
             by_addr,
             max,
-            inbox.clone(),
+            delivery.clone(),
+            arrivals.clone(),
         ));
+        let peer_names: Vec<RoleName> = peers.keys().cloned().collect();
         let connecting = peers.iter().map(|(peer, addr)| {
             let endpoint = endpoint.clone();
             async move {
@@ -178,14 +193,22 @@ impl QuicTransport {
         Ok(QuicTransport {
             role,
             endpoint,
-            connections,
+            connections: Mutex::new(connections),
+            linger: config.linger,
             max_frame_len: config.max_frame_len,
             hold: config.hold,
-            inbox,
-            outbox,
+            delivery,
+            slot,
             sending: Mutex::new(JoinSet::new()),
             acceptor,
+            arrivals,
+            peer_names,
         })
+    }
+
+    /// The role this transport serves.
+    pub fn role(&self) -> &RoleName {
+        &self.role
     }
 
     /// The address this role's endpoint is bound to.
@@ -197,29 +220,46 @@ impl QuicTransport {
 
     /// Waits until every message sent has been received by its peer, then says goodbye on
     /// every connection and waits (at most `linger`) for the peers to close them: a peer
-    /// closes only once it has read every stream, so nothing sent is lost.
+    /// closes only once it has read every stream, so nothing sent is lost. Messages sent
+    /// afterwards are refused. Dropping the transport does the same in the background
+    /// (lingering [`QuicConfig::linger`]).
     pub async fn close(&self, linger: Duration) {
+        self.goodbye(linger).await;
+    }
+
+    /// Takes what is in flight and the connections, and returns the future that finishes
+    /// the sends and says goodbye.
+    fn goodbye(&self, linger: Duration) -> impl Future<Output = ()> + Send + 'static {
         let mut sending =
             std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
-        while sending.join_next().await.is_some() {}
-        let goodbyes = self
-            .connections
-            .iter()
-            .map(|(peer, connection)| async move {
-                let said = async {
-                    let bye = encode(peer, &Wire::Bye, self.max_frame_len)?;
-                    let mut stream = connection.open_uni().await.map_err(|e| lost(peer, &e))?;
-                    stream.write_all(&bye).await.map_err(|e| lost(peer, &e))?;
-                    stream.finish().map_err(|e| lost(peer, &e))
-                };
-                if let Err(e) = said.await {
-                    let _ = self.inbox.send(Err(e));
-                    return;
+        let connections =
+            std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
+        let (max, delivery) = (self.max_frame_len, self.delivery.clone());
+        let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
+        async move {
+            while sending.join_next().await.is_some() {}
+            // A late peer must find this endpoint still serving.
+            arrivals.all(&peers, linger).await;
+            let goodbyes = connections.into_iter().map(|(peer, connection)| {
+                let delivery = delivery.clone();
+                async move {
+                    let said = async {
+                        let bye = encode(&peer, &Wire::Bye, max)?;
+                        let mut stream =
+                            connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
+                        stream.write_all(&bye).await.map_err(|e| lost(&peer, &e))?;
+                        stream.finish().map_err(|e| lost(&peer, &e))
+                    };
+                    if let Err(e) = said.await {
+                        let _ = delivery.send(Err(e));
+                        return;
+                    }
+                    let _ = tokio::time::timeout(linger, connection.closed()).await;
+                    connection.close(VarInt::from_u32(0), b"done");
                 }
-                let _ = tokio::time::timeout(linger, connection.closed()).await;
-                connection.close(VarInt::from_u32(0), b"done");
             });
-        futures::future::join_all(goodbyes).await;
+            futures::future::join_all(goodbyes).await;
+        }
     }
 }
 
@@ -232,8 +272,21 @@ fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
 }
 
 impl Drop for QuicTransport {
+    /// What was sent is still delivered, late peers may still connect, then the
+    /// connections close and accepting stops (in the background, if a tokio runtime is
+    /// still there; at once otherwise).
     fn drop(&mut self) {
-        self.acceptor.abort();
+        let goodbye = self.goodbye(self.linger);
+        let acceptor = self.acceptor.abort_handle();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    goodbye.await;
+                    acceptor.abort();
+                });
+            }
+            Err(_) => acceptor.abort(),
+        }
     }
 }
 
@@ -244,19 +297,20 @@ impl Transport for QuicTransport {
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.outbox.take(role)
+        self.slot.take(role)
     }
 }
 
 impl QuicTransport {
     fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
         let peer = envelope.to.clone();
-        let connection = self.connections.get(&peer).cloned().ok_or_else(|| {
+        let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
+        let connection = connections.get(&peer).cloned().ok_or_else(|| {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
         let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
-        let inbox = self.inbox.clone();
+        let delivery = self.delivery.clone();
         let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
         while sending.try_join_next().is_some() {}
         sending.spawn(async move {
@@ -282,7 +336,7 @@ impl QuicTransport {
                 }
             };
             if let Err(e) = sent.await {
-                let _ = inbox.send(Err(e));
+                let _ = delivery.send(Err(e));
             }
         });
         Ok(())
@@ -294,7 +348,8 @@ async fn accept(
     role: RoleName,
     peers: HashMap<SocketAddr, RoleName>,
     max: usize,
-    inbox: Inbox,
+    delivery: Delivery,
+    arrivals: Arrivals,
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let from = incoming.remote_address();
@@ -302,20 +357,24 @@ async fn accept(
             incoming.refuse();
             let stranger = RoleName::new(format!("the stranger at {from}"));
             let message = "refused a connection from an address that is no peer's";
-            let _ = inbox.send(Err(io_error(
+            let _ = delivery.send(Err(io_error(
                 &stranger,
                 ErrorKind::PermissionDenied,
                 message,
             )));
             continue;
         };
-        let (role, inbox) = (role.clone(), inbox.clone());
+        let (role, delivery, arrivals) = (role.clone(), delivery.clone(), arrivals.clone());
         tokio::spawn(async move {
             match incoming.await {
-                Ok(connection) => serve(connection, peer, role, max, inbox).await,
+                Ok(connection) => {
+                    arrivals.arrived(&peer, 1);
+                    serve(connection, peer, role, max, delivery).await
+                }
                 Err(e) => {
                     let message = format!("handshake failed: {e}");
-                    let _ = inbox.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
+                    let _ =
+                        delivery.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
                 }
             }
         });
@@ -325,7 +384,13 @@ async fn accept(
 /// Reads every stream of one connection, each in its own task (a slow stream holds back
 /// no other), until the peer's goodbye; then closes the connection once every stream
 /// opened before the goodbye is read. A connection lost before the goodbye is an error.
-async fn serve(connection: Connection, peer: RoleName, role: RoleName, max: usize, inbox: Inbox) {
+async fn serve(
+    connection: Connection,
+    peer: RoleName,
+    role: RoleName,
+    max: usize,
+    delivery: Delivery,
+) {
     let mut reading = JoinSet::new();
     let mut bye = false;
     loop {
@@ -336,12 +401,12 @@ async fn serve(connection: Connection, peer: RoleName, role: RoleName, max: usiz
                     Err(ConnectionError::LocallyClosed) => return,
                     Err(e) => {
                         let message = format!("connection lost before the goodbye: {e}");
-                        let _ = inbox.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
+                        let _ = delivery.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
                         return;
                     }
                 };
-                let (peer, role, inbox) = (peer.clone(), role.clone(), inbox.clone());
-                reading.spawn(async move { read(&mut stream, &peer, &role, max, &inbox).await });
+                let (peer, role, delivery) = (peer.clone(), role.clone(), delivery.clone());
+                reading.spawn(async move { read(&mut stream, &peer, &role, max, &delivery).await });
             }
             Some(done) = reading.join_next() => {
                 bye |= matches!(done, Ok(true));
@@ -362,10 +427,10 @@ async fn read(
     peer: &RoleName,
     role: &RoleName,
     max: usize,
-    inbox: &Inbox,
+    delivery: &Delivery,
 ) -> bool {
     let received = match stream.read_to_end(max).await {
-        Ok(bytes) => match postcard::from_bytes::<Wire>(&bytes) {
+        Ok(bytes) => match decode(&bytes) {
             Ok(Wire::Bye) => return true,
             Ok(Wire::Message(envelope)) if envelope.from == *peer && envelope.to == *role => {
                 Ok(envelope)
@@ -378,10 +443,7 @@ async fn read(
                 ),
             )),
             Ok(Wire::Hello { .. }) => Err(decode_error(peer, "a greeting on a QUIC stream")),
-            Err(e) => Err(decode_error(
-                peer,
-                format!("undecodable message of {} bytes: {e}", bytes.len()),
-            )),
+            Err(message) => Err(decode_error(peer, message)),
         },
         Err(e) => Err(io_error(
             peer,
@@ -389,6 +451,6 @@ async fn read(
             format!("bad stream: {e}"),
         )),
     };
-    let _ = inbox.send(received);
+    let _ = delivery.send(received);
     false
 }

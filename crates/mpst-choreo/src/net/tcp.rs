@@ -2,6 +2,45 @@
 //! connections to every peer, spreading envelopes over them round-robin, so messages to
 //! one peer really can overtake each other. Frames are length-delimited (tokio-util's
 //! codec) postcard values, with a size limit; every bad frame is an error, never a panic.
+//!
+//! Each process makes its role's transport and an [`Endpoint`](crate::Endpoint) on it;
+//! here both roles run in one process:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+//! use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, Role, Roles, roles};
+//!
+//! roles! { pub struct Client; pub struct Server; }
+//!
+//! struct Double(u32);
+//!
+//! impl Choreography<Located<u32, Client>> for Double {
+//!     type Roles = Roles![Client, Server];
+//!     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u32, Client>> {
+//!         let x = op.comm(Client, Server, &op.locally(Client, |_| self.0)).await?;
+//!         let y = op.locally(Server, |un| un.unwrap(&x) * 2);
+//!         op.comm(Server, Client, &y).await
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
+//! let client = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let server = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let (at_c, at_s) = (client.local_addr()?, server.local_addr()?);
+//! let (c, s) = tokio::try_join!(
+//!     TcpTransport::start(Client::name(), client, [(Server::name(), at_s)], TcpConfig::default()),
+//!     TcpTransport::start(Server::name(), server, [(Client::name(), at_c)], TcpConfig::default()),
+//! )?;
+//! let (c, s) = (Arc::new(c), Arc::new(s));
+//! let (ec, es) = (Endpoint::new(c.clone(), Client::name())?, Endpoint::new(s.clone(), Server::name())?);
+//! let (y, _) = tokio::try_join!(ec.run(Double(21)), es.run(Double(21)))?;
+//! assert_eq!(y.into_local(), Some(42));
+//! tokio::join!(c.close(), s.close()); // flush before exiting
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
@@ -19,7 +58,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
-use super::{DEFAULT_MAX_FRAME, Hold, Inbox, Outbox, Wire, decode_error, encode, io_error};
+use super::{
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    io_error,
+};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportError};
 
@@ -78,9 +120,12 @@ pub struct TcpTransport {
     max_frame_len: usize,
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
-    outbox: Outbox,
+    slot: IncomingSlot,
     writers: Mutex<Vec<JoinHandle<()>>>,
     acceptor: JoinHandle<()>,
+    arrivals: Arrivals,
+    peer_names: Vec<RoleName>,
+    connect_deadline: Duration,
 }
 
 impl TcpTransport {
@@ -112,20 +157,32 @@ impl TcpTransport {
         let codec = LengthDelimitedCodec::builder()
             .max_frame_length(config.max_frame_len)
             .new_codec();
-        let (inbox, outbox) = Outbox::new(role.clone());
-        let acceptor = tokio::spawn(accept(listener, role.clone(), codec.clone(), inbox.clone()));
-        let deadline = Instant::now() + config.connect_deadline;
+        let (delivery, slot) = IncomingSlot::new(role.clone());
+        let arrivals = Arrivals::new();
+        let accepting = accept(
+            listener,
+            role.clone(),
+            codec.clone(),
+            delivery.clone(),
+            arrivals.clone(),
+        );
+        let acceptor = tokio::spawn(accepting);
+        let lanes_per_peer = config.connections_per_peer.clamp(1, u32::MAX as usize);
+        let mut peer_names = Vec::new();
+        let deadline = later(config.connect_deadline);
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
+            peer_names.push(peer.clone());
             let mut lanes = Vec::new();
-            for _ in 0..config.connections_per_peer.max(1) {
+            for _ in 0..lanes_per_peer {
                 let connected = connect(&peer, addr, deadline, config.retry_interval).await;
                 let stream = connected.inspect_err(|_| acceptor.abort())?;
                 let mut sink = FramedWrite::new(stream, codec.clone());
                 let hello = Wire::Hello {
                     from: role.clone(),
                     to: peer.clone(),
+                    lanes: lanes_per_peer as u32,
                 };
                 let hello = encode(&peer, &hello, config.max_frame_len)?;
                 SinkExt::<Bytes>::send(&mut sink, hello.into())
@@ -137,7 +194,7 @@ impl TcpTransport {
                     sink,
                     queue,
                     peer.clone(),
-                    inbox.clone(),
+                    delivery.clone(),
                 )));
                 lanes.push(lane);
             }
@@ -150,9 +207,12 @@ impl TcpTransport {
             max_frame_len: config.max_frame_len,
             hold: config.hold,
             peers: Mutex::new(lanes_of),
-            outbox,
+            slot,
             writers: Mutex::new(writers),
             acceptor,
+            arrivals,
+            peer_names,
+            connect_deadline: config.connect_deadline,
         })
     }
 
@@ -167,8 +227,10 @@ impl TcpTransport {
     }
 
     /// Writes every queued envelope, says goodbye on every connection and waits until all
-    /// is written. Envelopes sent afterwards are refused. Call it before the process
-    /// exits, or queued envelopes may be lost.
+    /// is written; then waits (at most `connect_deadline`) until every peer has opened
+    /// all its connections to this role, so that a role which finishes early does not
+    /// stop listening while a late peer is still connecting. Envelopes sent afterwards are
+    /// refused. Call it before the process exits, or queued envelopes may be lost.
     pub async fn close(&self) {
         drop(std::mem::take(
             &mut *self.peers.lock().unwrap_or_else(|p| p.into_inner()),
@@ -177,12 +239,30 @@ impl TcpTransport {
         for writer in writers {
             let _ = writer.await;
         }
+        self.arrivals
+            .all(&self.peer_names, self.connect_deadline)
+            .await;
     }
 }
 
 impl Drop for TcpTransport {
+    /// Queued envelopes are still written (each connection's writer finishes its queue
+    /// and says goodbye); accepting goes on in the background until every peer has
+    /// connected or `connect_deadline` passes (at once without a tokio runtime). A process
+    /// about to exit should [`close`](TcpTransport::close) instead, which waits for both.
     fn drop(&mut self) {
-        self.acceptor.abort();
+        let acceptor = self.acceptor.abort_handle();
+        let (arrivals, peers) = (self.arrivals.clone(), std::mem::take(&mut self.peer_names));
+        let deadline = self.connect_deadline;
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    arrivals.all(&peers, deadline).await;
+                    acceptor.abort();
+                });
+            }
+            Err(_) => acceptor.abort(),
+        }
     }
 }
 
@@ -193,7 +273,7 @@ impl Transport for TcpTransport {
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.outbox.take(role)
+        self.slot.take(role)
     }
 }
 
@@ -221,6 +301,14 @@ impl TcpTransport {
     }
 }
 
+/// Now plus `wait`, or a year from now if that overflows (a configuration may say
+/// `Duration::MAX`).
+fn later(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
+}
+
 async fn connect(
     peer: &RoleName,
     addr: SocketAddr,
@@ -234,7 +322,7 @@ async fn connect(
                 let _ = stream.set_nodelay(true);
                 return Ok(stream);
             }
-            Err(e) if Instant::now() + retry >= deadline => {
+            Err(e) if later(retry) >= deadline => {
                 let message = format!("cannot connect to {addr} before the deadline: {e}");
                 return Err(io_error(peer, e.kind(), message));
             }
@@ -251,10 +339,10 @@ async fn write(
     mut sink: Sink,
     mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Bytes)>,
     peer: RoleName,
-    inbox: Inbox,
+    delivery: Delivery,
 ) {
     let failed = |e: std::io::Error| {
-        let _ = inbox.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
+        let _ = delivery.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
     };
     while let Some((hold, frame)) = queue.recv().await {
         if let Some(hold) = hold {
@@ -278,17 +366,30 @@ async fn write(
     let _ = SinkExt::<Bytes>::close(&mut sink).await;
 }
 
-async fn accept(listener: TcpListener, role: RoleName, codec: LengthDelimitedCodec, inbox: Inbox) {
+async fn accept(
+    listener: TcpListener,
+    role: RoleName,
+    codec: LengthDelimitedCodec,
+    delivery: Delivery,
+    arrivals: Arrivals,
+) {
     loop {
         match listener.accept().await {
             Ok((stream, addr)) => {
                 let _ = stream.set_nodelay(true);
                 let frames = FramedRead::new(stream, codec.clone());
-                tokio::spawn(read(frames, addr, role.clone(), inbox.clone()));
+                let reading = read(
+                    frames,
+                    addr,
+                    role.clone(),
+                    delivery.clone(),
+                    arrivals.clone(),
+                );
+                tokio::spawn(reading);
             }
             Err(e) => {
                 let error = io_error(&role, e.kind(), format!("accepting failed: {e}"));
-                if inbox.send(Err(error)).is_err() {
+                if delivery.send(Err(error)).is_err() {
                     return;
                 }
             }
@@ -303,7 +404,8 @@ async fn read(
     mut frames: FramedRead<TcpStream, LengthDelimitedCodec>,
     addr: SocketAddr,
     role: RoleName,
-    inbox: Inbox,
+    delivery: Delivery,
+    arrivals: Arrivals,
 ) {
     let mut peer = RoleName::new(format!("the peer at {addr}"));
     let mut greeted = false;
@@ -316,15 +418,13 @@ async fn read(
                 break io_error(&peer, ErrorKind::UnexpectedEof, message);
             }
         };
-        let wire = match postcard::from_bytes::<Wire>(&frame) {
+        let wire = match decode(&frame) {
             Ok(wire) => wire,
-            Err(e) => {
-                let message = format!("undecodable frame of {} bytes: {e}", frame.len());
-                break decode_error(&peer, message);
-            }
+            Err(message) => break decode_error(&peer, message),
         };
         match (greeted, wire) {
-            (false, Wire::Hello { from, to }) if to == role => {
+            (false, Wire::Hello { from, to, lanes }) if to == role => {
+                arrivals.arrived(&from, lanes);
                 peer = from;
                 greeted = true;
             }
@@ -333,7 +433,7 @@ async fn read(
             }
             (false, _) => break decode_error(&peer, "the first frame is not a greeting"),
             (true, Wire::Message(envelope)) if envelope.to == role && envelope.from == peer => {
-                if inbox.send(Ok(envelope)).is_err() {
+                if delivery.send(Ok(envelope)).is_err() {
                     return;
                 }
             }
@@ -348,5 +448,5 @@ async fn read(
             (true, Wire::Hello { .. }) => break decode_error(&peer, "a second greeting"),
         }
     };
-    let _ = inbox.send(Err(failure));
+    let _ = delivery.send(Err(failure));
 }

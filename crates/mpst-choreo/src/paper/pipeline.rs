@@ -233,7 +233,7 @@ impl Choreography<Option<Pending>> for Step {
     async fn run(self, op: &Op<Roles>) -> Result<Option<Pending>> {
         let params = self.serving.params;
         let batch = params.batch.max(1);
-        let first = self.round * batch;
+        let first = self.round.saturating_mul(batch);
         let next = op.locally(Gateway, |_| match first < params.requests {
             false => Next::Done,
             true if self.round % 2 == 0 => Next::ToModel1,
@@ -242,7 +242,7 @@ impl Choreography<Option<Pending>> for Step {
         let serving = self.serving;
         let round = move |next| Round {
             next,
-            images: first..(first + batch).min(params.requests),
+            images: first..first.saturating_add(batch).min(params.requests),
             serving,
         };
         Ok(op.cond(Gateway, &next, round).await?.flatten())
@@ -277,7 +277,9 @@ impl Round {
         let models = Arc::clone(&self.serving.models);
         let serve = move |Batch(tensors): Batch| async move {
             let _serving = models[index].lock().await;
-            work(costs.model_base + costs.model_per_item * tensors.len() as u32).await;
+            let items = u32::try_from(tensors.len()).unwrap_or(u32::MAX);
+            let per_items = costs.model_per_item.saturating_mul(items);
+            work(costs.model_base.saturating_add(per_items)).await;
             let id = index as u8 + 1;
             Predictions(tensors.iter().map(|t| classify(t, id)).collect())
         };

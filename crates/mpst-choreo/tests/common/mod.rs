@@ -52,5 +52,9 @@ pub fn hold_sites(sites: &[u64]) -> (Hold, oneshot::Sender<()>) {
 /// The wire's greeting, as a stranger would write it.
 #[derive(Serialize)]
 pub enum Hello {
-    Hello { from: RoleName, to: RoleName },
+    Hello {
+        from: RoleName,
+        to: RoleName,
+        lanes: u32,
+    },
 }

@@ -1,0 +1,167 @@
+//! Head-of-line blocking, at the level of a choreography: `A` sends four values to `B`
+//! with non-blocking communication and `B` records the order in which it binds them.
+//! The first value's message is held back (half written, on QUIC) until the test
+//! releases it. Over QUIC (a stream per message) and over TCP with several connections
+//! the others are bound meanwhile; over one FIFO TCP connection nothing is bound until
+//! the held message goes, then all in sending order.
+
+mod common;
+
+use std::net::UdpSocket;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mpst_choreo::net::Hold;
+use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+use mpst_choreo::transport::Envelope;
+use mpst_choreo::{Choreography, Endpoint, Op, Result, Roles, Transport, roles};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::timeout;
+
+roles! {
+    /// Sends four values.
+    pub struct A;
+    /// Binds them.
+    pub struct B;
+}
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// `A` sends 10, 11, 12, 13; `B` reports each value when it is bound.
+#[derive(Clone)]
+struct Burst {
+    bound: mpsc::UnboundedSender<u64>,
+}
+
+impl Choreography for Burst {
+    type Roles = Roles![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
+        let f0 = op.fcomm(A, B, &op.locally(A, |_| 10u64));
+        let f1 = op.fcomm(A, B, &op.locally(A, |_| 11u64));
+        let f2 = op.fcomm(A, B, &op.locally(A, |_| 12u64));
+        let f3 = op.fcomm(A, B, &op.locally(A, |_| 13u64));
+        for future in [f0, f1, f2, f3] {
+            let bound = self.bound.clone();
+            let report = op.then(B, future, move |v| {
+                let _ = bound.send(v);
+            });
+            op.detach(B, report);
+        }
+        Ok(())
+    }
+}
+
+/// Holds back the message carrying 10 until the returned sender fires.
+fn hold_ten() -> (Hold, oneshot::Sender<()>) {
+    let (release, held) = oneshot::channel::<()>();
+    let held = futures::FutureExt::shared(async move {
+        let _ = held.await;
+    });
+    let ten = postcard::to_stdvec(&10u64).unwrap();
+    let hold: Hold =
+        Arc::new(move |e: &Envelope| (e.payload == ten).then(|| Box::pin(held.clone()) as _));
+    (hold, release)
+}
+
+/// Runs the burst over `a` and `b`; the test sees each bound value on the receiver.
+fn burst(a: Arc<dyn Transport>, b: Arc<dyn Transport>) -> mpsc::UnboundedReceiver<u64> {
+    let (bound, values) = mpsc::unbounded_channel();
+    let choreography = Burst { bound };
+    for (transport, role) in [(a, A::name()), (b, B::name())] {
+        let endpoint = Endpoint::new(transport, role).unwrap();
+        let choreography = choreography.clone();
+        tokio::spawn(async move { endpoint.run(choreography).await });
+    }
+    values
+}
+
+async fn next(values: &mut mpsc::UnboundedReceiver<u64>) -> u64 {
+    timeout(LIMIT, values.recv()).await.unwrap().unwrap()
+}
+
+use mpst_choreo::Role as _;
+
+async fn quic_pair(hold: Hold) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
+    let identity = QuicIdentity::generate().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    let held = QuicConfig {
+        hold: Some(hold),
+        ..QuicConfig::default()
+    };
+    let (a, b) = tokio::join!(
+        QuicTransport::start(A::name(), sa, &identity, &trusted, [(B::name(), ab)], held),
+        QuicTransport::start(
+            B::name(),
+            sb,
+            &identity,
+            &trusted,
+            [(A::name(), aa)],
+            QuicConfig::default()
+        ),
+    );
+    (Arc::new(a.unwrap()), Arc::new(b.unwrap()))
+}
+
+async fn tcp_pair(hold: Hold, connections: usize) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
+    let held = TcpConfig {
+        connections_per_peer: connections,
+        hold: Some(hold),
+        ..TcpConfig::default()
+    };
+    let (a, b) = tokio::join!(
+        TcpTransport::start(A::name(), la, [(B::name(), ab)], held),
+        TcpTransport::start(B::name(), lb, [(A::name(), aa)], TcpConfig::default()),
+    );
+    (Arc::new(a.unwrap()), Arc::new(b.unwrap()))
+}
+
+#[tokio::test]
+async fn over_quic_a_held_message_holds_back_no_other_binding() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, quic_pair(hold)).await.unwrap();
+    let mut values = burst(a, b);
+    let mut first = vec![next(&mut values).await, next(&mut values).await];
+    first.push(next(&mut values).await);
+    first.sort();
+    assert_eq!(first, [11, 12, 13]);
+    release.send(()).unwrap();
+    assert_eq!(next(&mut values).await, 10);
+}
+
+#[tokio::test]
+async fn over_several_tcp_connections_the_others_overtake_the_held_one() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, tcp_pair(hold, 4)).await.unwrap();
+    let mut values = burst(a, b);
+    let mut first = vec![next(&mut values).await, next(&mut values).await];
+    first.push(next(&mut values).await);
+    first.sort();
+    assert_eq!(first, [11, 12, 13]);
+    release.send(()).unwrap();
+    assert_eq!(next(&mut values).await, 10);
+}
+
+#[tokio::test]
+async fn over_one_fifo_tcp_connection_the_held_message_blocks_every_binding() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, tcp_pair(hold, 1)).await.unwrap();
+    let mut values = burst(a, b);
+    // The three later values are on the wire behind the held one: none can be bound.
+    let early = timeout(Duration::from_millis(300), values.recv()).await;
+    assert!(early.is_err(), "bound {early:?} past the held message");
+    release.send(()).unwrap();
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        order.push(next(&mut values).await);
+    }
+    assert_eq!(order, [10, 11, 12, 13]);
+}
