@@ -245,7 +245,8 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         "{} requests/s; for each, `ks` and `cs` compute for a uniformly random 0–5 ms each (async \
          sleeps) and send `key` and `txt` to `s`, which forwards them to `c`. In order, `s` takes \
          `key`, then `txt`, then forwards both, so `key` waits for the slower of the two; out of \
-         order, `s` forwards each on arrival. Median latency of `key`: in order **{:.2} ms**, out \
+         order, `s` forwards each on arrival (so do the actors, whose services spawn a task per \
+         request). Median latency of `key`: in order **{:.2} ms**, out \
          of order **{:.2} ms** ({} lower), actors **{:.2} ms**.\n",
         s.rate,
         s.in_order_key_median_ms,
@@ -302,6 +303,8 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         "Images arrive at the gateway at the offered rate; workers preprocess (1 ms each); the \
          batcher sends each batch to `model1` or `model2` alternately; a model serves one batch at a \
          time for 15 + 5·batch ms (async sleeps). One session of the choreographies is one batch. \
+         The actors: each worker spawns a task per image, the batcher batches tensors in arrival \
+         order, and each model actor serves one batch per message. \
          Batch 10 is the paper's default (`Config.BATCH_SIZE` of its artifact) and gives its 308 \
          req/s maximum.\n"
     );
