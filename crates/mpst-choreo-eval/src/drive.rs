@@ -1,0 +1,162 @@
+//! Driving a choreography under open-loop load: one [`Endpoint`] per role on one
+//! in-memory transport; session `i` of every role starts when it is due. Out of order,
+//! each role starts every session on schedule and runs them concurrently; in order, each
+//! role runs its sessions one after the other (session `i` starts when `i - 1` has
+//! finished and `i` is due), as a blocking choreography's projection does.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use std::net::SocketAddr;
+
+use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+use mpst_choreo::transport::InMemory;
+use mpst_choreo::{ChoreoError, Choreography, Config, Endpoint, RoleName, RoleSet, Transport};
+use tokio::net::TcpListener;
+use tokio::time::Instant;
+
+/// The three implementations compared by every benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Implementation {
+    /// The in-order choreography (blocking `comm`, sessions one after the other).
+    InOrder,
+    /// The out-of-order choreography (`fcomm`, futures and integrity keys).
+    OutOfOrder,
+    /// Hand-written actors with `ractor`.
+    Actors,
+}
+
+impl Implementation {
+    /// All three, in report order.
+    pub const ALL: [Implementation; 3] = [
+        Implementation::InOrder,
+        Implementation::OutOfOrder,
+        Implementation::Actors,
+    ];
+
+    /// The name used in tables, plots and results.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Implementation::InOrder => "in_order",
+            Implementation::OutOfOrder => "out_of_order",
+            Implementation::Actors => "actors",
+        }
+    }
+}
+
+/// Errors counted while driving sessions (a session that failed, e.g. timed out); the
+/// first is printed on standard error.
+#[derive(Clone, Debug, Default)]
+pub struct Failures(Arc<AtomicU64>);
+
+impl Failures {
+    /// How many sessions failed.
+    pub fn count(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, role: &RoleName, session: u64, error: &ChoreoError) {
+        if self.0.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!("session {session} failed at {}: {error}", role.as_str());
+        }
+    }
+}
+
+/// The network the choreographies run on (the actors always use ractor's mailboxes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Net {
+    /// `mpst_choreo::transport::InMemory`.
+    #[default]
+    Memory,
+    /// `mpst_choreo::net::tcp` on 127.0.0.1, one listener per role, two connections per
+    /// pair of roles.
+    Tcp,
+}
+
+async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Transport>)> {
+    if net == Net::Memory {
+        let memory: Arc<dyn Transport> = Arc::new(InMemory::new(names.to_vec()));
+        return names.iter().map(|n| (n.clone(), memory.clone())).collect();
+    }
+    let mut listeners = Vec::new();
+    for name in names {
+        let listener = TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("a loopback port");
+        let addr = listener.local_addr().expect("bound");
+        listeners.push((name.clone(), listener, addr));
+    }
+    let addrs: Vec<(RoleName, SocketAddr)> =
+        listeners.iter().map(|(n, _, a)| (n.clone(), *a)).collect();
+    let config = TcpConfig {
+        connections_per_peer: 2,
+        ..TcpConfig::default()
+    };
+    let starts = listeners.into_iter().map(|(name, listener, _)| {
+        let peers: Vec<_> = addrs.iter().filter(|(n, _)| *n != name).cloned().collect();
+        let config = config.clone();
+        async move {
+            let t = TcpTransport::start(name.clone(), listener, peers, config).await;
+            (
+                name,
+                Arc::new(t.expect("loopback TCP connects")) as Arc<dyn Transport>,
+            )
+        }
+    });
+    futures::future::join_all(starts).await
+}
+
+/// Starts every role of `Ch` on a fresh transport of `net`: `sessions` sessions, the
+/// `i`-th made by `make(i)` and due at `due(i)`; `in_order` chooses sequential sessions.
+/// Returns once the roles are connected; the sessions run on spawned tasks until done
+/// or the runtime ends.
+pub async fn start_roles<Ch, X, M, D>(
+    net: Net,
+    sessions: u64,
+    in_order: bool,
+    make: M,
+    due: D,
+) -> Failures
+where
+    Ch: Choreography<X> + 'static,
+    X: Send + 'static,
+    M: Fn(u64) -> Ch + Send + Sync + 'static,
+    D: Fn(u64) -> Instant + Send + Sync + 'static,
+{
+    let names = Ch::Roles::names();
+    let config = Config {
+        recv_timeout: Duration::from_secs(120),
+        ..Config::default()
+    };
+    let failures = Failures::default();
+    let make = Arc::new(make);
+    let due = Arc::new(due);
+    for (name, transport) in transports(net, &names).await {
+        let endpoint =
+            Endpoint::with_config(transport, name, config, None).expect("inside a runtime");
+        let endpoint = Arc::new(endpoint);
+        let (make, due, failures) = (make.clone(), due.clone(), failures.clone());
+        tokio::spawn(async move {
+            for i in 0..sessions {
+                crate::clock::sleep_until(due(i)).await;
+                let choreography = make(i);
+                if in_order {
+                    if let Err(e) = endpoint.run_session(i, choreography).await {
+                        failures.add(endpoint.role(), i, &e);
+                    }
+                } else {
+                    let (failures, endpoint) = (failures.clone(), endpoint.clone());
+                    tokio::spawn(async move {
+                        if let Err(e) = endpoint.run_session(i, choreography).await {
+                            failures.add(endpoint.role(), i, &e);
+                        }
+                    });
+                }
+            }
+        });
+    }
+    failures
+}

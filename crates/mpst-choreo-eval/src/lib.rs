@@ -1,0 +1,19 @@
+//! The Ozone evaluation (§5.3 of the paper) reproduced in Rust: three benchmarks —
+//! concurrent producers ([`producers`]), concurrent send ([`send`]) and model serving
+//! ([`serving`]) — each implemented three ways ([`drive::Implementation`]): an in-order
+//! choreography, an out-of-order choreography (`mpst-choreo` futures and integrity
+//! keys) and hand-written `ractor` actors, all on an in-memory transport, under
+//! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`.
+
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod drive;
+pub mod experiments;
+pub mod load;
+pub mod markdown;
+pub mod producers;
+pub mod report;
+pub mod send;
+pub mod serving;
+pub mod svg;

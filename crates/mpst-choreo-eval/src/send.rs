@@ -1,0 +1,219 @@
+//! Benchmark b, concurrent send (the paper's Figure 2 / 19b): for each request the key
+//! service `ks` and the content service `cs` compute for a uniformly random 0–5 ms each
+//! (tokio sleeps) and send a key and a text to the server `s`, which forwards both to
+//! the client `c`. Latencies of `key` and of `txt`: from the request's intended time to
+//! each value's arrival at `c`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mpst_choreo::paper::compute_at;
+use mpst_choreo::{Choreography, Op, Result};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use serde::{Deserialize, Serialize};
+
+use crate::drive::{Implementation, start_roles};
+use crate::load::{Recorder, Schedule, Spec, Summary, run_bounded, uniform_costs, until_answered};
+
+mpst_choreo::roles! {
+    /// The key service.
+    pub struct KS;
+    /// The content service.
+    pub struct CS;
+    /// The server.
+    pub struct S;
+    /// The client.
+    pub struct C;
+}
+
+/// A decryption key for request `.0` (label `Key`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Key(pub u64);
+
+/// An encrypted text for request `.0` (label `Txt`): the same shape as [`Key`], so only
+/// integrity keys tell them apart out of order.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Txt(pub u64);
+
+/// The services' computation time per request.
+#[derive(Clone, Debug)]
+pub struct Costs {
+    /// `ks`'s time per request.
+    pub key: Arc<Vec<Duration>>,
+    /// `cs`'s time per request.
+    pub txt: Arc<Vec<Duration>>,
+}
+
+impl Costs {
+    /// Uniform 0–5 ms costs for `n` requests, from `seed`.
+    pub fn uniform(seed: u64, n: u64) -> Self {
+        let max = Duration::from_millis(5);
+        Costs {
+            key: Arc::new(uniform_costs(seed, n, max)),
+            txt: Arc::new(uniform_costs(seed.wrapping_add(1), n, max)),
+        }
+    }
+}
+
+/// Session `i` of the choreography (both forms).
+pub struct ConcurrentSend {
+    i: u64,
+    costs: (Duration, Duration),
+    recorder: Recorder,
+    in_order: bool,
+}
+
+impl Choreography for ConcurrentSend {
+    type Roles = mpst_choreo::Roles![KS, CS, S, C];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
+        let (i, (ck, ct)) = (self.i, self.costs);
+        let (rec_k, rec_t) = (self.recorder.clone(), self.recorder);
+        let key = compute_at(op.locally(KS, |_| i), |i| async move {
+            crate::clock::sleep(ck).await;
+            Key(i)
+        });
+        let txt = compute_at(op.locally(CS, |_| i), |i| async move {
+            crate::clock::sleep(ct).await;
+            Txt(i)
+        });
+        let (key, txt) = futures::join!(key, txt);
+        if self.in_order {
+            // Figure 2a: s takes the key, then the text, then forwards them in that order.
+            let key_s = op.comm(KS, S, &key).await?;
+            let txt_s = op.comm(CS, S, &txt).await?;
+            let key_c = op.comm(S, C, &key_s).await?;
+            op.locally(C, |u| rec_k.answer("key", u.unwrap(&key_c).0));
+            let txt_c = op.comm(S, C, &txt_s).await?;
+            op.locally(C, |u| rec_t.answer("txt", u.unwrap(&txt_c).0));
+            return Ok(());
+        }
+        // Figure 15: s forwards each value as it arrives.
+        let key_s = op.fcomm(KS, S, &key);
+        let txt_s = op.fcomm(CS, S, &txt);
+        let key_c = op.then(C, op.fcomm(S, C, key_s), move |k| rec_k.answer("key", k.0));
+        let txt_c = op.then(C, op.fcomm(S, C, txt_s), move |t| rec_t.answer("txt", t.0));
+        op.wait(C, op.join(C, key_c, txt_c)).await?;
+        Ok(())
+    }
+}
+
+/// What the actors exchange.
+enum Msg {
+    /// Request `i` is due (to the services).
+    Request(u64),
+    /// A key (to the server, then the client).
+    Key(Key),
+    /// A text (to the server, then the client).
+    Txt(Txt),
+}
+
+/// The actors' behaviours.
+enum Node {
+    /// A service: computes for `costs[i]` in a task of its own, sends to the server.
+    Service {
+        costs: Arc<Vec<Duration>>,
+        key: bool,
+        server: ActorRef<Msg>,
+    },
+    /// The server: forwards everything to the client at once.
+    Server(ActorRef<Msg>),
+    /// The client: records arrivals.
+    Client(Recorder),
+}
+
+impl Actor for Node {
+    type Msg = Msg;
+    type State = ();
+    type Arguments = ();
+
+    async fn pre_start(
+        &self,
+        _: ActorRef<Msg>,
+        _: (),
+    ) -> std::result::Result<(), ActorProcessingErr> {
+        Ok(())
+    }
+
+    async fn handle(
+        &self,
+        _: ActorRef<Msg>,
+        msg: Msg,
+        _: &mut (),
+    ) -> std::result::Result<(), ActorProcessingErr> {
+        match (self, msg) {
+            (Node::Service { costs, key, server }, Msg::Request(i)) => {
+                let (cost, key, server) = (costs[i as usize], *key, server.clone());
+                tokio::spawn(async move {
+                    crate::clock::sleep(cost).await;
+                    let _ = server.send_message(if key {
+                        Msg::Key(Key(i))
+                    } else {
+                        Msg::Txt(Txt(i))
+                    });
+                });
+            }
+            (Node::Server(client), msg) => client.send_message(msg)?,
+            (Node::Client(rec), Msg::Key(k)) => rec.answer("key", k.0),
+            (Node::Client(rec), Msg::Txt(t)) => rec.answer("txt", t.0),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
+    async fn spawn(node: Node) -> ActorRef<Msg> {
+        Actor::spawn(None, node, ()).await.expect("spawn").0
+    }
+    let client = spawn(Node::Client(recorder.clone())).await;
+    let server = spawn(Node::Server(client)).await;
+    let mut services = Vec::new();
+    for (costs, key) in [(&costs.key, true), (&costs.txt, false)] {
+        let (costs, server) = (costs.clone(), server.clone());
+        services.push(spawn(Node::Service { costs, key, server }).await);
+    }
+    let schedule = recorder.schedule();
+    tokio::spawn(async move {
+        for i in 0..n {
+            crate::clock::sleep_until(schedule.at(i)).await;
+            for s in &services {
+                let _ = s.send_message(Msg::Request(i));
+            }
+        }
+    });
+}
+
+/// Runs one implementation at `spec.rate` requests per second: the summaries of `key`
+/// and of `txt`, and how many sessions failed.
+pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
+    let n = spec.requests();
+    let costs = Costs::uniform(spec.seed, n);
+    let mut result = None;
+    let end = run_bounded(spec, || async {
+        let schedule = Schedule::new(spec);
+        let recorder = Recorder::new(schedule, n, &["key", "txt"]);
+        let deadline = schedule.start + spec.bound();
+        let mut failures = None;
+        if imp == Implementation::Actors {
+            start_actors(&costs, &recorder, n).await;
+        } else {
+            let (rec, costs) = (recorder.clone(), costs.clone());
+            let in_order = imp == Implementation::InOrder;
+            let make = move |i: u64| ConcurrentSend {
+                i,
+                costs: (costs.key[i as usize], costs.txt[i as usize]),
+                recorder: rec.clone(),
+                in_order,
+            };
+            failures =
+                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
+        }
+        until_answered(&recorder, deadline).await;
+        result = Some((recorder, failures.map_or(0, |f| f.count())));
+    });
+    let (recorder, failures) = result.expect("the run finished");
+    let key = recorder.summary(&["key"], spec, end);
+    let txt = recorder.summary(&["txt"], spec, end);
+    (key, txt, failures)
+}
