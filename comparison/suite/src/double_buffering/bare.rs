@@ -14,14 +14,14 @@ enum Label {
 }
 
 async fn ready(route: &mut Unbounded<Label>) -> Result {
-    match receive_bare(WHAT, route).await? {
+    match receive_bare(WHAT, route).await?? {
         Label::Ready => Ok(()),
         Label::Value(_) => Err(unexpected(WHAT, "Ready")),
     }
 }
 
 async fn buffer(route: &mut Unbounded<Label>) -> Result<Vec<i32>> {
-    match receive_bare(WHAT, route).await? {
+    match receive_bare(WHAT, route).await?? {
         Label::Value(buffer) => Ok(buffer),
         Label::Ready => Err(unexpected(WHAT, "Value")),
     }

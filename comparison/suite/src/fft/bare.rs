@@ -22,9 +22,9 @@ async fn role(
     for (h, mut route) in STAGES.into_iter().zip(routes) {
         let other = if optimised || is_lower(i, h) {
             route.send(column.clone()).await?;
-            receive_bare(WHAT, &mut route).await?
+            receive_bare(WHAT, &mut route).await??
         } else {
-            let other = receive_bare(WHAT, &mut route).await?;
+            let other = receive_bare(WHAT, &mut route).await??;
             route.send(column.clone()).await?;
             other
         };

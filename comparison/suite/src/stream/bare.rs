@@ -16,7 +16,7 @@ enum Label {
 }
 
 async fn ready(route: &mut Unbounded<Label>) -> Result {
-    match receive_bare(WHAT, route).await? {
+    match receive_bare(WHAT, route).await?? {
         Label::Ready => Ok(()),
         _ => Err(unexpected(WHAT, "Ready")),
     }
@@ -46,7 +46,7 @@ async fn sink(mut route: Unbounded<Label>) -> Result<(usize, i64)> {
     let (mut count, mut sum) = (0, 0);
     loop {
         route.send(Label::Ready).await?;
-        match receive_bare(WHAT, &mut route).await? {
+        match receive_bare(WHAT, &mut route).await?? {
             Label::Value(v) => {
                 count += 1;
                 sum += i64::from(v);
