@@ -58,9 +58,9 @@ mod tests {
 mod workflows {
     use super::*;
     use kernel::Kernel;
-    use protocol::{K, S, T};
     use mpst::serialize::serialize;
     use mpst::verify;
+    use protocol::{K, S, T};
 
     const SCR: &str = include_str!("double_buffering.scr");
 

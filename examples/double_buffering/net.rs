@@ -92,7 +92,10 @@ fn main() -> ExitCode {
             .and_then(|i| args.get(i + 1))
     };
     let count = flag("--count").and_then(|c| c.parse().ok()).unwrap_or(10);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => return report::<String, _>(Err(error)),
     };

@@ -23,9 +23,9 @@ pub async fn rendezvous(role: &str) -> Result<Endpoint, NetError> {
     let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let mut endpoint = Config::new("", role).listen(any).bind().await?;
     let io = |e| NetError::new(role, NetErrorKind::Io(e));
-    let address = endpoint.local_addr().ok_or_else(|| {
-        NetError::new(role, NetErrorKind::Config("no listen address".into()))
-    })?;
+    let address = endpoint
+        .local_addr()
+        .ok_or_else(|| NetError::new(role, NetErrorKind::Config("no listen address".into())))?;
     let mut stdout = tokio::io::stdout();
     stdout
         .write_all(format!("LISTEN {address}\n").as_bytes())
@@ -110,7 +110,10 @@ impl Launch {
                 .stdout(Stdio::piped())
                 .kill_on_drop(true)
                 .spawn()?;
-            let stdout = child.stdout.take().ok_or_else(|| timed_out("no stdout".into()))?;
+            let stdout = child
+                .stdout
+                .take()
+                .ok_or_else(|| timed_out("no stdout".into()))?;
             launch.processes.push(Process {
                 role: (*role).to_owned(),
                 child,
@@ -149,7 +152,9 @@ impl Launch {
             .map_err(|_| timed_out(format!("{role} did not connect in time")))??;
         match line.as_deref() {
             Some("CONNECTED") => Ok(()),
-            other => Err(timed_out(format!("{role} said {other:?} instead of CONNECTED"))),
+            other => Err(timed_out(format!(
+                "{role} said {other:?} instead of CONNECTED"
+            ))),
         }
     }
 

@@ -31,7 +31,14 @@ fn expected(count: i32) -> String {
 async fn double_buffering_runs_as_three_processes() {
     let args = ["--count", "50"];
     let roles = ["S", "K", "T"];
-    let launch = Launch::start(double_buffering(), &roles, "double_buffering/1", &args, None, LIMIT);
+    let launch = Launch::start(
+        double_buffering(),
+        &roles,
+        "double_buffering/1",
+        &args,
+        None,
+        LIMIT,
+    );
     let outcomes = launch.await.unwrap().finish().await.unwrap();
     let sink = outcome(&outcomes, "T");
     assert!(sink.status.success(), "{sink:?}");
@@ -51,7 +58,12 @@ async fn double_buffering_runs_as_three_processes() {
 async fn three_buyers_runs_as_four_processes() {
     let roles = ["A", "B", "C", "S"];
     for (budget, b, c, s) in [
-        ("100", "BoughtByC(\"\")", "BoughtByC(\"Tuesday\")", "Some(\"C's address\")"),
+        (
+            "100",
+            "BoughtByC(\"\")",
+            "BoughtByC(\"Tuesday\")",
+            "Some(\"C's address\")",
+        ),
         ("20", "Declined", "Declined", "None"),
     ] {
         let args = ["--budget-c", budget];
@@ -71,9 +83,16 @@ async fn a_peer_killed_mid_session_fails_its_peers_naming_it() {
     let args = ["--count", "0"];
     let roles = ["S", "K", "T"];
     let receive = Some(Duration::from_secs(5));
-    let mut launch = Launch::start(double_buffering(), &roles, "double_buffering/1", &args, receive, LIMIT)
-        .await
-        .unwrap();
+    let mut launch = Launch::start(
+        double_buffering(),
+        &roles,
+        "double_buffering/1",
+        &args,
+        receive,
+        LIMIT,
+    )
+    .await
+    .unwrap();
     for role in roles {
         launch.connected(role).await.unwrap();
     }
@@ -83,7 +102,10 @@ async fn a_peer_killed_mid_session_fails_its_peers_naming_it() {
         let o = outcome(&outcomes, survivor);
         assert!(!o.status.success(), "{o:?}");
         let error = o.err().unwrap_or_default();
-        assert!(error.contains(&format!("role {survivor}")) && error.contains("K"), "{o:?}");
+        assert!(
+            error.contains(&format!("role {survivor}")) && error.contains("K"),
+            "{o:?}"
+        );
     }
 }
 
@@ -91,7 +113,14 @@ async fn a_peer_killed_mid_session_fails_its_peers_naming_it() {
 async fn a_kernel_running_another_session_type_is_refused() {
     let args = ["--count", "5", "--skew"];
     let roles = ["S", "K", "T"];
-    let launch = Launch::start(double_buffering(), &roles, "double_buffering/1", &args, None, LIMIT);
+    let launch = Launch::start(
+        double_buffering(),
+        &roles,
+        "double_buffering/1",
+        &args,
+        None,
+        LIMIT,
+    );
     let outcomes = launch.await.unwrap().finish().await.unwrap();
     // Nobody runs the session: every process fails.
     for o in &outcomes {
@@ -100,7 +129,45 @@ async fn a_kernel_running_another_session_type_is_refused() {
     // K dials S and T; T checks K's fingerprint and says it is K's session type that
     // differs, and K hears that it was refused. (S may instead see T leave first.)
     let sink = outcome(&outcomes, "T").err().unwrap_or_default();
-    assert!(sink.contains("handshake refused: role K runs another session type"), "{sink}");
+    assert!(
+        sink.contains("handshake refused: role K runs another session type"),
+        "{sink}"
+    );
     let kernel = outcome(&outcomes, "K").err().unwrap_or_default();
     assert!(kernel.contains("the other side refused"), "{kernel}");
+}
+
+/// The README's example: `net_ping B <address>` then `net_ping A <address>`, two
+/// processes, one session.
+#[tokio::test]
+async fn the_readme_two_process_example_runs() {
+    use tokio::io::AsyncBufReadExt;
+    use tokio::process::Command;
+    let exe = env!("CARGO_BIN_EXE_net_ping");
+    let run = async {
+        let mut b = Command::new(exe)
+            .args(["B", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = b.stdout.take().unwrap();
+        let line = tokio::io::BufReader::new(stdout).lines().next_line().await;
+        let line = line.unwrap().unwrap();
+        let address = line.strip_prefix("listening on ").unwrap().to_owned();
+        let a = Command::new(exe)
+            .args(["A", address.as_str()])
+            .kill_on_drop(true)
+            .output()
+            .await
+            .unwrap();
+        (a, b.wait().await.unwrap())
+    };
+    let (a, b) = tokio::time::timeout(LIMIT, run).await.unwrap();
+    assert!(a.status.success() && b.success(), "{a:?} {b:?}");
+    assert_eq!(String::from_utf8_lossy(&a.stdout), "pong 42\n");
+    // Bad usage is an error, not a panic.
+    let usage = Command::new(exe).output().await.unwrap();
+    assert_eq!(usage.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("usage: net_ping"));
 }

@@ -105,4 +105,3 @@ pub async fn seller(role: &mut S) -> Result<Option<String>, Error> {
     })
     .await
 }
-

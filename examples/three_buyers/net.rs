@@ -58,8 +58,14 @@ async fn run_role(role: &str, budget_c: i32) -> Result<String, BoxError> {
         "A" => buyer_a(&mut connections.into_role()?, "Session Types", 50)
             .await?
             .to_string(),
-        "B" => format!("{:?}", buyer_b(&mut connections.into_role()?, 10, true).await?),
-        "C" => format!("{:?}", buyer_c(&mut connections.into_role()?, budget_c).await?),
+        "B" => format!(
+            "{:?}",
+            buyer_b(&mut connections.into_role()?, 10, true).await?
+        ),
+        "C" => format!(
+            "{:?}",
+            buyer_c(&mut connections.into_role()?, budget_c).await?
+        ),
         "S" => format!("{:?}", seller(&mut connections.into_role()?).await?),
         other => return Err(format!("no role {other} in three buyers").into()),
     })
@@ -86,7 +92,9 @@ fn main() -> ExitCode {
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1))
     };
-    let budget_c = flag("--budget-c").and_then(|c| c.parse().ok()).unwrap_or(100);
+    let budget_c = flag("--budget-c")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

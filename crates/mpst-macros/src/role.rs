@@ -55,6 +55,7 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut routes = Vec::new();
     let mut flushes = Vec::new();
     let mut aborts = Vec::new();
+    let mut begins = Vec::new();
     let mut builders = Vec::new();
     let mut peers: Vec<(String, Type)> = Vec::new();
     for (index, field) in data.fields.iter().enumerate() {
@@ -112,6 +113,9 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 ::core::task::Poll::Ready(flushed) => flushed?,
             }
         });
+        begins.push(quote_spanned! {ty.span()=>
+            ::mpst::channel::Abort::begin(&mut self.#member);
+        });
         aborts.push(quote_spanned! {ty.span()=>
             ::mpst::channel::Abort::abort(&mut self.#member);
         });
@@ -147,6 +151,11 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 } else {
                     ::core::task::Poll::Ready(::core::result::Result::Ok(()))
                 }
+            }
+
+            #[inline]
+            fn begin(&mut self) {
+                #(#begins)*
             }
 
             #[inline]

@@ -80,15 +80,13 @@ impl Error {
         }
     }
 
-    /// Whether the failure is a receive that timed out.
+    /// Whether the failure is a deadline that passed (see [`crate::deadline`]).
     pub fn is_timeout(&self) -> bool {
-        matches!(
-            self,
-            Error::Receive(ReceiveError {
-                kind: ReceiveErrorKind::TimedOut,
-                ..
-            })
-        )
+        match self {
+            Error::Send(e) => matches!(e.kind, SendErrorKind::TimedOut),
+            Error::Receive(e) => matches!(e.kind, ReceiveErrorKind::TimedOut),
+            Error::Other(e) => e.is::<crate::deadline::SessionTimedOut>(),
+        }
     }
 }
 
@@ -119,6 +117,9 @@ pub enum SendErrorKind {
     /// The transport reported another error (e.g. an I/O error of a network sink, or an
     /// in-memory channel closed by an earlier failed session of this role).
     Transport(BoxError),
+    /// The session's deadline passed while the send waited for the route to take the
+    /// message (a full bounded channel, a slow transport).
+    TimedOut,
 }
 
 impl SendErrorKind {
@@ -166,6 +167,7 @@ impl fmt::Display for SendError {
         match &self.kind {
             SendErrorKind::Disconnected => write!(f, "{} disconnected", self.peer),
             SendErrorKind::Transport(e) => write!(f, "transport error: {e}"),
+            SendErrorKind::TimedOut => write!(f, "timed out"),
         }
     }
 }
@@ -174,7 +176,7 @@ impl StdError for SendError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.kind {
             SendErrorKind::Transport(e) => Some(e.as_ref()),
-            SendErrorKind::Disconnected => None,
+            SendErrorKind::Disconnected | SendErrorKind::TimedOut => None,
         }
     }
 }
@@ -213,7 +215,7 @@ pub enum ReceiveErrorKind {
     /// Before waiting for the message, the role flushed its buffered sends, and that
     /// failed (the error names the peer the sends were for).
     Flush(Box<SendError>),
-    /// No message arrived before the deadline.
+    /// No message arrived before the deadline (see [`crate::deadline`]).
     TimedOut,
 }
 

@@ -10,6 +10,7 @@ use std::task::{ready, Context, Poll};
 
 use futures::{Sink, TryStream};
 
+use crate::deadline::{self, Expire, Until, Waiting};
 use crate::error::{ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 use crate::primitives::{Branch, Choices, Receive, Send};
 use crate::role::{ExpectOne, Labelled, Message, Role, Route};
@@ -47,6 +48,30 @@ fn receive_error<R: Role, P: Role, Here>(kind: ReceiveErrorKind) -> ReceiveError
     }
 }
 
+/// The role is about to wait on `P`: flushes every route (see [`poll_receive`]) and notes
+/// the wait for a session deadline. Out of line, to keep the ready path small.
+#[inline]
+fn wait<R, P, Here>(role: &mut R, cx: &mut Context<'_>) -> Poll<Result<R::Message, ReceiveError>>
+where
+    R: Route<P>,
+    P: Role,
+{
+    if let Err(mut error) = ready!(role.poll_flush(cx)) {
+        error.state = std::any::type_name::<Here>();
+        return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
+            Box::new(error),
+        ))));
+    }
+    // Flushing is done; the stream registered the waker when it was polled.
+    deadline::note(|| Waiting {
+        role: R::NAME,
+        peer: P::NAME,
+        state: std::any::type_name::<Here>(),
+        label: None,
+    });
+    Poll::Pending
+}
+
 /// Polls the next message from `R`'s route to `P`. When none is ready, the role is about
 /// to wait: it first flushes every route's buffered sends, so no peer waits for a message
 /// that sits in a buffer (which could deadlock the protocol).
@@ -63,16 +88,7 @@ where
 {
     let next = match Pin::new(<R as Route<P>>::route(role)).try_poll_next(cx) {
         Poll::Ready(next) => next,
-        Poll::Pending => {
-            if let Err(mut error) = ready!(role.poll_flush(cx)) {
-                error.state = std::any::type_name::<Here>();
-                return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
-                    Box::new(error),
-                ))));
-            }
-            // Flushing is done; the stream registered the waker when it was polled.
-            return Poll::Pending;
-        }
+        Poll::Pending => return wait::<R, P, Here>(role, cx),
     };
     Poll::Ready(match next {
         Some(Ok(message)) => Ok(message),
@@ -125,7 +141,19 @@ where
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);
         let mut route = Pin::new(state.role.route());
-        let sent = match ready!(route.as_mut().poll_ready(cx)) {
+        let ready = match route.as_mut().poll_ready(cx) {
+            Poll::Ready(ready) => ready,
+            Poll::Pending => {
+                deadline::note(|| Waiting {
+                    role: R::NAME,
+                    peer: P::NAME,
+                    state: std::any::type_name::<Send<'r, R, P, L, S>>(),
+                    label: Some(<R::Message as Message<L>>::NAME),
+                });
+                return Poll::Pending;
+            }
+        };
+        let sent = match ready {
             Ok(()) => {
                 let message = this.message.take().expect(POLLED_AFTER_READY);
                 route.start_send(message)
@@ -157,6 +185,34 @@ impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
             state: Some(state),
             _types: PhantomData,
         }
+    }
+}
+
+impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
+    /// Gives up when `deadline` completes first: the session is dropped (aborting the
+    /// role) and the receive fails with
+    /// [`ReceiveErrorKind::TimedOut`]. Any future can be
+    /// the deadline, e.g. `tokio::time::sleep(d)` (see [`deadline`]).
+    #[inline]
+    pub fn until<D: Future>(self, deadline: D) -> Until<Self, D> {
+        Until::new(self, deadline)
+    }
+}
+
+impl<R: Role, P, L, S> deadline::private::Sealed for ReceiveFuture<'_, R, P, L, S> {}
+
+impl<'r, R, P, L, S> Expire for ReceiveFuture<'r, R, P, L, S>
+where
+    Self: Future<Output = Result<(L, S), ReceiveError>>,
+    R: Route<P>,
+    P: Role,
+{
+    #[cold]
+    fn expire(&mut self) -> Self::Output {
+        self.state = None;
+        Err(receive_error::<R, P, Receive<'r, R, P, L, S>>(
+            ReceiveErrorKind::TimedOut,
+        ))
     }
 }
 
@@ -208,6 +264,31 @@ impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
             state: Some(state),
             _types: PhantomData,
         }
+    }
+}
+
+impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
+    /// Gives up when `deadline` completes first (see [`ReceiveFuture::until`]).
+    #[inline]
+    pub fn until<D: Future>(self, deadline: D) -> Until<Self, D> {
+        Until::new(self, deadline)
+    }
+}
+
+impl<R: Role, P, C> deadline::private::Sealed for BranchFuture<'_, R, P, C> {}
+
+impl<'r, R, P, C> Expire for BranchFuture<'r, R, P, C>
+where
+    Self: Future<Output = Result<C, ReceiveError>>,
+    R: Route<P>,
+    P: Role,
+{
+    #[cold]
+    fn expire(&mut self) -> Self::Output {
+        self.state = None;
+        Err(receive_error::<R, P, Branch<'r, R, P, C>>(
+            ReceiveErrorKind::TimedOut,
+        ))
     }
 }
 

@@ -202,8 +202,8 @@
 //! | introspection | [`introspect`] walks any session type without running it; [`Role::NAME`], [`Message::NAME`], [`Labelled`], [`Choices::Variants`], [`IntoSession::Session`] |
 //!
 //! What the type system cannot check alone: that the local types of all roles fit together
-//! (projection, asynchronous subtyping and k-MC in the sibling crates do that), and that a
-//! failed session left the channels clean (see [`try_session`]).
+//! (projection, asynchronous subtyping and k-MC in the sibling crates do that). What a
+//! failed or cancelled session leaves behind is handled at run time (section 8).
 //!
 //! ## 4. What the macros generate (for code generators)
 //!
@@ -285,12 +285,79 @@
 //! serialised role declares its fields with `#[derive(Payload)]`; see the `verify` module.
 //! A protocol label sent with two payload lists is two label types whose variants name the
 //! label: `#[message(label = "Correct")]`.
+//!
+//! ## 8. Failures, cancellation and deadlines
+//!
+//! A session that does not reach [`End`] — its closure returns `Err`, a step fails, or its
+//! future is dropped (by a timeout, a `select!`, a cancelled task) — *aborts* its role:
+//! every route is closed at once ([`channel::Abort`]). Its peers' pending and later
+//! receives from it fail with [`ReceiveErrorKind::Disconnected`] naming it, so one
+//! failure ends every session that depends on it instead of leaving them waiting. The
+//! aborted role is spent: its later sessions fail at their first step
+//! ([`channel::ChannelError::Aborted`]), and a peer's session that begins after the abort
+//! receives nothing the spent role sent, so a cancelled session never leaks a message into
+//! a later one (a right answer or a clear error, never a wrong answer). Build new roles to
+//! start again. What a dropped future leaves behind is listed under [`try_session`].
+//!
+//! ```
+//! use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+//!
+//! type Channel = mpst::channel::Unbounded<Label>;
+//! #[derive(Roles)]
+//! struct Roles(C, S);
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct C(#[route(S)] Channel);
+//! #[derive(Role)]
+//! #[message(Label)]
+//! struct S(#[route(C)] Channel);
+//! #[derive(Message)]
+//! enum Label { Add(Add) }
+//! struct Add(i32);
+//!
+//! #[session]
+//! type Client = Send<S, Add, End>;
+//! #[session]
+//! type Server = Receive<C, Add, End>;
+//!
+//! let Roles(mut c, mut s) = Roles::default();
+//! let (client, server) = futures::executor::block_on(async {
+//!     futures::join!(
+//!         // The client gives up before sending anything...
+//!         try_session(&mut c, |_: Client<'_, C>| async move {
+//!             Err::<((), End<'_, C>), _>(Error::other("no numbers today"))
+//!         }),
+//!         // ...and the server, waiting for its number, is told so instead of hanging.
+//!         try_session(&mut s, |s: Server<'_, S>| async move {
+//!             let (Add(x), end) = s.receive().await?;
+//!             Ok((x, end))
+//!         }),
+//!     )
+//! });
+//! assert!(client.is_err());
+//! let server = server.unwrap_err();
+//! assert!(server.is_disconnected());
+//! assert_eq!(server.peer(), Some("C"));
+//! ```
+//!
+//! Deadlines work on any route and any executor ([`deadline`]): `s.receive().until(d)`
+//! (also on [`Branch`]) and [`try_session_until`]`(role, d, f)` take any future `d` as the
+//! timer (`tokio::time::sleep(..)`, `futures_timer::Delay`, a channel fired by a
+//! supervisor). When it completes first, the session is dropped — aborting the role as
+//! above — and the error is [`ReceiveErrorKind::TimedOut`] or [`SendErrorKind::TimedOut`],
+//! naming the peer and the protocol state it was waiting in.
+//!
+//! Sends are not flushed one by one: a buffered transport may coalesce them. The role
+//! flushes all its routes when it is about to wait on a receive and when the session
+//! reaches [`End`] ([`Role::poll_flush`]), so no peer waits for a message sitting in a
+//! buffer.
 
 #![warn(missing_docs)]
 
 extern crate self as mpst;
 
 pub mod channel;
+pub mod deadline;
 mod error;
 pub mod future;
 pub mod introspect;
@@ -308,6 +375,7 @@ pub mod verify;
 #[doc(hidden)]
 pub mod wiring;
 
+pub use deadline::try_session_until;
 pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]

@@ -30,6 +30,13 @@ pub trait Role {
         Poll::Ready(Ok(()))
     }
 
+    /// Tells every route of the role that a session begins
+    /// ([`channel::Abort::begin`](crate::channel::Abort::begin)): [`try_session`](crate::try_session)
+    /// calls it before the session's first step. `#[derive(Role)]` implements it; the
+    /// default does nothing.
+    #[inline]
+    fn begin(&mut self) {}
+
     /// Aborts every route of the role ([`channel::Abort`](crate::channel::Abort)): the
     /// runtime calls it when a session of the role ends without reaching `End`.
     /// `#[derive(Role)]` implements it; the default does nothing.

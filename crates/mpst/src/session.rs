@@ -30,8 +30,16 @@ impl<'r, R: Role> State<'r, R> {
 impl<R: Role> Drop for State<'_, R> {
     #[inline]
     fn drop(&mut self) {
-        self.role.abort();
+        abort(self.role);
     }
+}
+
+/// Aborts `role`, out of line: it only runs when a session fails, and inlining every
+/// route's abort into each place a session state may be dropped would bloat the steps.
+#[cold]
+#[inline(never)]
+fn abort<R: Role>(role: &mut R) {
+    role.abort();
 }
 
 /// A session type that can be built from a [`State`].
@@ -97,18 +105,20 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 /// [`channel::Abort`](crate::channel::Abort)). What it leaves behind:
 ///
 /// * its peers' pending and later receives from it fail promptly with
-///   [`ReceiveErrorKind::Disconnected`](crate::ReceiveErrorKind::Disconnected) naming it
-///   (after the messages it had already sent, which still arrive), and their sends to it
-///   fail with [`SendErrorKind::Disconnected`](crate::SendErrorKind::Disconnected); so a
-///   failure spreads to every role that depends on it instead of hanging them;
+///   [`ReceiveErrorKind::Disconnected`](crate::ReceiveErrorKind::Disconnected) naming it,
+///   and their sends to it fail with
+///   [`SendErrorKind::Disconnected`](crate::SendErrorKind::Disconnected); so a failure
+///   spreads to every role that depends on it instead of hanging them. With the in-memory
+///   channels, messages it sent that its peers had not yet received are dropped (a
+///   transport may deliver them first);
 /// * the role itself is spent: with the in-memory channels every later send or receive on
-///   it fails with [`ChannelError::Aborted`](crate::channel::ChannelError::Aborted), so a
-///   message of the dead session can never be taken for one of a new session (a right
-///   answer or a clear error, never a wrong answer). Build new roles
+///   it fails with [`ChannelError::Aborted`](crate::channel::ChannelError::Aborted), and
+///   its peers' later sessions fail with `Disconnected` at their first step with it. A
+///   message of the dead session is never taken for one of a new session: a later session
+///   gives a right answer or a clear error, never a wrong answer. Build new roles
 ///   (`Roles::default()`) to start again;
-/// * a message half-sent when the future was dropped is either delivered or not, never
-///   partially; a message being received is either still in the channel (and then closed
-///   in with it) or was taken, never duplicated.
+/// * a message is never half-sent or duplicated: a send whose future is dropped either
+///   handed the whole message to the route or did not touch it.
 ///
 /// Dropping the session value inside the closure (instead of passing it on) aborts as
 /// well, at once.
@@ -124,7 +134,24 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 /// # Ok::<(), mpst::Error>(()) }).unwrap();
 /// ```
 #[inline]
-pub async fn try_session<'r, R, S, T, F, Fut>(role: &'r mut R, f: F) -> Result<T, Error>
+pub fn try_session<'r, R, S, T, F, Fut>(
+    role: &'r mut R,
+    f: F,
+) -> impl Future<Output = Result<T, Error>> + Captures<'r>
+where
+    R: Role,
+    S: FromState<'r, Role = R>,
+    F: FnOnce(S) -> Fut,
+    Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
+{
+    // The session begins now, not at the first poll: a peer that fails from here on
+    // failed during this session, and what it sent is for this session.
+    role.begin();
+    run(role, f)
+}
+
+/// The body of [`try_session`], once the session has begun.
+async fn run<'r, R, S, T, F, Fut>(role: &'r mut R, f: F) -> Result<T, Error>
 where
     R: Role,
     S: FromState<'r, Role = R>,
@@ -145,3 +172,10 @@ where
     std::mem::forget(end);
     Ok(output)
 }
+
+/// Names the lifetime of the role borrow in [`try_session`]'s return type (which holds it)
+/// without requiring the other parameters to outlive it.
+#[doc(hidden)]
+pub trait Captures<'a> {}
+
+impl<T: ?Sized> Captures<'_> for T {}

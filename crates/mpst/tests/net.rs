@@ -352,8 +352,8 @@ async fn a_peer_closing_between_frames_or_within_one_is_reported() {
     bounded(async {
         let (a, mut b) = connected(config("A"), config("B")).await;
         drop(a);
-        let error = receive_error(&mut b).await;
-        assert!(matches!(error.kind, NetErrorKind::Closed), "{error}");
+        assert!(b.next().await.is_none(), "a clean close ends the stream");
+        assert!(b.is_closed());
         let (a, mut b) = connected(config("A"), config("B")).await;
         let mut raw = a.into_inner().unwrap();
         raw.write_all(&[0, 0, 0, 9, 1]).await.unwrap();
@@ -383,6 +383,60 @@ async fn a_slow_peer_hits_the_receive_timeout() {
         );
         assert!(started.elapsed() >= Duration::from_millis(200));
         drop(a);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_role_connecting_twice_is_refused_as_a_duplicate() {
+    bounded(async {
+        let b = config("B")
+            .listen(any_port())
+            .dialled_by("A")
+            .dialled_by("AA");
+        let b = b.bind().await.unwrap();
+        let b_at = b.local_addr().unwrap();
+        let b = tokio::spawn(b.connect());
+        let first = config("A").peer("B", b_at).connect().await.unwrap();
+        // B now waits for AA only; a second A is refused.
+        let second = config("A").peer("B", b_at).connect().await;
+        let (peer, reason) = refusal(b.await.unwrap());
+        assert_eq!(peer, "A");
+        assert_eq!(reason, HandshakeError::Duplicate { role: "A".into() });
+        assert!(matches!(refusal(second).1, HandshakeError::Refused(_)));
+        drop(first);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn consecutive_sends_coalesce_until_a_flush_or_the_threshold() {
+    bounded(async {
+        let a = config("A").flush_threshold(64);
+        let (mut a, mut b) = connected(a, config("B")).await;
+        // Each `Ping(n)` is a 4-byte header and 2 bytes of postcard.
+        for n in 0..3 {
+            a.feed(Label::Ping(n)).await.unwrap();
+        }
+        assert_eq!(a.unflushed(), 18, "three sends, nothing written yet");
+        a.flush().await.unwrap();
+        assert_eq!(a.unflushed(), 0, "one flush writes them all");
+        // Past the threshold, the buffer goes out without waiting for a flush: before each
+        // send, so it never holds more than the threshold plus one label.
+        for n in 0..11 {
+            a.feed(Label::Ping(n)).await.unwrap();
+        }
+        assert_eq!(a.unflushed(), 66, "60 bytes were under the threshold of 64");
+        a.feed(Label::Ping(11)).await.unwrap();
+        assert_eq!(
+            a.unflushed(),
+            6,
+            "the 66 bytes went out before the twelfth send"
+        );
+        a.flush().await.unwrap();
+        for n in (0..3).chain(0..12) {
+            assert_eq!(b.next().await.unwrap().unwrap(), Label::Ping(n));
+        }
     })
     .await;
 }

@@ -1,9 +1,18 @@
 //! The in-memory channels: [`Unbounded`] and [`Bounded`] ends built on
 //! `futures::channel::mpsc`, whose halves ([`Sender`], [`Receiver`]) yield
-//! `Result<T, ChannelError>` and close on [`Abort`].
+//! `Result<T, ChannelError>` and kill the whole pair on [`Abort`].
+//!
+//! The four halves of a pair share one flag, set when either end aborts. A receiver
+//! reads it when a session of its role begins ([`Abort::begin`]): if the pair is already
+//! dead, everything still queued belongs to a session that failed before this one began
+//! (the peer may have run it alone), so the receiver delivers nothing; if the pair dies
+//! during the session, the messages the peer sent before it failed are delivered, then the
+//! stream ends. Neither check costs anything per message.
 
 use std::fmt;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::channel::mpsc;
@@ -89,11 +98,15 @@ impl<T> Close for mpsc::Receiver<T> {
     }
 }
 
+/// Whether a pair of ends was aborted, shared by its four halves.
+type Dead = Arc<AtomicBool>;
+
 /// The sending half of an in-memory channel (`S` is an `mpsc` sender).
 #[derive(Debug)]
 pub struct Sender<S> {
     inner: S,
     aborted: bool,
+    dead: Dead,
 }
 
 /// The receiving half of an in-memory channel (`R` is an `mpsc` receiver): a stream of
@@ -101,34 +114,64 @@ pub struct Sender<S> {
 #[derive(Debug)]
 pub struct Receiver<R> {
     inner: R,
-    aborted: bool,
+    /// Open, or closed to this session: see [`Closed`].
+    closed: Closed,
+    dead: Dead,
+}
+
+/// Why a receiver delivers nothing (one byte, tested once per poll).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    /// It delivers.
+    Open,
+    /// The pair was dead when the current session began: nothing queued is for it.
+    Stale,
+    /// This end was aborted.
+    Aborted,
+}
+
+/// Marks the pair dead (before closing, so that the woken peer sees the mark).
+fn kill(dead: &Dead) {
+    dead.store(true, Ordering::Release);
 }
 
 impl<S> Sender<S> {
-    fn new(inner: S) -> Self {
+    fn new(inner: S, dead: Dead) -> Self {
         Self {
             inner,
             aborted: false,
+            dead,
         }
     }
 
     /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
     pub fn is_aborted(&self) -> bool {
         self.aborted
+    }
+
+    /// Whether either end of the pair was aborted.
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::Acquire)
     }
 }
 
 impl<R> Receiver<R> {
-    fn new(inner: R) -> Self {
+    fn new(inner: R, dead: Dead) -> Self {
         Self {
             inner,
-            aborted: false,
+            closed: Closed::Open,
+            dead,
         }
     }
 
     /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted
+        self.closed == Closed::Aborted
+    }
+
+    /// Whether either end of the pair was aborted.
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::Acquire)
     }
 }
 
@@ -136,16 +179,31 @@ impl<S: Close> Abort for Sender<S> {
     #[inline]
     fn abort(&mut self) {
         self.aborted = true;
+        kill(&self.dead);
         self.inner.close();
     }
 }
 
 impl<R: Close> Abort for Receiver<R> {
     #[inline]
+    fn begin(&mut self) {
+        if self.closed == Closed::Open && self.is_dead() {
+            self.closed = Closed::Stale;
+        }
+    }
+
+    #[inline]
     fn abort(&mut self) {
-        self.aborted = true;
+        self.closed = Closed::Aborted;
+        kill(&self.dead);
         self.inner.close();
     }
+}
+
+/// The error of a half whose own end aborted.
+#[cold]
+fn aborted() -> ChannelError {
+    ChannelError::Aborted
 }
 
 impl<T, S> Sink<T> for Sender<S>
@@ -157,7 +215,7 @@ where
     #[inline]
     fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         if self.aborted {
-            return Poll::Ready(Err(ChannelError::Aborted));
+            return Poll::Ready(Err(aborted()));
         }
         Pin::new(&mut self.inner).poll_ready(cx).map_err(Into::into)
     }
@@ -165,7 +223,7 @@ where
     #[inline]
     fn start_send(mut self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
         if self.aborted {
-            return Err(ChannelError::Aborted);
+            return Err(aborted());
         }
         Pin::new(&mut self.inner)
             .start_send(item)
@@ -175,9 +233,14 @@ where
     #[inline]
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         if self.aborted {
-            return Poll::Ready(Err(ChannelError::Aborted));
+            return Poll::Ready(Err(aborted()));
         }
-        Pin::new(&mut self.inner).poll_flush(cx).map_err(Into::into)
+        match Pin::new(&mut self.inner).poll_flush(cx) {
+            // Nothing is buffered on this side, so a gone peer leaves nothing unflushed:
+            // the next send or receive with it reports it.
+            Poll::Ready(Err(error)) if error.is_disconnected() => Poll::Ready(Ok(())),
+            other => other.map_err(Into::into),
+        }
     }
 
     #[inline]
@@ -191,8 +254,10 @@ impl<R: Stream + Unpin> Stream for Receiver<R> {
 
     #[inline]
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.aborted {
-            return Poll::Ready(Some(Err(ChannelError::Aborted)));
+        if self.closed != Closed::Open {
+            // Our own abort is an error; a peer dead before the session began ends the
+            // stream (`Disconnected`) without delivering what it sent to earlier sessions.
+            return Poll::Ready((self.closed == Closed::Aborted).then(|| Err(aborted())));
         }
         Pin::new(&mut self.inner)
             .poll_next(cx)
@@ -223,10 +288,7 @@ impl<T> Pair<Self> for Unbounded<T> {
 pub fn unbounded<T>() -> (Unbounded<T>, Unbounded<T>) {
     let (left_tx, left_rx) = mpsc::unbounded();
     let (right_tx, right_rx) = mpsc::unbounded();
-    (
-        Bidirectional::new(Sender::new(left_tx), Receiver::new(right_rx)),
-        Bidirectional::new(Sender::new(right_tx), Receiver::new(left_rx)),
-    )
+    join(left_tx, left_rx, right_tx, right_rx)
 }
 
 /// One end of a pair of in-memory bounded channels carrying `T` in each direction.
@@ -254,13 +316,39 @@ impl<T, const N: usize> Pair<Self> for Bounded<T, N> {
 pub fn bounded<T>(buffer: usize) -> (BoundedEnd<T>, BoundedEnd<T>) {
     let (left_tx, left_rx) = mpsc::channel(buffer);
     let (right_tx, right_rx) = mpsc::channel(buffer);
+    join(left_tx, left_rx, right_tx, right_rx)
+}
+
+/// Crosses two channels into two ends sharing one [`Dead`] flag.
+#[allow(clippy::type_complexity)]
+fn join<S, R>(
+    left_tx: S,
+    left_rx: R,
+    right_tx: S,
+    right_rx: R,
+) -> (
+    Bidirectional<Sender<S>, Receiver<R>>,
+    Bidirectional<Sender<S>, Receiver<R>>,
+) {
+    let dead = Dead::default();
     (
-        Bidirectional::new(Sender::new(left_tx), Receiver::new(right_rx)),
-        Bidirectional::new(Sender::new(right_tx), Receiver::new(left_rx)),
+        Bidirectional::new(
+            Sender::new(left_tx, dead.clone()),
+            Receiver::new(right_rx, dead.clone()),
+        ),
+        Bidirectional::new(
+            Sender::new(right_tx, dead.clone()),
+            Receiver::new(left_rx, dead),
+        ),
     )
 }
 
 impl<T, const N: usize> Abort for Bounded<T, N> {
+    #[inline]
+    fn begin(&mut self) {
+        self.0.begin();
+    }
+
     #[inline]
     fn abort(&mut self) {
         self.0.abort();

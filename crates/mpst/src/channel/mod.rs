@@ -16,11 +16,15 @@
 //!   receive (a receive that is not ready at once) and when the session reaches `End`, so a
 //!   peer never waits for a message that sits in a buffer. A transport that wants to write
 //!   past a size threshold does so in its own `poll_ready`/`start_send` (its policy).
+//! * **Beginning** ([`Abort::begin`]): [`try_session`](crate::try_session) tells every
+//!   route of the role that a session begins, before its first step.
 //! * **Aborting** ([`Abort::abort`]): when a session ends without reaching `End` (an error,
 //!   or its future dropped), the runtime calls `abort` on every route of the role, at once
-//!   and without waiting; the route must make its peer's pending and later receives fail
-//!   (e.g. close the channel or the socket) and must refuse later use of its own end, so
-//!   that no message of the dead session is ever taken for one of a later session.
+//!   and without waiting. The route must make its peer's pending and later receives fail
+//!   (e.g. close the channel or the socket; messages sent before may still be delivered to
+//!   a peer session that began before the abort), must never deliver a message of the
+//!   failed session to a peer session that begins after it, and must refuse later use of
+//!   its own end.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -41,6 +45,12 @@ pub use spsc::{spsc, Spsc};
 /// [`Role::abort`](crate::Role::abort), which the runtime calls when a session fails or
 /// its future is dropped (see [`try_session`](crate::try_session)).
 pub trait Abort {
+    /// Called when a session of the role begins ([`try_session`](crate::try_session) is
+    /// called), before any step: a route can note here what belongs to earlier sessions.
+    /// The default does nothing.
+    #[inline]
+    fn begin(&mut self) {}
+
     /// Signals the peer and closes this end: the peer's pending and later receives must
     /// fail promptly (the stream ends or yields an error), and this end must refuse every
     /// later send and receive (the channel may hold messages of the dead session).
@@ -50,6 +60,12 @@ pub trait Abort {
 }
 
 impl<S: Abort, R: Abort> Abort for Bidirectional<S, R> {
+    #[inline]
+    fn begin(&mut self) {
+        self.sink.begin();
+        self.stream.begin();
+    }
+
     #[inline]
     fn abort(&mut self) {
         self.sink.abort();

@@ -93,9 +93,8 @@ impl<M: Serialize> Sink<M> for AnyRoute<M> {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         match self.get_mut() {
-            AnyRoute::Memory(r) => {
-                <Unbounded<M> as Sink<M>>::poll_flush(Pin::new(r), cx).map_err(AnyRouteError::Memory)
-            }
+            AnyRoute::Memory(r) => <Unbounded<M> as Sink<M>>::poll_flush(Pin::new(r), cx)
+                .map_err(AnyRouteError::Memory),
             AnyRoute::Tcp(r) => {
                 <TcpRoute<M> as Sink<M>>::poll_flush(Pin::new(r), cx).map_err(AnyRouteError::Net)
             }
@@ -104,9 +103,8 @@ impl<M: Serialize> Sink<M> for AnyRoute<M> {
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         match self.get_mut() {
-            AnyRoute::Memory(r) => {
-                <Unbounded<M> as Sink<M>>::poll_close(Pin::new(r), cx).map_err(AnyRouteError::Memory)
-            }
+            AnyRoute::Memory(r) => <Unbounded<M> as Sink<M>>::poll_close(Pin::new(r), cx)
+                .map_err(AnyRouteError::Memory),
             AnyRoute::Tcp(r) => {
                 <TcpRoute<M> as Sink<M>>::poll_close(Pin::new(r), cx).map_err(AnyRouteError::Net)
             }

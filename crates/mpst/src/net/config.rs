@@ -14,7 +14,8 @@ use super::error::{NetError, NetErrorKind};
 use super::route::DEFAULT_FLUSH_THRESHOLD;
 
 /// A fingerprint of a role's session type: the SHA-256 of its serialised FSM written as
-/// canonical DOT (see [`Fingerprint::of`]), or of any bytes the application chooses.
+/// canonical DOT (`Fingerprint::of`, feature `serialize`), or of any bytes the
+/// application chooses.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Fingerprint(pub [u8; 32]);
 
@@ -72,6 +73,8 @@ pub struct Config {
     pub(crate) receive_timeout: Option<Duration>,
     pub(crate) max_frame_length: usize,
     pub(crate) flush_threshold: usize,
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<super::TlsConfig>,
 }
 
 /// The TOML file: one table of every role's address, shared by all processes.
@@ -105,6 +108,8 @@ impl Config {
             receive_timeout: None,
             max_frame_length: DEFAULT_MAX_FRAME_LENGTH,
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -136,6 +141,12 @@ impl Config {
             None => file.roles.keys().filter(|r| *r != role).cloned().collect(),
         };
         for peer in peers {
+            if peer == role {
+                return Err(config_error(
+                    role,
+                    format!("role {role} lists itself as a peer"),
+                ));
+            }
             let Some(&address) = file.roles.get(&peer) else {
                 return Err(config_error(role, format!("peer {peer} is not in [roles]")));
             };
@@ -210,6 +221,13 @@ impl Config {
     /// Writes buffered frames out once they reach `bytes`, without waiting for a flush.
     pub fn flush_threshold(mut self, bytes: usize) -> Self {
         self.flush_threshold = bytes;
+        self
+    }
+
+    /// Secures every connection with TLS (feature `tls`).
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
+        self.tls = Some(tls);
         self
     }
 

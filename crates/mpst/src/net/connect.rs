@@ -16,6 +16,7 @@ use crate::{Role, Route};
 use super::config::Config;
 use super::error::{NetError, NetErrorKind};
 use super::handshake;
+use super::io::Connection;
 use super::route::TcpRoute;
 
 /// A role's bound listener (if it accepts any peer) and its configuration, before
@@ -31,7 +32,7 @@ pub struct Endpoint {
 #[derive(Debug)]
 pub struct Connections {
     config: Config,
-    streams: BTreeMap<String, TcpStream>,
+    streams: BTreeMap<String, Connection>,
     /// The first route a role asked for that was not there (see [`Connections::into_role`]).
     missing: Option<NetError>,
 }
@@ -118,7 +119,7 @@ impl Connections {
                 )),
             )
         })?;
-        Ok(TcpRoute::new(stream, peer, self.config.max_frame_length)
+        Ok(TcpRoute::over(stream, peer, self.config.max_frame_length)
             .with_flush_threshold(self.config.flush_threshold)
             .with_receive_timeout(self.config.receive_timeout))
     }
@@ -136,7 +137,11 @@ impl Connections {
         if R::NAME != self.config.role {
             return Err(config_error(
                 &self.config,
-                format!("connected as {} but asked to build role {}", self.config.role, R::NAME),
+                format!(
+                    "connected as {} but asked to build role {}",
+                    self.config.role,
+                    R::NAME
+                ),
             ));
         }
         let role = R::build(&mut self);
@@ -178,19 +183,23 @@ async fn dial(
     peer: &str,
     address: SocketAddr,
     deadline: Instant,
-) -> Result<(String, TcpStream), NetError> {
+) -> Result<(String, Connection), NetError> {
     let mut last = None;
     let mut pause = Duration::from_millis(5);
     loop {
         match timeout_at(deadline, TcpStream::connect(address)).await {
             Err(_elapsed) => return Err(timed_out(peer, address, last)),
             Ok(Err(error)) => last = Some(error),
-            Ok(Ok(mut stream)) => {
+            Ok(Ok(stream)) => {
                 let _ = stream.set_nodelay(true);
-                return match timeout_at(deadline, handshake::dial(config, peer, &mut stream)).await
-                {
+                let connected = async {
+                    let mut connection = secure_dialled(config, peer, address, stream).await?;
+                    handshake::dial(config, peer, &mut connection).await?;
+                    Ok((peer.to_owned(), connection))
+                };
+                return match timeout_at(deadline, connected).await {
                     Err(_elapsed) => Err(timed_out(peer, address, None)),
-                    Ok(result) => result.map(|()| (peer.to_owned(), stream)),
+                    Ok(result) => result,
                 };
             }
         }
@@ -204,13 +213,45 @@ async fn dial(
     }
 }
 
+/// Runs the TLS client handshake on a dialled stream when the configuration asks for TLS.
+#[allow(clippy::unused_async)] // async only with feature `tls`
+async fn secure_dialled(
+    config: &Config,
+    peer: &str,
+    address: SocketAddr,
+    stream: TcpStream,
+) -> Result<Connection, NetError> {
+    #[cfg(feature = "tls")]
+    if let Some(tls) = &config.tls {
+        return tls.connect(peer, address, stream).await;
+    }
+    let _ = (config, peer, address);
+    Ok(Connection::Plain(stream))
+}
+
+/// Runs the TLS server handshake on an accepted stream when the configuration asks for
+/// TLS.
+#[allow(clippy::unused_async)] // async only with feature `tls`
+async fn secure_accepted(
+    config: &Config,
+    address: SocketAddr,
+    stream: TcpStream,
+) -> Result<Connection, NetError> {
+    #[cfg(feature = "tls")]
+    if let Some(tls) = &config.tls {
+        return tls.accept(address, stream).await;
+    }
+    let _ = (config, address);
+    Ok(Connection::Plain(stream))
+}
+
 /// Accepts every peer of `awaited` before the deadline.
 async fn accept_all(
     config: &Config,
     listener: Option<&TcpListener>,
     mut awaited: Vec<&str>,
     deadline: Instant,
-) -> Result<Vec<(String, TcpStream)>, NetError> {
+) -> Result<Vec<(String, Connection)>, NetError> {
     let mut accepted = Vec::new();
     let Some(&first) = awaited.first() else {
         return Ok(accepted);
@@ -225,19 +266,23 @@ async fn accept_all(
         .local_addr()
         .map_err(|e| NetError::new(&config.role, NetErrorKind::Io(e)))?;
     while let Some(&missing) = awaited.first() {
-        let (mut stream, address) = match timeout_at(deadline, listener.accept()).await {
+        let (stream, address) = match timeout_at(deadline, listener.accept()).await {
             Err(_elapsed) => return Err(timed_out(missing, local, None)),
             Ok(Err(error)) => return Err(NetError::new(missing, NetErrorKind::Io(error))),
             Ok(Ok(connection)) => connection,
         };
         let _ = stream.set_nodelay(true);
-        let handshake = handshake::accept(config, &awaited, address, &mut stream);
-        let peer = match timeout_at(deadline, handshake).await {
+        let handshake = async {
+            let mut connection = secure_accepted(config, address, stream).await?;
+            let peer = handshake::accept(config, &awaited, address, &mut connection).await?;
+            Ok::<_, NetError>((peer, connection))
+        };
+        let (peer, connection) = match timeout_at(deadline, handshake).await {
             Err(_elapsed) => return Err(timed_out(&format!("[{address}]"), local, None)),
             Ok(result) => result?,
         };
         awaited.retain(|p| *p != peer);
-        accepted.push((peer, stream));
+        accepted.push((peer, connection));
     }
     Ok(accepted)
 }

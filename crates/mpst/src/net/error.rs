@@ -23,7 +23,8 @@ pub struct NetError {
 pub enum NetErrorKind {
     /// The socket failed (e.g. the connection was reset).
     Io(io::Error),
-    /// The peer closed the connection between two frames.
+    /// The connection is closed: sending after the route failed, was aborted, or saw the
+    /// peer close it.
     Closed,
     /// The peer closed the connection in the middle of a frame.
     Truncated {
@@ -57,6 +58,9 @@ pub enum NetErrorKind {
     },
     /// The handshake refused the connection.
     Handshake(HandshakeError),
+    /// The TLS handshake failed (feature `tls`), e.g. the peer's certificate is not
+    /// trusted, or the peer presented none where one is required.
+    Tls(io::Error),
     /// The configuration is not usable.
     Config(String),
 }
@@ -162,6 +166,7 @@ impl fmt::Display for NetError {
                 }
             }
             NetErrorKind::Handshake(e) => write!(f, "handshake refused: {e}"),
+            NetErrorKind::Tls(e) => write!(f, "TLS handshake failed: {e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),
         }
     }
@@ -199,7 +204,7 @@ impl StdError for HandshakeError {}
 impl StdError for NetError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.kind {
-            NetErrorKind::Io(e) => Some(e),
+            NetErrorKind::Io(e) | NetErrorKind::Tls(e) => Some(e),
             NetErrorKind::Decode(e) | NetErrorKind::Encode(e) => Some(e),
             NetErrorKind::ConnectTimeout { last: Some(e), .. } => Some(e),
             NetErrorKind::Handshake(e) => Some(e),

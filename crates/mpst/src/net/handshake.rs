@@ -11,11 +11,11 @@
 use std::net::SocketAddr;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::config::{Config, Fingerprint};
 use super::error::{HandshakeError, NetError, NetErrorKind};
+use super::io::Connection;
 
 /// "MPST" in ASCII: the first field of every hello.
 const MAGIC: u32 = 0x4d50_5354;
@@ -45,7 +45,10 @@ enum Reply {
 }
 
 /// Writes one length-prefixed postcard frame.
-async fn write_frame<T: Serialize>(stream: &mut TcpStream, value: &T) -> std::io::Result<()> {
+async fn write_frame<T: Serialize>(
+    stream: &mut (impl AsyncWrite + Unpin),
+    value: &T,
+) -> std::io::Result<()> {
     let body = postcard::to_stdvec(value)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let length = u32::try_from(body.len())
@@ -58,7 +61,9 @@ async fn write_frame<T: Serialize>(stream: &mut TcpStream, value: &T) -> std::io
 
 /// Reads one frame, exactly (nothing after it is consumed). `None` when it is not a
 /// well-formed handshake frame.
-async fn read_frame<T: DeserializeOwned>(stream: &mut TcpStream) -> std::io::Result<Option<T>> {
+async fn read_frame<T: DeserializeOwned>(
+    stream: &mut (impl AsyncRead + Unpin),
+) -> std::io::Result<Option<T>> {
     let length = usize::try_from(stream.read_u32().await?).unwrap_or(usize::MAX);
     if length > MAX_HANDSHAKE_FRAME {
         return Ok(None);
@@ -98,7 +103,7 @@ fn check(
 pub(crate) async fn dial(
     config: &Config,
     peer: &str,
-    stream: &mut TcpStream,
+    stream: &mut Connection,
 ) -> Result<(), NetError> {
     let hello = Hello {
         magic: MAGIC,
@@ -128,7 +133,7 @@ pub(crate) async fn accept(
     config: &Config,
     awaited: &[&str],
     address: SocketAddr,
-    stream: &mut TcpStream,
+    stream: &mut Connection,
 ) -> Result<String, NetError> {
     let unknown = format!("[{address}]");
     let hello = match read_frame::<Hello>(stream).await {

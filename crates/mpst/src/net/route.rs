@@ -13,6 +13,8 @@ use futures::{Sink, Stream};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
+
+use super::io::Connection;
 use tokio::time::{Instant, Sleep};
 use tokio_util::codec::Framed;
 
@@ -26,19 +28,20 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 /// A route to one peer over TCP carrying the label enum `M`.
 ///
 /// * Sending ([`Sink`]) encodes into a write buffer; the buffer goes out on
-///   [`poll_flush`](Sink::poll_flush), when it grows past the flush threshold, or when
-///   this route is polled for a receive and would wait. Consecutive sends therefore
-///   coalesce into one write.
+///   [`poll_flush`](Sink::poll_flush), before a send that finds it at the flush threshold
+///   or beyond (so it holds at most the threshold plus one label), or when this route is
+///   polled for a receive. Consecutive sends therefore coalesce into one write.
 /// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
-///   failure (closed, reset, malformed or oversized frame, time-out) and ends. The error
-///   names the peer.
+///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
+///   error names the peer. A peer that closes between frames just ends the stream (the
+///   runtime reports the peer disconnected).
 /// * With a receive time-out, a receive that waits longer than it fails with
 ///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
     /// `None` once the route failed or was aborted: the socket is closed.
-    framed: Option<Framed<TcpStream, FrameCodec<M>>>,
+    framed: Option<Framed<Connection, FrameCodec<M>>>,
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
@@ -48,7 +51,7 @@ impl<M> fmt::Debug for TcpRoute<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TcpRoute")
             .field("peer", &self.peer)
-            .field("stream", &self.framed.as_ref().map(Framed::get_ref))
+            .field("stream", &self.framed.as_ref().map(|f| f.get_ref().tcp()))
             .field("receive_timeout", &self.receive_timeout)
             .finish()
     }
@@ -58,7 +61,17 @@ impl<M> TcpRoute<M> {
     /// Wraps a connected stream to the role `peer` (after the handshake), with frames
     /// limited to `max_frame_length` bytes.
     pub fn new(stream: TcpStream, peer: impl Into<Arc<str>>, max_frame_length: usize) -> Self {
-        let mut framed = Framed::new(stream, FrameCodec::new(max_frame_length));
+        Self::over(Connection::Plain(stream), peer, max_frame_length)
+    }
+
+    /// Wraps a connection (plain or TLS) to the role `peer` (after the handshake), with
+    /// frames limited to `max_frame_length` bytes.
+    pub fn over(
+        connection: Connection,
+        peer: impl Into<Arc<str>>,
+        max_frame_length: usize,
+    ) -> Self {
+        let mut framed = Framed::new(connection, FrameCodec::new(max_frame_length));
         framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
         Self {
             framed: Some(framed),
@@ -97,15 +110,21 @@ impl<M> TcpRoute<M> {
         &self.peer
     }
 
+    /// Bytes of encoded labels waiting in the write buffer for the next flush.
+    pub fn unflushed(&self) -> usize {
+        self.framed.as_ref().map_or(0, |f| f.write_buffer().len())
+    }
+
     /// Whether the route failed or was closed.
     pub fn is_closed(&self) -> bool {
         self.framed.is_none()
     }
 
-    /// The underlying connection (`None` once the route failed), e.g. to write raw bytes
-    /// in tests. Frames buffered for writing and bytes read ahead are dropped.
+    /// The underlying TCP stream (`None` once the route failed; under the TLS layer, if
+    /// any), e.g. to write raw bytes in tests. Frames buffered for writing and bytes read
+    /// ahead are dropped.
     pub fn into_inner(self) -> Option<TcpStream> {
-        self.framed.map(Framed::into_inner)
+        self.framed.map(|framed| framed.into_inner().into_tcp())
     }
 
     /// Closes the connection at once, without flushing: the peer's receives fail, and
@@ -126,12 +145,18 @@ impl<M> TcpRoute<M> {
     }
 }
 
+impl<M> crate::channel::Abort for TcpRoute<M> {
+    /// Closes the connection at once (see [`TcpRoute::close_now`]): the peer's pending and
+    /// later receives fail, and this route refuses all later use.
+    fn abort(&mut self) {
+        self.close_now();
+    }
+}
+
 /// Polls one sink operation of the connection, closing it on failure.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(
-        Pin<&mut Framed<TcpStream, FrameCodec<M>>>,
-    ) -> Poll<Result<(), NetErrorKind>>,
+    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
@@ -197,7 +222,12 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 Poll::Ready(Some(Ok(message)))
             }
             Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
-            Poll::Ready(None) => Poll::Ready(Some(Err(this.fail(NetErrorKind::Closed)))),
+            // The peer closed between two frames: the stream ends, which the runtime
+            // reports as the peer disconnected, as for in-memory channels.
+            Poll::Ready(None) => {
+                this.close_now();
+                Poll::Ready(None)
+            }
             Poll::Pending => {
                 let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
