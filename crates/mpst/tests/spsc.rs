@@ -193,6 +193,29 @@ fn abort_ends_the_peers_pending_receive_drops_queued_messages_and_refuses_use() 
     assert_eq!(dropped.load(Ordering::SeqCst), 4);
 }
 
+#[test]
+fn a_session_that_begins_after_the_peer_aborted_receives_none_of_its_messages() {
+    let (mut left, mut right) = spsc::<u32>();
+    let wakes = Arc::new(Wakes::default());
+    start_send(&mut right, 1).unwrap();
+    // Mid-session, the peer's death still lets what it sent through.
+    right.abort();
+    assert_eq!(poll_next(&mut left, &wakes), Poll::Ready(Some(Ok(1))));
+    start_send(&mut left, 2).unwrap_err();
+    // A message queued when the pair died belongs to the dead session: a new session of
+    // this end (begin) must not see it.
+    let (mut left, mut right) = spsc::<u32>();
+    start_send(&mut right, 1).unwrap();
+    right.abort();
+    left.begin();
+    assert_eq!(poll_next(&mut left, &wakes), Poll::Ready(None));
+    // Beginning on a live route keeps what is queued.
+    let (mut left, mut right) = spsc::<u32>();
+    start_send(&mut right, 3).unwrap();
+    left.begin();
+    assert_eq!(poll_next(&mut left, &wakes), Poll::Ready(Some(Ok(3))));
+}
+
 // A stream session over derive(Roles)-wired Spsc routes.
 
 #[derive(Roles)]

@@ -25,8 +25,9 @@ use super::{Abort, ChannelError, Pair};
 ///   once the peer's end is dropped or aborted, and [`ChannelError::Aborted`] once this end
 ///   was aborted.
 /// * Receiving ([`Stream`]) yields `Ok(message)` in the order the peer sent them. When the
-///   peer's end is dropped or aborted, the messages it sent before are still delivered,
-///   then the stream ends.
+///   peer's end is dropped or aborted during a session, the messages it sent before are
+///   still delivered, then the stream ends; a session that begins ([`Abort::begin`]) after
+///   the route died receives none of them.
 /// * [`Abort::abort`] closes both directions at once (the peer's pending receive ends),
 ///   drops the messages waiting for this end, and makes this end refuse all later use.
 /// * Closing the sink ([`Sink::poll_close`]) closes the route like dropping this end.
@@ -144,6 +145,20 @@ impl<T> Drop for Spsc<T> {
 }
 
 impl<T> Abort for Spsc<T> {
+    /// If the route died before this session began (the peer's session failed or the peer
+    /// was dropped), what is still queued for this end belongs to a session that is over:
+    /// it is dropped, so this session receives nothing of it (its receives end at once).
+    fn begin(&mut self) {
+        let dead = {
+            let mut shared = self.lock();
+            if !shared.closed {
+                return;
+            }
+            std::mem::take(&mut shared.queues[self.side])
+        };
+        drop(dead);
+    }
+
     fn abort(&mut self) {
         if !self.aborted {
             self.aborted = true;
