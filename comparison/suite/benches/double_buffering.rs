@@ -3,7 +3,7 @@
 
 mod common;
 
-use comparison::double_buffering::{bare, ferrite, mpstthree, ours, rumpsteak, sesh};
+use comparison::double_buffering::{bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, sesh};
 
 /// Buffer sizes from the paper's range (5 000 to 25 000).
 const SIZES: [usize; 3] = [5_000, 15_000, 25_000];
@@ -15,6 +15,7 @@ fn main() {
     for n in SIZES {
         runtimes.bench(&mut group, "ours", n, || ours::run(n, false));
         runtimes.bench(&mut group, "ours-optimised", n, || ours::run(n, true));
+        runtimes.bench(&mut group, "ours-spsc", n, || ours_spsc::run(n, false));
         runtimes.bench(&mut group, "bare", n, || bare::run(n, false));
         runtimes.bench(&mut group, "bare-optimised", n, || bare::run(n, true));
         runtimes.bench(&mut group, "rumpsteak", n, || rumpsteak::run(n, false));

@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::Arc;
 
-use comparison::fft::{bare, ferrite, mpstthree, ours, rumpsteak, rustfft, sesh, Problem};
+use comparison::fft::{bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, rustfft, sesh, Problem};
 
 /// Row counts from the paper's range (1 000 to 5 000).
 const SIZES: [usize; 3] = [1_000, 3_000, 5_000];
@@ -17,6 +17,9 @@ fn main() {
     for n in SIZES {
         let problem = Arc::new(Problem::new(n));
         runtimes.bench(&mut group, "ours", n, || ours::run(problem.clone(), false));
+        runtimes.bench(&mut group, "ours-spsc", n, || {
+            ours_spsc::run(problem.clone(), false)
+        });
         runtimes.bench(&mut group, "ours-optimised", n, || {
             ours::run(problem.clone(), true)
         });

@@ -2,7 +2,7 @@
 
 mod common;
 
-use comparison::stream::{bare, ferrite, mpstthree, ours, rumpsteak, sesh};
+use comparison::stream::{bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, sesh};
 
 /// The paper's range of stream lengths (10 to 50).
 const SIZES: [usize; 3] = [10, 30, 50];
@@ -14,6 +14,10 @@ fn main() {
     for n in SIZES {
         runtimes.bench(&mut group, "ours", n, || ours::run(n, false));
         runtimes.bench(&mut group, "ours-optimised", n, || ours::run(n, true));
+        runtimes.bench(&mut group, "ours-spsc", n, || ours_spsc::run(n, false));
+        runtimes.bench(&mut group, "ours-spsc-optimised", n, || {
+            ours_spsc::run(n, true)
+        });
         runtimes.bench(&mut group, "bare", n, || bare::run(n, false));
         runtimes.bench(&mut group, "bare-optimised", n, || bare::run(n, true));
         runtimes.bench(&mut group, "rumpsteak", n, || rumpsteak::run(n, false));

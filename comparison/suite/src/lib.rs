@@ -19,6 +19,7 @@ pub mod stream {
 
     pub mod bare;
     pub mod ours;
+    pub mod ours_spsc;
 }
 
 pub mod double_buffering {
@@ -28,6 +29,7 @@ pub mod double_buffering {
 
     pub mod bare;
     pub mod ours;
+    pub mod ours_spsc;
 }
 
 pub mod fft {
@@ -37,4 +39,5 @@ pub mod fft {
 
     pub mod bare;
     pub mod ours;
+    pub mod ours_spsc;
 }

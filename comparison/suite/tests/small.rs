@@ -30,10 +30,12 @@ fn stream_async_implementations() {
             rt.block_on(stream::rumpsteak::run(n, false)).unwrap();
             rt.block_on(stream::ferrite::run(n)).unwrap();
             rt.block_on(stream::ours::run(n, false)).unwrap();
+            rt.block_on(stream::ours_spsc::run(n, false)).unwrap();
             rt.block_on(stream::bare::run(n, false)).unwrap();
         }
         rt.block_on(stream::rumpsteak::run(7, true)).unwrap();
         rt.block_on(stream::ours::run(7, true)).unwrap();
+        rt.block_on(stream::ours_spsc::run(7, true)).unwrap();
         rt.block_on(stream::bare::run(7, true)).unwrap();
         assert!(rt.block_on(stream::ours::run(2, true)).is_err());
         assert!(rt.block_on(stream::rumpsteak::run(2, true)).is_err());
@@ -64,6 +66,8 @@ fn double_buffering_async_implementations() {
         for n in [0, 1, 100] {
             for optimised in [false, true] {
                 rt.block_on(double_buffering::ours::run(n, optimised))
+                    .unwrap();
+                rt.block_on(double_buffering::ours_spsc::run(n, optimised))
                     .unwrap();
                 rt.block_on(double_buffering::bare::run(n, optimised))
                     .unwrap();
@@ -108,6 +112,8 @@ fn fft_async_implementations() {
             let problem = Arc::new(fft::Problem::new(n));
             for optimised in [false, true] {
                 rt.block_on(fft::ours::run(problem.clone(), optimised))
+                    .unwrap();
+                rt.block_on(fft::ours_spsc::run(problem.clone(), optimised))
                     .unwrap();
                 rt.block_on(fft::bare::run(problem.clone(), optimised))
                     .unwrap();

@@ -3,7 +3,7 @@
 //! ends), moving buffers of `n` integers from a source through a kernel to a sink. Three
 //! implementations in one criterion group: `typed` (projected kernel), `typed_optimised`
 //! (the kernel of Listing 3: two `ready`s up front) and `bare` (the projected protocol
-//! written by hand on the same `mpst::channel::Unbounded<Label>` channels). Roles and
+//! written by hand on the same `mpst::channel::Spsc<Label>` channels). Roles and
 //! channels are created once and reused by every session. See `BENCHMARKS.md`.
 
 mod common;
@@ -12,10 +12,10 @@ use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Unbounded;
+use mpst::channel::Spsc;
 use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
 
-type Channel = Unbounded<Label>;
+type Channel = Spsc<Label>;
 
 #[derive(Roles)]
 struct Roles(S, K, T);
@@ -201,8 +201,8 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
-        let (s_k, k_s) = mpst::channel::unbounded();
-        let (k_t, t_k) = mpst::channel::unbounded();
+        let (s_k, k_s) = mpst::channel::spsc();
+        let (k_t, t_k) = mpst::channel::spsc();
         Self {
             roles: Roles::default(),
             s_k,

@@ -3,7 +3,7 @@
 //! one column of `n` values and exchanging it with a partner in each of the three stages.
 //! Two implementations in one criterion group, parameterised by the column length `n`:
 //! `typed` (the projected session types, as in `examples/fft`) and `bare` (the same
-//! exchanges written by hand on the same `mpst::channel::Unbounded<Label>` channels). Roles
+//! exchanges written by hand on the same `mpst::channel::Spsc<Label>` channels). Roles
 //! and channels are created once and reused by every session. See `BENCHMARKS.md`.
 
 mod common;
@@ -11,13 +11,13 @@ mod common;
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Unbounded;
+use mpst::channel::Spsc;
 use mpst::{
     session, try_session, End, Error, FromState, Message, Receive, Role, Roles, Route, Send,
 };
 use num_complex::Complex64;
 
-type Channel = Unbounded<Label>;
+type Channel = Spsc<Label>;
 type Column = Vec<Complex64>;
 
 #[derive(Roles)]
@@ -246,7 +246,7 @@ fn bare_routes() -> [[Channel; 3]; 8] {
     for stage in 0..3 {
         let half = 1 << stage;
         for lower in (0..8).filter(|p| p & half == 0) {
-            let (mine, theirs) = mpst::channel::unbounded();
+            let (mine, theirs) = mpst::channel::spsc();
             ends[lower].push(mine);
             ends[lower | half].push(theirs);
         }

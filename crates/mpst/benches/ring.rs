@@ -4,7 +4,7 @@
 //! `rec X { choice at A { value A->B; value B->C; value C->A; continue X }
 //!          or { stop A->B; stop B->C } }`.) Two implementations in one criterion group:
 //! `typed` (the projected session types) and `bare` (the same protocol written by hand on
-//! the same `mpst::channel::Unbounded<Label>` channels). Roles and channels are created
+//! the same `mpst::channel::Spsc<Label>` channels). Roles and channels are created
 //! once and reused by every session. See `BENCHMARKS.md`.
 
 mod common;
@@ -13,10 +13,10 @@ use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Unbounded;
+use mpst::channel::Spsc;
 use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
 
-type Channel = Unbounded<Label>;
+type Channel = Spsc<Label>;
 
 #[derive(Roles)]
 struct Roles(A, B, C);
@@ -173,9 +173,9 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
-        let (a_b, b_a) = mpst::channel::unbounded();
-        let (a_c, c_a) = mpst::channel::unbounded();
-        let (b_c, c_b) = mpst::channel::unbounded();
+        let (a_b, b_a) = mpst::channel::spsc();
+        let (a_c, c_a) = mpst::channel::spsc();
+        let (b_c, c_b) = mpst::channel::spsc();
         Self {
             roles: Roles::default(),
             a_b,

@@ -2,7 +2,7 @@
 //! sink says it is ready, then `stop`. Three implementations in one criterion group:
 //! `typed` (the projected session types), `typed_unrolled` (the source sends its first 5
 //! values before waiting, the paper's optimisation) and `bare` (the same protocol written
-//! by hand on the same `mpst::channel::Unbounded<Label>` channels, no session types).
+//! by hand on the same `mpst::channel::Spsc<Label>` channels, no session types).
 //! The roles and channels are created once and reused by every session, so the timings
 //! are of the sessions only. See `BENCHMARKS.md`.
 
@@ -12,10 +12,10 @@ use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Unbounded;
+use mpst::channel::Spsc;
 use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
 
-type Channel = Unbounded<Label>;
+type Channel = Spsc<Label>;
 
 #[derive(Roles)]
 struct Roles(S, T);
@@ -203,7 +203,7 @@ struct Fixture {
 impl Fixture {
     fn new() -> Self {
         let Roles(s, t) = Roles::default();
-        let (bare_s, bare_t) = mpst::channel::unbounded();
+        let (bare_s, bare_t) = mpst::channel::spsc();
         Self {
             s,
             t,

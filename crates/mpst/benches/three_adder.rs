@@ -1,7 +1,7 @@
 //! Three adder (PPoPP 2022 Table 1): `A` and `B` exchange their numbers, both send them to
 //! `C`, and `C` replies to both with the sum — one short session of six messages. Two
 //! implementations in one criterion group: `typed` (the projected session types) and
-//! `bare` (the same protocol written by hand on the same `mpst::channel::Unbounded<Label>`
+//! `bare` (the same protocol written by hand on the same `mpst::channel::Spsc<Label>`
 //! channels). Roles and channels are created once; each iteration runs one session, so
 //! this measures the fixed cost of a session (`try_session` and every step). See
 //! `BENCHMARKS.md`.
@@ -12,10 +12,10 @@ use criterion::{black_box, Criterion};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Unbounded;
+use mpst::channel::Spsc;
 use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
 
-type Channel = Unbounded<Label>;
+type Channel = Spsc<Label>;
 
 #[derive(Roles)]
 struct Roles(A, B, C);
@@ -116,9 +116,9 @@ struct Bare {
 
 impl Bare {
     fn new() -> Self {
-        let (a_b, b_a) = mpst::channel::unbounded();
-        let (a_c, c_a) = mpst::channel::unbounded();
-        let (b_c, c_b) = mpst::channel::unbounded();
+        let (a_b, b_a) = mpst::channel::spsc();
+        let (a_c, c_a) = mpst::channel::spsc();
+        let (b_c, c_b) = mpst::channel::spsc();
         Self {
             a_b,
             a_c,

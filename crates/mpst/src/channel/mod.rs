@@ -1,8 +1,8 @@
 //! Channels: a route is a [`futures::Sink`] of the label enum for sending and a
 //! [`futures::TryStream`] of it (a `Stream<Item = Result<Label, E>>`) for receiving, plus
 //! [`Abort`]; this module has the [`Bidirectional`] wrapper, the [`Pair`] trait
-//! `#[derive(Roles)]` uses to create routes, and ready-made in-memory [`Unbounded`] and
-//! [`Bounded`] channels.
+//! `#[derive(Roles)]` uses to create routes, and ready-made in-memory [`Unbounded`],
+//! [`Bounded`] and [`Spsc`] channels ([`Spsc`]: one route per pair of roles, the fastest).
 //!
 //! # What the runtime asks of a route
 //!
@@ -32,10 +32,12 @@ use std::task::{Context, Poll};
 use futures::{Sink, Stream};
 
 mod memory;
+mod spsc;
 
 pub use memory::{
     bounded, unbounded, Bounded, BoundedEnd, ChannelError, Close, Receiver, Sender, Unbounded,
 };
+pub use spsc::{spsc, Spsc};
 
 /// How a route tells its peer that the session of its role ended without reaching `End`.
 ///

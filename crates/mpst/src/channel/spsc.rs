@@ -1,0 +1,247 @@
+//! [`Spsc`]: an in-memory route specialised for its two owners. Each end of a route is
+//! owned by exactly one role, so a pair of ends needs no multi-producer queue: both
+//! directions share one allocation holding two ring buffers and the two receivers' wakers
+//! behind one uncontended lock.
+//!
+//! Compared with the [`Unbounded`](super::Unbounded) ends (two `futures::channel::mpsc`
+//! queues) a message costs no heap node (the ring buffer is reused), a send takes the
+//! lock once and wakes the peer only if it is waiting, and a receiver that waits again on
+//! the same task keeps its registered waker instead of cloning a new one. No `unsafe`.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use futures::{Sink, Stream};
+
+use super::{Abort, ChannelError, Pair};
+
+/// One end of an in-memory, unbounded, two-way route between two roles, carrying `T` (the
+/// label enum) in both directions.
+///
+/// * Sending never waits; [`Sink::start_send`] fails with [`ChannelError::Disconnected`]
+///   once the peer's end is dropped or aborted, and [`ChannelError::Aborted`] once this end
+///   was aborted.
+/// * Receiving ([`Stream`]) yields `Ok(message)` in the order the peer sent them. When the
+///   peer's end is dropped or aborted during a session, the messages it sent before are
+///   still delivered, then the stream ends; a session that begins ([`Abort::begin`]) after
+///   the route died receives none of them.
+/// * [`Abort::abort`] closes both directions at once (the peer's pending receive ends),
+///   drops the messages waiting for this end, and makes this end refuse all later use.
+/// * Closing the sink ([`Sink::poll_close`]) closes the route like dropping this end.
+///
+/// Works on any executor and across threads (`Spsc<T>` is `Send` and `Sync` when `T` is
+/// `Send`). `derive(Roles)` creates the two ends with [`Pair`]; [`spsc`] does it by hand.
+pub struct Spsc<T> {
+    shared: Arc<Mutex<Shared<T>>>,
+    /// Which end this is: it receives from `queues[side]`, sends to `queues[1 - side]`.
+    side: usize,
+    aborted: bool,
+}
+
+/// The state both ends share.
+struct Shared<T> {
+    /// `queues[i]`: the messages sent to end `i`, oldest first.
+    queues: [VecDeque<T>; 2],
+    /// `wakers[i]`: the waker end `i` last waited with, kept to be reused.
+    wakers: [Option<Waker>; 2],
+    /// `waiting[i]`: end `i` waits for a message and must be woken by the next send.
+    waiting: [bool; 2],
+    /// An end was dropped, closed or aborted: sends fail, receives drain then end.
+    closed: bool,
+}
+
+/// Creates the two connected ends of a [`Spsc`] route.
+pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
+    let shared = Arc::new(Mutex::new(Shared {
+        queues: [VecDeque::new(), VecDeque::new()],
+        wakers: [None, None],
+        waiting: [false, false],
+        closed: false,
+    }));
+    let end = |side| Spsc {
+        shared: shared.clone(),
+        side,
+        aborted: false,
+    };
+    (end(0), end(1))
+}
+
+impl<T> Pair<Self> for Spsc<T> {
+    #[inline]
+    fn pair() -> (Self, Self) {
+        spsc()
+    }
+}
+
+impl<T> fmt::Debug for Spsc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Spsc")
+            .field("side", &self.side)
+            .field("aborted", &self.aborted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Spsc<T> {
+    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Whether the route is closed: an end was dropped, closed or aborted.
+    pub fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// Locks the shared state. The lock is never held across user code that can panic
+    /// (only queue operations and waker bookkeeping), so a poisoned lock still holds
+    /// consistent state and is used as is.
+    #[inline]
+    fn lock(&self) -> MutexGuard<'_, Shared<T>> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes the route and wakes the peer if it waits; with `drain`, also takes the
+    /// messages waiting for this end (dropped by the caller after the lock is released).
+    fn close(&mut self, drain: bool) -> VecDeque<T> {
+        let side = self.side;
+        let (waker, dead) = {
+            let mut shared = self.lock();
+            shared.closed = true;
+            let dead = if drain {
+                std::mem::take(&mut shared.queues[side])
+            } else {
+                VecDeque::new()
+            };
+            (peer_waker(&mut shared, side), dead)
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        dead
+    }
+}
+
+/// The waker of the peer of end `side` if it waits (it is then no longer waiting).
+#[inline]
+fn peer_waker<T>(shared: &mut Shared<T>, side: usize) -> Option<Waker> {
+    let peer = 1 - side;
+    if std::mem::take(&mut shared.waiting[peer]) {
+        shared.wakers[peer].clone()
+    } else {
+        None
+    }
+}
+
+impl<T> Drop for Spsc<T> {
+    fn drop(&mut self) {
+        if !self.aborted {
+            self.close(false);
+        }
+    }
+}
+
+impl<T> Abort for Spsc<T> {
+    /// If the route died before this session began (the peer's session failed or the peer
+    /// was dropped), what is still queued for this end belongs to a session that is over:
+    /// it is dropped, so this session receives nothing of it (its receives end at once).
+    fn begin(&mut self) {
+        let dead = {
+            let mut shared = self.lock();
+            if !shared.closed {
+                return;
+            }
+            std::mem::take(&mut shared.queues[self.side])
+        };
+        drop(dead);
+    }
+
+    fn abort(&mut self) {
+        if !self.aborted {
+            self.aborted = true;
+            drop(self.close(true));
+        }
+    }
+}
+
+impl<T> Sink<T> for Spsc<T> {
+    type Error = ChannelError;
+
+    /// Always ready (the route is unbounded); reports only this end's abort, so that a
+    /// send takes the lock once, in [`start_send`](Sink::start_send).
+    #[inline]
+    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.aborted {
+            return Poll::Ready(Err(ChannelError::Aborted));
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    #[inline]
+    fn start_send(self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
+        if self.aborted {
+            return Err(ChannelError::Aborted);
+        }
+        let waker = {
+            let mut shared = self.lock();
+            if shared.closed {
+                return Err(ChannelError::Disconnected);
+            }
+            shared.queues[1 - self.side].push_back(item);
+            peer_waker(&mut shared, self.side)
+        };
+        // Woken outside the lock: an executor may run the peer at once on another thread.
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Nothing is buffered on this side: a sent message is in the peer's queue already.
+    #[inline]
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.aborted {
+            return Poll::Ready(Err(ChannelError::Aborted));
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.close(false);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T> Stream for Spsc<T> {
+    type Item = Result<T, ChannelError>;
+
+    #[inline]
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.aborted {
+            return Poll::Ready(Some(Err(ChannelError::Aborted)));
+        }
+        let side = self.side;
+        let mut shared = self.lock();
+        if let Some(message) = shared.queues[side].pop_front() {
+            return Poll::Ready(Some(Ok(message)));
+        }
+        if shared.closed {
+            return Poll::Ready(None);
+        }
+        // Keep the waker registered last time if it wakes the same task (the usual case:
+        // a role's session runs on one task), so waiting does not clone it again.
+        match &mut shared.wakers[side] {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        shared.waiting[side] = true;
+        Poll::Pending
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.lock().queues[self.side].len(), None)
+    }
+}
