@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use mpst_fsm::subtype::{check, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
+use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
 use mpst_fsm::{parse_dot, Fsm, StateKind};
 
 use crate::bounds::{parse_bound, parse_budget};
@@ -119,8 +119,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         } else {
             format!("`{}` against `{}`", sub.role(), sup.role())
         };
-        let verdict = progress::run(&format!("subtyping of {name}"), |_| {
-            check(sub, sup, &options)
+        let verdict = progress::run(&format!("subtyping of {name}"), |count| {
+            check_observed(sub, sup, &options, &mut |n| {
+                count.set(usize::try_from(n).unwrap_or(usize::MAX));
+            })
         });
         outcome = outcome.combine(match verdict {
             Verdict::Subtype(_) => Outcome::Holds,

@@ -140,12 +140,30 @@ impl Default for Options {
 /// are ignored). Role names are not compared. The time and memory are bounded by
 /// `options` whatever the bound on visits.
 pub fn check(sub: &Fsm, sup: &Fsm, options: &Options) -> Verdict {
+    check_observed(sub, sup, options, &mut |_| {})
+}
+
+/// How many configurations (pairs of states with their pending actions) the proof
+/// search of [`check_observed`] explores between two reports.
+pub const REPORT_EVERY: u64 = visitor::REPORT_EVERY;
+
+/// [`check`], telling `observe` how many configurations the proof search has explored
+/// so far every [`REPORT_EVERY`] of them, so that a long check can show its progress.
+/// The counts reported increase; when a failed search runs again to explain itself,
+/// the second run's count is added to the first's. The search for a run that goes
+/// wrong is not observed. The verdict is the same as [`check`]'s.
+pub fn check_observed(
+    sub: &Fsm,
+    sup: &Fsm,
+    options: &Options,
+    observe: &mut dyn FnMut(u64),
+) -> Verdict {
     let limits = Limits {
         visits: options.visits,
         max_steps: options.max_steps,
         max_depth: options.max_depth,
     };
-    let not_proved = match search(sub, sup, limits) {
+    let not_proved = match search(sub, sup, limits, observe) {
         Ok(stats) => return Verdict::Subtype(stats),
         Err(not_proved) => *not_proved,
     };
@@ -188,11 +206,16 @@ pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotProve
         max_steps: options.max_steps,
         max_depth: options.max_depth,
     };
-    search(sub, sup, limits).map_err(|e| *e)
+    search(sub, sup, limits, &mut |_| {}).map_err(|e| *e)
 }
 
 /// The proof search, after checking that both machines are deterministic.
-fn search(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>> {
+fn search(
+    sub: &Fsm,
+    sup: &Fsm,
+    limits: Limits,
+    observe: &mut dyn FnMut(u64),
+) -> Result<Stats, Box<NotProved>> {
     for (side, fsm) in [(Side::Sub, sub), (Side::Super, sup)] {
         if let Some((state, _)) = fsm.nondeterministic_state() {
             let (sub_state, super_state) = match side {
@@ -211,5 +234,5 @@ fn search(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>>
             }));
         }
     }
-    visitor::check(sub, sup, limits)
+    visitor::check(sub, sup, limits, observe)
 }

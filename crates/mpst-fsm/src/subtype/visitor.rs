@@ -95,7 +95,7 @@ enum Visit {
     Done(Result<(), Failure>),
 }
 
-pub(super) struct Visitor {
+pub(super) struct Visitor<'o> {
     table: ActionTable,
     sub: Machine,
     sup: Machine,
@@ -110,22 +110,48 @@ pub(super) struct Visitor {
     stamp: u32,
     /// Whether failures record the prefixes and paths (a second, explaining run).
     explain: bool,
+    /// Told the configurations explored so far every [`REPORT_EVERY`] of them.
+    observe: &'o mut dyn FnMut(u64),
+    /// The configurations explored by earlier runs of the same check, added to this
+    /// run's count when reporting, so that the counts reported never decrease.
+    reported_base: u64,
 }
 
+/// How many configurations the search explores between two calls of its observer.
+pub(super) const REPORT_EVERY: u64 = 1024;
+
 /// Runs the search; when it fails, runs it again recording the prefixes and paths of
-/// failures, so that successful checks never pay for explanations.
-pub(super) fn check(sub: &Fsm, sup: &Fsm, limits: Limits) -> Result<Stats, Box<NotProved>> {
-    let mut first = Visitor::new(sub, sup, limits, false);
+/// failures, so that successful checks never pay for explanations. `observe` is told
+/// the configurations explored so far by both runs, every [`REPORT_EVERY`] of them.
+pub(super) fn check(
+    sub: &Fsm,
+    sup: &Fsm,
+    limits: Limits,
+    observe: &mut dyn FnMut(u64),
+) -> Result<Stats, Box<NotProved>> {
+    let mut first = Visitor::new(sub, sup, limits, false, &mut *observe);
     match first.search() {
         Ok(stats) => Ok(stats),
         // A budget stop recorded its place already; running again would cost as much.
         Err(failure) if matches!(failure.reason, RawReason::Budget) => Err(first.report(failure)),
-        Err(_) => Visitor::new(sub, sup, limits, true).run_explained(),
+        Err(_) => {
+            let base = first.stats.pairs_explored;
+            drop(first);
+            let mut second = Visitor::new(sub, sup, limits, true, observe);
+            second.reported_base = base;
+            second.run_explained()
+        }
     }
 }
 
-impl Visitor {
-    fn new(sub: &Fsm, sup: &Fsm, limits: Limits, explain: bool) -> Self {
+impl<'o> Visitor<'o> {
+    fn new(
+        sub: &Fsm,
+        sup: &Fsm,
+        limits: Limits,
+        explain: bool,
+        observe: &'o mut dyn FnMut(u64),
+    ) -> Self {
         let (table, sub_m, sup_m) = compile(sub, sup);
         let kinds = table.kind_count();
         Visitor {
@@ -141,6 +167,8 @@ impl Visitor {
             marks: vec![0; kinds],
             stamp: 0,
             explain,
+            observe,
+            reported_base: 0,
         }
     }
 
@@ -207,6 +235,9 @@ impl Visitor {
     /// choice rules (a frame whose children the main loop explores).
     fn visit(&mut self, pair: (u32, u32), hint: Option<Resume>) -> Visit {
         self.stats.pairs_explored += 1;
+        if self.stats.pairs_explored % REPORT_EVERY == 0 {
+            (self.observe)(self.reported_base + self.stats.pairs_explored);
+        }
         if self.stats.pairs_explored > self.limits.max_steps
             || self.stack.len() >= self.limits.max_depth
         {
