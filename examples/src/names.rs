@@ -140,7 +140,10 @@ mod tests {
         let machine = one_send("K", "S", "GetReady");
         let named = scribble_names(&machine, &projection).unwrap();
         let one = mpst_fsm::write_dot(&named);
-        let dot = format!("{one}\n{one}");
+        // Two machines of different roles: two digraphs of one name are already refused
+        // by the DOT reader itself.
+        let other = mpst_fsm::write_dot(&one_send("t", "s", "get_ready"));
+        let dot = format!("{one}\n{other}");
         let error = records_role(&dot, &machine, &projection).unwrap_err();
         assert!(matches!(error, RecordError::MachineCount(2)), "{error}");
         assert!(matches!(
