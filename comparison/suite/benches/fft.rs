@@ -5,7 +5,9 @@ mod common;
 
 use std::sync::Arc;
 
-use comparison::fft::{bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, rustfft, sesh, Problem};
+use comparison::fft::{
+    bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, rustfft, sesh, Problem,
+};
 
 /// Row counts from the paper's range (1 000 to 5 000).
 const SIZES: [usize; 3] = [1_000, 3_000, 5_000];

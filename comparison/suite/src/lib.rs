@@ -18,8 +18,21 @@ pub mod stream {
     pub use peers::stream::*;
 
     pub mod bare;
-    pub mod ours;
-    pub mod ours_spsc;
+    /// Stream with our `mpst`: the paper's types, plain and optimised (unrolled) source, over
+    /// `mpst::channel::Unbounded`.
+    pub mod ours {
+        const WHAT: &str = "stream/ours";
+        type Channel = mpst::channel::Unbounded<Label>;
+        include!("stream/ours.rs");
+    }
+
+    /// `ours` over `mpst::channel::Spsc` instead of `Unbounded`: the same session code on
+    /// the route specialised for two owners.
+    pub mod ours_spsc {
+        const WHAT: &str = "stream/ours-spsc";
+        type Channel = mpst::channel::Spsc<Label>;
+        include!("stream/ours.rs");
+    }
 }
 
 pub mod double_buffering {
@@ -28,8 +41,20 @@ pub mod double_buffering {
     pub use peers::double_buffering::*;
 
     pub mod bare;
-    pub mod ours;
-    pub mod ours_spsc;
+    /// Double buffering with our `mpst`, plain and optimised kernel (Listing 2 of the paper).
+    pub mod ours {
+        const WHAT: &str = "double_buffering/ours";
+        type Channel = mpst::channel::Unbounded<Label>;
+        include!("double_buffering/ours.rs");
+    }
+
+    /// `ours` over `mpst::channel::Spsc` instead of `Unbounded`: the same session code on
+    /// the route specialised for two owners.
+    pub mod ours_spsc {
+        const WHAT: &str = "double_buffering/ours-spsc";
+        type Channel = mpst::channel::Spsc<Label>;
+        include!("double_buffering/ours.rs");
+    }
 }
 
 pub mod fft {
@@ -38,6 +63,19 @@ pub mod fft {
     pub use peers::fft::*;
 
     pub mod bare;
-    pub mod ours;
-    pub mod ours_spsc;
+    /// FFT with our `mpst`: eight roles, each routed only to its three butterfly partners;
+    /// the projected protocol and the optimised one (every role sends before receiving).
+    pub mod ours {
+        const WHAT: &str = "fft/ours";
+        type Channel = mpst::channel::Unbounded<Label>;
+        include!("fft/ours.rs");
+    }
+
+    /// `ours` over `mpst::channel::Spsc` instead of `Unbounded`: the same session code on
+    /// the route specialised for two owners.
+    pub mod ours_spsc {
+        const WHAT: &str = "fft/ours-spsc";
+        type Channel = mpst::channel::Spsc<Label>;
+        include!("fft/ours.rs");
+    }
 }

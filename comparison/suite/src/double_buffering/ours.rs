@@ -1,13 +1,12 @@
-//! Double buffering with our `mpst`, plain and optimised kernel (Listing 2 of the paper).
+// The session code of `double_buffering` with our `mpst`, included twice by `lib.rs`: as
+// `double_buffering::ours` over `Unbounded` and as `double_buffering::ours_spsc` over `Spsc`.
+// The including module defines `WHAT` (the name in error messages) and `Channel`
+// (the route type).
 
 use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send};
 
 use super::{check_all, fill};
 use crate::{spawn, Result};
-
-const WHAT: &str = "double_buffering/ours";
-
-type Channel = mpst::channel::Unbounded<Label>;
 
 #[derive(Roles)]
 struct Roles(S, K, T);

@@ -1,5 +1,7 @@
-//! FFT with our `mpst`: eight roles, each routed only to its three butterfly partners;
-//! the projected protocol and the optimised one (every role sends before receiving).
+// The session code of `fft` with our `mpst`, included twice by `lib.rs`: as
+// `fft::ours` over `Unbounded` and as `fft::ours_spsc` over `Spsc`.
+// The including module defines `WHAT` (the name in error messages) and `Channel`
+// (the route type).
 
 use std::sync::Arc;
 
@@ -7,10 +9,6 @@ use mpst::{try_session, End, Message, Receive, Role, Roles, Send};
 
 use super::{butterfly, Complex32, Problem};
 use crate::{spawn, Result};
-
-const WHAT: &str = "fft/ours";
-
-type Channel = mpst::channel::Unbounded<Label>;
 
 #[derive(Roles)]
 struct Roles(R0, R1, R2, R3, R4, R5, R6, R7);

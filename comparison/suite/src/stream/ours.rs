@@ -1,14 +1,12 @@
-//! Stream with our `mpst`: the paper's types, plain and optimised (unrolled) source, over
-//! `mpst::channel::Unbounded`.
+// The session code of `stream` with our `mpst`, included twice by `lib.rs`: as
+// `stream::ours` over `Unbounded` and as `stream::ours_spsc` over `Spsc`.
+// The including module defines `WHAT` (the name in error messages) and `Channel`
+// (the route type).
 
 use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
 
 use super::{check, value, UNROLL};
 use crate::{spawn, Result};
-
-const WHAT: &str = "stream/ours";
-
-type Channel = mpst::channel::Unbounded<Label>;
 
 #[derive(Roles)]
 struct Roles(S, T);
