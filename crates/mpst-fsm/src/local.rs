@@ -5,6 +5,13 @@ use std::fmt;
 use crate::{Action, Direction, Fsm, Message, StateId};
 
 /// A local session type `T ::= end | ⊕ p!l(S).T | & p?l(S).T | µt.T | t`.
+///
+/// An internal choice names its receiver per branch (`⊕ pᵢ!lᵢ(Sᵢ).Tᵢ`, as in the
+/// generalised calculus of Scribble where a chooser may start its branches with messages
+/// to different roles): [`LocalType::Choice`] when every branch goes to one peer (the
+/// common case, and the only form projection produces for it), [`LocalType::Select`]
+/// when they go to several. An external choice always waits on one peer: a role that
+/// could receive its first message of a choice from either of two roles would race.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LocalType {
     /// `end`.
@@ -17,6 +24,13 @@ pub enum LocalType {
         peer: String,
         /// The branches: message and continuation. Labels are pairwise distinct.
         branches: Vec<(Message, LocalType)>,
+    },
+    /// An internal choice whose branches start with sends to different peers:
+    /// `+{b!l1(). T1, c!l2(). T2}`. Labels are pairwise distinct across all branches, so
+    /// a choice is still named by its label alone (in Rust, one enum variant per label).
+    Select {
+        /// Peer, message and continuation of each branch.
+        branches: Vec<(String, Message, LocalType)>,
     },
     /// `µt.T`.
     Rec(String, Box<LocalType>),
@@ -128,32 +142,64 @@ fn build<'a>(
                 if branches[..i].iter().any(|(m, _)| m.label == message.label) {
                     return Err(LocalTypeError::DuplicateLabel(message.label.clone()));
                 }
-                let target = match cont {
-                    LocalType::Var(v) => match env.iter().rev().find(|(name, _)| name == v) {
-                        Some(&(_, s)) => s,
-                        None => return Err(LocalTypeError::UnboundVariable(v.clone())),
-                    },
-                    _ => {
-                        let next = fsm.add_state();
-                        build(cont, next, fsm, env)?;
-                        next
-                    }
-                };
                 let action = Action {
                     peer: peer.clone(),
                     direction: *direction,
                     message: message.clone(),
                 };
-                fsm.add_transition(state, action, target)
-                    .map_err(|_| LocalTypeError::DuplicateLabel(message.label.clone()))?;
+                add_branch(state, action, cont, fsm, env)?;
+            }
+            Ok(())
+        }
+        LocalType::Select { branches } => {
+            if branches.is_empty() {
+                return Err(LocalTypeError::EmptyChoice);
+            }
+            let mut labels = std::collections::HashSet::new();
+            for (peer, message, cont) in branches {
+                if !labels.insert(message.label.as_str()) {
+                    return Err(LocalTypeError::DuplicateLabel(message.label.clone()));
+                }
+                let action = Action {
+                    peer: peer.clone(),
+                    direction: Direction::Send,
+                    message: message.clone(),
+                };
+                add_branch(state, action, cont, fsm, env)?;
             }
             Ok(())
         }
     }
 }
 
+/// Adds `state --action--> cont`, building `cont`'s states (or pointing back at a
+/// binder's state when `cont` is a variable).
+fn add_branch<'a>(
+    state: StateId,
+    action: Action,
+    cont: &'a LocalType,
+    fsm: &mut Fsm,
+    env: &mut Vec<(&'a str, StateId)>,
+) -> Result<(), LocalTypeError> {
+    let target = match cont {
+        LocalType::Var(v) => match env.iter().rev().find(|(name, _)| name == v) {
+            Some(&(_, s)) => s,
+            None => return Err(LocalTypeError::UnboundVariable(v.clone())),
+        },
+        _ => {
+            let next = fsm.add_state();
+            build(cont, next, fsm, env)?;
+            next
+        }
+    };
+    let label = action.message.label.clone();
+    fsm.add_transition(state, action, target)
+        .map_err(|_| LocalTypeError::DuplicateLabel(label))
+}
+
 impl fmt::Display for LocalType {
-    /// ASCII syntax: `rec t. p!{l1(i32). t, l2(). end}`; one branch prints as `p!l(). T`.
+    /// ASCII syntax: `rec t. p!{l1(i32). t, l2(). end}`; one branch prints as `p!l(). T`;
+    /// a choice to several peers prints as `+{p!l1(). T1, q!l2(). T2}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LocalType::End => f.write_str("end"),
@@ -174,6 +220,16 @@ impl fmt::Display for LocalType {
                         f.write_str(", ")?;
                     }
                     write!(f, "{m}. {cont}")?;
+                }
+                f.write_str("}")
+            }
+            LocalType::Select { branches } => {
+                f.write_str("+{")?;
+                for (i, (peer, m, cont)) in branches.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{peer}!{m}. {cont}")?;
                 }
                 f.write_str("}")
             }

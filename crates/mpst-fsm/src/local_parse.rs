@@ -5,11 +5,13 @@
 //! ```text
 //! type    ::= "end" | ("rec" | "mu" | "µ") var "." type | var
 //!           | peer ("!" | "?") branch | peer ("!" | "?") "{" branch ("," branch)* ","? "}"
+//!           | "+{" peer "!" branch ("," peer "!" branch)* ","? "}"
 //! branch  ::= label ("(" (payload ("," payload)*)? ")")? "." type
 //! payload ::= sort | name ":" sort
 //! ```
 //! Identifiers are `[A-Za-z_][A-Za-z0-9_]*`; `end`, `rec` and `mu` are reserved.
-//! It accepts everything [`LocalType`]'s `Display` prints.
+//! `+{b!l1(). T1, c!l2(). T2}` is an internal choice whose branches go to different
+//! peers ([`LocalType::Select`]). It accepts everything [`LocalType`]'s `Display` prints.
 
 use std::fmt;
 
@@ -127,6 +129,9 @@ impl Parser<'_> {
         if self.eat("µ") {
             return self.rec();
         }
+        if self.eat("+") {
+            return self.select();
+        }
         let word = self.ident("a local type (`end`, `rec`, a variable or `peer!`/`peer?`)")?;
         match word.as_str() {
             "end" => return Ok(LocalType::End),
@@ -159,6 +164,28 @@ impl Parser<'_> {
             peer: word,
             branches,
         })
+    }
+
+    /// After `+`: `{peer!branch, ...}`.
+    fn select(&mut self) -> Result<LocalType, LocalParseError> {
+        self.expect("{")?;
+        let mut branches = vec![self.select_branch()?];
+        while self.eat(",") {
+            self.skip_ws();
+            if self.rest().starts_with('}') {
+                break;
+            }
+            branches.push(self.select_branch()?);
+        }
+        self.expect("}")?;
+        Ok(LocalType::Select { branches })
+    }
+
+    fn select_branch(&mut self) -> Result<(String, Message, LocalType), LocalParseError> {
+        let peer = self.ident("a peer")?;
+        self.expect("!")?;
+        let (message, cont) = self.branch()?;
+        Ok((peer, message, cont))
     }
 
     fn rec(&mut self) -> Result<LocalType, LocalParseError> {
@@ -224,5 +251,33 @@ mod tests {
             .message
             .contains("end of the input"));
         assert!(LocalType::parse("p!{}").is_err());
+        let err = LocalType::parse("+{b!x(). end, c?y(). end}").unwrap_err();
+        assert_eq!(err.column, 16);
+        assert!(err.message.starts_with("expected `!`"), "{err}");
+    }
+
+    #[test]
+    fn parses_choices_to_several_peers() {
+        let text = "rec t. +{b!l1(). c!l2(). t, c!l2(). b!l1(). end}";
+        let t = LocalType::parse(text).unwrap();
+        assert_eq!(t.to_string(), text);
+        let LocalType::Rec(_, body) = &t else {
+            panic!("expected a recursion: {t:?}");
+        };
+        assert!(matches!(&**body, LocalType::Select { branches } if branches.len() == 2));
+        let fsm = t.to_fsm("a").unwrap();
+        assert_eq!(fsm.state_count(), 4);
+        let peers: Vec<&str> = fsm
+            .transitions(0)
+            .iter()
+            .map(|t| t.action.peer.as_str())
+            .collect();
+        assert_eq!(peers, ["b", "c"]);
+        assert_eq!(
+            LocalType::parse("+{b!x(). end, c!x(). end}")
+                .unwrap()
+                .to_fsm("a"),
+            Err(crate::LocalTypeError::DuplicateLabel("x".into()))
+        );
     }
 }
