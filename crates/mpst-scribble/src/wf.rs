@@ -6,9 +6,10 @@
 //!   from `rec X` to `continue X` without an interaction;
 //! - choices that are not directed: every branch must start (looking through `rec` and
 //!   nested choices at the same role) with a message from the chooser and their labels
-//!   must be pairwise distinct; all these first messages must also go to one and the
-//!   same role, or the choice is [`ErrorKind::Unsupported`] (choices to different
-//!   receivers are well-formed Scribble that projection cannot handle yet);
+//!   must be pairwise distinct (across all receivers: a choice is named by its label).
+//!   The first messages may go to different receivers; each receiver learns the choice
+//!   from the first message it gets, and every other role must be able to merge its
+//!   branches;
 //! - roles whose projections of the branches of a choice cannot be merged
 //!   ([`ErrorKind::Unmergeable`]), found by projecting every role.
 //!
@@ -245,7 +246,7 @@ impl<'g> Checker<'g> {
         labels: &FxHashMap<&'g str, Span>,
         first: First<'g>,
     ) -> Option<Diagnostic> {
-        let (from, to, label, span) = first;
+        let (from, _to, label, span) = first;
         if from.text != at.text {
             return Some(Diagnostic::new(
                 ErrorKind::UndirectedChoice,
@@ -256,25 +257,10 @@ impl<'g> Checker<'g> {
                 ),
             ));
         }
-        let (_, to0, _, span0) = first0?;
-        if to0.text != to.text {
-            return Some(
-                Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    span,
-                    format!(
-                        "this branch starts with a message to `{}`, another with a message to `{}`",
-                        to.text, to0.text
-                    ),
-                )
-                .with_label(span0, "the other branch starts here")
-                .with_note(
-                    "choices whose branches start with messages to different roles are not \
-                     supported yet: every branch must start with a message from the chooser \
-                     to one and the same role",
-                ),
-            );
-        }
+        // Branches may start with messages to different receivers: each receiver learns
+        // the choice from the first message it gets, and projection checks that every
+        // other role can tell the branches apart (or behaves alike in all of them).
+        first0?;
         let dup = labels.get(label)?;
         Some(
             Diagnostic::new(

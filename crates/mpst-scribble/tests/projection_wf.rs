@@ -63,11 +63,81 @@ fn choice_not_directed_by_sender() {
 }
 
 #[test]
-fn choice_to_different_receivers_is_unsupported_not_invalid() {
+fn choice_to_different_receivers_is_accepted() {
+    // scribble-java's `1() from A to B; 2() from A to C;` or the other order.
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    a() from A to C;\n  } or {\n    b() from A to C;\n    b() from A to B;\n  }\n}\n";
-    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unsupported)]);
+    assert_eq!(errors(src), vec![]);
+    let p = one(src);
+    assert_eq!(
+        project(&p, "A").unwrap().to_string(),
+        "+{B!a(). C!a(). end, C!b(). B!b(). end}"
+    );
+    assert_eq!(
+        project(&p, "B").unwrap().to_string(),
+        "A?{a(). end, b(). end}"
+    );
+    assert_eq!(
+        project(&p, "C").unwrap().to_string(),
+        "A?{a(). end, b(). end}"
+    );
+    let fsm = mpst_scribble::project_fsm(&p, "A").unwrap();
+    let peers: Vec<&str> = fsm
+        .transitions(fsm.initial())
+        .iter()
+        .map(|t| t.action.peer.as_str())
+        .collect();
+    assert_eq!(peers, ["B", "C"]);
+}
+
+#[test]
+fn choice_to_different_receivers_in_a_loop_with_a_nested_choice() {
+    // The nested choice at A flattens into one internal choice over three peers.
+    let src = "global protocol P(role A, role B, role C, role D) {\n  rec X {\n    choice at A {\n      choice at A { b() from A to B; n() from A to C; } or { c() from A to C; n() from A to B; }\n      done() from A to D;\n      continue X;\n    } or {\n      stop() from A to D;\n      stop() from A to B;\n      stop() from A to C;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![]);
+    let p = one(src);
+    assert_eq!(
+        project(&p, "A").unwrap().to_string(),
+        "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"
+    );
+    assert_eq!(
+        project(&p, "D").unwrap().to_string(),
+        "rec X. A?{done(). X, stop(). end}"
+    );
+    assert_eq!(
+        project(&p, "B").unwrap().to_string(),
+        "rec X. A?{b(). X, n(). X, stop(). end}"
+    );
+}
+
+#[test]
+fn choice_to_different_receivers_that_a_role_cannot_learn() {
+    // B learns `go` from A in one branch, but in the other must receive from C first.
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    go() from A to B;\n    x() from B to C;\n  } or {\n    stop() from A to C;\n    y() from C to B;\n  }\n}\n";
+    // B and C each learn the choice in one branch only.
+    let errs = errors(src);
+    assert_eq!(errs, vec![(6, 5, ErrorKind::Unmergeable); 2]);
     let d = first(src);
+    assert!(d.message.contains("role `B`"), "{}", d.message);
     assert_eq!(line_column(src, d.labels[0].span.start), (3, 5));
+}
+
+#[test]
+fn choice_to_different_receivers_with_a_bystander_that_cannot_learn() {
+    let src = "global protocol P(role A, role B, role C, role D) {\n  choice at A {\n    l() from A to B;\n    t() from B to D;\n  } or {\n    r() from A to C;\n  }\n}\n";
+    // B, C (each told in one branch only) and D (told by B in one branch only).
+    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unmergeable); 3]);
+    let messages: Vec<String> = check(&one(src)).into_iter().map(|d| d.message).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("role `D`")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn choice_to_different_receivers_with_one_label_twice() {
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n  } or {\n    a() from A to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(5, 5, ErrorKind::UndirectedChoice)]);
+    assert!(first(src).message.contains("label `a` starts two branches"));
 }
 
 #[test]

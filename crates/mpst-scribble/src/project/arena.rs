@@ -32,6 +32,13 @@ pub(crate) enum Node {
         /// Message and continuation of each branch.
         branches: Box<[(MsgId, LId)]>,
     },
+    /// An internal choice whose branches start with sends to different peers (at least
+    /// two distinct ones; one peer is always a [`Node::Choice`]), labels pairwise
+    /// distinct, in source order.
+    Select {
+        /// Peer, message and continuation of each branch.
+        branches: Box<[(Sym, MsgId, LId)]>,
+    },
 }
 
 /// The store of interned names, messages and local types.
@@ -121,6 +128,15 @@ impl Arena {
                 all.dedup();
                 all.into()
             }
+            Node::Select { branches } => {
+                let mut all: Vec<Sym> = branches
+                    .iter()
+                    .flat_map(|&(_, _, c)| self.free[c as usize].iter().copied())
+                    .collect();
+                all.sort_unstable();
+                all.dedup();
+                all.into()
+            }
         };
         let id = self.nodes.len() as LId;
         self.nodes.push(node.clone());
@@ -197,6 +213,13 @@ impl Arena {
                     branches,
                 })
             }
+            Node::Select { branches } => {
+                let branches = branches
+                    .iter()
+                    .map(|&(p, m, c)| (p, m, self.subst(c, var, replacement, memo)))
+                    .collect();
+                self.intern(Node::Select { branches })
+            }
         };
         memo.insert(id, result);
         result
@@ -231,6 +254,11 @@ impl Arena {
                                 steps.push(Step::Visit(c));
                             }
                         }
+                        Node::Select { branches } => {
+                            for &(_, _, c) in branches.iter().rev() {
+                                steps.push(Step::Visit(c));
+                            }
+                        }
                     }
                 }
                 Step::Build(id) => {
@@ -254,6 +282,18 @@ impl Arena {
                                     .iter()
                                     .zip(conts)
                                     .map(|(&(m, _), c)| (self.message(m).clone(), c))
+                                    .collect(),
+                            }
+                        }
+                        Node::Select { branches } => {
+                            let conts = values.split_off(values.len() - branches.len());
+                            LocalType::Select {
+                                branches: branches
+                                    .iter()
+                                    .zip(conts)
+                                    .map(|(&(p, m, _), c)| {
+                                        (self.name(p).to_owned(), self.message(m).clone(), c)
+                                    })
                                     .collect(),
                             }
                         }
@@ -312,6 +352,17 @@ impl Arena {
                     if many {
                         pieces.push(Piece::Text("}".into()));
                     }
+                    stack.extend(pieces.into_iter().rev());
+                }
+                Node::Select { branches } => {
+                    let mut pieces = vec![Piece::Text("+{".into())];
+                    for (i, &(p, m, c)) in branches.iter().enumerate() {
+                        let sep = if i > 0 { ", " } else { "" };
+                        let (peer, msg) = (self.name(p), self.message(m));
+                        pieces.push(Piece::Text(format!("{sep}{peer}!{msg}. ")));
+                        pieces.push(Piece::Node(c));
+                    }
+                    pieces.push(Piece::Text("}".into()));
                     stack.extend(pieces.into_iter().rev());
                 }
             }

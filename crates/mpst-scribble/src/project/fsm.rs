@@ -7,10 +7,10 @@
 //! type repeats in every branch) therefore become one state. The result is canonical
 //! ([`Fsm::canonical`]).
 
-use mpst_fsm::{Action, Fsm, StateId};
+use mpst_fsm::{Action, Direction, Fsm, StateId};
 use rustc_hash::FxHashMap;
 
-use super::arena::{Arena, LId, Node, Sym};
+use super::arena::{Arena, LId, MsgId, Node, Sym};
 
 /// Why a local type has no FSM (cannot happen for projections of checked protocols).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,19 +60,23 @@ pub(crate) fn build(arena: &Arena, root: LId, role: &str) -> Result<Fsm, BuildEr
     };
     let initial = b.state_of(root, 0)?;
     while let Some((id, env, state)) = b.work.pop() {
-        let Node::Choice {
-            dir,
-            peer,
-            branches,
-        } = arena.node(id)
-        else {
-            continue;
+        let edges: Vec<(Sym, Direction, MsgId, LId)> = match arena.node(id) {
+            Node::Choice {
+                dir,
+                peer,
+                branches,
+            } => branches.iter().map(|&(m, c)| (*peer, *dir, m, c)).collect(),
+            Node::Select { branches } => branches
+                .iter()
+                .map(|&(p, m, c)| (p, Direction::Send, m, c))
+                .collect(),
+            _ => continue,
         };
-        for &(m, cont) in branches.iter() {
+        for (peer, direction, m, cont) in edges {
             let target = b.state_of(cont, env)?;
             let action = Action {
-                peer: arena.name(*peer).to_owned(),
-                direction: *dir,
+                peer: arena.name(peer).to_owned(),
+                direction,
                 message: arena.message(m).clone(),
             };
             b.fsm
@@ -140,7 +144,7 @@ impl Builder<'_> {
                     };
                     return Ok(s);
                 }
-                Node::Choice { .. } => {
+                Node::Choice { .. } | Node::Select { .. } => {
                     let s = rec_state.unwrap_or_else(|| self.fsm.add_state());
                     self.states.insert((id, env), s);
                     self.work.push((id, env, s));

@@ -3,8 +3,9 @@
 //! Follows nuscr:
 //! - a message projects to a send for its sender, a receive for its receiver, and to
 //!   nothing for everyone else;
-//! - the chooser of a choice gets an internal choice of its branches (which must all
-//!   start with a send to one peer); every other role's projections of the branches are
+//! - the chooser of a choice gets an internal choice of its branches, which must all
+//!   start with a send, to one peer or (a [`LocalType::Select`]) to several; every
+//!   other role's projections of the branches are
 //!   *merged*: equal, or receptions from one and the same sender whose common labels
 //!   carry the same sorts and whose continuations merge, recursively;
 //! - `continue X` reached by a role that did nothing since `rec X` projects to `end`, so

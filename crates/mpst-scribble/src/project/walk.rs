@@ -7,7 +7,7 @@
 use mpst_fsm::Direction;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::arena::{Arena, LId, Node, Sym};
+use super::arena::{Arena, LId, MsgId, Node, Sym};
 use crate::wf::first_span;
 use crate::{Diagnostic, ErrorKind, Global, Name, Span};
 
@@ -126,7 +126,9 @@ impl<'a> Projector<'a> {
         }
     }
 
-    /// The chooser's internal choice: every branch must start with a send to one peer.
+    /// The chooser's internal choice: every branch must start with a send, to one peer
+    /// ([`Node::Choice`]) or to several ([`Node::Select`]); labels are pairwise distinct
+    /// across all branches.
     fn select(
         &mut self,
         at: &Name,
@@ -134,44 +136,31 @@ impl<'a> Projector<'a> {
         span: Span,
         projections: &[LId],
     ) -> Result<LId, Diagnostic> {
-        let mut peer: Option<Sym> = None;
-        let mut all: Vec<(u32, LId)> = Vec::new();
+        let mut all: Vec<(Sym, MsgId, LId)> = Vec::new();
         let mut labels: FxHashSet<Sym> = FxHashSet::default();
         for (branch, &p) in branches.iter().zip(projections) {
             let where_ = first_span(branch).unwrap_or(span);
             let head = self.arena.head_normal(p);
-            let Node::Choice {
-                dir: Direction::Send,
-                peer: q,
-                branches: sends,
-            } = self.arena.node(head).clone()
-            else {
-                return Err(Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
-                    where_,
-                    format!(
-                        "this branch does not start with a message from `{}`",
-                        at.text
-                    ),
-                )
-                .with_label(at.span, "the choice is made here"));
+            let sends: Vec<(Sym, MsgId, LId)> = match self.arena.node(head) {
+                Node::Choice {
+                    dir: Direction::Send,
+                    peer,
+                    branches,
+                } => branches.iter().map(|&(m, c)| (*peer, m, c)).collect(),
+                Node::Select { branches } => branches.to_vec(),
+                _ => {
+                    return Err(Diagnostic::new(
+                        ErrorKind::UndirectedChoice,
+                        where_,
+                        format!(
+                            "this branch does not start with a message from `{}`",
+                            at.text
+                        ),
+                    )
+                    .with_label(at.span, "the choice is made here"))
+                }
             };
-            if let Some(first) = peer.filter(|&first| first != q) {
-                return Err(Diagnostic::new(
-                    ErrorKind::Unsupported,
-                    where_,
-                    format!(
-                        "`{}` starts this branch with a message to `{}` but another with a message to `{}`",
-                        at.text,
-                        self.arena.name(q),
-                        self.arena.name(first)
-                    ),
-                )
-                .with_label(at.span, "the choice is made here")
-                .with_note("every branch must start with a message from the chooser to one and the same role"));
-            }
-            peer = Some(q);
-            for &(m, c) in sends.iter() {
+            for (q, m, c) in sends {
                 let label = self.arena.label(m);
                 if !labels.insert(label) {
                     return Err(Diagnostic::new(
@@ -184,19 +173,25 @@ impl<'a> Projector<'a> {
                     )
                     .with_label(at.span, "the choice is made here"));
                 }
-                all.push((m, c));
+                all.push((q, m, c));
             }
         }
-        let Some(peer) = peer else {
+        let Some(&(peer, _, _)) = all.first() else {
             return Err(Diagnostic::new(
                 ErrorKind::UndirectedChoice,
                 span,
                 "a choice needs at least one branch",
             ));
         };
-        Ok(self.arena.intern(Node::Choice {
-            dir: Direction::Send,
-            peer,
+        if all.iter().all(|&(q, _, _)| q == peer) {
+            let branches = all.into_iter().map(|(_, m, c)| (m, c)).collect();
+            return Ok(self.arena.intern(Node::Choice {
+                dir: Direction::Send,
+                peer,
+                branches,
+            }));
+        }
+        Ok(self.arena.intern(Node::Select {
             branches: all.into(),
         }))
     }
