@@ -14,6 +14,7 @@ mod payload;
 mod role;
 mod roles;
 mod session;
+mod session_routed;
 
 /// Derives `mpst::Role` and one `mpst::Route<Peer>` per field marked `#[route(Peer)]`.
 ///
@@ -56,7 +57,9 @@ pub fn derive_payload(input: TokenStream) -> TokenStream {
 
 /// Turns a session type written without its lifetime and role parameters into the full
 /// type: on a type alias, a recursive single-field tuple struct (`Self` allowed) or a
-/// choice enum of `Variant(Label, Continuation)` variants.
+/// choice enum of `Variant(Label, Continuation)` variants. Variants of a choice whose
+/// branches go to different peers each name theirs, `#[to(Peer)] Variant(Label, Next)`,
+/// and the enum is used with `Choose<Choice>`.
 #[proc_macro_attribute]
 pub fn session(attr: TokenStream, item: TokenStream) -> TokenStream {
     session::expand(attr.into(), parse_macro_input!(item)).into()

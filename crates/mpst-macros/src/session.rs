@@ -79,8 +79,8 @@ fn prepend(
     }
 }
 
-const EXPECTED: &str =
-    "expected a session type: `Send`, `Receive`, `Select`, `Branch`, `End` or a `#[session]` type";
+const EXPECTED: &str = "expected a session type: `Send`, `Receive`, `Select`, `Choose`, \
+     `Branch`, `End` or a `#[session]` type";
 
 /// What a rewrite needs to know about the item: what `Self` stands for, and the item's own
 /// type parameters (which stand for whole session types and are left alone).
@@ -104,7 +104,7 @@ fn is_primitive(ty: &Type) -> bool {
         Type::Path(TypePath { qself: None, path }) => path.segments.last().is_some_and(|s| {
             matches!(
                 s.ident.to_string().as_str(),
-                "Send" | "Receive" | "Select" | "Branch" | "End"
+                "Send" | "Receive" | "Select" | "Choose" | "Branch" | "End"
             )
         }),
         _ => false,
@@ -149,6 +149,7 @@ fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
                 "Send" => (3, Some(2), "Send<Peer, Label, Next>"),
                 "Receive" => (3, Some(2), "Receive<Peer, Label, Next>"),
                 "Select" => (2, Some(1), "Select<Peer, Choice>"),
+                "Choose" => (1, Some(0), "Choose<Choice>"),
                 "Branch" => (2, Some(1), "Branch<Peer, Choice>"),
                 _ => {
                     // A named session type: its own parameters come after ours. Those
@@ -307,6 +308,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             "a `#[session]` choice enum needs at least one `Variant(Label, Continuation)`",
         ));
     }
+    let peers = crate::session_routed::take_peers(&mut item)?;
     add_bounded_params(&mut item.generics)?;
     // A choice used only with `Select` is never constructed: it describes a type.
     item.attrs.push(parse_quote!(#[allow(dead_code)]));
@@ -334,6 +336,18 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         ));
     }
     let ident = &item.ident;
+    if let Some(peers) = peers {
+        for peer in &peers {
+            reject_self(peer)?;
+        }
+        let impls = crate::session_routed::impls(ident, &item.generics, &labels, &peers);
+        return Ok(quote! {
+            #[allow(clippy::type_complexity)]
+            #item
+
+            #impls
+        });
+    }
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     let predicates = where_clause.map(|w| &w.predicates);
     let label_bounds = labels.iter().map(|(_, label, next)| {

@@ -11,6 +11,9 @@
 //!   name; when it returns `true` they call [`Visitor::select`] / [`Visitor::branch`], then
 //!   for each variant of `C` in declaration order [`Visitor::variant::<L>`](Visitor::variant)
 //!   followed by the visit of its continuation, then [`Visitor::choice_end`];
+//! * `Choose<C>` likewise calls [`Visitor::named`], then [`Visitor::choose`], then for each
+//!   variant [`Visitor::variant_to::<P, L>`](Visitor::variant_to) (with the variant's own
+//!   peer `P`) and its continuation, then [`Visitor::choice_end`];
 //! * `End` calls [`Visitor::end`];
 //! * a named `#[session] struct` calls [`Visitor::named`] with its type name and visits the
 //!   wrapped type only when that returns `true`.
@@ -30,7 +33,7 @@
 //! transition per `send`/`receive`/`variant`, keeps a stack of branching states for
 //! choices, and maps each named type to the state where it was first entered.
 
-use crate::primitives::{Branch, Receive, Select, Send};
+use crate::primitives::{Branch, Choose, Receive, Select, Send};
 use crate::session::End;
 use crate::Role;
 
@@ -48,8 +51,15 @@ pub trait Visitor {
     /// `Branch<P, _>`: an external choice from `P` begins.
     fn branch<P: Role>(&mut self);
 
+    /// `Choose<_>`: an internal choice whose variants each name their peer begins.
+    fn choose(&mut self);
+
     /// The next variant of the current choice, with label `L`; its continuation follows.
     fn variant<L: 'static>(&mut self);
+
+    /// The next variant of the current `Choose`, with label `L` sent to `P`; its
+    /// continuation follows.
+    fn variant_to<P: Role, L: 'static>(&mut self);
 
     /// The current choice has no more variants.
     fn choice_end(&mut self);
@@ -94,6 +104,16 @@ impl<R: Role, P: Role, C: ChoiceType> SessionType for Select<'_, R, P, C> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
             visitor.select::<P>();
+            C::visit_variants(visitor);
+            visitor.choice_end();
+        }
+    }
+}
+
+impl<R: Role, C: ChoiceType> SessionType for Choose<'_, R, C> {
+    fn visit<V: Visitor>(visitor: &mut V) {
+        if visitor.named(std::any::type_name::<Self>()) {
+            visitor.choose();
             C::visit_variants(visitor);
             visitor.choice_end();
         }

@@ -385,7 +385,7 @@ pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;
-pub use primitives::{Branch, Choice, Choices, Receive, Select, Send};
+pub use primitives::{Branch, Choice, ChoiceTo, Choices, Choose, Receive, Select, Send};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};
 

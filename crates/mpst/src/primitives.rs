@@ -1,5 +1,5 @@
-//! The session primitives `Send`, `Receive`, `Select` and `Branch`, and the traits that
-//! connect choice enums to `Select` and `Branch`.
+//! The session primitives `Send`, `Receive`, `Select`, `Choose` and `Branch`, and the
+//! traits that connect choice enums to `Select`, `Choose` and `Branch`.
 //!
 //! Each primitive is a pointer-sized wrapper around the role borrow ([`State`]); running a
 //! step consumes it and returns the continuation, so Rust's move checking enforces
@@ -56,6 +56,17 @@ primitive! {
 }
 
 primitive! {
+    /// Internal choice among several peers: send one label of the choice enum `C` to the
+    /// peer that label's variant names, then continue as that label's continuation.
+    ///
+    /// Written `Choose<C>` inside `#[session]`, with `C` a `#[session] enum` whose every
+    /// variant names its peer: `#[to(B)] Left(Left, Send<C, Tell, End>)`. This is the
+    /// projection of a choice whose branches start with messages to different receivers;
+    /// when every variant goes to one peer, write `Select<P, C>` instead.
+    Choose<C>
+}
+
+primitive! {
     /// External choice: receive one label of the choice enum `C` from `P` and get the enum
     /// variant (label and continuation) to `match` on.
     ///
@@ -68,6 +79,22 @@ primitive! {
 ///
 /// Implemented by `#[session]` on enums, once per variant.
 pub trait Choice<'r, L>: Choices<'r> {
+    /// The continuation after the label `L`.
+    type Session: FromState<'r, Role = Self::Role>;
+}
+
+/// A choice enum whose variants name their peers (`#[to(Peer)]`) offers the label `L`
+/// to [`ChoiceTo::Peer`]: [`Choose::choose`] with `L` sends it there and continues as
+/// [`ChoiceTo::Session`].
+///
+/// Implemented by `#[session]` on enums whose variants carry `#[to(Peer)]`, once per
+/// variant. Such an enum implements neither [`Choice`] nor [`Choices`], so it cannot be
+/// used with [`Select`] (one peer) or [`Branch`].
+pub trait ChoiceTo<'r, L> {
+    /// The role running the session.
+    type Role: Role;
+    /// The peer the label `L` goes to.
+    type Peer: Role;
     /// The continuation after the label `L`.
     type Session: FromState<'r, Role = Self::Role>;
 }
@@ -148,6 +175,27 @@ where
     where
         C: Choice<'r, L, Role = R>,
         R::Message: Message<L>,
+    {
+        SendFuture::new(self.state, <R::Message as Message<L>>::upcast(label))
+    }
+}
+
+impl<'r, R: Role, C> Choose<'r, R, C> {
+    /// Sends `label`, one of the labels of the choice `C`, to the peer its variant names;
+    /// the future resolves to that label's continuation.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn choose<L>(
+        self,
+        label: L,
+    ) -> SendFuture<'r, R, <C as ChoiceTo<'r, L>>::Peer, L, <C as ChoiceTo<'r, L>>::Session>
+    where
+        C: ChoiceTo<'r, L, Role = R>,
+        R: Route<<C as ChoiceTo<'r, L>>::Peer>,
+        R::Message: Message<L>,
+        <R as Route<<C as ChoiceTo<'r, L>>::Peer>>::Route: futures::Sink<R::Message> + Unpin,
+        <<R as Route<<C as ChoiceTo<'r, L>>::Peer>>::Route as futures::Sink<R::Message>>::Error:
+            std::error::Error + std::marker::Send + Sync + 'static,
     {
         SendFuture::new(self.state, <R::Message as Message<L>>::upcast(label))
     }

@@ -75,8 +75,15 @@ impl<M: Labelled> Visitor for Printer<M> {
     fn branch<P: Role>(&mut self) {
         self.out.push(format!("{}?{{", P::NAME));
     }
+    fn choose(&mut self) {
+        self.out.push("+{".into());
+    }
     fn variant<L: 'static>(&mut self) {
         self.out.push(format!("{}:", Self::label::<L>()));
+    }
+    fn variant_to<P: Role, L: 'static>(&mut self) {
+        self.out
+            .push(format!("{}!{}:", P::NAME, Self::label::<L>()));
     }
     fn choice_end(&mut self) {
         self.out.push("}".into());
@@ -138,7 +145,9 @@ fn names_distinguish_roles() {
         fn receive<P: Role, L: 'static>(&mut self) {}
         fn select<P: Role>(&mut self) {}
         fn branch<P: Role>(&mut self) {}
+        fn choose(&mut self) {}
         fn variant<L: 'static>(&mut self) {}
+        fn variant_to<P: Role, L: 'static>(&mut self) {}
         fn choice_end(&mut self) {}
         fn end(&mut self) {}
         fn named(&mut self, name: &'static str) -> bool {
