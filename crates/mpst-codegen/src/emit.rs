@@ -224,7 +224,10 @@ fn emit_role(
             )?;
         }
         let peers: BTreeSet<&str> = ts.iter().map(|t| t.action.peer.as_str()).collect();
-        if peers.len() > 1 {
+        let send = ts[0].action.direction == Direction::Send;
+        // A choice among several receivers is a `Choose`; a branch waits on one sender.
+        let several = peers.len() > 1;
+        if several && !send {
             return Err(CodegenError::SeveralPeers {
                 role: fsm.role().to_string(),
                 state: s,
@@ -232,7 +235,6 @@ fn emit_role(
             });
         }
         let peer = names.role(&ts[0].action.peer).to_string();
-        let send = ts[0].action.direction == Direction::Send;
         if let [t] = ts {
             let primitive = if send { "Send" } else { "Receive" };
             used.insert(primitive);
@@ -248,10 +250,10 @@ fn emit_role(
             }
             continue;
         }
-        let (primitive, verb) = if send {
-            ("Select", "chooses")
-        } else {
-            ("Branch", "offers")
+        let (primitive, verb) = match (send, several) {
+            (true, true) => ("Choose", "chooses among several peers"),
+            (true, false) => ("Select", "chooses"),
+            (false, _) => ("Branch", "offers"),
         };
         used.insert(primitive);
         let choice = format!("{name}Choice");
@@ -259,10 +261,17 @@ fn emit_role(
             &choice,
             format!("the choice of state {s} of role `{}`", fsm.role()),
         )?;
-        let _ = write!(
-            out,
-            "{doc}#[session]\npub type {name} = {primitive}<{peer}, {choice}>;\n\n"
-        );
+        if several {
+            let _ = write!(
+                out,
+                "{doc}#[session]\npub type {name} = Choose<{choice}>;\n\n"
+            );
+        } else {
+            let _ = write!(
+                out,
+                "{doc}#[session]\npub type {name} = {primitive}<{peer}, {choice}>;\n\n"
+            );
+        }
         let _ = writeln!(
             out,
             "/// The choice role `{}` {verb} in state {s}: one variant per label.\n#[session]\npub enum {choice} {{",
@@ -270,9 +279,14 @@ fn emit_role(
         );
         for t in ts {
             let label = names.label(&t.action.message).to_string();
+            let to = if several {
+                format!("#[to({})]\n    ", names.role(&t.action.peer))
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "    /// `{}`.\n    {label}({label}, {}),",
+                "    /// `{}`.\n    {to}{label}({label}, {}),",
                 t.action,
                 next(t.target, used)
             );

@@ -14,7 +14,8 @@ pub enum CodegenError {
         /// The state.
         state: StateId,
     },
-    /// A choice towards (or from) several peers: `Select`/`Branch` name one peer.
+    /// A branch from several peers: `Branch` waits on one peer (a choice towards several
+    /// peers is a `Choose`).
     SeveralPeers {
         /// The role.
         role: String,
@@ -55,8 +56,8 @@ impl fmt::Display for CodegenError {
             ),
             CodegenError::SeveralPeers { role, state, peers } => write!(
                 f,
-                "role `{role}`, state {state}: the choice involves several peers ({}); \
-                 `Select` and `Branch` choose with a single peer",
+                "role `{role}`, state {state}: the state receives from several peers ({}); \
+                 `Branch` receives from a single peer",
                 peers.join(", ")
             ),
             CodegenError::BadSort { label, sort } => write!(

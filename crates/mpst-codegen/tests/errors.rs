@@ -40,7 +40,24 @@ fn mixed_states_have_no_session_type() {
 }
 
 #[test]
-fn choices_with_several_peers_are_refused() {
+fn branches_from_several_peers_are_refused() {
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::receive("b", Message::new("x")), 1),
+            (0, Action::receive("c", Message::new("y")), 1),
+        ],
+    );
+    let err = generate("P", &[a]).unwrap_err();
+    assert!(matches!(err, CodegenError::SeveralPeers { ref peers, .. } if peers == &["b", "c"]));
+    assert!(
+        err.to_string().contains("receives from several peers"),
+        "{err}"
+    );
+}
+
+#[test]
+fn choices_towards_several_peers_are_a_choose() {
     let a = fsm(
         "a",
         &[
@@ -48,8 +65,13 @@ fn choices_with_several_peers_are_refused() {
             (0, Action::send("c", Message::new("y")), 1),
         ],
     );
-    let err = generate("P", &[a]).unwrap_err();
-    assert!(matches!(err, CodegenError::SeveralPeers { ref peers, .. } if peers == &["b", "c"]));
+    let code = generate("P", &[a]).unwrap();
+    assert!(
+        code.contains("pub type ASession = Choose<ASessionChoice>;"),
+        "{code}"
+    );
+    assert!(code.contains("#[to(B)]\n    X(X, End),"), "{code}");
+    assert!(code.contains("#[to(C)]\n    Y(Y, End),"), "{code}");
 }
 
 #[test]

@@ -95,7 +95,9 @@
 //! Recursive types are named structs whose single field may mention `Self`; `into_session`
 //! unfolds one level. Choices are enums of `Variant(Label, Continuation)`, used by
 //! [`Select`] (internal choice: we pick the label) and [`Branch`] (external choice: the
-//! peer picks, we `match`). A protocol without `End` runs in a `loop`, whose type `!`
+//! peer picks, we `match`). When the branches of an internal choice go to different
+//! peers, each variant names its own (`#[to(B)] Left(Left, ..)`, `#[to(C)] Right(..)`)
+//! and the choice is a [`Choose<C>`](Choose), sent with `choose(label)`. A protocol without `End` runs in a `loop`, whose type `!`
 //! coerces to what the closure must return.
 //!
 //! ```
@@ -187,7 +189,7 @@
 //!
 //! | Feature | How |
 //! |---|---|
-//! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
+//! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Choose`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
 //! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor) |
 //! | one session per role at a time | [`try_session`] takes `&mut` role |
 //! | roles reused across sessions | the borrow ends when [`try_session`] returns |
@@ -236,7 +238,11 @@
 //!   inherent `into_session`.
 //! * `#[session] enum C { V(Label, P), .. }` becomes `enum C<'__r, __R> { V(Label, P'), .. }`
 //!   plus [`Choices`], one [`Choice<'__r, Label>`](Choice) per variant and
-//!   [`introspect::ChoiceType`]. Structs and enums cannot have parameters of their own.
+//!   [`introspect::ChoiceType`]. When every variant names its peer (`#[to(P)] V(Label,
+//!   P)`), the enum gets one [`ChoiceTo<'__r, Label>`](ChoiceTo) per variant (its peer
+//!   and continuation) and `ChoiceType` instead, for [`Choose`]; no `Choice`/`Choices`,
+//!   so it cannot be used with `Select` or `Branch`. Structs and enums cannot have
+//!   parameters of their own.
 //!
 //! Full type names are therefore `AdderA<'r, A>` (write `AdderA<'_, A>` in a closure), and
 //! a generated API only has to emit the paper's notation under `#[session]`.
@@ -265,7 +271,7 @@
 //! * `derive(Roles)` wires only pairs of roles that route to each other, so rings and
 //!   partial meshes need no unused channels.
 //! * `#[session]` recognises primitives by name: import them as `Send`, `Receive`,
-//!   `Select`, `Branch`, `End` (or write `mpst::Send`), not under other names.
+//!   `Select`, `Choose`, `Branch`, `End` (or write `mpst::Send`), not under other names.
 //! * `#[session]` structs and enums cannot have parameters of their own (aliases can), so
 //!   that their introspection impls need no bounds; a choice used only with `Select` is
 //!   never constructed and gets `#[allow(dead_code)]`.
