@@ -13,6 +13,7 @@ const CLASSICS: &[(&str, Option<&str>)] = &[
     ("map_reduce/map_reduce.scr", None),
     ("plus_minus/plus_minus.scr", None),
     ("simple_auth/simple_auth.scr", Some("SimpleAuth")),
+    ("supplier_info/supplier_info.scr", None),
 ];
 
 /// Generated with serde derives and routes that run in memory or over TCP
