@@ -202,26 +202,39 @@ fn a_file_full_of_syntax_errors_gets_a_hundred_diagnostics_and_a_count() {
 }
 
 #[test]
-fn choice_to_different_receivers_is_unsupported_not_invalid() {
-    let path = file(
+fn choice_to_different_receivers_is_accepted_and_its_ill_formed_variant_invalid() {
+    let good = file(
         "receivers.scr",
+        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    l() from A to C;\n  } or {\n    r() from A to C;\n    r() from A to B;\n  }\n}\n",
+    );
+    let out = bin().arg("check").arg(&good).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = bin()
+        .args(["project", "--role", "A"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let projected = text(&out.stdout);
+    assert!(
+        projected.contains("B!l()") && projected.contains("C!r()"),
+        "{projected}"
+    );
+    // B cannot tell the branches apart: invalid (exit 1), no longer unsupported.
+    let bad = file(
+        "unlearnt.scr",
         b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n    y() from C to B;\n  }\n}\n",
     );
     for args in [&["check"][..], &["project"]] {
         let mut cmd = bin();
-        cmd.args(args).arg(&path);
+        cmd.args(args).arg(&bad);
         if args == ["project"] {
-            cmd.args(["--role", "A"]);
+            cmd.args(["--role", "B"]);
         }
         let out = cmd.output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
         let err = text(&out.stderr);
-        assert!(err.contains("unsupported construct"), "{args:?}: {err}");
-        assert!(err.contains("receivers.scr:6:5"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot merge projections"), "{args:?}: {err}");
+        assert!(err.contains("unlearnt.scr:6:5"), "{args:?}: {err}");
     }
 }
