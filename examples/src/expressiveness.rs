@@ -132,8 +132,12 @@ fn example_rows(examples: &Path, directory: &str) -> Result<Vec<Row>, TableError
     let protocol = select_protocol(&protocols, wanted).map_err(|e| invalid(e.to_string()))?;
     let projections =
         role_fsms(protocol, &[], DEFAULT_VISITS).map_err(|e| invalid(e.to_string()))?;
-    let main = read(&dir.join("main.rs")).unwrap_or_default();
-    let generated = main.contains("env!(\"OUT_DIR\")");
+    // The generated API is included by `main.rs` or by the `protocol.rs` it shares.
+    let generated = ["main.rs", "protocol.rs"].iter().any(|file| {
+        read(&dir.join(file))
+            .unwrap_or_default()
+            .contains("env!(\"OUT_DIR\")")
+    });
     let plain = Row {
         name: protocol.name.text.clone(),
         directory: directory.to_string(),
