@@ -37,7 +37,8 @@ fn message(from: usize, to: usize, label: String, sort: bool, cont: Global) -> G
 
 /// Global types over roles `R0..R3` and variables `X`, `Y`. Choices are directed by
 /// construction most of the time (each branch starts with a distinct label from the
-/// chooser to one receiver), so a good share of them is well-formed.
+/// chooser, to one receiver or to a receiver per branch), so a good share of them is
+/// well-formed.
 fn global() -> impl Strategy<Value = Global> {
     let leaf = prop_oneof![
         2 => Just(Global::End),
@@ -55,6 +56,26 @@ fn global() -> impl Strategy<Value = Global> {
                         .into_iter()
                         .enumerate()
                         .map(|(i, b)| message(at, to, format!("c{i}"), false, b))
+                        .collect(),
+                    span: Span::default(),
+                }
+            ),
+            // Choices whose branches start with messages to different receivers.
+            2 => (0..4usize, prop::collection::vec((0..4usize, inner.clone()), 1..=3)).prop_map(
+                |(at, branches)| Global::Choice {
+                    at: role(at),
+                    branches: branches
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (to, b))| {
+                            // Then the chooser tells every other role which branch it
+                            // took, so that most such choices are well-formed.
+                            let told = (0..4usize).rev().filter(|&q| q != at && q != to).fold(
+                                b,
+                                |cont, q| message(at, q, format!("n{i}"), false, cont),
+                            );
+                            message(at, to, format!("c{i}"), false, told)
+                        })
                         .collect(),
                     span: Span::default(),
                 }
@@ -80,6 +101,16 @@ fn protocol() -> impl Strategy<Value = GlobalProtocol> {
     (2..=4usize, global()).prop_map(|(roles, body)| GlobalProtocol {
         name: name("Random".into()),
         roles: (0..roles).map(role).collect(),
+        body,
+    })
+}
+
+/// Protocols over all four roles, where choices to different receivers that tell every
+/// other role are most often well-formed.
+fn protocol_of_four() -> impl Strategy<Value = GlobalProtocol> {
+    global().prop_map(|body| GlobalProtocol {
+        name: name("P".into()),
+        roles: (0..4).map(role).collect(),
         body,
     })
 }
@@ -131,4 +162,44 @@ proptest! {
         let report = least_k(&system, 2).expect("a well-formed system");
         prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
     }
+
+    #[test]
+    fn projections_of_well_formed_protocols_of_four_roles_are_k_mc(p in protocol_of_four()) {
+        prop_assume!(check(&p).is_empty());
+        let system: Vec<_> = project_all(&p)
+            .expect("well-formed protocols project")
+            .into_iter()
+            .map(|projection| projection.fsm)
+            .collect();
+        let report = least_k(&system, 2).expect("a well-formed system");
+        prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
+    }
+}
+
+/// The soundness property above is not vacuous for choices to different receivers:
+/// the generator yields well-formed protocols whose chooser sends to several peers.
+#[test]
+fn some_generated_well_formed_protocols_choose_among_receivers() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    fn selects(t: &mpst_fsm::LocalType) -> bool {
+        match t {
+            mpst_fsm::LocalType::Select { .. } => true,
+            mpst_fsm::LocalType::Choice { branches, .. } => {
+                branches.iter().any(|(_, c)| selects(c))
+            }
+            mpst_fsm::LocalType::Rec(_, body) => selects(body),
+            _ => false,
+        }
+    }
+    let mut runner = TestRunner::deterministic();
+    let strategy = protocol_of_four();
+    let found = (0..2000)
+        .filter_map(|_| strategy.new_tree(&mut runner).ok())
+        .map(|tree| tree.current())
+        .filter(|p| check(p).is_empty())
+        .filter(|p| project_all(p).is_ok_and(|all| all.iter().any(|proj| selects(&proj.local))))
+        .count();
+    assert!(found >= 20, "{found} of 2000");
 }
