@@ -303,7 +303,10 @@ fn emit_role(
 /// type per label, and for each role `R` the session type `RSession` of its initial state,
 /// one named type `RState{n}` per other state (`n` in canonical numbering) and one
 /// `RState{n}Choice` enum per choice state. Recursion goes through `#[session]` structs at
-/// the loop heads (use `into_session()` there) or through the choice enums.
+/// the loop heads (use `into_session()` there) or through the choice enums. A state that
+/// sends to several peers is a `Choose` whose variants each name their peer
+/// (`#[to(Peer)]`); a state that receives from several peers is refused
+/// ([`CodegenError::SeveralPeers`]).
 ///
 /// The text is rustfmt-clean and the same input always gives the same output. It has no
 /// inner attributes, so it can be `include!`d inside a module.
