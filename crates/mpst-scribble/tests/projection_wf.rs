@@ -133,6 +133,18 @@ fn choice_to_different_receivers_with_a_bystander_that_cannot_learn() {
     );
 }
 
+/// scribble-java's bad/safety shapes with a choice to different receivers: a loop that
+/// only B hears of (B waits for ever once A picks C), and a loop whose other branch
+/// leaves B a message it cannot tell apart from the next round's. Both are refused.
+#[test]
+fn choice_to_different_receivers_that_would_deadlock_or_leave_a_stuck_message() {
+    let deadlock = "global protocol P(role A, role B, role C) {\n  rec X {\n    choice at A {\n      one() from A to B;\n      continue X;\n    } or {\n      two() from A to C;\n    }\n  }\n}\n";
+    assert_eq!(errors(deadlock), vec![(7, 7, ErrorKind::Unmergeable); 2]);
+    let stuck = "global protocol P(role A, role B, role C) {\n  rec X {\n    two() from A to B;\n    choice at A {\n      one() from A to C;\n      continue X;\n    } or {\n      two() from A to B;\n      two() from A to C;\n    }\n  }\n}\n";
+    assert_eq!(errors(stuck), vec![(8, 7, ErrorKind::Unmergeable)]);
+    assert!(first(stuck).message.contains("role `B`"));
+}
+
 #[test]
 fn choice_to_different_receivers_with_one_label_twice() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n  } or {\n    a() from A to C;\n  }\n}\n";
