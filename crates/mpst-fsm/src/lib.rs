@@ -4,8 +4,9 @@
 //! code, procedural macros or the filesystem: it works on values.
 //!
 //! - [`Fsm`]: one communicating FSM per role, with [`Action`]s `p!l(T)` / `p?l(T)`;
-//! - [`LocalType`]: the local session types of the PPoPP paper (Definition 1) and their
-//!   translation to FSMs.
+//! - [`LocalType`]: the local session types of the PPoPP paper (Definition 1), with
+//!   internal choices whose branches may go to different peers, and their translation
+//!   to FSMs.
 
 #![warn(missing_docs)]
 
