@@ -99,6 +99,7 @@ where
 }
 
 /// The answers `lookups` should get, computed directly.
+#[cfg(test)]
 pub fn expected(lookups: &[Lookup]) -> Outcome {
     let answers = lookups
         .iter()
