@@ -40,7 +40,7 @@ pub fn emit(path: &str, source: &str, items: &[Item<'_>]) {
         let mut lock = stream.lock();
         write(&mut lock, path, source, items);
     } else {
-        crate::output::error(&render(path, source, items));
+        crate::output::err(&render(path, source, items));
     }
 }
 

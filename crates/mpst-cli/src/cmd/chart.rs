@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::check::{load, print_out, select};
+use super::check::{load, select};
 use crate::{Outcome, UsageError};
 
 /// Arguments of `mpst chart`.
@@ -42,6 +42,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             )));
         }
     };
-    print_out(&mpst_viz::global_chart(protocol))?;
+    crate::output::out(&mpst_viz::global_chart(protocol))?;
     Ok(Outcome::Holds)
 }

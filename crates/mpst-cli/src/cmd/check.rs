@@ -9,7 +9,7 @@ use mpst_scribble::wf::unused_roles;
 use mpst_scribble::{parse, project_all, GlobalProtocol};
 
 use crate::diagnostics::{emit, malformed, Item};
-use crate::input;
+use crate::{input, output};
 use crate::{Outcome, UsageError};
 
 /// Arguments of `mpst check`.
@@ -59,7 +59,7 @@ pub fn load(file: &std::path::Path) -> Result<Loaded, Result<Outcome, UsageError
                     "{path}: malformed input ({n} {errors})"
                 ))))
             } else {
-                crate::output::error(&format!("{path}: invalid ({n} {errors})\n"));
+                output::err(&format!("{path}: invalid ({n} {errors})\n"));
                 Err(Ok(Outcome::Fails))
             }
         }
@@ -94,21 +94,6 @@ pub fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-/// Prints `text` on stdout. A closed pipe (`mpst ... | head`) is not an error.
-pub fn print_out(text: &str) -> Result<(), UsageError> {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(UsageError(format!("cannot write the output: {e}")))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let loaded = match load(&args.file) {
@@ -134,7 +119,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                         p.fsm.transition_count()
                     ));
                 }
-                print_out(&summary)?;
+                output::out(&summary)?;
                 let warnings: Vec<Item<'_>> = unused_roles(protocol)
                     .into_iter()
                     .map(|r| {
@@ -159,7 +144,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 };
                 let n = errors.len();
                 let errors_word = if n == 1 { "error" } else { "errors" };
-                print_out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
+                output::out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
                 emit(&loaded.path, &loaded.source, &items);
             }

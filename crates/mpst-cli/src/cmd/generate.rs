@@ -9,7 +9,7 @@ use crate::bounds::parse_bound;
 use crate::cmd::check::{load, select};
 use crate::diagnostics::{emit, Item};
 use crate::dotfiles::read_fsms;
-use crate::{Outcome, UsageError};
+use crate::{output, Outcome, UsageError};
 
 /// Arguments of `mpst generate`.
 #[derive(Debug, clap::Args)]
@@ -87,10 +87,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Err(GenerateError::Protocol(diagnostics)) => {
             let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
             emit(&loaded.path, &loaded.source, &items);
-            eprintln!(
-                "{}: protocol `{}` is invalid",
+            output::err(&format!(
+                "{}: protocol `{}` is invalid\n",
                 loaded.path, protocol.name.text
-            );
+            ));
             return Ok(Outcome::Fails);
         }
         Err(GenerateError::UnknownRole { role, available }) => {
@@ -101,11 +101,11 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             )))
         }
         Err(error @ GenerateError::Unknown { .. }) => {
-            eprintln!("error: {error}");
+            output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Unknown);
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Fails);
         }
     };
@@ -116,17 +116,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let code = match generate_with(&protocol.name.text, &fsms, &options) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!(
-                "error: protocol `{}` has no Rust API: {error}",
+            output::err(&format!(
+                "error: protocol `{}` has no Rust API: {error}\n",
                 protocol.name.text
-            );
+            ));
             return Ok(Outcome::Fails);
         }
     };
     match &args.output {
         Some(path) => std::fs::write(path, &code)
             .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
-        None => print!("{code}"),
+        None => output::out(&code)?,
     }
     Ok(Outcome::Holds)
 }

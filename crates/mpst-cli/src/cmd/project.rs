@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
 use mpst_scribble::project_fsm;
 
-use super::check::{load, names, print_out, select};
+use super::check::{load, names, select};
 use crate::diagnostics::{emit, malformed, Item};
 use crate::{Outcome, UsageError};
 
@@ -95,7 +95,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 Format::Mermaid => write_mermaid(&fsm),
                 Format::Svg => mpst_viz::fsm_svg(&fsm),
             };
-            print_out(&text)?;
+            crate::output::out(&text)?;
             Ok(Outcome::Holds)
         }
         Err(d) => {

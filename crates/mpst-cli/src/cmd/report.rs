@@ -326,7 +326,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     match &args.output {
         Some(out) => std::fs::write(out, html)
             .map_err(|e| UsageError(format!("cannot write {}: {e}", out.display())))?,
-        None => super::check::print_out(&html)?,
+        None => crate::output::out(&html)?,
     }
     outcome
 }

@@ -2,7 +2,6 @@
 //! those of another (PPoPP 2022 §3), pairing several digraphs by role name: proved,
 //! refuted with a run that goes wrong, or unknown.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
@@ -10,7 +9,7 @@ use mpst_fsm::{parse_dot, Fsm, StateKind};
 
 use crate::bounds::{parse_bound, parse_budget};
 use crate::trace::TraceFormat;
-use crate::{input, progress, Outcome, UsageError};
+use crate::{input, output, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -111,7 +110,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         max_steps: args.max_steps,
         ..Options::new(args.visits)
     };
-    let mut out = std::io::stdout().lock();
     let mut outcome = Outcome::Holds;
     for (sub, sup) in pairs {
         let name = if sub.role() == sup.role() {
@@ -137,14 +135,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             ),
             _ => None,
         };
-        let written = match chart {
+        match chart {
             Some(chart) => {
-                eprintln!("{name}: {verdict}");
-                write!(out, "{chart}")
+                output::err(&format!("{name}: {verdict}\n"));
+                output::out(&chart)?;
             }
-            None => writeln!(out, "{name}: {verdict}"),
-        };
-        written.map_err(|e| UsageError(format!("cannot write the output: {e}")))?;
+            None => output::out(&format!("{name}: {verdict}\n"))?,
+        }
     }
     Ok(outcome)
 }
