@@ -1,0 +1,313 @@
+//! The front end's one entry point: a Scribble source (text and a file name for
+//! diagnostics) -> parse -> select a protocol -> well-formedness -> one FSM per role.
+//!
+//! Every tool that starts from Scribble goes through here (the CLI, code generation and
+//! its build-script helper, `mpst::verify`'s hybrid checks, `mpst-choreo`'s
+//! conformance), so they select protocols, check them and report problems alike.
+//!
+//! ```
+//! use mpst_scribble::frontend::{load, FrontendError};
+//!
+//! let source = "global protocol P(role A, role B) { m(int) from A to B; }";
+//! let loaded = load("p.scr", source, None)?;
+//! assert_eq!(loaded.protocol.name.text, "P");
+//! assert_eq!(loaded.projections.len(), 2);
+//! // Sorts are normalised where FSMs are made: `int` is `i32`.
+//! assert_eq!(loaded.projections[0].fsm.to_string().contains("m(i32)"), true);
+//!
+//! let err = load("p.scr", source, Some("Q")).unwrap_err();
+//! assert_eq!(err.to_string(), "p.scr: no protocol `Q`; the file defines `P`");
+//! # Ok::<(), FrontendError>(())
+//! ```
+
+use std::fmt;
+
+use crate::diagnostic::line_column;
+use crate::project::{project_all, Projection};
+use crate::{Diagnostic, ErrorKind, GlobalProtocol};
+
+/// Why a Scribble source yields no protocol or no projections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrontendError {
+    /// The source does not parse, or the protocol is ill-formed or cannot be projected.
+    Diagnostics {
+        /// The file name given for diagnostics.
+        file: String,
+        /// Each problem as `file:line:column: kind: message`, in source order.
+        located: Vec<String>,
+        /// The problems, with their byte spans, for rendering against the source.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The source has no protocol of the name asked for, or several and none was named.
+    NoSuchProtocol {
+        /// The file name given for diagnostics.
+        file: String,
+        /// The name asked for, if any.
+        wanted: Option<String>,
+        /// The protocols the source defines, in source order.
+        available: Vec<String>,
+    },
+}
+
+impl FrontendError {
+    /// `diagnostics` about `text`, the source called `file`.
+    pub fn diagnostics(file: &str, text: &str, diagnostics: Vec<Diagnostic>) -> Self {
+        let located = diagnostics
+            .iter()
+            .map(|d| {
+                let (line, column) = line_column(text, d.span.start);
+                format!("{file}:{line}:{column}: {}: {}", d.kind.name(), d.message)
+            })
+            .collect();
+        FrontendError::Diagnostics {
+            file: file.to_string(),
+            located,
+            diagnostics,
+        }
+    }
+
+    /// Whether the source is malformed (not Scribble, or a construct that is not
+    /// supported) rather than a protocol that is invalid.
+    pub fn is_malformed(&self) -> bool {
+        match self {
+            FrontendError::Diagnostics { diagnostics, .. } => is_malformed(diagnostics),
+            FrontendError::NoSuchProtocol { .. } => false,
+        }
+    }
+}
+
+/// Whether any of `diagnostics` says the input is malformed (a syntax error or an
+/// unsupported construct) rather than an invalid protocol.
+pub fn is_malformed(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics
+        .iter()
+        .any(|d| matches!(d.kind, ErrorKind::Syntax | ErrorKind::Unsupported))
+}
+
+/// `` `a`, `b` `` or `no protocol`.
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        return "no protocol".into();
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    quoted.join(", ")
+}
+
+impl fmt::Display for FrontendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrontendError::Diagnostics { located, .. } => f.write_str(&located.join("\n")),
+            FrontendError::NoSuchProtocol {
+                file,
+                wanted: Some(name),
+                available,
+            } => write!(
+                f,
+                "{file}: no protocol `{name}`; the file defines {}",
+                listed(available)
+            ),
+            FrontendError::NoSuchProtocol {
+                file,
+                wanted: None,
+                available,
+            } => write!(
+                f,
+                "{file}: the file defines {} protocols ({}); name the one to use",
+                available.len(),
+                listed(available)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FrontendError {}
+
+/// Every protocol of a parsed source, with the source for diagnostics.
+#[derive(Debug, Clone)]
+pub struct Parsed<'s> {
+    file: String,
+    text: &'s str,
+    protocols: Vec<GlobalProtocol>,
+}
+
+/// Parses `text`, the source called `file` (for diagnostics), and lowers every global
+/// protocol in it ([`crate::parse`]).
+///
+/// # Errors
+/// [`FrontendError::Diagnostics`] with every syntax, unsupported-construct and binding
+/// error (at most [`crate::diagnostic::MAX_DIAGNOSTICS`] and a count of the rest).
+pub fn parse_source<'s>(file: &str, text: &'s str) -> Result<Parsed<'s>, FrontendError> {
+    let protocols = crate::parse(text).map_err(|d| FrontendError::diagnostics(file, text, d))?;
+    Ok(Parsed {
+        file: file.to_string(),
+        text,
+        protocols,
+    })
+}
+
+impl<'s> Parsed<'s> {
+    /// The file name given for diagnostics.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The source text.
+    pub fn text(&self) -> &'s str {
+        self.text
+    }
+
+    /// Every protocol of the source, in source order.
+    pub fn protocols(&self) -> &[GlobalProtocol] {
+        &self.protocols
+    }
+
+    /// The protocol named `wanted`, or, when none is named, the only one.
+    ///
+    /// # Errors
+    /// [`FrontendError::NoSuchProtocol`], listing the protocols the source defines.
+    pub fn select(&self, wanted: Option<&str>) -> Result<&GlobalProtocol, FrontendError> {
+        let found = match wanted {
+            Some(name) => self.protocols.iter().find(|p| p.name.text == name),
+            None if self.protocols.len() == 1 => self.protocols.first(),
+            None => None,
+        };
+        found.ok_or_else(|| FrontendError::NoSuchProtocol {
+            file: self.file.clone(),
+            wanted: wanted.map(str::to_string),
+            available: self.protocols.iter().map(|p| p.name.text.clone()).collect(),
+        })
+    }
+
+    /// The protocol named `wanted`, or every protocol when none is named.
+    ///
+    /// # Errors
+    /// [`FrontendError::NoSuchProtocol`] if no protocol has that name.
+    pub fn select_all(&self, wanted: Option<&str>) -> Result<Vec<&GlobalProtocol>, FrontendError> {
+        match wanted {
+            None => Ok(self.protocols.iter().collect()),
+            Some(_) => self.select(wanted).map(|p| vec![p]),
+        }
+    }
+
+    /// Checks `protocol` (one of [`Parsed::protocols`]) for well-formedness and projects
+    /// it onto every declared role, in declaration order.
+    ///
+    /// # Errors
+    /// [`FrontendError::Diagnostics`] with every well-formedness error (structural ones
+    /// first; projection errors only when there is none), in source order.
+    pub fn project(&self, protocol: &GlobalProtocol) -> Result<Vec<Projection>, FrontendError> {
+        project_all(protocol).map_err(|mut diagnostics| {
+            diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+            diagnostics.dedup();
+            FrontendError::diagnostics(&self.file, self.text, diagnostics)
+        })
+    }
+}
+
+/// A selected, well-formed protocol and its projections.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The protocol.
+    pub protocol: GlobalProtocol,
+    /// The projection of every declared role, in declaration order.
+    pub projections: Vec<Projection>,
+}
+
+/// The whole front end in one call: parses `text` (the source called `file`), selects
+/// protocol `wanted` (or the only one), checks it and projects it onto every role.
+///
+/// # Errors
+/// As [`parse_source`], [`Parsed::select`] and [`Parsed::project`].
+pub fn load(file: &str, text: &str, wanted: Option<&str>) -> Result<Loaded, FrontendError> {
+    let parsed = parse_source(file, text)?;
+    let protocol = parsed.select(wanted)?;
+    let projections = parsed.project(protocol)?;
+    Ok(Loaded {
+        protocol: protocol.clone(),
+        projections,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = "global protocol P(role A, role B) { m() from A to B; }\n\
+                       global protocol Q(role A, role B) { n() from B to A; }\n";
+
+    #[test]
+    fn selects_by_name_or_the_only_protocol() {
+        let parsed = parse_source("two.scr", TWO).unwrap();
+        assert_eq!(parsed.select(Some("Q")).unwrap().name.text, "Q");
+        assert_eq!(parsed.select_all(None).unwrap().len(), 2);
+        assert_eq!(parsed.select_all(Some("P")).unwrap()[0].name.text, "P");
+        let one = load(
+            "one.scr",
+            "global protocol R(role A, role B) { m() from A to B; }",
+            None,
+        );
+        assert_eq!(one.unwrap().protocol.name.text, "R");
+    }
+
+    #[test]
+    fn no_such_protocol_lists_the_available_ones() {
+        let parsed = parse_source("two.scr", TWO).unwrap();
+        let err = parsed.select(Some("X")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "two.scr: no protocol `X`; the file defines `P`, `Q`"
+        );
+        assert!(matches!(
+            &err,
+            FrontendError::NoSuchProtocol { wanted: Some(w), available, .. }
+                if w == "X" && available == &["P", "Q"]
+        ));
+        let err = parsed.select(None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "two.scr: the file defines 2 protocols (`P`, `Q`); name the one to use"
+        );
+        assert!(parsed.select_all(Some("X")).is_err());
+        assert!(!err.is_malformed());
+    }
+
+    #[test]
+    fn diagnostics_carry_file_line_and_column() {
+        let err = load(
+            "bad.scr",
+            "global protocol P(role A, role B) {\n  m( from A to B;\n}",
+            None,
+        )
+        .unwrap_err();
+        assert!(err.is_malformed());
+        let FrontendError::Diagnostics {
+            located,
+            diagnostics,
+            ..
+        } = &err
+        else {
+            panic!("expected diagnostics, got {err:?}");
+        };
+        assert_eq!(located.len(), diagnostics.len());
+        assert!(located[0].starts_with("bad.scr:2:"), "{located:?}");
+        assert!(located[0].contains("syntax error"), "{located:?}");
+
+        // Ill-formed but well-formed syntax: invalid, not malformed.
+        let err = load(
+            "self.scr",
+            "global protocol P(role A, role B) {\n m() from A to A;\n}",
+            None,
+        )
+        .unwrap_err();
+        assert!(!err.is_malformed(), "{err}");
+        assert!(err.to_string().starts_with("self.scr:2:2: "), "{err}");
+    }
+
+    #[test]
+    fn projections_follow_the_declared_roles() {
+        let loaded = load("two.scr", TWO, Some("Q")).unwrap();
+        let roles: Vec<&str> = loaded.projections.iter().map(|p| p.role.as_str()).collect();
+        assert_eq!(roles, ["A", "B"]);
+        assert_eq!(loaded.projections[1].fsm.transition_count(), 1);
+    }
+}
