@@ -122,11 +122,11 @@ impl fmt::Display for FrontendError {
 
 impl std::error::Error for FrontendError {}
 
-/// Every protocol of a parsed source, with the source for diagnostics.
+/// Every protocol of a parsed source, with (a copy of) the source for diagnostics.
 #[derive(Debug, Clone)]
-pub struct Parsed<'s> {
+pub struct Parsed {
     file: String,
-    text: &'s str,
+    text: String,
     protocols: Vec<GlobalProtocol>,
 }
 
@@ -136,24 +136,24 @@ pub struct Parsed<'s> {
 /// # Errors
 /// [`FrontendError::Diagnostics`] with every syntax, unsupported-construct and binding
 /// error (at most [`crate::diagnostic::MAX_DIAGNOSTICS`] and a count of the rest).
-pub fn parse_source<'s>(file: &str, text: &'s str) -> Result<Parsed<'s>, FrontendError> {
+pub fn parse_source(file: &str, text: &str) -> Result<Parsed, FrontendError> {
     let protocols = crate::parse(text).map_err(|d| FrontendError::diagnostics(file, text, d))?;
     Ok(Parsed {
         file: file.to_string(),
-        text,
+        text: text.to_string(),
         protocols,
     })
 }
 
-impl<'s> Parsed<'s> {
+impl Parsed {
     /// The file name given for diagnostics.
     pub fn file(&self) -> &str {
         &self.file
     }
 
     /// The source text.
-    pub fn text(&self) -> &'s str {
-        self.text
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// Every protocol of the source, in source order.
@@ -199,8 +199,24 @@ impl<'s> Parsed<'s> {
         project_all(protocol).map_err(|mut diagnostics| {
             diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
             diagnostics.dedup();
-            FrontendError::diagnostics(&self.file, self.text, diagnostics)
+            FrontendError::diagnostics(&self.file, &self.text, diagnostics)
         })
+    }
+
+    /// The projection of one `role` of `protocol`, even when another role of it cannot be
+    /// projected (what `mpst project` prints).
+    ///
+    /// # Errors
+    /// [`FrontendError::Diagnostics`] with the first structural well-formedness error of
+    /// the protocol, or the reason why `role` cannot be projected (an unknown role is
+    /// [`ErrorKind::UnboundRole`]).
+    pub fn project_role(
+        &self,
+        protocol: &GlobalProtocol,
+        role: &str,
+    ) -> Result<mpst_fsm::Fsm, FrontendError> {
+        crate::project::project_fsm(protocol, role)
+            .map_err(|d| FrontendError::diagnostics(&self.file, &self.text, vec![d]))
     }
 }
 
@@ -309,5 +325,19 @@ mod tests {
         let roles: Vec<&str> = loaded.projections.iter().map(|p| p.role.as_str()).collect();
         assert_eq!(roles, ["A", "B"]);
         assert_eq!(loaded.projections[1].fsm.transition_count(), 1);
+    }
+
+    #[test]
+    fn one_role_projects_even_if_another_cannot() {
+        // C cannot merge its branches; B can be projected on its own.
+        let source = "global protocol P(role A, role B, role C) {\n\
+                      choice at A { l() from A to B; x() from A to C; }\n\
+                      or { r() from A to B; y() from B to C; } }";
+        let parsed = parse_source("m.scr", source).unwrap();
+        let protocol = parsed.select(None).unwrap();
+        assert!(parsed.project(protocol).is_err());
+        assert_eq!(parsed.project_role(protocol, "B").unwrap().role(), "B");
+        let err = parsed.project_role(protocol, "C").unwrap_err();
+        assert!(err.to_string().starts_with("m.scr:"), "{err}");
     }
 }

@@ -199,21 +199,22 @@ fn protocol_and_role_errors_are_values() {
         verify::check_subtype_of_projection::<Kernel<'static, K>>(SCR, "Other.K").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "no protocol `Other`; the source defines: DoubleBuffering"
+        "<scribble>: no protocol `Other`; the file defines `DoubleBuffering`"
     );
     let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(
         "global protocol P(role K) { ready() from K to; }",
         "K",
     )
     .unwrap_err();
-    let HybridError::Protocol(problems) = &err else {
+    let HybridError::Frontend(verify::FrontendError::Diagnostics { located, .. }) = &err else {
         panic!("expected a protocol error, got {err}");
     };
-    assert!(problems[0].starts_with("1:"), "{problems:?}");
+    assert!(located[0].starts_with("<scribble>:1:"), "{located:?}");
     let two = format!("{SCR}\nglobal protocol Other(role K, role S) {{ ready() from K to S; }}");
     let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(&two, "K").unwrap_err();
     assert!(
-        err.to_string().contains("name one as `Protocol.Role`"),
+        err.to_string()
+            .contains("name the one to use as `Protocol.Role`"),
         "{err}"
     );
 }

@@ -13,8 +13,9 @@ use crate::bounds::parse_bound;
 /// The default budget of one `mpst kmc` run, over every k of the range: a few seconds
 /// and at most about 50 MB for small systems, whatever the range.
 const DEFAULT_MAX_CONFIGURATIONS: usize = 1_000_000;
+use crate::load::dot;
 use crate::trace::TraceFormat;
-use crate::{dotfiles, output, progress, Outcome, UsageError};
+use crate::{output, progress, Outcome, UsageError};
 
 /// A bound `k`, or an inclusive range of bounds to search for the least one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +98,7 @@ pub struct Args {
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
 /// 1 with the counterexample if not, 2 on unreadable input, 3 when the budget runs out.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let system = dotfiles::read_nondeterministic_fsms(&args.files)?;
+    let system = dot::read_nondeterministic_fsms(&args.files)?;
     if system.is_empty() {
         return Err(UsageError("the DOT files contain no digraph".into()));
     }
