@@ -13,7 +13,7 @@
 //! assert_eq!(loaded.protocol.name.text, "P");
 //! assert_eq!(loaded.projections.len(), 2);
 //! // Sorts are normalised where FSMs are made: `int` is `i32`.
-//! assert_eq!(loaded.projections[0].fsm.to_string().contains("m(i32)"), true);
+//! assert!(loaded.projections[0].fsm.to_string().contains("m(i32)"));
 //!
 //! let err = load("p.scr", source, Some("Q")).unwrap_err();
 //! assert_eq!(err.to_string(), "p.scr: no protocol `Q`; the file defines `P`");
@@ -131,12 +131,14 @@ pub struct Parsed {
 }
 
 /// Parses `text`, the source called `file` (for diagnostics), and lowers every global
-/// protocol in it ([`crate::parse`]).
+/// protocol in it ([`crate::parse`]). A leading UTF-8 byte-order mark is dropped first;
+/// spans are offsets into [`Parsed::text`], the text without it.
 ///
 /// # Errors
 /// [`FrontendError::Diagnostics`] with every syntax, unsupported-construct and binding
 /// error (at most [`crate::diagnostic::MAX_DIAGNOSTICS`] and a count of the rest).
 pub fn parse_source(file: &str, text: &str) -> Result<Parsed, FrontendError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let protocols = crate::parse(text).map_err(|d| FrontendError::diagnostics(file, text, d))?;
     Ok(Parsed {
         file: file.to_string(),
@@ -285,6 +287,14 @@ mod tests {
         );
         assert!(parsed.select_all(Some("X")).is_err());
         assert!(!err.is_malformed());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let source = "\u{feff}global protocol P(role A, role B) { m() from A to B; }";
+        let parsed = parse_source("bom.scr", source).unwrap();
+        assert!(parsed.text().starts_with("global"));
+        assert_eq!(parsed.select(None).unwrap().name.text, "P");
     }
 
     #[test]
