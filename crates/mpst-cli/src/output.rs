@@ -1,5 +1,6 @@
-//! The one way the CLI writes: [`out`] to stdout and [`err`] to stderr, each through a
-//! locked handle whose failures are `io::Error`s, never panics (no `print!` anywhere).
+//! The one way the CLI writes: [`out`] to stdout (or [`out_or_file`] to an `-o` file) and
+//! [`err`] to stderr, each through a locked handle whose failures are `io::Error`s, never
+//! panics (no `print!` anywhere).
 //!
 //! A failure to write stdout is returned as a [`UsageError`] and remembered here, so
 //! that [`exit_code`] can turn the end of the command into its exit status:
@@ -11,6 +12,7 @@
 //! exit status still says how the command ended.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::UsageError;
@@ -31,6 +33,18 @@ pub fn out(text: &str) -> Result<(), UsageError> {
         let _ = STDOUT_FAILURE.set((e.kind(), message.clone()));
         UsageError(message)
     })
+}
+
+/// Writes `text` to stdout, or to the file `path` when one is given (`-o`).
+///
+/// # Errors
+/// As [`out`], or the file cannot be written (the message names it).
+pub fn out_or_file(path: Option<&Path>, text: &str) -> Result<(), UsageError> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display()))),
+        None => out(text),
+    }
 }
 
 /// Writes `text` to stderr and flushes it; a failure is ignored (see the module docs).

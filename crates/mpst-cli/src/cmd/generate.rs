@@ -108,10 +108,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             return Ok(Outcome::Fails);
         }
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, &code)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
-        None => output::out(&code)?,
-    }
+    output::out_or_file(args.output.as_deref(), &code)?;
     Ok(Outcome::Holds)
 }

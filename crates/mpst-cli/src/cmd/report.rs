@@ -328,10 +328,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         }
     }
     let html = report_html(&report);
-    match &args.output {
-        Some(out) => std::fs::write(out, html)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", out.display())))?,
-        None => crate::output::out(&html)?,
-    }
+    crate::output::out_or_file(args.output.as_deref(), &html)?;
     outcome
 }
