@@ -50,12 +50,20 @@ pub enum FrontendError {
 }
 
 impl FrontendError {
-    /// `diagnostics` about `text`, the source called `file`.
+    /// `diagnostics` about `text`, the source called `file`. Locating them all takes one
+    /// pass over `text`, however many there are.
     pub fn diagnostics(file: &str, text: &str, diagnostics: Vec<Diagnostic>) -> Self {
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         let located = diagnostics
             .iter()
             .map(|d| {
-                let (line, column) = line_column(text, d.span.start);
+                let line = line_starts.partition_point(|&s| s <= d.span.start).max(1);
+                let start = line_starts[line - 1];
+                // The line alone, so the column costs no more than the line is long.
+                let end = line_starts.get(line).copied().unwrap_or(text.len());
+                let (_, column) = line_column(&text[start..end], d.span.start - start);
                 format!("{file}:{line}:{column}: {}: {}", d.kind.name(), d.message)
             })
             .collect();
@@ -316,6 +324,12 @@ mod tests {
         };
         assert_eq!(located.len(), diagnostics.len());
         assert!(located[0].starts_with("bad.scr:2:"), "{located:?}");
+        // Located as the one-diagnostic rule does.
+        let (line, column) = line_column(
+            "global protocol P(role A, role B) {\n  m( from A to B;\n}",
+            diagnostics[0].span.start,
+        );
+        assert!(located[0].starts_with(&format!("bad.scr:{line}:{column}: ")));
         assert!(located[0].contains("syntax error"), "{located:?}");
 
         // Ill-formed but well-formed syntax: invalid, not malformed.
