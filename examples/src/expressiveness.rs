@@ -9,10 +9,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mpst::verify::rust_name;
-use mpst_codegen::{generate_scribble, role_fsms, select_protocol, DEFAULT_VISITS};
+use mpst_codegen::{generate_scribble, DEFAULT_VISITS};
+use mpst_fsm::format::parse_dot_with;
 use mpst_fsm::kmc::least_k;
 use mpst_fsm::subtype::{self, check, Options, Reason, DEFAULT_VISITS as SUBTYPE_VISITS};
-use mpst_fsm::{parse_dot, Fsm};
+use mpst_fsm::Fsm;
+use mpst_scribble::sorts::SCRIBBLE;
 
 /// The largest queue bound tried when looking for the least k for which a system is k-MC.
 pub const MAX_K: usize = 8;
@@ -122,16 +124,25 @@ fn example_rows(examples: &Path, directory: &str) -> Result<Vec<Row>, TableError
         message,
     };
     let source = read(&scr_path)?;
-    let protocols = mpst_scribble::parse(&source)
-        .map_err(|d| invalid(format!("does not parse: {}", located(&d, &source))))?;
+    let file = scr_path.display().to_string();
+    let parsed = mpst_scribble::frontend::parse_source(&file, &source).map_err(|e| {
+        invalid(format!(
+            "does not parse: {}",
+            e.to_string().replace('\n', "; ")
+        ))
+    })?;
     // The protocol named like the directory, or the only one.
-    let wanted = protocols
+    let wanted = parsed
+        .protocols()
         .iter()
         .find(|p| rust_name(&p.name.text, "P") == rust_name(directory, "P"))
         .map(|p| p.name.text.as_str());
-    let protocol = select_protocol(&protocols, wanted).map_err(|e| invalid(e.to_string()))?;
-    let projections =
-        role_fsms(protocol, &[], DEFAULT_VISITS).map_err(|e| invalid(e.to_string()))?;
+    let protocol = parsed.select(wanted).map_err(|e| invalid(e.to_string()))?;
+    let projections: Vec<Fsm> = (parsed.project(protocol))
+        .map_err(|e| invalid(e.to_string()))?
+        .into_iter()
+        .map(|p| p.fsm)
+        .collect();
     // The generated API is included by `main.rs` or by the `protocol.rs` it shares.
     let generated = ["main.rs", "protocol.rs"].iter().any(|file| {
         read(&dir.join(file))
@@ -222,18 +233,13 @@ fn optimised_machines(dir: &Path) -> Result<Vec<Fsm>, TableError> {
             path: path.clone(),
             message: e.to_string(),
         })?;
-        let parsed = parse_dot(&text).map_err(|e| TableError {
+        let parsed = parse_dot_with(&text, &SCRIBBLE).map_err(|e| TableError {
             path: path.clone(),
             message: e.to_string(),
         })?;
         machines.extend(parsed);
     }
     Ok(machines)
-}
-
-fn located(diagnostics: &[mpst_scribble::Diagnostic], source: &str) -> String {
-    let lines: Vec<String> = diagnostics.iter().map(|d| d.located(source)).collect();
-    lines.join("; ")
 }
 
 /// Some state offers more than one transition.
@@ -290,7 +296,13 @@ fn short(reason: &Reason) -> String {
 }
 
 fn verdict_of_generation(source: &str, protocol: &str, optimised: &[Fsm]) -> Verdict {
-    match generate_scribble(source, Some(protocol), optimised, DEFAULT_VISITS) {
+    match generate_scribble(
+        "<scribble>",
+        source,
+        Some(protocol),
+        optimised,
+        DEFAULT_VISITS,
+    ) {
         Ok(_) => Verdict::Verified(String::new()),
         Err(mpst_codegen::GenerateError::NotSubtype { role, refutation }) => Verdict::Rejected(
             format!("`{role}` not a subtype: {}", refutation.run.kind.property()),

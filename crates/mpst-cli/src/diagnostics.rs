@@ -8,7 +8,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::termcolor::{Buffer, ColorChoice, StandardStream, WriteColor};
 use codespan_reporting::term::{self, Config};
-use mpst_scribble::{Diagnostic, ErrorKind, Span};
+use mpst_scribble::{Diagnostic, Span};
 
 /// A diagnostic of ours, or a warning made by the CLI.
 pub enum Item<'a> {
@@ -16,14 +16,6 @@ pub enum Item<'a> {
     Error(&'a Diagnostic),
     /// A warning: where and what.
     Warning(Span, String),
-}
-
-/// Whether any of `diagnostics` says the input is malformed (not Scribble, or Scribble
-/// we cannot read yet) rather than an invalid protocol.
-pub fn malformed(diagnostics: &[Diagnostic]) -> bool {
-    diagnostics
-        .iter()
-        .any(|d| matches!(d.kind, ErrorKind::Syntax | ErrorKind::Unsupported))
 }
 
 /// The rendering of `items` about `source` (named `path`), without colour.
@@ -40,7 +32,7 @@ pub fn emit(path: &str, source: &str, items: &[Item<'_>]) {
         let mut lock = stream.lock();
         write(&mut lock, path, source, items);
     } else {
-        crate::output::error(&render(path, source, items));
+        crate::output::err(&render(path, source, items));
     }
 }
 
@@ -157,6 +149,7 @@ fn range(source: &str, span: Span) -> std::ops::Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mpst_scribble::ErrorKind;
 
     #[test]
     fn renders_location_excerpt_caret_labels_and_notes() {
@@ -180,7 +173,7 @@ mod tests {
         assert!(text.contains("declared here"), "{text}");
         assert!(text.contains("= use two roles"), "{text}");
         assert!(text.contains("error: syntax error: past the end"), "{text}");
-        assert!(malformed(&[other]));
+        assert!(mpst_scribble::frontend::is_malformed(&[other]));
 
         // A long line is not quoted, only located.
         let long = format!("{}$ x", "a ".repeat(1000));
@@ -190,6 +183,6 @@ mod tests {
             text,
             "error: syntax error: unexpected `$`\n  --> long.scr:1:2001\n"
         );
-        assert!(!malformed(&[d]));
+        assert!(!mpst_scribble::frontend::is_malformed(&[d]));
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! Exit status: 0 = the property holds / success; 1 = it does not hold (refuted, with
 //! the run that goes wrong) or the protocol is invalid; 2 = bad usage, unreadable /
-//! malformed input, or output that cannot be written (a full disk, a closed pipe: see
-//! [`output`]); 3 = unknown: a bound or budget was reached, or the rules cannot decide
+//! malformed input, or an error writing stdout (a full disk: see [`output`]); 141 = stdout
+//! was closed by its reader (`mpst ... | head`); 3 = unknown: a bound or budget was reached, or the rules cannot decide
 //! (the reason and the place are printed).
 
 use std::process::ExitCode;
@@ -14,8 +14,7 @@ use clap::{Parser, Subcommand};
 mod bounds;
 mod cmd;
 mod diagnostics;
-mod dotfiles;
-mod input;
+mod load;
 mod output;
 mod progress;
 mod trace;
@@ -29,7 +28,8 @@ mod trace;
     long_about = None,
     after_help = "Exit status: 0 = holds / proved / success; 1 = does not hold (refuted, with \
 the run that goes wrong) or the protocol is invalid; 2 = bad usage, unreadable or malformed \
-input; 3 = unknown (a bound or budget was reached, or the rules cannot decide)."
+input, or stdout cannot be written; 3 = unknown (a bound or budget was reached, or the rules \
+cannot decide); 141 = stdout was closed by its reader (`mpst ... | head`)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -90,7 +90,7 @@ impl<E: std::fmt::Display> From<E> for UsageError {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    output::guard(|| run(cli.command))
+    run(cli.command)
 }
 
 /// Runs a subcommand and turns its result into the exit status.
@@ -105,12 +105,16 @@ fn run(command: Command) -> ExitCode {
         Command::Report(args) => cmd::report::run(args),
         Command::Gen(args) => cmd::gen::run(args),
     };
+    // Stdout failed: that decides, whatever the command concluded.
+    if let Some(code) = output::exit_code() {
+        return ExitCode::from(code);
+    }
     match result {
         Ok(Outcome::Holds) => ExitCode::SUCCESS,
         Ok(Outcome::Fails) => ExitCode::from(1),
         Ok(Outcome::Unknown) => ExitCode::from(3),
         Err(UsageError(message)) => {
-            output::error(&format!("error: {message}\n"));
+            output::err(&format!("error: {message}\n"));
             ExitCode::from(2)
         }
     }

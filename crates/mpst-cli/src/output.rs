@@ -1,58 +1,107 @@
-//! Writing to stdout and stderr without ever panicking, for every subcommand.
+//! The one way the CLI writes: [`out`] to stdout (or [`out_or_file`] to an `-o` file) and
+//! [`err`] to stderr, each through a locked handle whose failures are `io::Error`s, never
+//! panics (no `print!` anywhere).
 //!
-//! `println!` and `eprintln!` panic when the stream is closed or full (`mpst generate
-//! x.scr | true`, `mpst check x.scr >/dev/full`, `2>/dev/full`). [`guard`] runs a
-//! subcommand so that such a failure, wherever it happens, ends the process with exit
-//! status 2 instead of a panic (101): quietly for a closed pipe or a failing stderr,
-//! with `error: cannot write ...` on stderr otherwise. Any other panic is left alone.
-//! [`error`] writes to stderr and ignores failures.
+//! A failure to write stdout is returned as a [`UsageError`] and remembered here, so
+//! that [`exit_code`] can turn the end of the command into its exit status:
+//! - a closed pipe (`mpst generate x.scr | head -1`, `| true`): exit [`CLOSED_PIPE`]
+//!   (141, what a shell reports for a process ended by `SIGPIPE`), quietly;
+//! - any other error (`>/dev/full`): exit 2 with `error: cannot write to stdout: ...`.
+//!
+//! A failure to write stderr is ignored: there is nowhere left to report it, and the
+//! exit status still says how the command ended.
 
-use std::any::Any;
-use std::io::Write as _;
-use std::panic::{self, AssertUnwindSafe};
-use std::process::ExitCode;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::OnceLock;
 
-/// The beginning of the message of the panics of `print!` and `eprint!`.
-const PRINT_FAILURE: &str = "failed printing to std";
+use crate::UsageError;
 
-/// Runs `command`; a failure to print becomes exit status 2 (see the module docs).
-pub fn guard(command: impl FnOnce() -> ExitCode) -> ExitCode {
-    let default_hook = panic::take_hook();
-    panic::set_hook(Box::new(move |info| {
-        if print_failure(info.payload()).is_none() {
-            default_hook(info);
-        }
-    }));
-    match panic::catch_unwind(AssertUnwindSafe(command)) {
-        Ok(code) => code,
-        Err(payload) => match print_failure(payload.as_ref()) {
-            Some(message) => {
-                let quiet = message.starts_with("failed printing to stderr")
-                    || message.contains("Broken pipe");
-                if !quiet {
-                    let reason = message.trim_start_matches("failed printing to ");
-                    error(&format!("error: cannot write to {reason}\n"));
-                }
-                ExitCode::from(2)
-            }
-            None => panic::resume_unwind(payload),
-        },
+/// The exit status after stdout was closed by its reader: 128 + `SIGPIPE` (13).
+pub const CLOSED_PIPE: u8 = 141;
+
+/// The first failure to write stdout, if any: its kind and its message.
+static STDOUT_FAILURE: OnceLock<(io::ErrorKind, String)> = OnceLock::new();
+
+/// Writes `text` to stdout and flushes it.
+///
+/// # Errors
+/// The write failed: the error says so, and [`exit_code`] then decides the exit status.
+pub fn out(text: &str) -> Result<(), UsageError> {
+    write_to(&mut io::stdout().lock(), text).map_err(|e| {
+        let message = format!("cannot write to stdout: {e}");
+        let _ = STDOUT_FAILURE.set((e.kind(), message.clone()));
+        UsageError(message)
+    })
+}
+
+/// Writes `text` to stdout, or to the file `path` when one is given (`-o`).
+///
+/// # Errors
+/// As [`out`], or the file cannot be written (the message names it).
+pub fn out_or_file(path: Option<&Path>, text: &str) -> Result<(), UsageError> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display()))),
+        None => out(text),
     }
 }
 
-/// The message of a panic of `print!` or `eprint!`.
-fn print_failure(payload: &(dyn Any + Send)) -> Option<&str> {
-    let message = payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied())?;
-    message.starts_with(PRINT_FAILURE).then_some(message)
+/// Writes `text` to stderr and flushes it; a failure is ignored (see the module docs).
+pub fn err(text: &str) {
+    let _ = write_to(&mut io::stderr().lock(), text);
 }
 
-/// Writes `text` to stderr; a failure is ignored (there is nowhere left to report it).
-pub fn error(text: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr
-        .write_all(text.as_bytes())
-        .and_then(|()| stderr.flush());
+/// `text` into `writer`, flushed.
+fn write_to(writer: &mut impl Write, text: &str) -> io::Result<()> {
+    writer.write_all(text.as_bytes())?;
+    writer.flush()
+}
+
+/// The exit status of a command during which stdout could not be written (whatever
+/// the command then concluded), the message already on stderr; `None` if stdout never
+/// failed.
+pub fn exit_code() -> Option<u8> {
+    let (kind, message) = STDOUT_FAILURE.get()?;
+    Some(failure_code(*kind, message))
+}
+
+/// The exit status for a failure of kind `kind` to write stdout, reporting `message`
+/// on stderr unless the pipe was closed.
+fn failure_code(kind: io::ErrorKind, message: &str) -> u8 {
+    if kind == io::ErrorKind::BrokenPipe {
+        CLOSED_PIPE
+    } else {
+        err(&format!("error: {message}\n"));
+        2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that fails with a given kind of error.
+    struct Failing(io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn failures_are_errors_and_their_kind_decides_the_exit_status() {
+        let e = write_to(&mut Failing(io::ErrorKind::BrokenPipe), "x").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(failure_code(e.kind(), "closed"), CLOSED_PIPE);
+        let e = write_to(&mut Failing(io::ErrorKind::StorageFull), "x").unwrap_err();
+        assert_eq!(failure_code(e.kind(), "full"), 2);
+        let mut buffer = Vec::new();
+        write_to(&mut buffer, "text").unwrap();
+        assert_eq!(buffer, b"text");
+    }
 }

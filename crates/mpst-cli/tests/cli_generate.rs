@@ -202,7 +202,7 @@ fn an_invalid_protocol_exits_1_with_its_diagnostics() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("reflexive.scr:2:"), "{err}");
-    assert!(err.contains("is invalid"), "{err}");
+    assert!(err.contains("reflexive.scr: invalid (1 error)"), "{err}");
     assert!(out.stdout.is_empty());
 }
 
@@ -240,4 +240,63 @@ fn the_channel_type_is_an_option() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("pub type Channel = mpst::net::AnyRoute<Label>;"));
+}
+
+/// Issue 15: `mpst subtype` read nuscr's `int` as `i32` while projection kept `int`, so
+/// `subtype` accepted an optimised machine that `generate --optimised` refused. One sort
+/// rule now serves both: they agree, whichever spelling each file uses.
+#[test]
+fn subtype_and_generate_optimised_agree_on_int_vs_i32() {
+    let scr = temp(
+        "int_vs_i32.scr",
+        "global protocol P(role K, role S) {\n  \
+         rec L { ready() from K to S; value(int) from S to K; continue L; }\n}\n",
+    );
+    // The projection as nuscr prints it (`int`), and as `mpst project` prints it.
+    let proj_int = temp(
+        "k_proj_int.dot",
+        "digraph K {\n  0 -> 1 [label=\"S!ready()\", ];\n  1 -> 0 [label=\"S?value(int)\", ];\n}\n",
+    );
+    let projected = mpst(&["project", scr.to_str().unwrap(), "--role", "K"]);
+    assert_eq!(projected.status.code(), Some(0));
+    assert!(text(&projected.stdout).contains("S?value(i32)"));
+    let proj_i32 = temp("k_proj_i32.dot", &text(&projected.stdout));
+    // One ready sent ahead, in either spelling; and a payload of another sort.
+    let ahead = |sort: &str| {
+        format!(
+            "digraph K {{\n  0 -> 1 [label=\"S!ready()\"];\n  1 -> 2 [label=\"S!ready()\"];\n  \
+             2 -> 1 [label=\"S?value({sort})\"];\n}}\n"
+        )
+    };
+    let cases = [
+        ("k_opt_int.dot", ahead("int"), 0),
+        ("k_opt_i32.dot", ahead("i32"), 0),
+        ("k_opt_u8.dot", ahead("u8"), 1),
+    ];
+    for (name, dot, expected) in cases {
+        let opt = temp(name, &dot);
+        let opt = opt.to_str().unwrap();
+        for proj in [&proj_int, &proj_i32] {
+            let subtype = mpst(&["subtype", opt, proj.to_str().unwrap()]);
+            assert_eq!(
+                subtype.status.code(),
+                Some(expected),
+                "subtype {name} {}: {}",
+                proj.display(),
+                text(&subtype.stdout)
+            );
+        }
+        let generate = mpst(&[
+            "generate",
+            scr.to_str().unwrap(),
+            "--optimised",
+            &format!("K={opt}"),
+        ]);
+        assert_eq!(
+            generate.status.code(),
+            Some(expected),
+            "generate --optimised K={name}: {}",
+            text(&generate.stderr)
+        );
+    }
 }

@@ -120,7 +120,35 @@ fn writing_to_a_closed_pipe_is_not_a_panic() {
         let status = child.wait().unwrap();
         assert_ne!(status.code(), Some(101), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // Either everything fitted in the pipe before it closed, or the command stopped
+        // quietly at the closed pipe with SIGPIPE's shell status (141).
+        assert!(!err.contains("cannot write"), "{args:?}: {err}");
+        if status.code() == Some(141) {
+            assert_eq!(err, "", "{args:?}");
+        }
     }
+}
+
+#[test]
+fn output_larger_than_a_pipe_stops_quietly_with_141_when_the_reader_closes() {
+    // More than any pipe buffer (270 KB), so the write must meet the closed pipe.
+    let mut child = bin()
+        .args(["gen", "stream", "3000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(141), "{err}");
+    assert_eq!(err, "", "a closed pipe is not reported");
 }
 
 #[test]

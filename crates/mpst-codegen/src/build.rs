@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::{env, fmt, fs, io};
 
-use crate::{generate_with, role_fsms, select_protocol, GenerateError, Options, DEFAULT_VISITS};
+use crate::{generate_with, role_fsms, GenerateError, Options, DEFAULT_VISITS};
 
 /// Why a build-time generation failed.
 #[derive(Debug)]
@@ -44,6 +44,11 @@ impl fmt::Display for BuildError {
             BuildError::NoOutDir => {
                 f.write_str("OUT_DIR is not set; call this from a build script")
             }
+            // Front-end errors already name the file.
+            BuildError::Generate {
+                error: error @ GenerateError::Frontend(_),
+                ..
+            } => write!(f, "{error}"),
             BuildError::Generate { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -81,12 +86,12 @@ pub fn scribble_with(
         path: scr.to_path_buf(),
         error,
     })?;
-    let generated = mpst_scribble::parse(&source)
-        .map_err(GenerateError::Protocol)
-        .and_then(|protocols| {
-            let chosen = select_protocol(&protocols, protocol)?;
-            let fsms = role_fsms(chosen, &[], DEFAULT_VISITS)?;
-            generate_with(&chosen.name.text, &fsms, options).map_err(GenerateError::Codegen)
+    let generated = mpst_scribble::load(&scr.display().to_string(), &source, protocol)
+        .map_err(GenerateError::Frontend)
+        .and_then(|loaded| {
+            let fsms = role_fsms(&loaded, &[], DEFAULT_VISITS)?;
+            let name = &loaded.protocol.name.text;
+            generate_with(name, &fsms, options).map_err(GenerateError::Codegen)
         });
     let code = generated.map_err(|error| BuildError::Generate {
         path: scr.to_path_buf(),

@@ -1,11 +1,12 @@
-//! From a Scribble source to generated Rust: parse, check, project, swap in optimised
-//! FSMs after checking them by asynchronous subtyping, generate.
+//! From a Scribble source to generated Rust: the front end ([`mpst_scribble::frontend`])
+//! parses, selects, checks and projects; optimised FSMs are swapped in after checking them
+//! by asynchronous subtyping; then the API is generated.
 
 use std::fmt;
 
 use mpst_fsm::subtype::{check, Options, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
-use mpst_scribble::{Diagnostic, GlobalProtocol};
+use mpst_scribble::{FrontendError, Loaded};
 
 use crate::{generate, CodegenError};
 
@@ -16,16 +17,9 @@ pub use mpst_fsm::subtype::DEFAULT_VISITS;
 /// Why a protocol could not be turned into Rust.
 #[derive(Debug)]
 pub enum GenerateError {
-    /// The source does not parse, or a protocol in it is ill-formed or cannot be
-    /// projected; render the diagnostics against the source.
-    Protocol(Vec<Diagnostic>),
-    /// The source has no protocol of that name (or several and none was named).
-    NoSuchProtocol {
-        /// The name asked for, if any.
-        wanted: Option<String>,
-        /// The protocols the source defines.
-        available: Vec<String>,
-    },
+    /// The source does not parse, has no such protocol, or the protocol is ill-formed
+    /// or cannot be projected.
+    Frontend(FrontendError),
     /// An optimised FSM is for a role the protocol does not have.
     UnknownRole {
         /// The role of the optimised FSM.
@@ -57,29 +51,7 @@ pub enum GenerateError {
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GenerateError::Protocol(diagnostics) => {
-                let lines: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
-                f.write_str(&lines.join("\n"))
-            }
-            GenerateError::NoSuchProtocol {
-                wanted: Some(name),
-                available,
-            } => {
-                write!(
-                    f,
-                    "no protocol `{name}`; the file defines: {}",
-                    available.join(", ")
-                )
-            }
-            GenerateError::NoSuchProtocol {
-                wanted: None,
-                available,
-            } => write!(
-                f,
-                "the file defines {} protocols ({}); choose one with --protocol",
-                available.len(),
-                available.join(", ")
-            ),
+            GenerateError::Frontend(e) => write!(f, "{e}"),
             GenerateError::UnknownRole { role, available } => write!(
                 f,
                 "the optimised FSM is for role `{role}`, but the protocol's roles are: {}",
@@ -102,44 +74,33 @@ impl fmt::Display for GenerateError {
 
 impl std::error::Error for GenerateError {}
 
-/// Picks the protocol named `wanted`, or the only one.
-pub fn select_protocol<'a>(
-    protocols: &'a [GlobalProtocol],
-    wanted: Option<&str>,
-) -> Result<&'a GlobalProtocol, GenerateError> {
-    let found = match wanted {
-        Some(name) => protocols.iter().find(|p| p.name.text == name),
-        None if protocols.len() == 1 => protocols.first(),
-        None => None,
-    };
-    found.ok_or_else(|| GenerateError::NoSuchProtocol {
-        wanted: wanted.map(str::to_string),
-        available: protocols.iter().map(|p| p.name.text.clone()).collect(),
-    })
+impl From<FrontendError> for GenerateError {
+    fn from(e: FrontendError) -> Self {
+        GenerateError::Frontend(e)
+    }
 }
 
-/// The FSM of every role of `protocol`, with each role that has an FSM in `optimised`
-/// replaced by it once it is shown to be an asynchronous subtype of the projection
-/// ([`mpst_fsm::subtype::check`], bounded by `visits` and the default budgets: an
-/// optimised FSM is refused both when it is refuted and when the answer is unknown).
+/// The FSM of every role of the `loaded` protocol (from [`mpst_scribble::load`]), with
+/// each role that has an FSM in `optimised` replaced by it once it is shown to be an
+/// asynchronous subtype of the projection ([`mpst_fsm::subtype::check`], bounded by
+/// `visits` and the default budgets: an optimised FSM is refused both when it is refuted
+/// and when the answer is unknown).
 pub fn role_fsms(
-    protocol: &GlobalProtocol,
+    loaded: &Loaded,
     optimised: &[Fsm],
     visits: usize,
 ) -> Result<Vec<Fsm>, GenerateError> {
-    let mut diagnostics = mpst_scribble::wf::check(protocol);
-    if !diagnostics.is_empty() {
-        diagnostics.dedup();
-        return Err(GenerateError::Protocol(diagnostics));
-    }
-    let projections =
-        mpst_scribble::project::project_all(protocol).map_err(GenerateError::Protocol)?;
-    let mut fsms: Vec<Fsm> = projections.into_iter().map(|p| p.fsm).collect();
+    let mut fsms: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
     for better in optimised {
         let Some(slot) = fsms.iter_mut().find(|f| f.role() == better.role()) else {
             return Err(GenerateError::UnknownRole {
                 role: better.role().to_string(),
-                available: protocol.roles.iter().map(|r| r.text.clone()).collect(),
+                available: loaded
+                    .protocol
+                    .roles
+                    .iter()
+                    .map(|r| r.text.clone())
+                    .collect(),
             });
         };
         let role = better.role().to_string();
@@ -155,16 +116,16 @@ pub fn role_fsms(
     Ok(fsms)
 }
 
-/// Generates the Rust API of protocol `wanted` (or the only one) of a Scribble `source`,
-/// with the given optimised FSMs checked and swapped in.
+/// Generates the Rust API of protocol `wanted` (or the only one) of the Scribble `source`
+/// called `file` (for diagnostics), with the given optimised FSMs checked and swapped in.
 pub fn generate_scribble(
+    file: &str,
     source: &str,
     wanted: Option<&str>,
     optimised: &[Fsm],
     visits: usize,
 ) -> Result<String, GenerateError> {
-    let protocols = mpst_scribble::parse(source).map_err(GenerateError::Protocol)?;
-    let protocol = select_protocol(&protocols, wanted)?;
-    let fsms = role_fsms(protocol, optimised, visits)?;
-    generate(&protocol.name.text, &fsms).map_err(GenerateError::Codegen)
+    let loaded = mpst_scribble::load(file, source, wanted)?;
+    let fsms = role_fsms(&loaded, optimised, visits)?;
+    generate(&loaded.protocol.name.text, &fsms).map_err(GenerateError::Codegen)
 }

@@ -35,9 +35,12 @@ fn generated() -> Vec<Generated> {
             mpst_scribble::parse(&source).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
         for protocol in &protocols {
             let name = format!("{}__{}", support::name(&path), protocol.name.text);
-            match mpst_codegen::generate_scribble(&source, Some(&protocol.name.text), &[], 10) {
+            let file = path.display().to_string();
+            let wanted = Some(protocol.name.text.as_str());
+            match mpst_codegen::generate_scribble(&file, &source, wanted, &[], 10) {
                 Ok(code) => {
-                    let fsms = mpst_codegen::role_fsms(protocol, &[], 10).unwrap();
+                    let loaded = mpst_scribble::load(&file, &source, wanted).unwrap();
+                    let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
                     let foreign = mpst_codegen::foreign_sorts(&fsms).into_iter().collect();
                     let projections = fsms
                         .iter()
@@ -143,8 +146,8 @@ const TRICKY: &str = "global protocol TrickyNames(role buyer_one, role seller) {
 
 /// The generated API of [`TRICKY`].
 fn tricky_names() -> Generated {
-    let protocols = mpst_scribble::parse(TRICKY).unwrap();
-    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let loaded = mpst_scribble::load("tricky.scr", TRICKY, None).unwrap();
+    let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let code = mpst_codegen::generate("TrickyNames", &fsms).unwrap();
     for ident in [
         "BuyerOne",
@@ -205,8 +208,13 @@ fn capital(kw: &str) -> String {
 
 /// The generated API of a protocol from its source.
 fn generated_from(name: &str, protocol: &str, source: &str) -> Generated {
-    let protocols = mpst_scribble::parse(source).unwrap_or_else(|e| panic!("{source}\n{e:?}"));
-    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let loaded = mpst_scribble::frontend::parse_source(name, source)
+        .and_then(|parsed| {
+            let first = parsed.protocols().first().map(|p| p.name.text.clone());
+            mpst_scribble::load(name, source, first.as_deref())
+        })
+        .unwrap_or_else(|e| panic!("{source}\n{e}"));
+    let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let code = mpst_codegen::generate(protocol, &fsms).unwrap();
     Generated {
         name: name.to_string(),

@@ -18,13 +18,16 @@ const KERNEL: &str = "rec x. S!ready(). S?value(i32). T?ready(). T!value(i32). x
 #[test]
 fn proved_refuted_and_unknown_optimisations() {
     let ahead = fsm("K", &format!("S!ready(). {KERNEL}"));
-    assert!(generate_scribble(DOUBLE_BUFFERING, None, &[ahead], 10).is_ok());
+    assert!(
+        generate_scribble("double_buffering.scr", DOUBLE_BUFFERING, None, &[ahead], 10).is_ok()
+    );
 
     let early = fsm(
         "K",
         "rec x. S?value(i32). S!ready(). T?ready(). T!value(i32). x",
     );
-    let err = generate_scribble(DOUBLE_BUFFERING, None, &[early], 10).unwrap_err();
+    let err = generate_scribble("double_buffering.scr", DOUBLE_BUFFERING, None, &[early], 10)
+        .unwrap_err();
     let GenerateError::NotSubtype { role, refutation } = &err else {
         panic!("{err}")
     };
@@ -35,7 +38,8 @@ fn proved_refuted_and_unknown_optimisations() {
     );
 
     let three = fsm("K", &format!("S!ready(). S!ready(). S!ready(). {KERNEL}"));
-    let err = generate_scribble(DOUBLE_BUFFERING, None, &[three], 1).unwrap_err();
+    let err =
+        generate_scribble("double_buffering.scr", DOUBLE_BUFFERING, None, &[three], 1).unwrap_err();
     assert!(matches!(err, GenerateError::Unknown { .. }), "{err}");
     assert!(err.to_string().contains("nor refuted"), "{err}");
 }

@@ -3,8 +3,8 @@
 #[test]
 fn three_buyers_with_serde_derives() {
     let source = include_str!("../../../examples/three_buyers/three_buyers.scr");
-    let protocols = mpst_scribble::parse(source).unwrap();
-    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let loaded = mpst_scribble::load("three_buyers.scr", source, None).unwrap();
+    let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let options = mpst_codegen::Options::default().serde(true);
     let code = mpst_codegen::generate_with("ThreeBuyers", &fsms, &options).unwrap();
     insta::assert_snapshot!(code);
@@ -19,8 +19,8 @@ fn three_buyers_with_serde_derives() {
 #[test]
 fn the_channel_type_can_be_chosen() {
     let source = include_str!("../../../examples/three_buyers/three_buyers.scr");
-    let protocols = mpst_scribble::parse(source).unwrap();
-    let fsms = mpst_codegen::role_fsms(&protocols[0], &[], 10).unwrap();
+    let loaded = mpst_scribble::load("three_buyers.scr", source, None).unwrap();
+    let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let options = mpst_codegen::Options::default().channel("mpst::net::AnyRoute<Label>");
     let code = mpst_codegen::generate_with("ThreeBuyers", &fsms, &options).unwrap();
     assert!(

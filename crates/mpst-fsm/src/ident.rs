@@ -1,6 +1,6 @@
-//! The Rust identifier of a protocol name and the Rust type of a payload sort: one rule
-//! shared by the code generator and the comparisons of serialised session types with
-//! projections, so they cannot drift apart.
+//! The Rust identifier of a protocol name, the normal form of a payload sort and its Rust
+//! type: one rule shared by the FSM readers, the code generator and the comparisons of
+//! serialised session types with projections, so they cannot drift apart.
 
 /// Rust's strict and reserved keywords (2015 to 2024 editions), which cannot be
 /// identifiers.
@@ -54,39 +54,71 @@ pub fn rust_name(name: &str, prefix: &str) -> String {
     out
 }
 
-/// The Rust type of a Scribble payload sort, or `None` if the sort is not a valid Rust
-/// type path (then the user must rename it).
+/// Spellings of payload sorts and the normal sort each one stands for, supplied by a
+/// front end (e.g. `mpst_scribble::sorts::SCRIBBLE` maps `int` to `i32`). This crate
+/// knows no front end's names; it only applies the table ([`normal_sort`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortTable {
+    aliases: &'static [(&'static str, &'static str)],
+}
+
+impl SortTable {
+    /// No aliases: every sort stands for itself.
+    pub const NONE: SortTable = SortTable { aliases: &[] };
+
+    /// A table of `(spelling, normal sort)` pairs.
+    pub const fn new(aliases: &'static [(&'static str, &'static str)]) -> Self {
+        SortTable { aliases }
+    }
+
+    /// The normal sort that `spelling` stands for, if the table has it.
+    pub fn get(&self, spelling: &str) -> Option<&'static str> {
+        self.aliases
+            .iter()
+            .find(|(from, _)| *from == spelling)
+            .map(|&(_, to)| to)
+    }
+}
+
+/// The one rule that normalises a payload sort wherever FSMs enter the system
+/// (projection, the DOT reader): surrounding whitespace is dropped, a spelling of
+/// `table` becomes its normal sort (`int` -> `i32` with Scribble's table), and a dotted
+/// path of identifiers becomes a Rust path (`my.pkg.Date` -> `my::pkg::Date`); any other
+/// sort is kept as written.
 ///
-/// Java and nuscr spellings of the usual sorts map to Rust's (`int` -> `i32`,
-/// `java.lang.String` -> `String`, `boolean` -> `bool`, `double` -> `f64`); any other sort
-/// that is a Rust path (`i64`, `u8`, `Date`, `crate::Price`, `my.pkg.Date` ->
-/// `my::pkg::Date`) is kept as written.
-pub fn rust_sort(sort: &str) -> Option<String> {
-    let mapped = match sort {
-        "int" | "Int" | "integer" | "Integer" | "java.lang.Integer" => "i32",
-        "long" | "Long" | "java.lang.Long" => "i64",
-        "short" => "i16",
-        "byte" => "i8",
-        "nat" | "Nat" => "u64",
-        "float" | "Float" => "f32",
-        "double" | "Double" | "number" | "Number" => "f64",
-        "bool" | "boolean" | "Boolean" | "java.lang.Boolean" => "bool",
-        "string" | "str" | "String" | "java.lang.String" => "String",
-        "char" | "Char" | "Character" => "char",
-        "unit" | "Unit" | "()" => "()",
-        other => {
-            let path = other.replace('.', "::");
-            let valid = path.split("::").all(|segment| {
-                let mut chars = segment.chars();
-                chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-                    && chars.all(|c| c.is_alphanumeric() || c == '_')
-                    && !is_keyword(segment)
-                    || matches!(segment, "crate" | "self" | "super")
-            });
-            return valid.then_some(path);
-        }
+/// Two FSMs read from any front end then carry the same sort for the same type, so
+/// subtyping, comparisons and code generation agree.
+pub fn normal_sort(sort: &str, table: &SortTable) -> String {
+    let sort = sort.trim();
+    if let Some(normal) = table.get(sort) {
+        return normal.to_string();
+    }
+    let identifier = |segment: &str| {
+        let mut chars = segment.chars();
+        chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && chars.all(|c| c.is_alphanumeric() || c == '_')
     };
-    Some(mapped.to_string())
+    if sort.contains('.') && sort.split('.').all(identifier) {
+        return sort.replace('.', "::");
+    }
+    sort.to_string()
+}
+
+/// The Rust type of a payload sort in normal form ([`normal_sort`]), or `None` if the
+/// sort is not a valid Rust type path (then the user must rename it).
+///
+/// Any sort that is a Rust path (`i32`, `u8`, `Date`, `crate::Price`, `my::pkg::Date`) is
+/// kept as written (a dotted path `my.pkg.Date` is read as `my::pkg::Date`).
+pub fn rust_sort(sort: &str) -> Option<String> {
+    let path = sort.replace('.', "::");
+    let valid = path.split("::").all(|segment| {
+        let mut chars = segment.chars();
+        chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && chars.all(|c| c.is_alphanumeric() || c == '_')
+            && !is_keyword(segment)
+            || matches!(segment, "crate" | "self" | "super")
+    });
+    valid.then_some(path)
 }
 
 /// Whether a Rust type (as [`rust_sort`] returns it) is one of the language's own.
@@ -151,8 +183,9 @@ pub fn short_type(ty: &str) -> String {
     out
 }
 
-/// The Rust type under which a protocol's payload sort is compared with a label's field:
-/// [`short_type`] of [`rust_sort`] (or of the sort as written, if it is no Rust path).
+/// The Rust type under which a protocol's payload sort (in normal form, see
+/// [`normal_sort`]) is compared with a label's field: [`short_type`] of [`rust_sort`]
+/// (or of the sort as written, if it is no Rust path).
 pub fn sort_key(sort: &str) -> String {
     short_type(&rust_sort(sort).unwrap_or_else(|| sort.to_string()))
 }
@@ -174,9 +207,22 @@ mod tests {
     }
 
     #[test]
+    fn sorts_are_normalised_by_the_table_and_paths() {
+        const TABLE: SortTable = SortTable::new(&[("int", "i32")]);
+        assert_eq!(normal_sort(" int ", &TABLE), "i32");
+        assert_eq!(normal_sort("int", &SortTable::NONE), "int");
+        assert_eq!(normal_sort("my.pkg.Date", &TABLE), "my::pkg::Date");
+        assert_eq!(normal_sort("Vec<u8>", &TABLE), "Vec<u8>");
+        assert_eq!(normal_sort("1.5", &TABLE), "1.5");
+        for sort in ["i32", "my::pkg::Date", "Vec<u8>"] {
+            let once = normal_sort(sort, &TABLE);
+            assert_eq!(normal_sort(&once, &TABLE), once, "not a fixed point");
+        }
+    }
+
+    #[test]
     fn sorts_map_to_rust_types() {
-        assert_eq!(rust_sort("int").as_deref(), Some("i32"));
-        assert_eq!(rust_sort("java.lang.String").as_deref(), Some("String"));
+        assert_eq!(rust_sort("i32").as_deref(), Some("i32"));
         assert_eq!(rust_sort("u64").as_deref(), Some("u64"));
         assert_eq!(rust_sort("my.pkg.Date").as_deref(), Some("my::pkg::Date"));
         assert_eq!(rust_sort("Vec<u8>"), None);
@@ -203,7 +249,7 @@ mod tests {
             assert_eq!(short_type(written), short, "{written}");
             assert_eq!(short_type(short), short, "{short} is not a fixed point");
         }
-        assert_eq!(sort_key("int"), "i32");
+        assert_eq!(sort_key("i32"), "i32");
         assert_eq!(sort_key("my.pkg.Date"), "Date");
         assert_eq!(sort_key("Vec<u8>"), "Vec<u8>");
     }

@@ -1,6 +1,10 @@
 //! DOT format: exact writer output, the dialects the reader accepts, and round trips.
 
-use mpst_fsm::format::{parse_dot, write_dot};
+use mpst_fsm::format::{parse_dot, parse_dot_with, write_dot};
+use mpst_fsm::ident::SortTable;
+
+/// A front end's table, as nuscr's output needs it.
+const OCAML: SortTable = SortTable::new(&[("int", "i32")]);
 use mpst_fsm::{Action, Fsm, LocalType, Message, Payload};
 
 fn msg(label: &str) -> Message {
@@ -135,7 +139,7 @@ fn reads_nuscr_output() {
         \x20 0 -> 5 [label=\"s!ready()\", ];\n\
         \x20 5 -> 6 [label=\"s?value(x: int)\", ];\n /* loop back */\n\
         \x20 6 -> 0 [label=\"t!value(int)\",\n            ];\n  \n  }\n";
-    let fsms = parse_dot(input).unwrap();
+    let fsms = parse_dot_with(input, &OCAML).unwrap();
     assert_eq!(fsms.len(), 1);
     let fsm = &fsms[0];
     assert_eq!(fsm.role(), "k");
@@ -146,12 +150,19 @@ fn reads_nuscr_output() {
         .map(|(_, t)| t.action.to_string())
         .collect();
     assert_eq!(labels, ["s!ready()", "s?value(x: i32)", "t!value(i32)"]);
+    // Without a table, sorts are kept as written.
+    let plain = parse_dot(input).unwrap();
+    let labels: Vec<String> = plain[0]
+        .all_transitions()
+        .map(|(_, t)| t.action.to_string())
+        .collect();
+    assert_eq!(labels, ["s!ready()", "s?value(x: int)", "t!value(int)"]);
 }
 
 #[test]
 fn reads_the_rumpsteak_dialect() {
     let input = "digraph \"S\" {\n    0;\n    1;\n\n    0 -> 1 [label=\"T?ready\"];\n    1 -> 0 [label=\"T!value(int)\"];\n}";
-    let fsms = parse_dot(input).unwrap();
+    let fsms = parse_dot_with(input, &OCAML).unwrap();
     let fsm = &fsms[0];
     assert_eq!(fsm.role(), "S");
     let mut expected = Fsm::new("S");

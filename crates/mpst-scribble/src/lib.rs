@@ -3,14 +3,17 @@
 #![warn(missing_docs)]
 
 pub mod diagnostic;
+pub mod frontend;
 pub mod gen;
 pub mod global;
 pub mod project;
+pub mod sorts;
 pub mod syntax;
 mod unfold;
 pub mod wf;
 
 pub use diagnostic::{Diagnostic, ErrorKind};
+pub use frontend::{load, FrontendError, Loaded, Parsed};
 pub use global::{Global, GlobalProtocol, Name, Span};
 pub use project::{project, project_all, project_fsm, Projection};
 pub use syntax::parse;

@@ -23,8 +23,8 @@ global protocol TwoBuyer(role B1, role B2, role S) {
 fn two_buyer_multicast_is_one_message_per_receiver() {
     assert_eq!(
         shown(TWO_BUYER, "TwoBuyer"),
-        "B1->S:title(String); S->B1:quote(price: int); S->B2:quote(price: int); \
-         B1->B2:share(int); choice at B2 { B2->S:ok(String); S->B2:date(java.util.Date); end } \
+        "B1->S:title(String); S->B1:quote(price: i32); S->B2:quote(price: i32); \
+         B1->B2:share(i32); choice at B2 { B2->S:ok(String); S->B2:date(java::util::Date); end } \
          or { B2->S:quit(); end }"
     );
 }
@@ -56,8 +56,8 @@ fn three_buyer_inlines_aux_protocol() {
     assert_eq!(protocols.len(), 2, "aux protocols are returned too");
     assert_eq!(
         show(&protocols[0].body),
-        "A->S:empty1(int); S->A:empty2(int); S->B:empty3(int); A->B:empty4(int); \
-         choice at B { B->C:ok(int); B->S:empty5(int); S->B:empty6(int); end } \
+        "A->S:empty1(i32); S->A:empty2(i32); S->B:empty3(i32); A->B:empty4(i32); \
+         choice at B { B->C:ok(i32); B->S:empty5(i32); S->B:empty6(i32); end } \
          or { B->C:quit(); B->S:quit(); end }"
     );
 }
@@ -89,7 +89,7 @@ global protocol TravelAgency(role C, role A, role S) {
 fn travel_agency_nested_choice_in_recursion() {
     assert_eq!(
         shown(TRAVEL_AGENCY, "TravelAgency"),
-        "rec Loop { choice at C { C->A:query(journey: String); A->C:quote(price: int); \
+        "rec Loop { choice at C { C->A:query(journey: String); A->C:quote(price: i32); \
          A->S:dummy(); continue Loop } or { choice at C { C->A:ACCEPT(); A->S:ACCEPT(); \
          C->S:Address(address: String); S->C:date(Date); end } or { C->A:REJECT(); \
          A->S:REJECT(); end } } }"
@@ -279,7 +279,7 @@ fn annotations_stay_in_the_syntax_tree_and_leave_the_lowering_alone() {
         annotation.map(|s| &src[s.start..s.end]),
         Some("@\"timeout: 10\"")
     );
-    assert_eq!(shown(src, "P"), "A->B:m(int); B->A:n(); end");
+    assert_eq!(shown(src, "P"), "A->B:m(i32); B->A:n(); end");
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn comments_of_all_three_kinds_and_nested_ml_comments() {
 fn pragma_refinement_types_over_plain_payloads_is_ordinary() {
     let src = r#"(*# RefinementTypes, SenderValidateRefinements: true #*)
     global protocol P(role A, role B) { m(x: int) from A to B; }"#;
-    assert_eq!(shown(src, "P"), "A->B:m(x: int); end");
+    assert_eq!(shown(src, "P"), "A->B:m(x: i32); end");
     let (module, _) = mpst_scribble::syntax::parse_module(src);
     let keys: Vec<_> = module
         .pragmas
@@ -325,12 +325,12 @@ fn names_digits_primes_dotted_types_and_bare_labels() {
     global protocol P(role x', role 2PC) {
         1() from x' to 2PC;
         ack from 2PC to x';
-        data(v: java.lang.String, Str, int) from x' to 2PC;
+        data(v: String, Str, i32) from x' to 2PC;
         x''() from 2PC to x';
     }"#;
     assert_eq!(
         shown(src, "P"),
-        "x'->2PC:1(); 2PC->x':ack(); x'->2PC:data(v: java.lang.String, Str, int); 2PC->x':x''(); end"
+        "x'->2PC:1(); 2PC->x':ack(); x'->2PC:data(v: String, Str, i32); 2PC->x':x''(); end"
     );
     let (module, _) = mpst_scribble::syntax::parse_module(src);
     assert_eq!(

@@ -218,6 +218,19 @@ fn print(body: &Body, recs: usize, sep: &str, src: &mut String, expected: &mut S
             .iter()
             .map(|(n, t)| n.as_ref().map_or(t.clone(), |n| format!("{n}: {t}")))
             .collect();
+        // Lowering puts sorts in normal form: `int` is `i32`, `java.lang.String` `String`.
+        let normal: Vec<String> = m
+            .payloads
+            .iter()
+            .map(|(n, t)| {
+                let t = match t.as_str() {
+                    "int" => "i32",
+                    "java.lang.String" => "String",
+                    other => other,
+                };
+                n.as_ref().map_or(t.to_string(), |n| format!("{n}: {t}"))
+            })
+            .collect();
         let to: Vec<&str> = m.to.iter().map(|&r| ROLES[r]).collect();
         src.push_str(&format!(
             "{}({}){sep}from {}{sep}to {};{sep}",
@@ -231,7 +244,7 @@ fn print(body: &Body, recs: usize, sep: &str, src: &mut String, expected: &mut S
                 "{}->{r}:{}({}); ",
                 ROLES[m.from],
                 m.label,
-                payloads.join(", ")
+                normal.join(", ")
             ));
         }
     }

@@ -8,8 +8,8 @@
 //! type speaks Rust (`K`, `S?Value(i32)`, `GetPrice`). Every comparison here first puts the
 //! projection through [`normalise`]: role, peer and label names become the identifiers
 //! `mpst generate` gives them ([`rust_name`]: `ready` -> `Ready`) and payload sorts the
-//! Rust types it writes ([`sort_key`]: `int` -> `i32`, paths shortened to
-//! their last segment). Name your roles and label variants as the generator would, give
+//! Rust types it writes ([`sort_key`] of the sort the front end has already put in
+//! normal form: `int` -> `i32`, paths shortened to their last segment). Name your roles and label variants as the generator would, give
 //! each label struct the fields the protocol names (`#[derive(Payload)] struct Value(i32)`
 //! for `value(int)`) and a hand-written API compares with its protocol; a label carrying
 //! `u8` where the protocol says `int` is a difference. Type aliases are not resolved:
@@ -73,6 +73,9 @@ pub use hybrid::{
     assert_equals_projection, assert_subtype_of_projection, check_equals_projection,
     check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError, Sides,
 };
+/// The Scribble front end's error, which [`HybridError::Frontend`] carries.
+#[cfg(feature = "scribble")]
+pub use mpst_scribble::FrontendError;
 pub use names::{normalise, rust_name, sort_key};
 
 /// Why a system of FSMs is not shown to be k-MC.

@@ -138,7 +138,13 @@ fn payloads_and_scribble_names_are_normalised() {
 fn a_payload_of_another_type_than_the_protocol_sort_is_a_difference() {
     #[session]
     struct Small(Send<S, Ready, Receive<S, Value, Self>>);
-    for sort in ["u8", "string", "my.pkg.Date", "long"] {
+    // Each sort as the protocol writes it, and as the comparison shows it.
+    for (sort, shown) in [
+        ("u8", "u8"),
+        ("string", "String"),
+        ("my.pkg.Date", "Date"),
+        ("long", "i64"),
+    ] {
         let scr = format!(
             "global protocol P(role S, role K) {{
                 rec l {{ ready() from K to S; value({sort}) from S to K; continue l; }}
@@ -146,10 +152,7 @@ fn a_payload_of_another_type_than_the_protocol_sort_is_a_difference() {
         );
         let err = verify::check_equals_projection::<Small<'static, K>>(&scr, "K").unwrap_err();
         let text = err.to_string();
-        let expected = format!(
-            "the expected FSM can also do `S?Value({})`",
-            verify::sort_key(sort)
-        );
+        let expected = format!("the expected FSM can also do `S?Value({shown})`");
         assert!(text.contains(&expected), "{text}");
         assert!(
             text.contains("the actual one can also do `S?Value(i32)`"),
@@ -199,21 +202,22 @@ fn protocol_and_role_errors_are_values() {
         verify::check_subtype_of_projection::<Kernel<'static, K>>(SCR, "Other.K").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "no protocol `Other`; the source defines: DoubleBuffering"
+        "<scribble>: no protocol `Other`; the file defines `DoubleBuffering`"
     );
     let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(
         "global protocol P(role K) { ready() from K to; }",
         "K",
     )
     .unwrap_err();
-    let HybridError::Protocol(problems) = &err else {
+    let HybridError::Frontend(verify::FrontendError::Diagnostics { located, .. }) = &err else {
         panic!("expected a protocol error, got {err}");
     };
-    assert!(problems[0].starts_with("1:"), "{problems:?}");
+    assert!(located[0].starts_with("<scribble>:1:"), "{located:?}");
     let two = format!("{SCR}\nglobal protocol Other(role K, role S) {{ ready() from K to S; }}");
     let err = verify::check_subtype_of_projection::<Kernel<'static, K>>(&two, "K").unwrap_err();
     assert!(
-        err.to_string().contains("name one as `Protocol.Role`"),
+        err.to_string()
+            .contains("name the one to use as `Protocol.Role`"),
         "{err}"
     );
 }

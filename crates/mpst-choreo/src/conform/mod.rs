@@ -26,6 +26,9 @@ mod trace;
 
 pub use trace::{Step, global_trace};
 
+/// The Scribble front end's error, which [`ConformanceError::Frontend`] carries.
+pub use mpst_scribble::FrontendError;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -62,16 +65,10 @@ impl fmt::Display for Communication {
 /// Why a trace does not conform to a protocol, or why the protocol cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConformanceError {
-    /// The Scribble source does not parse, is ill-formed, or cannot be projected: one
-    /// `line:column: kind: message` per problem.
-    Protocol(Vec<String>),
-    /// The source has no protocol of that name (or several, and none was named).
-    NoSuchProtocol {
-        /// The protocol asked for, if any.
-        wanted: Option<String>,
-        /// The protocols the source defines.
-        available: Vec<String>,
-    },
+    /// The Scribble source does not parse, has no such protocol (or several, and none
+    /// was named), is ill-formed, or cannot be projected: the front end's error, each
+    /// problem located as `file:line:column`.
+    Frontend(FrontendError),
     /// A communication names a role the protocol does not have.
     UnknownRole {
         /// Position of the communication in the trace (from 0).
@@ -125,29 +122,10 @@ impl fmt::Display for ConformanceError {
             }
         };
         match self {
-            ConformanceError::Protocol(problems) => {
-                write!(
-                    f,
-                    "the protocol cannot be projected:\n{}",
-                    problems.join("\n")
-                )
+            ConformanceError::Frontend(e @ FrontendError::Diagnostics { .. }) => {
+                write!(f, "the protocol cannot be projected:\n{e}")
             }
-            ConformanceError::NoSuchProtocol {
-                wanted: Some(name),
-                available,
-            } => write!(
-                f,
-                "no protocol `{name}`; the source defines {}",
-                available.join(", ")
-            ),
-            ConformanceError::NoSuchProtocol {
-                wanted: None,
-                available,
-            } => write!(
-                f,
-                "name one protocol: the source defines {}",
-                list(available)
-            ),
+            ConformanceError::Frontend(e) => write!(f, "{e}"),
             ConformanceError::UnknownRole {
                 index,
                 event,
@@ -198,29 +176,15 @@ pub struct Protocol {
 
 impl Protocol {
     /// Parses `source`, checks the protocol `name` (or the only one) for well-formedness and
-    /// projects it onto every role.
+    /// projects it onto every role, with the Scribble front end ([`mpst_scribble::load`];
+    /// diagnostics locate problems in `<scribble>`).
     pub fn from_scribble(source: &str, name: Option<&str>) -> Result<Self, ConformanceError> {
-        let located = |diagnostics: Vec<mpst_scribble::Diagnostic>| {
-            ConformanceError::Protocol(diagnostics.iter().map(|d| d.located(source)).collect())
-        };
-        let protocols = mpst_scribble::parse(source).map_err(located)?;
-        let found = match name {
-            Some(name) => protocols.iter().find(|p| p.name.text == name),
-            None if protocols.len() == 1 => protocols.first(),
-            None => None,
-        };
-        let protocol = found.ok_or_else(|| ConformanceError::NoSuchProtocol {
-            wanted: name.map(str::to_string),
-            available: protocols.iter().map(|p| p.name.text.clone()).collect(),
-        })?;
-        let mut diagnostics = mpst_scribble::wf::check(protocol);
-        if !diagnostics.is_empty() {
-            diagnostics.dedup();
-            return Err(located(diagnostics));
-        }
-        let projections = mpst_scribble::project_all(protocol).map_err(located)?;
+        let loaded =
+            mpst_scribble::load("<scribble>", source, name).map_err(ConformanceError::Frontend)?;
         Ok(Protocol {
-            fsms: projections.into_iter().map(|p| (p.role, p.fsm)).collect(),
+            fsms: (loaded.projections.into_iter())
+                .map(|p| (p.role, p.fsm))
+                .collect(),
         })
     }
 
@@ -379,13 +343,26 @@ mod tests {
     fn bad_protocols_are_reported_not_panicked_on() {
         assert!(matches!(
             Protocol::from_scribble(SOURCE, None),
-            Err(ConformanceError::NoSuchProtocol { wanted: None, .. })
+            Err(ConformanceError::Frontend(FrontendError::NoSuchProtocol {
+                wanted: None,
+                ..
+            }))
         ));
         assert!(matches!(
             Protocol::from_scribble(SOURCE, Some("Nope")),
-            Err(ConformanceError::NoSuchProtocol { .. })
+            Err(ConformanceError::Frontend(
+                FrontendError::NoSuchProtocol { .. }
+            ))
         ));
         let err = Protocol::from_scribble("global protocol P(role A) { x() from A to }", None);
-        assert!(matches!(err, Err(ConformanceError::Protocol(_))), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                Err(ConformanceError::Frontend(
+                    FrontendError::Diagnostics { .. }
+                ))
+            ),
+            "{err:?}"
+        );
     }
 }

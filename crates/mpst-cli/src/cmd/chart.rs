@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::check::{load, print_out, select};
+use crate::load::scribble::load;
 use crate::{Outcome, UsageError};
 
 /// Arguments of `mpst chart`.
@@ -28,20 +28,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Ok(loaded) => loaded,
         Err(outcome) => return outcome,
     };
-    let selected = select(&loaded, args.protocol.as_deref())?;
-    let protocol = match selected.as_slice() {
-        [one] => *one,
-        [] => return Err(UsageError(format!("{}: no protocol found", loaded.path))),
-        several => {
-            let names: Vec<&str> = several.iter().map(|p| p.name.text.as_str()).collect();
-            return Err(UsageError(format!(
-                "{}: the file has {} protocols ({}); choose one with --protocol",
-                loaded.path,
-                names.len(),
-                names.join(", ")
-            )));
-        }
-    };
-    print_out(&mpst_viz::global_chart(protocol))?;
+    let protocol = loaded.select(args.protocol.as_deref())?;
+    crate::output::out(&mpst_viz::global_chart(protocol))?;
     Ok(Outcome::Holds)
 }

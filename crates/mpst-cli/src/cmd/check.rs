@@ -1,16 +1,12 @@
 //! `mpst check`: validate the protocols of a Scribble file and project every role.
-//!
-//! Also home of [`load`], which `mpst project` shares: read, parse, render the
-//! diagnostics and pick the protocols asked for.
 
 use std::path::PathBuf;
 
 use mpst_scribble::wf::unused_roles;
-use mpst_scribble::{parse, project_all, GlobalProtocol};
 
-use crate::diagnostics::{emit, malformed, Item};
-use crate::input;
-use crate::{Outcome, UsageError};
+use crate::diagnostics::{emit, Item};
+use crate::load::scribble::load;
+use crate::{output, Outcome, UsageError};
 
 /// Arguments of `mpst check`.
 #[derive(Debug, clap::Args)]
@@ -27,63 +23,6 @@ pub struct Args {
     pub protocol: Option<String>,
 }
 
-/// A parsed Scribble file.
-pub struct Loaded {
-    /// The path as given, for messages.
-    pub path: String,
-    /// The text.
-    pub source: String,
-    /// Every protocol of the file.
-    pub protocols: Vec<GlobalProtocol>,
-}
-
-/// Reads and parses `file`. Diagnostics are printed to stderr; malformed input is a
-/// usage error (exit 2), semantic errors found while parsing are `Err(Ok(Fails))`
-/// (exit 1).
-pub fn load(file: &std::path::Path) -> Result<Loaded, Result<Outcome, UsageError>> {
-    let path = file.display().to_string();
-    let source = input::read(file).map_err(Err)?;
-    match parse(&source) {
-        Ok(protocols) => Ok(Loaded {
-            path,
-            source,
-            protocols,
-        }),
-        Err(diagnostics) => {
-            let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
-            emit(&path, &source, &items);
-            let n = diagnostics.len();
-            let errors = if n == 1 { "error" } else { "errors" };
-            if malformed(&diagnostics) {
-                Err(Err(UsageError(format!(
-                    "{path}: malformed input ({n} {errors})"
-                ))))
-            } else {
-                crate::output::error(&format!("{path}: invalid ({n} {errors})\n"));
-                Err(Ok(Outcome::Fails))
-            }
-        }
-    }
-}
-
-/// The protocols named by `--protocol`, or all of them.
-pub fn select<'a>(
-    loaded: &'a Loaded,
-    protocol: Option<&str>,
-) -> Result<Vec<&'a GlobalProtocol>, UsageError> {
-    let Some(name) = protocol else {
-        return Ok(loaded.protocols.iter().collect());
-    };
-    match loaded.protocols.iter().find(|p| p.name.text == name) {
-        Some(p) => Ok(vec![p]),
-        None => Err(UsageError(format!(
-            "{}: no protocol `{name}`; the protocols are {}",
-            loaded.path,
-            names(loaded.protocols.iter().map(|p| p.name.text.as_str()))
-        ))),
-    }
-}
-
 /// `` `a`, `b` `` or `(none)`.
 pub fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let list: Vec<String> = names.map(|n| format!("`{n}`")).collect();
@@ -94,28 +33,13 @@ pub fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-/// Prints `text` on stdout. A closed pipe (`mpst ... | head`) is not an error.
-pub fn print_out(text: &str) -> Result<(), UsageError> {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(UsageError(format!("cannot write the output: {e}")))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let loaded = match load(&args.file) {
         Ok(loaded) => loaded,
         Err(outcome) => return outcome,
     };
-    let selected = select(&loaded, args.protocol.as_deref())?;
+    let selected = loaded.select_all(args.protocol.as_deref())?;
     if selected.is_empty() {
         return Err(UsageError(format!("{}: no protocol found", loaded.path)));
     }
@@ -123,7 +47,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let mut unsupported = Vec::new();
     for protocol in selected {
         let name = &protocol.name.text;
-        match project_all(protocol) {
+        match loaded.project(protocol) {
             Ok(projections) => {
                 let mut summary = format!("{name}: valid, {} roles\n", projections.len());
                 for p in &projections {
@@ -134,7 +58,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                         p.fsm.transition_count()
                     ));
                 }
-                print_out(&summary)?;
+                output::out(&summary)?;
                 let warnings: Vec<Item<'_>> = unused_roles(protocol)
                     .into_iter()
                     .map(|r| {
@@ -147,11 +71,18 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                         )
                     })
                     .collect();
-                emit(&loaded.path, &loaded.source, &warnings);
+                emit(&loaded.path, loaded.source(), &warnings);
             }
-            Err(errors) => {
+            Err(error) => {
+                let mpst_scribble::FrontendError::Diagnostics {
+                    diagnostics: errors,
+                    ..
+                } = &error
+                else {
+                    return Err(UsageError(error.to_string()));
+                };
                 valid = false;
-                let verdict = if malformed(&errors) {
+                let verdict = if error.is_malformed() {
                     unsupported.push(name.as_str());
                     "unsupported"
                 } else {
@@ -159,9 +90,9 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 };
                 let n = errors.len();
                 let errors_word = if n == 1 { "error" } else { "errors" };
-                print_out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
+                output::out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
-                emit(&loaded.path, &loaded.source, &items);
+                emit(&loaded.path, loaded.source(), &items);
             }
         }
     }

@@ -1,8 +1,6 @@
 //! `mpst gen` (hidden): print the FSMs of one of the paper's benchmark families as DOT,
 //! to feed `mpst subtype` and `mpst kmc` in benchmarks and scripts.
 
-use std::io::Write;
-
 use mpst_fsm::families::Family;
 use mpst_fsm::write_dot;
 
@@ -46,10 +44,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Set::Projected => instance.projected.clone(),
         Set::System => instance.optimised_system(),
     };
-    let mut out = std::io::stdout().lock();
-    for fsm in &fsms {
-        out.write_all(write_dot(fsm).as_bytes())
-            .map_err(|e| UsageError(format!("cannot write the output: {e}")))?;
-    }
+    let text: String = fsms.iter().map(write_dot).collect();
+    crate::output::out(&text)?;
     Ok(Outcome::Holds)
 }

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use mpst_codegen::{generate_with, role_fsms, GenerateError, Options, DEFAULT_VISITS};
 
 use crate::bounds::parse_bound;
-use crate::cmd::check::{load, select};
-use crate::diagnostics::{emit, Item};
-use crate::dotfiles::read_fsms;
-use crate::{Outcome, UsageError};
+use mpst_scribble::Loaded;
+
+use crate::load::dot::read_fsms;
+use crate::load::scribble::load;
+use crate::{output, Outcome, UsageError};
 
 /// Arguments of `mpst generate`.
 #[derive(Debug, clap::Args)]
@@ -52,23 +53,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Ok(loaded) => loaded,
         Err(outcome) => return outcome,
     };
-    let protocol = match (args.protocol.as_deref(), loaded.protocols.as_slice()) {
-        (None, [only]) => only,
-        (None, _) => {
-            let names: Vec<&str> = loaded
-                .protocols
-                .iter()
-                .map(|p| p.name.text.as_str())
-                .collect();
-            return Err(UsageError(format!(
-                "{}: the file has {} protocols ({}); choose one with --protocol",
-                loaded.path,
-                names.len(),
-                names.join(", ")
-            )));
-        }
-        (Some(name), _) => select(&loaded, Some(name))?[0],
-    };
+    let protocol = loaded.select(args.protocol.as_deref())?;
     let mut optimised = Vec::new();
     for spec in &args.optimised {
         let Some((role, file)) = spec.split_once('=') else {
@@ -82,17 +67,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         };
         optimised.push(fsm);
     }
-    let fsms = match role_fsms(protocol, &optimised, args.visits) {
+    let projections = match loaded.project(protocol) {
+        Ok(projections) => projections,
+        Err(error) => return loaded.report(&error),
+    };
+    let front = Loaded {
+        protocol: protocol.clone(),
+        projections,
+    };
+    let fsms = match role_fsms(&front, &optimised, args.visits) {
         Ok(fsms) => fsms,
-        Err(GenerateError::Protocol(diagnostics)) => {
-            let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
-            emit(&loaded.path, &loaded.source, &items);
-            eprintln!(
-                "{}: protocol `{}` is invalid",
-                loaded.path, protocol.name.text
-            );
-            return Ok(Outcome::Fails);
-        }
+        Err(GenerateError::Frontend(error)) => return loaded.report(&error),
         Err(GenerateError::UnknownRole { role, available }) => {
             return Err(UsageError(format!(
                 "--optimised names role `{role}`, but protocol `{}` has roles {}",
@@ -101,11 +86,11 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             )))
         }
         Err(error @ GenerateError::Unknown { .. }) => {
-            eprintln!("error: {error}");
+            output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Unknown);
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Fails);
         }
     };
@@ -116,17 +101,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let code = match generate_with(&protocol.name.text, &fsms, &options) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!(
-                "error: protocol `{}` has no Rust API: {error}",
+            output::err(&format!(
+                "error: protocol `{}` has no Rust API: {error}\n",
                 protocol.name.text
-            );
+            ));
             return Ok(Outcome::Fails);
         }
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, &code)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
-        None => print!("{code}"),
-    }
+    output::out_or_file(args.output.as_deref(), &code)?;
     Ok(Outcome::Holds)
 }

@@ -13,8 +13,9 @@ use crate::bounds::parse_bound;
 /// The default budget of one `mpst kmc` run, over every k of the range: a few seconds
 /// and at most about 50 MB for small systems, whatever the range.
 const DEFAULT_MAX_CONFIGURATIONS: usize = 1_000_000;
+use crate::load::dot;
 use crate::trace::TraceFormat;
-use crate::{dotfiles, progress, Outcome, UsageError};
+use crate::{output, progress, Outcome, UsageError};
 
 /// A bound `k`, or an inclusive range of bounds to search for the least one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +98,7 @@ pub struct Args {
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
 /// 1 with the counterexample if not, 2 on unreadable input, 3 when the budget runs out.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let system = dotfiles::read_nondeterministic_fsms(&args.files)?;
+    let system = dot::read_nondeterministic_fsms(&args.files)?;
     if system.is_empty() {
         return Err(UsageError("the DOT files contain no digraph".into()));
     }
@@ -115,7 +116,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         let report = match checked {
             Ok(report) => report,
             Err(KmcError::TooManyConfigurations { .. }) => {
-                say(&args, format!("roles: {}", roles(&system)));
+                say(&args, format!("roles: {}", roles(&system)))?;
                 say(
                     &args,
                     format!(
@@ -123,13 +124,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                          in {}) ran out (raise --max-configurations)",
                         args.max_configurations, args.k
                     ),
-                );
+                )?;
                 if let Some(report) = last {
                     say(
                         &args,
                         format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
-                    );
-                    print_report(&args, &report);
+                    )?;
+                    print_report(&args, &report)?;
                 }
                 return Ok(Outcome::Unknown);
             }
@@ -137,16 +138,16 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         };
         left = left.saturating_sub(report.configurations).max(1);
         if report.is_kmc() {
-            println!("roles: {}", roles(&system));
+            let mut text = format!("roles: {}\n", roles(&system));
             if args.k.low < args.k.high {
-                println!("least k in {}: {k}", args.k);
+                text.push_str(&format!("least k in {}: {k}\n", args.k));
             }
-            println!("{report}");
+            output::out(&format!("{text}{report}\n"))?;
             return Ok(Outcome::Holds);
         }
         last = Some(report);
     }
-    say(&args, format!("roles: {}", roles(&system)));
+    say(&args, format!("roles: {}", roles(&system)))?;
     if args.k.low < args.k.high {
         say(
             &args,
@@ -154,17 +155,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 "not k-MC for any k in {}; the check for k = {}:",
                 args.k, args.k.high
             ),
-        );
+        )?;
     }
     if let Some(report) = last {
-        print_report(&args, &report);
+        print_report(&args, &report)?;
     }
     Ok(Outcome::Fails)
 }
 
 /// The report, with the counterexample as a chart on stdout if asked (the report then
 /// goes to stderr).
-fn print_report(args: &Args, report: &KmcReport) {
+fn print_report(args: &Args, report: &KmcReport) -> Result<(), UsageError> {
     let chart = report.violation.as_ref().and_then(|v| {
         let roles: Vec<String> = v
             .configuration
@@ -177,18 +178,21 @@ fn print_report(args: &Args, report: &KmcReport) {
     });
     match chart {
         Some(chart) => {
-            eprintln!("{report}");
-            print!("{chart}");
+            output::err(&format!("{report}\n"));
+            output::out(&chart)
         }
-        None => println!("{report}"),
+        None => output::out(&format!("{report}\n")),
     }
 }
 
 /// Prints a line of the report: on stdout, or on stderr when stdout holds a chart.
-fn say(args: &Args, line: String) {
+fn say(args: &Args, line: String) -> Result<(), UsageError> {
     match args.trace_format {
-        TraceFormat::Text => println!("{line}"),
-        _ => eprintln!("{line}"),
+        TraceFormat::Text => output::out(&format!("{line}\n")),
+        _ => {
+            output::err(&format!("{line}\n"));
+            Ok(())
+        }
     }
 }
 

@@ -2,12 +2,10 @@
 
 use std::path::PathBuf;
 
-use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
-use mpst_scribble::project_fsm;
-
-use super::check::{load, names, print_out, select};
-use crate::diagnostics::{emit, malformed, Item};
+use super::check::names;
+use crate::load::scribble::load;
 use crate::{Outcome, UsageError};
+use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
 
 /// Output formats of `mpst project`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,7 +48,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Ok(loaded) => loaded,
         Err(outcome) => return outcome,
     };
-    let selected = select(&loaded, args.protocol.as_deref())?;
+    let selected = loaded.select_all(args.protocol.as_deref())?;
     let role = args.role.as_str();
     let with_role: Vec<_> = selected
         .iter()
@@ -87,7 +85,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             )));
         }
     };
-    match project_fsm(protocol, role) {
+    match loaded.project_role(protocol, role) {
         Ok(fsm) => {
             let text = match args.format {
                 Format::Dot => write_dot(&fsm),
@@ -95,18 +93,9 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 Format::Mermaid => write_mermaid(&fsm),
                 Format::Svg => mpst_viz::fsm_svg(&fsm),
             };
-            print_out(&text)?;
+            crate::output::out(&text)?;
             Ok(Outcome::Holds)
         }
-        Err(d) => {
-            emit(&loaded.path, &loaded.source, &[Item::Error(&d)]);
-            if malformed(std::slice::from_ref(&d)) {
-                return Err(UsageError(format!(
-                    "{}: `{}` uses a construct that is not supported",
-                    loaded.path, protocol.name.text
-                )));
-            }
-            Ok(Outcome::Fails)
-        }
+        Err(error) => loaded.report(&error),
     }
 }

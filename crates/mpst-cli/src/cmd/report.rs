@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
 use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
 use mpst_fsm::Fsm;
+use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
 use mpst_scribble::wf::unused_roles;
-use mpst_scribble::{parse, project_all, Diagnostic, GlobalProtocol};
+use mpst_scribble::{Diagnostic, GlobalProtocol};
 use mpst_viz::html::{Figure, Machine, Note, Report, Section, Severity, Status, Verdict};
 use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
-use crate::diagnostics::malformed;
-use crate::dotfiles::read_fsms;
-use crate::{input, progress, Outcome, UsageError};
+use crate::load::dot::read_fsms;
+use crate::load::read;
+use crate::{progress, Outcome, UsageError};
 
 /// Arguments of `mpst report`.
 #[derive(Debug, clap::Args)]
@@ -100,6 +101,7 @@ fn kmc(
 
 /// Everything about one protocol, with its diagnostics added to `notes`.
 fn section(
+    parsed: &Parsed,
     protocol: &GlobalProtocol,
     optimised: &[(String, Optimised)],
     args: &Args,
@@ -125,9 +127,13 @@ fn section(
             ),
         });
     }
-    let projections = match project_all(protocol) {
+    let projections = match parsed.project(protocol) {
         Ok(projections) => projections,
-        Err(errors) => {
+        Err(error) => {
+            let errors = match &error {
+                FrontendError::Diagnostics { diagnostics, .. } => diagnostics.as_slice(),
+                FrontendError::NoSuchProtocol { .. } => &[],
+            };
             notes.extend(errors.iter().map(|d| note(d, Severity::Error)));
             let details: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
             s.verdicts.push(verdict(
@@ -246,7 +252,7 @@ fn section(
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let path = args.file.display().to_string();
-    let source = input::read(&args.file)?;
+    let source = read(&args.file)?;
     let mut optimised = Vec::new();
     for spec in &args.optimised {
         let Some((role, file)) = spec.split_once('=') else {
@@ -272,13 +278,16 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         ..Report::default()
     };
     let mut outcome = Ok(Outcome::Holds);
-    match parse(&source) {
-        Err(diagnostics) => {
-            report.notes = diagnostics
-                .iter()
-                .map(|d| note(d, Severity::Error))
-                .collect();
-            outcome = if malformed(&diagnostics) {
+    match parse_source(&path, &source) {
+        // Parsing selects nothing, so its only error is diagnostics.
+        Err(error) => {
+            if let FrontendError::Diagnostics { diagnostics, .. } = &error {
+                report.notes = diagnostics
+                    .iter()
+                    .map(|d| note(d, Severity::Error))
+                    .collect();
+            }
+            outcome = if error.is_malformed() {
                 Err(UsageError(format!(
                     "{path}: malformed input; the report shows where"
                 )))
@@ -286,16 +295,12 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 Ok(Outcome::Fails)
             };
         }
-        Ok(protocols) => {
-            let selected: Vec<&GlobalProtocol> = match &args.protocol {
-                None => protocols.iter().collect(),
-                Some(name) => protocols.iter().filter(|p| &p.name.text == name).collect(),
-            };
+        Ok(parsed) => {
+            let selected = parsed
+                .select_all(args.protocol.as_deref())
+                .map_err(|e| UsageError(e.to_string()))?;
             if selected.is_empty() {
-                return Err(UsageError(match &args.protocol {
-                    Some(name) => format!("{path}: no protocol `{name}`"),
-                    None => format!("{path}: no protocol found"),
-                }));
+                return Err(UsageError(format!("{path}: no protocol found")));
             }
             for (role, opt) in &optimised {
                 if !selected
@@ -309,7 +314,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 }
             }
             for protocol in selected {
-                let s = section(protocol, &optimised, &args, &mut report.notes);
+                let s = section(&parsed, protocol, &optimised, &args, &mut report.notes);
                 for v in &s.verdicts {
                     let this = match v.status {
                         Status::Holds => Outcome::Holds,
@@ -323,10 +328,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         }
     }
     let html = report_html(&report);
-    match &args.output {
-        Some(out) => std::fs::write(out, html)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", out.display())))?,
-        None => super::check::print_out(&html)?,
-    }
+    crate::output::out_or_file(args.output.as_deref(), &html)?;
     outcome
 }

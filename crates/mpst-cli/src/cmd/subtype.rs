@@ -2,15 +2,15 @@
 //! those of another (PPoPP 2022 §3), pairing several digraphs by role name: proved,
 //! refuted with a run that goes wrong, or unknown.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
-use mpst_fsm::{parse_dot, Fsm, StateKind};
+use mpst_fsm::{Fsm, StateKind};
 
 use crate::bounds::{parse_bound, parse_budget};
+use crate::load::dot::read_fsms;
 use crate::trace::TraceFormat;
-use crate::{input, progress, Outcome, UsageError};
+use crate::{output, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -46,18 +46,11 @@ pub struct Args {
     pub trace_format: TraceFormat,
 }
 
-/// Reads every FSM of a DOT file; errors name the file, line and column.
+/// Reads every FSM of a DOT file with the CLI's one loader (errors name the file, line
+/// and column); each must be a local session type.
 fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
-    let text = input::read(path)?;
-    let fsms = parse_dot(&text).map_err(|e| UsageError(format!("{}:{e}", path.display())))?;
-    for (i, fsm) in fsms.iter().enumerate() {
-        if fsms[..i].iter().any(|other| other.role() == fsm.role()) {
-            return Err(UsageError(format!(
-                "{}: two digraphs are named `{}`; one per role is expected",
-                path.display(),
-                fsm.role()
-            )));
-        }
+    let fsms = read_fsms(&[path])?;
+    for fsm in &fsms {
         if let Some(state) = fsm
             .canonical_order()
             .into_iter()
@@ -111,7 +104,6 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         max_steps: args.max_steps,
         ..Options::new(args.visits)
     };
-    let mut out = std::io::stdout().lock();
     let mut outcome = Outcome::Holds;
     for (sub, sup) in pairs {
         let name = if sub.role() == sup.role() {
@@ -137,14 +129,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             ),
             _ => None,
         };
-        let written = match chart {
+        match chart {
             Some(chart) => {
-                eprintln!("{name}: {verdict}");
-                write!(out, "{chart}")
+                output::err(&format!("{name}: {verdict}\n"));
+                output::out(&chart)?;
             }
-            None => writeln!(out, "{name}: {verdict}"),
-        };
-        written.map_err(|e| UsageError(format!("cannot write the output: {e}")))?;
+            None => output::out(&format!("{name}: {verdict}\n"))?,
+        }
     }
     Ok(outcome)
 }

@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap;
 use super::dot_lex::{source_offset, Kind, Lexer, Token};
 use super::label::parse_label;
 use super::DotError;
+use crate::ident::{normal_sort, SortTable};
 use crate::{Fsm, FsmError, StateId};
 
 /// Reads every `digraph` of `input` as a communicating FSM.
@@ -25,7 +26,8 @@ use crate::{Fsm, FsmError, StateId};
 ///
 /// Edge labels are actions `peer!label(payloads)` or `peer?label(payloads)` with
 /// payloads `name: Sort` or `Sort` (nuscr, ours), or `peer?label` without a payload
-/// list (the original Rumpsteak). The sort `int` is read as `i32`.
+/// list (the original Rumpsteak). Sorts are kept as written, up to
+/// [`normal_sort`] without aliases (use [`parse_dot_with`] to give a front end's).
 ///
 /// **Initial state**: the state named `0` if there is one (nuscr always numbers its
 /// initial state `0`, and so does [`write_dot`](super::write_dot)); otherwise the
@@ -40,7 +42,17 @@ use crate::{Fsm, FsmError, StateId};
 /// transitions with the same peer, direction and label) or a role communicating with
 /// itself. An input without any digraph is an error too. The reader never panics.
 pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
-    parse(input, true)
+    parse(input, true, &SortTable::NONE)
+}
+
+/// [`parse_dot`] with every payload sort put in normal form by [`normal_sort`] with
+/// `sorts` (e.g. Scribble's table, which reads nuscr's `int` as `i32`), the rule that
+/// projection applies too.
+///
+/// # Errors
+/// As [`parse_dot`].
+pub fn parse_dot_with(input: &str, sorts: &SortTable) -> Result<Vec<Fsm>, DotError> {
+    parse(input, true, sorts)
 }
 
 /// [`parse_dot`] that also accepts non-deterministic states (several transitions with
@@ -50,12 +62,24 @@ pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
 /// # Errors
 /// As [`parse_dot`], except for non-determinism.
 pub fn parse_dot_nondeterministic(input: &str) -> Result<Vec<Fsm>, DotError> {
-    parse(input, false)
+    parse(input, false, &SortTable::NONE)
 }
 
-fn parse(input: &str, deterministic: bool) -> Result<Vec<Fsm>, DotError> {
+/// [`parse_dot_nondeterministic`] with sorts normalised as by [`parse_dot_with`].
+///
+/// # Errors
+/// As [`parse_dot_nondeterministic`].
+pub fn parse_dot_nondeterministic_with(
+    input: &str,
+    sorts: &SortTable,
+) -> Result<Vec<Fsm>, DotError> {
+    parse(input, false, sorts)
+}
+
+fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Fsm>, DotError> {
     let mut parser = Parser::new(input)?;
     parser.deterministic = deterministic;
+    parser.sorts = *sorts;
     let mut fsms = Vec::new();
     loop {
         if parser.peek.kind == Kind::Eof {
@@ -85,6 +109,8 @@ struct Parser<'a> {
     peek: Token,
     /// Whether a second transition with the same peer, direction and label is an error.
     deterministic: bool,
+    /// The front end's sort spellings, for [`normal_sort`].
+    sorts: SortTable,
 }
 
 /// One machine under construction: state names to ids.
@@ -124,6 +150,7 @@ impl<'a> Parser<'a> {
             lexer,
             peek,
             deterministic: true,
+            sorts: SortTable::NONE,
         })
     }
 
@@ -306,7 +333,7 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
-        let action = parse_label(&text).map_err(|e| {
+        let mut action = parse_label(&text).map_err(|e| {
             let start = source_offset(self.input, &label_token, e.offset);
             let end = source_offset(self.input, &label_token, e.offset + e.length);
             DotError::at(
@@ -320,6 +347,9 @@ impl<'a> Parser<'a> {
                 ),
             )
         })?;
+        for payload in &mut action.message.payloads {
+            payload.ty = normal_sort(&payload.ty, &self.sorts);
+        }
         for (hop, pair) in ids.windows(2).enumerate() {
             let added = if self.deterministic {
                 graph.fsm.add_transition(pair[0], action.clone(), pair[1])

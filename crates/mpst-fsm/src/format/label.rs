@@ -50,14 +50,6 @@ fn found(text: &str, i: usize) -> (usize, String) {
     }
 }
 
-/// The sort as we store it: OCaml's `int` (nuscr, Rumpsteak) is our `i32`.
-fn normalise_sort(sort: &str) -> String {
-    match sort {
-        "int" => "i32".to_owned(),
-        other => other.to_owned(),
-    }
-}
-
 /// Reads a transition label. Accepted forms:
 /// `peer!label(x: T, U)`, `peer?label()` (nuscr, ours) and `peer?label` (Rumpsteak).
 pub(super) fn parse_label(text: &str) -> Result<Action, LabelError> {
@@ -219,7 +211,6 @@ fn payload(text: &str, start: usize, end: usize) -> Result<Payload, LabelError> 
             ),
         ));
     }
-    let sort = normalise_sort(sort);
     Ok(match name {
         Some(name) => Payload::named(name, sort),
         None => Payload::new(sort),
@@ -267,7 +258,7 @@ mod tests {
         assert_eq!(
             a.message.payloads,
             vec![
-                Payload::named("x", "i32"),
+                Payload::named("x", "int"),
                 Payload::new("std::string::String"),
                 Payload::new("Vec<(u8, i32)>"),
             ]

@@ -22,7 +22,9 @@ mod msc;
 mod petrify;
 
 pub use dot::write_dot;
-pub use dot_read::{parse_dot, parse_dot_nondeterministic};
+pub use dot_read::{
+    parse_dot, parse_dot_nondeterministic, parse_dot_nondeterministic_with, parse_dot_with,
+};
 pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::{write_sequence_mermaid, write_sequence_svg};

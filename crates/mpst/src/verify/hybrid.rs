@@ -15,16 +15,10 @@ use crate::{FromState, Labelled, Role};
 /// does not conform to the projection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HybridError {
-    /// The Scribble source does not parse, or the protocol is ill-formed or cannot be
-    /// projected onto the role: one `line:column: kind: message` per problem.
-    Protocol(Vec<String>),
-    /// The source has no protocol of that name (or several, and none was named).
-    NoSuchProtocol {
-        /// The protocol asked for (`Protocol.Role`), if any.
-        wanted: Option<String>,
-        /// The protocols the source defines.
-        available: Vec<String>,
-    },
+    /// The Scribble source does not parse, has no such protocol (or several, and none
+    /// was named as `Protocol.Role`), or the protocol is ill-formed or cannot be projected:
+    /// the front end's error, each problem located as `file:line:column`.
+    Frontend(mpst_scribble::FrontendError),
     /// The protocol has no such role.
     NoSuchRole {
         /// The protocol.
@@ -76,30 +70,13 @@ pub struct Sides {
 impl fmt::Display for HybridError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HybridError::Protocol(problems) => {
-                write!(
-                    f,
-                    "the protocol cannot be projected:\n{}",
-                    problems.join("\n")
-                )
+            HybridError::Frontend(e @ mpst_scribble::FrontendError::Diagnostics { .. }) => {
+                write!(f, "the protocol cannot be projected:\n{e}")
             }
-            HybridError::NoSuchProtocol {
-                wanted: Some(name),
-                available,
-            } => write!(
-                f,
-                "no protocol `{name}`; the source defines: {}",
-                available.join(", ")
-            ),
-            HybridError::NoSuchProtocol {
-                wanted: None,
-                available,
-            } => write!(
-                f,
-                "the source defines {} protocols ({}); name one as `Protocol.Role`",
-                available.len(),
-                available.join(", ")
-            ),
+            HybridError::Frontend(
+                e @ mpst_scribble::FrontendError::NoSuchProtocol { wanted: None, .. },
+            ) => write!(f, "{e} as `Protocol.Role`"),
+            HybridError::Frontend(e) => write!(f, "{e}"),
             HybridError::NoSuchRole {
                 protocol,
                 role,
@@ -149,23 +126,12 @@ impl std::error::Error for HybridError {}
 /// protocol. The role is matched by its Scribble name, or else by its Rust name
 /// ([`rust_name`]), so `"K"` finds role `k`.
 pub fn projection(source: &str, role: &str) -> Result<Fsm, HybridError> {
-    let located = |diagnostics: Vec<mpst_scribble::Diagnostic>| {
-        HybridError::Protocol(diagnostics.iter().map(|d| d.located(source)).collect())
-    };
-    let protocols = mpst_scribble::parse(source).map_err(located)?;
     let (wanted, role) = match role.rsplit_once('.') {
         Some((protocol, role)) => (Some(protocol), role),
         None => (None, role),
     };
-    let found = match wanted {
-        Some(name) => protocols.iter().find(|p| p.name.text == name),
-        None if protocols.len() == 1 => protocols.first(),
-        None => None,
-    };
-    let protocol = found.ok_or_else(|| HybridError::NoSuchProtocol {
-        wanted: wanted.map(str::to_string),
-        available: protocols.iter().map(|p| p.name.text.clone()).collect(),
-    })?;
+    let loaded = mpst_scribble::load(SOURCE_NAME, source, wanted).map_err(HybridError::Frontend)?;
+    let protocol = &loaded.protocol;
     let declared = protocol
         .roles
         .iter()
@@ -182,13 +148,22 @@ pub fn projection(source: &str, role: &str) -> Result<Fsm, HybridError> {
             role: role.to_string(),
             available: protocol.roles.iter().map(|r| r.text.clone()).collect(),
         })?;
-    let mut diagnostics = mpst_scribble::wf::check(protocol);
-    if !diagnostics.is_empty() {
-        diagnostics.dedup();
-        return Err(located(diagnostics));
-    }
-    mpst_scribble::project_fsm(protocol, &declared.text).map_err(|d| located(vec![d]))
+    // The front end projects every declared role.
+    loaded
+        .projections
+        .iter()
+        .find(|p| p.role == declared.text)
+        .map(|p| p.fsm.clone())
+        .ok_or_else(|| HybridError::NoSuchRole {
+            protocol: protocol.name.text.clone(),
+            role: role.to_string(),
+            available: protocol.roles.iter().map(|r| r.text.clone()).collect(),
+        })
 }
+
+/// The name under which the front end's diagnostics locate a Scribble source given as
+/// text (`<scribble>:1:40: ...`).
+pub const SOURCE_NAME: &str = "<scribble>";
 
 /// Both sides of a hybrid check, normalised: (serialised `S`, projection of `role`).
 fn sides<'r, S>(source: &str, role: &str) -> Result<Box<Sides>, HybridError>

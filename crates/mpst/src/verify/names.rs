@@ -3,7 +3,8 @@
 //! writes.
 
 /// The Rust type under which a protocol's payload sort is compared with a label's field
-/// (`int` -> `i32`, `my.pkg.Date` -> `Date`): [`mpst_fsm::ident::sort_key`], the rule
+/// (`my::pkg::Date` -> `Date`; the front end already made `int` `i32`):
+/// [`mpst_fsm::ident::sort_key`], the rule
 /// [`normalise`] applies.
 pub use mpst_fsm::ident::sort_key;
 use mpst_fsm::{Action, Fsm, FsmError, Message, Payload};
@@ -18,7 +19,7 @@ pub use mpst_fsm::ident::rust_name;
 ///
 /// The role and every peer become [`rust_name`]`(name, "R")`, every label
 /// [`rust_name`]`(label, "L")`, and every payload sort the short spelling of its Rust type
-/// ([`sort_key`]: `int` -> `i32`, `my.pkg.Date` -> `Date`),
+/// ([`sort_key`]: `my.pkg.Date` -> `Date`),
 /// which is how [`serialize`](crate::serialize) records a label's fields; payload names
 /// are dropped (a tuple struct has none). States keep their numbers.
 ///
@@ -74,7 +75,8 @@ mod tests {
     fn normalising_renames_and_gives_payloads_their_rust_types() {
         let mut fsm = Fsm::new("k");
         let s1 = fsm.add_state();
-        let sorts = vec![Payload::named("x", "int"), Payload::new("my.pkg.Date")];
+        // Sorts as the front end leaves them (`int` is already `i32`).
+        let sorts = vec![Payload::named("x", "i32"), Payload::new("my.pkg.Date")];
         let value = Message::with_payloads("value", sorts);
         fsm.add_transition(0, Action::receive("s", value), s1)
             .unwrap();

@@ -313,7 +313,7 @@ impl<'m> Lowerer<'_, 'm> {
                     .iter()
                     .map(|p| Payload {
                         name: p.name.as_ref().map(|n| n.text.clone()),
-                        ty: p.ty.text.clone(),
+                        ty: crate::sorts::normal_sort(&p.ty.text),
                     })
                     .collect();
                 let message = Message::with_payloads(label.text.clone(), payloads);

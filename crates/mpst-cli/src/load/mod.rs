@@ -1,5 +1,10 @@
-//! Reading input files: a size limit checked while reading, UTF-8 with a byte-order
-//! mark allowed, and errors that name the file and, for bad text, the line and column.
+//! The CLI's one loader: every input file is read here ([`read`]: a size limit checked
+//! while reading, UTF-8 with a byte-order mark allowed, errors that name the file and, for
+//! bad text, the line and column), then handed to the Scribble front end ([`scribble`])
+//! or the DOT reader with the same sort rule ([`dot`]).
+
+pub mod dot;
+pub mod scribble;
 
 use std::io::Read as _;
 use std::path::Path;

@@ -1,8 +1,7 @@
-//! Reading FSMs from DOT files for `mpst subtype` and `mpst kmc`, with malformed input
-//! rendered as a diagnostic: `file:line:col`, the source line and a caret.
-
-// Not every command calls these helpers yet.
-#![allow(dead_code)]
+//! Reading FSMs from DOT files for `mpst subtype`, `mpst kmc`, `generate --optimised` and
+//! `report`: sorts normalised by the rule projection applies (Scribble's table, so nuscr's
+//! `int` is `i32`), malformed input rendered as a diagnostic: `file:line:col`, the source
+//! line and a caret.
 
 use std::path::{Path, PathBuf};
 
@@ -10,10 +9,12 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::termcolor::Buffer;
 use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::{parse_dot, parse_dot_nondeterministic, DotError};
+use mpst_fsm::format::{parse_dot_nondeterministic_with, parse_dot_with, DotError};
 use mpst_fsm::Fsm;
 
-use crate::{input, UsageError};
+use mpst_scribble::sorts::SCRIBBLE;
+
+use crate::UsageError;
 
 /// Reads every digraph of every file in `paths`, in order, one [`Fsm`] per digraph
 /// (its role is the digraph name).
@@ -29,7 +30,7 @@ pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
 /// [`read_fsms`] accepting non-deterministic machines (for k-MC).
 pub fn read_nondeterministic_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
     read(paths, |name, source| {
-        parse_dot_nondeterministic(source)
+        parse_dot_nondeterministic_with(source, &SCRIBBLE)
             .map_err(|err| UsageError(render_dot_error(name, source, &err)))
     })
 }
@@ -41,7 +42,7 @@ fn read<P: AsRef<Path>>(
     let mut fsms: Vec<(Fsm, PathBuf)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
-        let source = input::read(path)?;
+        let source = super::read(path)?;
         for fsm in parse(&path.display().to_string(), &source)? {
             if let Some((_, first)) = fsms.iter().find(|(f, _)| f.role() == fsm.role()) {
                 return Err(UsageError(format!(
@@ -60,7 +61,8 @@ fn read<P: AsRef<Path>>(
 /// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
 /// [`UsageError`] whose message is [`render_dot_error`]'s diagnostic.
 pub fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
-    parse_dot(source).map_err(|err| UsageError(render_dot_error(name, source, &err)))
+    parse_dot_with(source, &SCRIBBLE)
+        .map_err(|err| UsageError(render_dot_error(name, source, &err)))
 }
 
 /// `err` as a codespan-reporting diagnostic without colour, e.g.
