@@ -6,8 +6,10 @@
 //! - A multicast `from A to B, C` becomes one message per receiver, in order.
 //! - `do P(A, B)` inlines `P`'s body with its roles replaced by the arguments. A `do`
 //!   that reaches a call already being inlined (same protocol, same roles; direct or
-//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining; it
-//!   must be in tail position, as a global type cannot express anything else.
+//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining. It
+//!   must be in tail position, or the callee must never finish (then what follows the
+//!   call is unreachable, see `returns.rs`); otherwise the protocol counts its pending
+//!   calls, which no global type can express, and the call is reported.
 //! - Recursion variables are renamed (`X` to `X_2`) when a binding would capture a
 //!   variable of an enclosing `rec`, so appending continuations never changes meaning.
 //! - Annotations are dropped. Spans stay those of the source text where a node was
@@ -18,10 +20,11 @@
 //! [`MAX_DEPTH`]; larger expansions are reported instead of exhausting memory or the
 //! stack of whoever walks the result recursively.
 
+mod returns;
 mod tree;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use mpst_fsm::{Message, Payload};
 
@@ -58,6 +61,7 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     let mut lowered = Vec::new();
     let mut diagnostics = Vec::new();
     let mut file_nodes = 0;
+    let mut finishing = None;
     for protocol in &module.protocols {
         if file_nodes > MAX_FILE_NODES {
             diagnostics.push(Diagnostic::new(
@@ -79,6 +83,7 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             nodes: 0,
             nesting: 0,
             root: protocol,
+            finishing: &mut finishing,
             diagnostics: &mut diagnostics,
         };
         let result = lowerer.protocol(protocol);
@@ -134,6 +139,8 @@ struct Lowerer<'a, 'm> {
     nodes: usize,
     nesting: usize,
     root: &'m Protocol,
+    /// The protocols that can finish, computed when first needed.
+    finishing: &'a mut Option<HashSet<&'m str>>,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
 
@@ -393,6 +400,14 @@ impl<'m> Lowerer<'_, 'm> {
         }
     }
 
+    /// Whether the protocol named `name` can reach the end of its body.
+    fn can_finish(&mut self, name: &str) -> bool {
+        let protocols = self.protocols;
+        self.finishing
+            .get_or_insert_with(|| returns::finishing(protocols))
+            .contains(name)
+    }
+
     fn do_(
         &mut self,
         item: &Interaction,
@@ -406,14 +421,28 @@ impl<'m> Lowerer<'_, 'm> {
             .iter()
             .position(|f| f.protocol == protocol.text && f.args == args);
         if let Some(index) = active {
-            if self.frames[index].cont_id != k.id {
+            if self.frames[index].cont_id != k.id && self.can_finish(&protocol.text) {
                 let message = format!(
-                    "recursive `do {}` must be the last interaction of the protocol it \
-                     recurses into (a global type cannot return from recursion)",
-                    protocol.text
+                    "recursive `do {}` is followed by more interactions, and `{}` can \
+                     finish",
+                    protocol.text, protocol.text
                 );
-                return Err(self.stop(ErrorKind::Unsupported, item.span, message));
+                let diagnostic = Diagnostic::new(ErrorKind::Unsupported, item.span, message)
+                    .with_note(format!(
+                        "each pending call of `{}` would go on with what follows it once \
+                         the call finishes, so the protocol counts its calls; a global type \
+                         is finite-state and cannot",
+                        protocol.text
+                    ))
+                    .with_note(
+                        "make the call the last interaction of its branch, or move what \
+                         follows it into the branches that end the recursion",
+                    );
+                self.diagnostics.push(diagnostic);
+                return Err(Stop);
             }
+            // In tail position, or what follows can never run (the callee never
+            // finishes): either way the call loops back.
             let frame = &mut self.frames[index];
             frame.used = true;
             let var = Name::new(frame.var.text.clone(), protocol.span);
