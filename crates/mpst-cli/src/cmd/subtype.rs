@@ -5,12 +5,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use mpst_fsm::format::{parse_dot_located, DotError};
 use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
-use mpst_fsm::{parse_dot, Fsm, StateKind};
+use mpst_fsm::Fsm;
 
 use crate::bounds::{parse_bound, parse_budget};
 use crate::trace::TraceFormat;
-use crate::{input, progress, Outcome, UsageError};
+use crate::{dotfiles, input, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -49,29 +50,22 @@ pub struct Args {
 /// Reads every FSM of a DOT file; errors name the file, line and column.
 fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
     let text = input::read(path)?;
-    let fsms = parse_dot(&text).map_err(|e| UsageError(format!("{}:{e}", path.display())))?;
-    for (i, fsm) in fsms.iter().enumerate() {
-        if fsms[..i].iter().any(|other| other.role() == fsm.role()) {
-            return Err(UsageError(format!(
-                "{}: two digraphs are named `{}`; one per role is expected",
-                path.display(),
-                fsm.role()
-            )));
-        }
-        if let Some(state) = fsm
-            .canonical_order()
-            .into_iter()
-            .find(|&s| fsm.kind(s) == StateKind::Mixed)
-        {
-            return Err(UsageError(format!(
-                "{}: state {state} of `{}` both sends and receives: it is not a local session \
+    let name = path.display().to_string();
+    // The reader refuses two digraphs of one name itself, at the second.
+    let machines = parse_dot_located(&text, true)
+        .map_err(|e| UsageError(dotfiles::render_dot_error(&name, &text, &e)))?;
+    for machine in &machines {
+        if let Some((_, state, span)) = machine.mixed_state() {
+            let message = format!(
+                "state `{state}` of `{}` both sends and receives: it is not a local session \
                  type, so subtyping does not apply (check the system with `mpst kmc`)",
-                path.display(),
-                fsm.role()
-            )));
+                machine.fsm.role()
+            );
+            let err = DotError::at(&text, span.start, span.len(), message);
+            return Err(UsageError(dotfiles::render_at(&name, &text, &err)));
         }
     }
-    Ok(fsms)
+    Ok(machines.into_iter().map(|m| m.fsm).collect())
 }
 
 /// Pairs the FSMs: by position if each file has one, by role name otherwise.
