@@ -1,6 +1,7 @@
-//! Recursive `do` calls that are not the last interaction: accepted when the callee can
-//! never finish (what follows is unreachable, so the call is a loop back), rejected as
-//! unsupported with a located diagnostic when it can (the protocol would count calls).
+//! `do` calls that are not the last interaction. Of a protocol not being inlined: what
+//! follows is appended to the callee's exits. Recursive: unsupported when the callee
+//! can finish (the protocol would count calls); when it cannot, what follows is
+//! unreachable, which is an error (as in scribble-java), located where it is.
 
 use mpst_fsm::kmc::check_kmc;
 use mpst_scribble::diagnostic::line_column;
@@ -22,59 +23,71 @@ fn accepted(source: &str) -> Vec<mpst_scribble::GlobalProtocol> {
     protocols
 }
 
-#[test]
-fn clock_that_never_stops_drops_what_follows_its_recursive_call() {
-    // `Clock` never finishes, so `late` can never be sent: the call loops back.
-    let source = "global protocol Clock(role A, role B) {
-        tick() from A to B;
-        do Clock(A, B);
-        late() from A to B;
-    }";
-    let protocols = accepted(source);
-    let b = project(&protocols[0], "B").expect("projects").to_string();
-    assert!(b.contains("tick"), "{b}");
-    assert!(!b.contains("late"), "unreachable `late` survived: {b}");
+/// The `(line, column, kind)` of each diagnostic `source` gets.
+fn rejected(source: &str) -> Vec<(usize, usize, ErrorKind)> {
+    let diagnostics = parse(source).expect_err("rejected");
+    diagnostics
+        .iter()
+        .map(|d| {
+            let (line, column) = line_column(source, d.span.start);
+            (line, column, d.kind)
+        })
+        .collect()
 }
 
 #[test]
-fn clock_whose_choices_all_recurse_is_a_loop() {
+fn a_clock_that_never_stops_is_a_loop() {
     let source = "global protocol Clock(role A, role B, role C) {
         choice at A {
             tick() from A to B;
             tick() from B to C;
             do Clock(A, B, C);
-            unreachable() from C to A;
         } or {
             tock() from A to B;
             tock() from B to C;
             do Clock(A, B, C);
         }
-        also_unreachable() from A to C;
     }";
     let protocols = accepted(source);
     let c = project(&protocols[0], "C").expect("projects").to_string();
     assert!(c.contains("tick") && c.contains("tock"), "{c}");
-    assert!(!c.contains("unreachable"), "{c}");
 }
 
 #[test]
-fn mutually_recursive_clocks_that_never_stop_are_accepted() {
-    let source = "global protocol Ping(role A, role B) {
-        ping() from A to B;
-        do Pong(A, B);
-        never() from A to B;
-    }
-    global protocol Pong(role A, role B) {
-        pong() from B to A;
-        do Ping(A, B);
-        never() from B to A;
-    }";
-    let protocols = accepted(source);
-    let a = project(&protocols[0], "A").expect("projects").to_string();
-    assert!(
-        a.contains("ping") && a.contains("pong") && !a.contains("never"),
-        "{a}"
+fn interactions_after_a_recursive_call_that_never_finishes_are_unreachable() {
+    // As scribble-java's reachability check: `late` can never be sent.
+    let source = "global protocol Clock(role A, role B) {\n  tick() from A to B;\n  do Clock(A, B);\n  late() from A to B;\n}";
+    assert_eq!(rejected(source), [(4, 3, ErrorKind::Unreachable)]);
+    let d = &parse(source).unwrap_err()[0];
+    assert!(d.message.contains("`do Clock` never finishes"), "{d:?}");
+    assert_eq!(line_column(source, d.labels[0].span.start), (3, 3));
+}
+
+#[test]
+fn unreachable_after_mutual_recursion_is_reported_once_per_place() {
+    let source = "global protocol Ping(role A, role B) {\n  ping() from A to B;\n  do Pong(A, B);\n  never() from A to B;\n}\nglobal protocol Pong(role A, role B) {\n  pong() from B to A;\n  do Ping(A, B);\n  never() from B to A;\n}";
+    assert_eq!(
+        rejected(source),
+        [
+            (4, 3, ErrorKind::Unreachable),
+            (9, 3, ErrorKind::Unreachable)
+        ]
     );
+}
+
+#[test]
+fn interactions_after_a_rec_that_never_exits_are_unreachable() {
+    let source = "global protocol P(role A, role B) {\n  rec Z {\n    choice at A {\n      rec X { one() from A to B; continue X; }\n    } or {\n      rec Y { two() from A to B; continue Y; }\n    }\n  }\n  three() from A to B;\n}";
+    assert_eq!(rejected(source), [(9, 3, ErrorKind::Unreachable)]);
+}
+
+#[test]
+fn a_never_finishing_protocol_called_last_is_fine() {
+    let source = "global protocol Clock(role A, role B) { tick() from A to B; do Clock(A, B); }
+    global protocol Main(role A, role B) { hello() from A to B; do Clock(A, B); }";
+    let protocols = accepted(source);
+    let b = project(&protocols[1], "B").expect("projects").to_string();
+    assert!(b.contains("hello") && b.contains("tick"), "{b}");
 }
 
 #[test]

@@ -6,10 +6,11 @@
 //! - A multicast `from A to B, C` becomes one message per receiver, in order.
 //! - `do P(A, B)` inlines `P`'s body with its roles replaced by the arguments. A `do`
 //!   that reaches a call already being inlined (same protocol, same roles; direct or
-//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining. It
-//!   must be in tail position, or the callee must never finish (then what follows the
-//!   call is unreachable, see `returns.rs`); otherwise the protocol counts its pending
-//!   calls, which no global type can express, and the call is reported.
+//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining. If
+//!   it is not in tail position and the callee can finish, the protocol counts its
+//!   pending calls, which no global type can express: unsupported (see `returns.rs`).
+//! - Interactions after a `rec` or `do` that never finishes (no path goes on with
+//!   them) are reported as unreachable, as scribble-java does.
 //! - Recursion variables are renamed (`X` to `X_2`) when a binding would capture a
 //!   variable of an enclosing `rec`, so appending continuations never changes meaning.
 //! - Annotations are dropped. Spans stay those of the source text where a node was
@@ -82,6 +83,7 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             next_id: 0,
             nodes: 0,
             nesting: 0,
+            taken: Vec::new(),
             root: protocol,
             finishing: &mut finishing,
             diagnostics: &mut diagnostics,
@@ -138,6 +140,8 @@ struct Lowerer<'a, 'm> {
     next_id: usize,
     nodes: usize,
     nesting: usize,
+    /// Per continuation id: whether some path went on with it.
+    taken: Vec<bool>,
     root: &'m Protocol,
     /// The protocols that can finish, computed when first needed.
     finishing: &'a mut Option<HashSet<&'m str>>,
@@ -154,10 +158,15 @@ impl<'m> Lowerer<'_, 'm> {
 
     fn cont(&mut self, tree: Tree) -> Cont {
         self.next_id += 1;
+        self.taken.push(false);
         Cont {
             tree,
             id: self.next_id,
         }
+    }
+
+    fn was_taken(&self, id: usize) -> bool {
+        self.taken.get(id - 1).copied().unwrap_or(true)
     }
 
     fn stop(&mut self, kind: ErrorKind, span: Span, message: String) -> Stop {
@@ -199,6 +208,9 @@ impl<'m> Lowerer<'_, 'm> {
 
     /// The continuation as an owned tree, counting a copy against the budget.
     fn take(&mut self, k: Cow<'_, Cont>) -> Result<Tree, Stop> {
+        if let Some(taken) = self.taken.get_mut(k.id - 1) {
+            *taken = true;
+        }
         match k {
             Cow::Owned(k) => Ok(k.tree),
             Cow::Borrowed(k) => {
@@ -301,9 +313,15 @@ impl<'m> Lowerer<'_, 'm> {
             return self.take(k);
         };
         let mut tree = self.interaction(last, k)?;
+        let mut next = last;
         for item in rest.iter().rev() {
             let k = self.cont(tree);
+            let id = k.id;
             tree = self.interaction(item, Cow::Owned(k))?;
+            if !self.was_taken(id) {
+                self.unreachable(item, next);
+            }
+            next = item;
         }
         Ok(tree)
     }
@@ -400,6 +418,32 @@ impl<'m> Lowerer<'_, 'm> {
         }
     }
 
+    /// Reports `next`, which follows `item` that never finishes (once per place: an
+    /// inlined protocol is lowered once per call).
+    fn unreachable(&mut self, item: &Interaction, next: &Interaction) {
+        let known = self
+            .diagnostics
+            .iter()
+            .any(|d| d.kind == ErrorKind::Unreachable && d.span == next.span);
+        if known {
+            return;
+        }
+        let what = match &item.kind {
+            InteractionKind::Do { protocol, .. } => format!("`do {}`", protocol.text),
+            InteractionKind::Rec { var, .. } => format!("`rec {}`", var.text),
+            InteractionKind::Choice { at, .. } => format!("the `choice at {}` before it", at.text),
+            _ => "the interaction before it".to_owned(),
+        };
+        let diagnostic = Diagnostic::new(
+            ErrorKind::Unreachable,
+            next.span,
+            format!("this can never happen: {what} never finishes"),
+        )
+        .with_label(item.span, "every path through this loops back or recurses")
+        .with_note("remove what follows, or give the recursion a branch that ends it");
+        self.diagnostics.push(diagnostic);
+    }
+
     /// Whether the protocol named `name` can reach the end of its body.
     fn can_finish(&mut self, name: &str) -> bool {
         let protocols = self.protocols;
@@ -441,8 +485,8 @@ impl<'m> Lowerer<'_, 'm> {
                 self.diagnostics.push(diagnostic);
                 return Err(Stop);
             }
-            // In tail position, or what follows can never run (the callee never
-            // finishes): either way the call loops back.
+            // In tail position, or the callee never finishes: the call loops back, and
+            // what follows, if anything, is reported unreachable by `seq`.
             let frame = &mut self.frames[index];
             frame.used = true;
             let var = Name::new(frame.var.text.clone(), protocol.span);
