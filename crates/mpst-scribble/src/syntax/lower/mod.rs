@@ -428,19 +428,7 @@ impl<'m> Lowerer<'_, 'm> {
         if known {
             return;
         }
-        let what = match &item.kind {
-            InteractionKind::Do { protocol, .. } => format!("`do {}`", protocol.text),
-            InteractionKind::Rec { var, .. } => format!("`rec {}`", var.text),
-            InteractionKind::Choice { at, .. } => format!("the `choice at {}` before it", at.text),
-            _ => "the interaction before it".to_owned(),
-        };
-        let diagnostic = Diagnostic::new(
-            ErrorKind::Unreachable,
-            next.span,
-            format!("this can never happen: {what} never finishes"),
-        )
-        .with_label(item.span, "every path through this loops back or recurses")
-        .with_note("remove what follows, or give the recursion a branch that ends it");
+        let diagnostic = returns::unreachable(item, next);
         self.diagnostics.push(diagnostic);
     }
 
@@ -466,22 +454,7 @@ impl<'m> Lowerer<'_, 'm> {
             .position(|f| f.protocol == protocol.text && f.args == args);
         if let Some(index) = active {
             if self.frames[index].cont_id != k.id && self.can_finish(&protocol.text) {
-                let message = format!(
-                    "recursive `do {}` is followed by more interactions, and `{}` can \
-                     finish",
-                    protocol.text, protocol.text
-                );
-                let diagnostic = Diagnostic::new(ErrorKind::Unsupported, item.span, message)
-                    .with_note(format!(
-                        "each pending call of `{}` would go on with what follows it once \
-                         the call finishes, so the protocol counts its calls; a global type \
-                         is finite-state and cannot",
-                        protocol.text
-                    ))
-                    .with_note(
-                        "make the call the last interaction of its branch, or move what \
-                         follows it into the branches that end the recursion",
-                    );
+                let diagnostic = returns::counting(item.span, &protocol.text);
                 self.diagnostics.push(diagnostic);
                 return Err(Stop);
             }

@@ -14,7 +14,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::syntax::ast::{Block, InteractionKind, Protocol};
+use crate::diagnostic::{Diagnostic, ErrorKind};
+use crate::syntax::ast::{Block, Interaction, InteractionKind, Protocol};
+use crate::Span;
 
 /// The names of the protocols of `protocols` that can finish.
 pub(super) fn finishing<'m>(protocols: &HashMap<&'m str, &'m Protocol>) -> HashSet<&'m str> {
@@ -45,4 +47,39 @@ fn block(block: &Block, done: &HashSet<&str>) -> bool {
         InteractionKind::Continue { .. } => false,
         InteractionKind::Do { protocol, .. } => done.contains(protocol.text.as_str()),
     })
+}
+
+/// The error for `next`, which follows `item` that never finishes.
+pub(super) fn unreachable(item: &Interaction, next: &Interaction) -> Diagnostic {
+    let what = match &item.kind {
+        InteractionKind::Do { protocol, .. } => format!("`do {}`", protocol.text),
+        InteractionKind::Rec { var, .. } => format!("`rec {}`", var.text),
+        InteractionKind::Choice { at, .. } => format!("the `choice at {}` before it", at.text),
+        _ => "the interaction before it".to_owned(),
+    };
+    Diagnostic::new(
+        ErrorKind::Unreachable,
+        next.span,
+        format!("this can never happen: {what} never finishes"),
+    )
+    .with_label(item.span, "every path through this loops back or recurses")
+    .with_note("remove what follows, or give the recursion a branch that ends it")
+}
+
+/// The error for a recursive `do protocol` at `span`, not last, of a protocol that can
+/// finish.
+pub(super) fn counting(span: Span, protocol: &str) -> Diagnostic {
+    let message = format!(
+        "recursive `do {protocol}` is followed by more interactions, and `{protocol}` can finish"
+    );
+    Diagnostic::new(ErrorKind::Unsupported, span, message)
+        .with_note(format!(
+            "each pending call of `{protocol}` would go on with what follows it once the call \
+             finishes, so the protocol counts its calls; a global type is finite-state and \
+             cannot"
+        ))
+        .with_note(
+            "make the call the last interaction of its branch, or move what follows it into \
+             the branches that end the recursion",
+        )
 }
