@@ -63,6 +63,7 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let mut file_nodes = 0;
     let mut finishing = None;
+    let mut unreachable = HashSet::new();
     for protocol in &module.protocols {
         if file_nodes > MAX_FILE_NODES {
             diagnostics.push(Diagnostic::new(
@@ -86,6 +87,7 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             taken: Vec::new(),
             root: protocol,
             finishing: &mut finishing,
+            unreachable: &mut unreachable,
             diagnostics: &mut diagnostics,
         };
         let result = lowerer.protocol(protocol);
@@ -145,6 +147,9 @@ struct Lowerer<'a, 'm> {
     root: &'m Protocol,
     /// The protocols that can finish, computed when first needed.
     finishing: &'a mut Option<HashSet<&'m str>>,
+    /// Where unreachable interactions were reported (an inlined protocol is lowered
+    /// once per call).
+    unreachable: &'a mut HashSet<Span>,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
 
@@ -418,18 +423,11 @@ impl<'m> Lowerer<'_, 'm> {
         }
     }
 
-    /// Reports `next`, which follows `item` that never finishes (once per place: an
-    /// inlined protocol is lowered once per call).
+    /// Reports `next`, which follows `item` that never finishes, once per place.
     fn unreachable(&mut self, item: &Interaction, next: &Interaction) {
-        let known = self
-            .diagnostics
-            .iter()
-            .any(|d| d.kind == ErrorKind::Unreachable && d.span == next.span);
-        if known {
-            return;
+        if self.unreachable.insert(next.span) {
+            self.diagnostics.push(returns::unreachable(item, next));
         }
-        let diagnostic = returns::unreachable(item, next);
-        self.diagnostics.push(diagnostic);
     }
 
     /// Whether the protocol named `name` can reach the end of its body.
