@@ -131,3 +131,26 @@ fn non_tail_recursive_call_of_a_finishing_protocol_is_unsupported_where_it_is() 
         }
     }
 }
+
+#[test]
+fn the_consensus_lock_with_retries_inside_its_own_recursion_is_unsupported() {
+    // The shape of the consensus "Clock" lock (nuscr examples/consensus): a retry
+    // re-runs the protocol with the roles rotated and then goes on with the rest, so
+    // each pending retry adds a `rel` at the end: a^n ... rel^n, not finite-state.
+    let source = "global protocol Lock(role A, role B, role C) {
+  req() from A to B;
+  req() from A to C;
+  choice at B { ack() from B to A; } or { do Lock(B, A, C); }
+  choice at C { ack() from C to A; } or { do Lock(C, A, B); }
+  rel() from A to B;
+  rel() from A to C;
+}";
+    let found = rejected(source);
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .all(|(line, _, kind)| *kind == ErrorKind::Unsupported && [4, 5].contains(line)),
+        "{found:?}"
+    );
+}
