@@ -185,11 +185,13 @@ fn bad_input_exits_2_with_a_reason() {
     );
     let out = mpst(&["kmc", &lonely]);
     assert_eq!(code(&out), 2);
+    // kmc_unknown_peer_is_located: at the label, with the roles there are.
     assert!(
-        stderr(&out).contains("not a role of the system"),
+        stderr(&out).contains("talks to `b`, which no digraph of the system is named after"),
         "{}",
         stderr(&out)
     );
+    assert!(stderr(&out).contains("lonely.dot:2:17"), "{}", stderr(&out));
 
     for k in ["0", "3..=1", "two"] {
         let out = mpst(&["kmc", &lonely, "--k", k]);
@@ -273,4 +275,27 @@ fn nondeterministic_machines_are_checked_and_violations_print_as_charts() {
     let a = file("nd", "a2.dot", "digraph a { 0 -> 1 [label=\"b!m()\"]; }");
     let b = file("nd", "b2.dot", "digraph b { 0 -> 1 [label=\"a?m()\"]; }");
     assert_eq!(code(&run(&[a, b], &["--k", "1"])), 0);
+}
+
+#[test]
+fn kmc_duplicate_digraphs_across_files_are_located_in_both() {
+    let a = file(
+        "dup",
+        "a.dot",
+        "digraph a {\n  0 -> 1 [label=\"b!x()\"];\n}\n",
+    );
+    let b = file(
+        "dup",
+        "b.dot",
+        "digraph b {\n  0 -> 1 [label=\"a?x()\"];\n}\ndigraph a { }\n",
+    );
+    let out = mpst(&["kmc", &a, &b]);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("a second digraph for role `a`"), "{err}");
+    assert!(err.contains("b.dot:4:9"), "{err}");
+    assert!(
+        err.contains("a.dot:1:9"),
+        "the first one is shown too: {err}"
+    );
 }

@@ -207,6 +207,7 @@ fn bad_input_exits_with_2_and_says_where() {
         "{}",
         stderr(&out)
     );
+    assert!(stderr(&out).contains("twice.dot:"), "{}", stderr(&out));
 
     let mixed = file(
         "bad",
@@ -220,6 +221,8 @@ fn bad_input_exits_with_2_and_says_where() {
         "{}",
         stderr(&out)
     );
+    // dot_mixed_state_is_located: at the state's first mention.
+    assert!(stderr(&out).contains("mixed.dot:2:3"), "{}", stderr(&out));
 
     let out = mpst(&["subtype", &good, &good, "--visits", "0"]);
     assert_eq!(code(&out), 2);

@@ -284,8 +284,21 @@ impl Fsm {
     }
 
     /// Renames the role.
-    pub fn set_role(&mut self, role: impl Into<String>) {
-        self.role = role.into();
+    ///
+    /// Fails, leaving the machine unchanged, if a transition talks to the new role: the
+    /// machine would communicate with itself, which [`Fsm::add_transition`] also refuses.
+    pub fn set_role(&mut self, role: impl Into<String>) -> Result<(), FsmError> {
+        let role = role.into();
+        for (state, transitions) in self.states.iter().enumerate() {
+            if let Some(t) = transitions.iter().find(|t| t.action.peer == role) {
+                return Err(FsmError::SelfCommunication {
+                    state,
+                    action: t.action.clone(),
+                });
+            }
+        }
+        self.role = role;
+        Ok(())
     }
 
     /// The initial state.

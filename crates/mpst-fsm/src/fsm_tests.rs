@@ -58,3 +58,18 @@ fn display_uses_nuscr_notation() {
     assert_eq!(a.to_string(), "k?value(x: i32)");
     assert_eq!(Action::send("s", ready()).to_string(), "s!ready()");
 }
+
+#[test]
+fn set_role_cannot_create_self_communication() {
+    let mut m = Fsm::new("k");
+    let s1 = m.add_state();
+    m.add_transition(0, Action::send("s", ready()), s1).unwrap();
+    let err = m.set_role("s").unwrap_err();
+    assert!(
+        matches!(err, FsmError::SelfCommunication { state: 0, ref action } if action.peer == "s"),
+        "{err:?}"
+    );
+    assert_eq!(m.role(), "k", "a refused rename leaves the role as it was");
+    m.set_role("t").unwrap();
+    assert_eq!(m.role(), "t");
+}

@@ -182,5 +182,10 @@ fn stray_characters_and_tokens() {
 #[test]
 fn duplicate_digraphs_in_one_input_are_located() {
     let input = "digraph A {\n  0 -> 1 [label=\"B!m()\"];\n}\n\ndigraph B { }\n  digraph A { }\n";
-    fails(input, 6, 3, "two digraphs are named `A`");
+    fails(
+        input,
+        6,
+        3,
+        "two digraphs are named `A` (the first on line 1)",
+    );
 }

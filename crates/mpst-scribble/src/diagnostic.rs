@@ -36,6 +36,8 @@ pub enum ErrorKind {
     /// A role whose behaviour differs across the branches of a choice in a way that
     /// projection cannot merge.
     Unmergeable,
+    /// Interactions after a `rec` or `do` that never finishes: they can never happen.
+    Unreachable,
 }
 
 impl ErrorKind {
@@ -54,6 +56,7 @@ impl ErrorKind {
             ErrorKind::ReflexiveMessage => "reflexive message",
             ErrorKind::UndirectedChoice => "choice not directed",
             ErrorKind::Unmergeable => "cannot merge projections",
+            ErrorKind::Unreachable => "unreachable interaction",
         }
     }
 }

@@ -2,51 +2,310 @@
 //!
 //! In `rec X { a() from A to B; choice at A { b() from A to B; continue X; } or
 //! { continue X; } }` the second branch means "do `X`'s body again", which starts with
-//! `a() from A to B`. The choice `C` becomes `rec Y { choice at A { b() ...; continue X; }
-//! or { <X's body with C replaced by continue Y> } }`: the branch is `X`'s body unfolded
-//! once, looping back to `C` itself through the fresh variable `Y`.
+//! `a() from A to B`. The protocol is read as a graph whose `rec` and `continue` nodes
+//! are jumps, and written back as a global type in which every branch that jumped back
+//! to a message starts with copies of the messages up to the next choice, followed by a
+//! jump to that choice: here `rec X { a() from A to B; rec X_1 { choice at A { b() ...;
+//! continue X; } or { a() from A to B; continue X_1; } } }`. Both denote the same (regular) tree of
+//! interactions, so this accepts every such branch a global type can express: several
+//! of them, in nested choices, to an outer `rec`, through inner ones.
 //!
-//! Only the shape that is sound and finite this way is unfolded: the branch is reached
-//! after at least one message since `rec X` (otherwise the recursion is unguarded, which
-//! well-formedness reports), `C` is the only choice of `X`'s body with such a branch, and
-//! no `rec` between `rec X` and `C` rebinds a variable that `X`'s body could mean (no
-//! capture). Anything else is left as it is, and well-formedness rejects it as before.
+//! A branch that jumps back to a choice (no message since that choice: the recursion
+//! is unguarded) stays a `continue`, and a `rec X { continue X; }` loop leaves the
+//! protocol as it is, so well-formedness reports them as before. A protocol without
+//! `continue`-led branches is not touched.
+//!
+//! The graph has one node per node of the protocol; writing it back visits each once
+//! and copies, per `continue`-led branch, the messages from where it jumps to up to the
+//! next choice. Both walks go along message sequences by iteration, and recurse only into
+//! choices and recursions.
 
-use crate::{Global, GlobalProtocol, Name};
+use std::collections::HashSet;
 
-/// Unfolds the `continue`-led branches of `protocol` that can be (see the module docs).
+use mpst_fsm::Message;
+
+use crate::{Global, GlobalProtocol, Name, Span};
+
+/// Unfolds the `continue`-led branches of `protocol` (see the module docs).
 pub fn continue_led(protocol: &mut GlobalProtocol) {
     if !has_continue_led(&protocol.body) {
         return;
     }
-    let mut fresh = Fresh {
-        used: rec_names(&protocol.body),
+    let mut graph = Graph::default();
+    let mut env = Vec::new();
+    let Some(root) = graph.build(&protocol.body, &mut env) else {
+        return;
     };
-    let mut outer: Vec<String> = Vec::new();
-    unfold_in(&mut protocol.body, &mut outer, &mut fresh);
-}
-
-/// Fresh recursion variables: `X_1`, `X_2`, ... avoiding every name of the protocol.
-struct Fresh {
-    used: std::collections::HashSet<String>,
-}
-
-impl Fresh {
-    fn name(&mut self, base: &str) -> String {
-        let mut n = 1;
-        loop {
-            let name = format!("{base}_{n}");
-            if self.used.insert(name.clone()) {
-                return name;
+    let count = graph.nodes.len();
+    let mut writer = Writer {
+        names: vec![None; count],
+        on_path: vec![false; count],
+        target: vec![false; count],
+        used: rec_names(&protocol.body),
+        graph: &graph,
+    };
+    for (id, node) in graph.nodes.iter().enumerate() {
+        if let Node::Jump { var: Some(var), .. } = node {
+            // Outer `rec`s are built first: a node that starts several recursions is
+            // named after the outermost.
+            if let Some(to) = graph.resolve(id) {
+                writer.names[to.node].get_or_insert_with(|| var.clone());
             }
-            n += 1;
         }
+    }
+    if let Some(body) = writer.write(root, false) {
+        protocol.body = body;
+    }
+}
+
+/// One node of the protocol read as a graph.
+#[derive(Debug)]
+enum Node {
+    End,
+    Message {
+        from: Name,
+        to: Name,
+        message: Message,
+        span: Span,
+        next: usize,
+    },
+    Choice {
+        at: Name,
+        branches: Vec<usize>,
+        span: Span,
+    },
+    /// A `rec X` (with `var`) or a `continue X` (with `at`): goes on at `target`.
+    Jump {
+        target: usize,
+        var: Option<Name>,
+        at: Option<Name>,
+    },
+}
+
+#[derive(Default)]
+struct Graph {
+    nodes: Vec<Node>,
+}
+
+/// Where a chain of jumps leads, and the `continue` it started with, if any.
+struct Resolved {
+    node: usize,
+    via: Option<Name>,
+}
+
+impl Graph {
+    /// Adds `g` (with `env` the enclosing `rec` variables and their nodes); `None` if a
+    /// variable is unbound, which the checks before this reported.
+    fn build(&mut self, g: &Global, env: &mut Vec<(String, usize)>) -> Option<usize> {
+        let mut spine = Vec::new();
+        let mut current = g;
+        while let Global::Message {
+            from,
+            to,
+            message,
+            span,
+            cont,
+        } = current
+        {
+            spine.push((from, to, message, *span));
+            current = cont;
+        }
+        let mut next = match current {
+            Global::Message { .. } => unreachable!("the loop above consumed messages"),
+            Global::End => self.push(Node::End),
+            Global::Continue(var) => {
+                let (_, target) = env.iter().rev().find(|(v, _)| *v == var.text)?;
+                let jump = Node::Jump {
+                    target: *target,
+                    var: None,
+                    at: Some(var.clone()),
+                };
+                self.push(jump)
+            }
+            Global::Rec { var, body } => {
+                let id = self.push(Node::End);
+                env.push((var.text.clone(), id));
+                let body = self.build(body, env);
+                env.pop();
+                self.nodes[id] = Node::Jump {
+                    target: body?,
+                    var: Some(var.clone()),
+                    at: None,
+                };
+                id
+            }
+            Global::Choice { at, branches, span } => {
+                let branches = branches
+                    .iter()
+                    .map(|b| self.build(b, env))
+                    .collect::<Option<Vec<_>>>()?;
+                self.push(Node::Choice {
+                    at: at.clone(),
+                    branches,
+                    span: *span,
+                })
+            }
+        };
+        for (from, to, message, span) in spine.into_iter().rev() {
+            next = self.push(Node::Message {
+                from: from.clone(),
+                to: to.clone(),
+                message: message.clone(),
+                span,
+                next,
+            });
+        }
+        Some(next)
+    }
+
+    fn push(&mut self, node: Node) -> usize {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// The message, choice or end a chain of jumps from `id` leads to; `None` for a
+    /// loop of jumps (an unguarded recursion).
+    fn resolve(&self, mut id: usize) -> Option<Resolved> {
+        let mut via = None;
+        for _ in 0..=self.nodes.len() {
+            match &self.nodes[id] {
+                Node::Jump { target, at, .. } => {
+                    if via.is_none() {
+                        via.clone_from(at);
+                    }
+                    id = *target;
+                }
+                _ => return Some(Resolved { node: id, via }),
+            }
+        }
+        None
+    }
+}
+
+/// Writes the graph back as a global type.
+struct Writer<'g> {
+    graph: &'g Graph,
+    /// The `rec` variable a node is known by, or the fresh one given to it.
+    names: Vec<Option<Name>>,
+    /// The nodes being written around the current point.
+    on_path: Vec<bool>,
+    /// The nodes on the path that something jumps back to: they get a `rec`.
+    target: Vec<bool>,
+    /// Every variable of the protocol, so fresh ones differ.
+    used: HashSet<String>,
+}
+
+impl Writer<'_> {
+    /// Writes the node `id` leads to; `head` if it starts a branch of a choice.
+    fn write(&mut self, id: usize, head: bool) -> Option<Global> {
+        let graph = self.graph;
+        // Messages along the way: (node, whether it is a copy of one on the path).
+        let mut spine: Vec<(usize, bool)> = Vec::new();
+        let mut resolved = graph.resolve(id)?;
+        let mut head = head;
+        let last = loop {
+            let n = resolved.node;
+            match &graph.nodes[n] {
+                Node::Message { next, .. } if !self.on_path[n] => {
+                    self.on_path[n] = true;
+                    spine.push((n, false));
+                    resolved = graph.resolve(*next)?;
+                    head = false;
+                }
+                Node::Message { next, .. } if head => {
+                    // A branch that jumps back to a message: copies of the messages up
+                    // to the next choice, then a jump to it. (Jumping back right after
+                    // the first message would be as sound, but a role that learns of
+                    // the choice later then sees a recursion where another branch has
+                    // a reception, which projection cannot merge.)
+                    spine.push((n, true));
+                    resolved = graph.resolve(*next)?;
+                }
+                _ if self.on_path[n] => {
+                    self.target[n] = true;
+                    let name = self.name(n);
+                    let span = resolved.via.as_ref().map_or(name.span, |v| v.span);
+                    break Global::Continue(Name::new(name.text, span));
+                }
+                Node::End => break Global::End,
+                Node::Choice { at, branches, span } => {
+                    self.on_path[n] = true;
+                    let written = branches
+                        .iter()
+                        .map(|b| self.write(*b, true))
+                        .collect::<Option<Vec<_>>>();
+                    self.on_path[n] = false;
+                    let choice = Global::Choice {
+                        at: at.clone(),
+                        branches: written?,
+                        span: *span,
+                    };
+                    break self.wrap(n, choice);
+                }
+                Node::Message { .. } | Node::Jump { .. } => {
+                    unreachable!("resolved nodes are not jumps; messages are handled above")
+                }
+            }
+        };
+        let mut global = last;
+        for (n, copy) in spine.into_iter().rev() {
+            let Node::Message {
+                from,
+                to,
+                message,
+                span,
+                ..
+            } = &graph.nodes[n]
+            else {
+                unreachable!("the spine holds messages");
+            };
+            global = Global::Message {
+                from: from.clone(),
+                to: to.clone(),
+                message: message.clone(),
+                span: *span,
+                cont: Box::new(global),
+            };
+            if !copy {
+                self.on_path[n] = false;
+                global = self.wrap(n, global);
+            }
+        }
+        Some(global)
+    }
+
+    /// `global` (written for node `n`) inside a `rec` if something jumps back to `n`.
+    fn wrap(&mut self, n: usize, global: Global) -> Global {
+        if !std::mem::take(&mut self.target[n]) {
+            return global;
+        }
+        Global::Rec {
+            var: self.name(n),
+            body: Box::new(global),
+        }
+    }
+
+    fn name(&mut self, n: usize) -> Name {
+        if let Some(name) = &self.names[n] {
+            return name.clone();
+        }
+        let mut i = 1;
+        let text = loop {
+            let text = format!("X_{i}");
+            if self.used.insert(text.clone()) {
+                break text;
+            }
+            i += 1;
+        };
+        let name = Name::new(text, Span::default());
+        self.names[n] = Some(name.clone());
+        name
     }
 }
 
 /// The names of every recursion variable of `g`, bound or used.
-fn rec_names(g: &Global) -> std::collections::HashSet<String> {
-    let mut names = std::collections::HashSet::new();
+fn rec_names(g: &Global) -> HashSet<String> {
+    let mut names = HashSet::new();
     let mut stack = vec![g];
     while let Some(g) = stack.pop() {
         match g {
@@ -65,7 +324,7 @@ fn rec_names(g: &Global) -> std::collections::HashSet<String> {
     names
 }
 
-/// Whether `g` has a `continue`-led choice branch anywhere (a cheap test first).
+/// Whether `g` has a `continue`-led choice branch anywhere.
 fn has_continue_led(g: &Global) -> bool {
     let mut stack = vec![g];
     while let Some(g) = stack.pop() {
@@ -82,127 +341,6 @@ fn has_continue_led(g: &Global) -> bool {
         }
     }
     false
-}
-
-/// Visits every `rec` of `g` (outermost first), `outer` holding the variables bound
-/// around `g`.
-fn unfold_in(g: &mut Global, outer: &mut Vec<String>, fresh: &mut Fresh) {
-    if !has_continue_led(g) {
-        return;
-    }
-    let mut node = g;
-    loop {
-        match node {
-            Global::Message { cont, .. } => node = cont,
-            Global::Rec { var, body } => {
-                unfold_rec(&var.text, body, outer, fresh);
-                outer.push(var.text.clone());
-                unfold_in(body, outer, fresh);
-                outer.pop();
-                return;
-            }
-            Global::Choice { branches, .. } => {
-                for branch in branches {
-                    unfold_in(branch, outer, fresh);
-                }
-                return;
-            }
-            Global::End | Global::Continue(_) => return,
-        }
-    }
-}
-
-/// Unfolds the `continue var`-led branches of the one choice of `body` (the body of
-/// `rec var`) that has them, if the unfolding is sound.
-fn unfold_rec(var: &str, body: &mut Global, outer: &[String], fresh: &mut Fresh) {
-    // The choices of `body` with a branch `continue var`: (choice, guarded, captured).
-    let mut found: Vec<(*const Global, bool, bool)> = Vec::new();
-    let mut stack: Vec<(&Global, bool, bool)> = vec![(body, false, false)];
-    while let Some((g, guarded, captured)) = stack.pop() {
-        match g {
-            Global::End | Global::Continue(_) => {}
-            Global::Message { cont, .. } => stack.push((cont, true, captured)),
-            Global::Rec { var: inner, body } => {
-                // An inner `rec var` is its own scope.
-                if inner.text != var {
-                    let captures = outer.contains(&inner.text);
-                    stack.push((body, guarded, captured || captures));
-                }
-            }
-            Global::Choice { branches, .. } => {
-                let led = branches
-                    .iter()
-                    .any(|b| matches!(b, Global::Continue(n) if n.text == var));
-                if led {
-                    found.push((g as *const Global, guarded, captured));
-                }
-                stack.extend(branches.iter().map(|b| (b, guarded, captured)));
-            }
-        }
-    }
-    let [(target, true, false)] = found[..] else {
-        return;
-    };
-    let fresh_var = Name::new(fresh.name(var), Default::default());
-    // X's body with the choice replaced by `continue Y`.
-    let mut copy = body.clone();
-    replace_parallel(body, &mut copy, target, Global::Continue(fresh_var.clone()));
-    let Some(choice) = find_mut(body, target) else {
-        return;
-    };
-    let Global::Choice { at, branches, span } = std::mem::replace(choice, Global::End) else {
-        return;
-    };
-    let branches = branches
-        .into_iter()
-        .map(|b| match b {
-            Global::Continue(n) if n.text == var => copy.clone(),
-            other => other,
-        })
-        .collect();
-    *choice = Global::Rec {
-        var: fresh_var,
-        body: Box::new(Global::Choice { at, branches, span }),
-    };
-}
-
-/// The node of `g` at address `target`, mutably.
-fn find_mut(g: &mut Global, target: *const Global) -> Option<&mut Global> {
-    let mut stack: Vec<&mut Global> = vec![g];
-    while let Some(node) = stack.pop() {
-        if std::ptr::eq(&*node, target) {
-            return Some(node);
-        }
-        match node {
-            Global::End | Global::Continue(_) => {}
-            Global::Message { cont, .. } => stack.push(cont),
-            Global::Rec { body, .. } => stack.push(body),
-            Global::Choice { branches, .. } => stack.extend(branches.iter_mut()),
-        }
-    }
-    None
-}
-
-/// Replaces, in `copy` (a clone of `original`), the node that sits where `target` sits
-/// in `original` by `with`.
-fn replace_parallel(original: &Global, copy: &mut Global, target: *const Global, with: Global) {
-    let mut stack: Vec<(&Global, &mut Global)> = vec![(original, copy)];
-    while let Some((o, c)) = stack.pop() {
-        if std::ptr::eq(o, target) {
-            *c = with;
-            return;
-        }
-        match (o, c) {
-            (Global::Message { cont: oc, .. }, Global::Message { cont: cc, .. }) => {
-                stack.push((oc, cc))
-            }
-            (Global::Rec { body: ob, .. }, Global::Rec { body: cb, .. }) => stack.push((ob, cb)),
-            (Global::Choice { branches: ob, .. }, Global::Choice { branches: cb, .. }) => {
-                stack.extend(ob.iter().zip(cb.iter_mut()))
-            }
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]

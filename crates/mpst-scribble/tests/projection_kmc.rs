@@ -72,7 +72,8 @@ fn continue_led_branches_accepted_by_unfolding_are_kmc() {
 
 #[test]
 fn two_choices_with_continue_led_branches_to_one_rec_are_still_rejected() {
-    // Not unfolded (see `unfold.rs`): still "choice not directed", as before.
+    // Unfolded (see `unfold.rs`), but the inner branch then starts with A's message
+    // while B chooses: still "choice not directed".
     let source = "global protocol P(role A, role B) { rec X { a() from A to B; x() from B to A; choice at A { continue X; } or { b() from A to B; choice at B { continue X; } or { c() from B to A; } } } }";
     let protocols = parse(source).expect("parses");
     let errors = check(&protocols[0]);

@@ -4,13 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
+use mpst_fsm::format::{parse_dot_located, DotError};
 use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
-use mpst_fsm::{Fsm, StateKind};
+use mpst_fsm::Fsm;
+use mpst_scribble::sorts::SCRIBBLE;
 
 use crate::bounds::{parse_bound, parse_budget};
-use crate::load::dot::read_fsms;
+
 use crate::trace::TraceFormat;
-use crate::{output, progress, Outcome, UsageError};
+use crate::load::dot::{render_at, render_dot_error};
+use crate::{load, output, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -49,22 +52,23 @@ pub struct Args {
 /// Reads every FSM of a DOT file with the CLI's one loader (errors name the file, line
 /// and column); each must be a local session type.
 fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
-    let fsms = read_fsms(&[path])?;
-    for fsm in &fsms {
-        if let Some(state) = fsm
-            .canonical_order()
-            .into_iter()
-            .find(|&s| fsm.kind(s) == StateKind::Mixed)
-        {
-            return Err(UsageError(format!(
-                "{}: state {state} of `{}` both sends and receives: it is not a local session \
+    let text = load::read(path)?;
+    let name = path.display().to_string();
+    // The reader refuses two digraphs of one name itself, at the second.
+    let machines = parse_dot_located(&text, true, &SCRIBBLE)
+        .map_err(|e| UsageError(render_dot_error(&name, &text, &e)))?;
+    for machine in &machines {
+        if let Some((_, state, span)) = machine.mixed_state() {
+            let message = format!(
+                "state `{state}` of `{}` both sends and receives: it is not a local session \
                  type, so subtyping does not apply (check the system with `mpst kmc`)",
-                path.display(),
-                fsm.role()
-            )));
+                machine.fsm.role()
+            );
+            let err = DotError::at(&text, span.start, span.len(), message);
+            return Err(UsageError(dotfiles::render_at(&name, &text, &err)));
         }
     }
-    Ok(fsms)
+    Ok(machines.into_iter().map(|m| m.fsm).collect())
 }
 
 /// Pairs the FSMs: by position if each file has one, by role name otherwise.

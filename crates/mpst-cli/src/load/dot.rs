@@ -3,13 +3,15 @@
 //! `int` is `i32`), malformed input rendered as a diagnostic: `file:line:col`, the source
 //! line and a caret.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{SimpleFile, SimpleFiles};
 use codespan_reporting::term::termcolor::Buffer;
 use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::{parse_dot_nondeterministic_with, parse_dot_with, DotError};
+use mpst_fsm::format::{
+    check_system, parse_dot_located, parse_dot_with, DotError, LocatedFsm, SystemError,
+};
 use mpst_fsm::Fsm;
 
 use mpst_scribble::sorts::SCRIBBLE;
@@ -24,38 +26,61 @@ use crate::UsageError;
 /// naming `file:line:col`, with the offending line and a caret); or two digraphs with
 /// the same role name (a system has one machine per role).
 pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, parse_fsms)
+    read(paths, true, false)
 }
 
-/// [`read_fsms`] accepting non-deterministic machines (for k-MC).
+/// [`read_fsms`] accepting non-deterministic machines, for k-MC: the system is closed,
+/// so an action whose peer no digraph is named after is an error at its label.
 pub fn read_nondeterministic_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, |name, source| {
-        parse_dot_nondeterministic_with(source, &SCRIBBLE)
-            .map_err(|err| UsageError(render_dot_error(name, source, &err)))
-    })
+    read(paths, false, true)
 }
 
 fn read<P: AsRef<Path>>(
     paths: &[P],
-    parse: impl Fn(&str, &str) -> Result<Vec<Fsm>, UsageError>,
+    deterministic: bool,
+    closed: bool,
 ) -> Result<Vec<Fsm>, UsageError> {
-    let mut fsms: Vec<(Fsm, PathBuf)> = Vec::new();
+    let mut files = SimpleFiles::new();
+    // Each machine with the file it was read from.
+    let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
         let source = super::read(path)?;
-        for fsm in parse(&path.display().to_string(), &source)? {
-            if let Some((_, first)) = fsms.iter().find(|(f, _)| f.role() == fsm.role()) {
-                return Err(UsageError(format!(
-                    "role `{}` has two digraphs (in {} and {}): one per role is expected",
-                    fsm.role(),
-                    first.display(),
-                    path.display()
-                )));
-            }
-            fsms.push((fsm, path.to_owned()));
-        }
+        let name = path.display().to_string();
+        let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
+            .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;
+        let file = files.add(name, source);
+        machines.extend(read.into_iter().map(|m| (m, file)));
     }
-    Ok(fsms.into_iter().map(|(fsm, _)| fsm).collect())
+    let located: Vec<&LocatedFsm> = machines.iter().map(|(m, _)| m).collect();
+    if let Err(err) = check_system(&located, closed) {
+        let file_of = |machine: usize| machines[machine].1;
+        return Err(UsageError(render_system_error(&files, file_of, &err)));
+    }
+    Ok(machines.into_iter().map(|(m, _)| m.fsm).collect())
+}
+
+/// `err` as a diagnostic over several files, like [`render_dot_error`]; `file_of`
+/// gives the file of a machine.
+fn render_system_error(
+    files: &SimpleFiles<String, String>,
+    file_of: impl Fn(usize) -> usize,
+    err: &SystemError,
+) -> String {
+    let mut labels = vec![Label::primary(file_of(err.machine), err.span.clone())];
+    if let Some((machine, span, message)) = &err.related {
+        labels.push(Label::secondary(file_of(*machine), span.clone()).with_message(message));
+    }
+    let report = Diagnostic::error()
+        .with_message(&err.message)
+        .with_labels(labels);
+    let mut buffer = Buffer::no_color();
+    if term::emit(&mut buffer, &Config::default(), files, &report).is_err() {
+        return err.message.clone();
+    }
+    let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    text.trim_end().to_owned()
 }
 
 /// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
@@ -77,9 +102,19 @@ pub fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
 ///
 /// The leading `error: ` of codespan's header is left out: the CLI prints its own.
 pub fn render_dot_error(name: &str, source: &str, err: &DotError) -> String {
+    let malformed = DotError {
+        message: format!("malformed DOT: {}", err.message),
+        ..err.clone()
+    };
+    render_at(name, source, &malformed)
+}
+
+/// A problem of well-formed DOT (e.g. a mixed state where one is refused) rendered as
+/// [`render_dot_error`] does, without "malformed DOT".
+pub fn render_at(name: &str, source: &str, err: &DotError) -> String {
     let file = SimpleFile::new(name, source);
     let report = Diagnostic::error()
-        .with_message(format!("malformed DOT: {}", err.message))
+        .with_message(&err.message)
         .with_labels(vec![Label::primary((), err.span())]);
     let mut buffer = Buffer::no_color();
     if term::emit(&mut buffer, &Config::default(), &file, &report).is_err() {
@@ -132,7 +167,12 @@ mod tests {
         let Err(UsageError(message)) = read_fsms(&[&a, &a]) else {
             panic!("a duplicate role was accepted");
         };
-        assert!(message.contains("role `A` has two digraphs"), "{message}");
+        assert!(
+            message.contains("a second digraph for role `A`"),
+            "{message}"
+        );
+        // Both places are shown, with their files.
+        assert_eq!(message.matches("a.dot:1:9").count(), 2, "{message}");
         let missing = dir.join("missing.dot");
         let Err(UsageError(message)) = read_fsms(&[&missing]) else {
             panic!("a missing file was read");

@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use super::dot_lex::{source_offset, Kind, Lexer, Token};
+use super::dot_spans::{DotSpans, LocatedFsm};
 use super::label::parse_label;
 use super::DotError;
 use crate::ident::{normal_sort, SortTable};
@@ -42,7 +43,10 @@ use crate::{Fsm, FsmError, StateId};
 /// transitions with the same peer, direction and label) or a role communicating with
 /// itself. An input without any digraph is an error too. The reader never panics.
 pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
-    parse(input, true, &SortTable::NONE)
+    Ok(parse(input, true, &SortTable::NONE)?
+        .into_iter()
+        .map(|m| m.fsm)
+        .collect())
 }
 
 /// [`parse_dot`] with every payload sort put in normal form by [`normal_sort`] with
@@ -52,7 +56,7 @@ pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
 /// # Errors
 /// As [`parse_dot`].
 pub fn parse_dot_with(input: &str, sorts: &SortTable) -> Result<Vec<Fsm>, DotError> {
-    parse(input, true, sorts)
+    Ok(parse(input, true, sorts)?.into_iter().map(|m| m.fsm).collect())
 }
 
 /// [`parse_dot`] that also accepts non-deterministic states (several transitions with
@@ -62,7 +66,10 @@ pub fn parse_dot_with(input: &str, sorts: &SortTable) -> Result<Vec<Fsm>, DotErr
 /// # Errors
 /// As [`parse_dot`], except for non-determinism.
 pub fn parse_dot_nondeterministic(input: &str) -> Result<Vec<Fsm>, DotError> {
-    parse(input, false, &SortTable::NONE)
+    Ok(parse(input, false, &SortTable::NONE)?
+        .into_iter()
+        .map(|m| m.fsm)
+        .collect())
 }
 
 /// [`parse_dot_nondeterministic`] with sorts normalised as by [`parse_dot_with`].
@@ -73,10 +80,28 @@ pub fn parse_dot_nondeterministic_with(
     input: &str,
     sorts: &SortTable,
 ) -> Result<Vec<Fsm>, DotError> {
-    parse(input, false, sorts)
+    Ok(parse(input, false, sorts)?.into_iter().map(|m| m.fsm).collect())
 }
 
-fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Fsm>, DotError> {
+/// [`parse_dot_with`] (or, if `deterministic` is false, [`parse_dot_nondeterministic_with`])
+/// keeping where each digraph, state and transition is written, so that problems found
+/// later (see [`LocatedFsm`]) can be reported at a line and column.
+///
+/// # Errors
+/// As [`parse_dot`].
+pub fn parse_dot_located(
+    input: &str,
+    deterministic: bool,
+    sorts: &SortTable,
+) -> Result<Vec<LocatedFsm>, DotError> {
+    parse(input, deterministic, sorts)
+}
+
+fn parse(
+    input: &str,
+    deterministic: bool,
+    sorts: &SortTable,
+) -> Result<Vec<LocatedFsm>, DotError> {
     let mut parser = Parser::new(input)?;
     parser.deterministic = deterministic;
     parser.sorts = *sorts;
@@ -89,17 +114,19 @@ fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Fsm>
             return Ok(fsms);
         }
         let name = parser.peek.clone();
-        let fsm = parser.digraph()?;
-        if fsms.iter().any(|f: &Fsm| f.role() == fsm.role()) {
+        let machine = parser.digraph()?;
+        let role = machine.fsm.role();
+        if let Some(first) = fsms.iter().find(|m: &&LocatedFsm| m.fsm.role() == role) {
+            let line = DotError::at(input, first.spans.digraph.start, 0, "").line;
             return Err(parser.error_at(
                 &name,
                 format!(
-                    "two digraphs are named `{}`: expected one digraph per role",
-                    fsm.role()
+                    "two digraphs are named `{role}` (the first on line {line}): expected one \
+                     digraph per role"
                 ),
             ));
         }
-        fsms.push(fsm);
+        fsms.push(machine);
     }
 }
 
@@ -117,13 +144,16 @@ struct Parser<'a> {
 struct Graph {
     fsm: Fsm,
     names: FxHashMap<String, StateId>,
+    spans: DotSpans,
 }
 
 impl Graph {
-    fn state(&mut self, name: &str) -> StateId {
+    /// The state called `name`, first mentioned at `token` if it is new.
+    fn state(&mut self, name: &str, token: &Token) -> StateId {
         if let Some(&id) = self.names.get(name) {
             return id;
         }
+        self.spans.add_state(name, token.start..token.end);
         // `Fsm::new` made state 0, which the first name takes.
         let id = if self.names.is_empty() {
             0
@@ -197,7 +227,7 @@ impl<'a> Parser<'a> {
         Ok((text, token))
     }
 
-    fn digraph(&mut self) -> Result<Fsm, DotError> {
+    fn digraph(&mut self) -> Result<LocatedFsm, DotError> {
         if self.peek.is_keyword("strict") {
             self.bump()?;
         }
@@ -214,11 +244,12 @@ impl<'a> Parser<'a> {
         if self.peek.kind == Kind::LBrace {
             return Err(self.expected("the role name after `digraph` (as in `digraph R {`)"));
         }
-        let (role, _) = self.id("the role name after `digraph`")?;
+        let (role, name) = self.id("the role name after `digraph`")?;
         let open = self.expect(&Kind::LBrace, "`{` after the role name")?;
         let mut graph = Graph {
             fsm: Fsm::new(role.clone()),
             names: FxHashMap::default(),
+            spans: DotSpans::new(name.start..name.end),
         };
         loop {
             match &self.peek.kind {
@@ -247,7 +278,14 @@ impl<'a> Parser<'a> {
             // Every state in `names` exists, so this cannot fail.
             let _ = fsm.set_initial(zero);
         }
-        Ok(fsm)
+        if graph.names.is_empty() {
+            // `Fsm::new` made state 0: it is where the digraph is.
+            graph.spans.add_state(&role, name.start..name.end);
+        }
+        Ok(LocatedFsm {
+            fsm,
+            spans: graph.spans,
+        })
     }
 
     fn statement(&mut self, graph: &mut Graph) -> Result<(), DotError> {
@@ -284,7 +322,7 @@ impl<'a> Parser<'a> {
             )),
             Kind::Arrow => self.edge(graph, name, first),
             _ => {
-                graph.state(&name);
+                graph.state(&name, &first);
                 if self.peek.kind == Kind::LBracket {
                     self.attributes()?;
                 }
@@ -317,7 +355,10 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let ids: Vec<StateId> = chain.iter().map(|(name, _)| graph.state(name)).collect();
+        let ids: Vec<StateId> = chain
+            .iter()
+            .map(|(name, token)| graph.state(name, token))
+            .collect();
         let attributes = if self.peek.kind == Kind::LBracket {
             self.attributes()?
         } else {
@@ -375,6 +416,9 @@ impl<'a> Parser<'a> {
                 };
                 return Err(self.error_at(&label_token, message));
             }
+            graph
+                .spans
+                .add_transition(pair[0], label_token.start..label_token.end);
         }
         Ok(())
     }

@@ -4,6 +4,8 @@
 //!   format of `mpst project`, `mpst subtype` and `mpst kmc`. The reader also accepts
 //!   nuscr's own output and the original Rumpsteak form `digraph "S" { 0 -> 1
 //!   [label="T?ready"]; }`, and reports errors as [`DotError`]s with line and column.
+//!   [`parse_dot_located`] also keeps where each digraph, state and transition is, so
+//!   [`check_system`] and [`LocatedFsm::mixed_state`] can locate later problems.
 //! - [`write_petrify`]: a whole system in the input format of the k-MC tool.
 //! - [`write_mermaid`]: a Mermaid `stateDiagram-v2`, for documentation.
 //! - [`write_sequence_mermaid`] / [`write_sequence_svg`]: a run (a counterexample) as a
@@ -15,6 +17,7 @@
 mod dot;
 mod dot_lex;
 mod dot_read;
+mod dot_spans;
 mod error;
 mod label;
 mod mermaid;
@@ -23,8 +26,10 @@ mod petrify;
 
 pub use dot::write_dot;
 pub use dot_read::{
-    parse_dot, parse_dot_nondeterministic, parse_dot_nondeterministic_with, parse_dot_with,
+    parse_dot, parse_dot_located, parse_dot_nondeterministic, parse_dot_nondeterministic_with,
+    parse_dot_with,
 };
+pub use dot_spans::{check_system, DotSpans, LocatedFsm, SystemError};
 pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::{write_sequence_mermaid, write_sequence_svg};

@@ -6,8 +6,11 @@
 //! - A multicast `from A to B, C` becomes one message per receiver, in order.
 //! - `do P(A, B)` inlines `P`'s body with its roles replaced by the arguments. A `do`
 //!   that reaches a call already being inlined (same protocol, same roles; direct or
-//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining; it
-//!   must be in tail position, as a global type cannot express anything else.
+//!   mutual recursion) becomes `continue` to a `rec` wrapped around that inlining. If
+//!   it is not in tail position and the callee can finish, the protocol counts its
+//!   pending calls, which no global type can express: unsupported (see `returns.rs`).
+//! - Interactions after a `rec` or `do` that never finishes (no path goes on with
+//!   them) are reported as unreachable, as scribble-java does.
 //! - Recursion variables are renamed (`X` to `X_2`) when a binding would capture a
 //!   variable of an enclosing `rec`, so appending continuations never changes meaning.
 //! - Annotations are dropped. Spans stay those of the source text where a node was
@@ -18,10 +21,11 @@
 //! [`MAX_DEPTH`]; larger expansions are reported instead of exhausting memory or the
 //! stack of whoever walks the result recursively.
 
+mod returns;
 mod tree;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use mpst_fsm::{Message, Payload};
 
@@ -58,6 +62,8 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
     let mut lowered = Vec::new();
     let mut diagnostics = Vec::new();
     let mut file_nodes = 0;
+    let mut finishing = None;
+    let mut unreachable = HashSet::new();
     for protocol in &module.protocols {
         if file_nodes > MAX_FILE_NODES {
             diagnostics.push(Diagnostic::new(
@@ -78,7 +84,10 @@ pub fn lower(module: &Module) -> Result<Vec<GlobalProtocol>, Vec<Diagnostic>> {
             next_id: 0,
             nodes: 0,
             nesting: 0,
+            taken: Vec::new(),
             root: protocol,
+            finishing: &mut finishing,
+            unreachable: &mut unreachable,
             diagnostics: &mut diagnostics,
         };
         let result = lowerer.protocol(protocol);
@@ -133,7 +142,14 @@ struct Lowerer<'a, 'm> {
     next_id: usize,
     nodes: usize,
     nesting: usize,
+    /// Per continuation id: whether some path went on with it.
+    taken: Vec<bool>,
     root: &'m Protocol,
+    /// The protocols that can finish, computed when first needed.
+    finishing: &'a mut Option<HashSet<&'m str>>,
+    /// Where unreachable interactions were reported (an inlined protocol is lowered
+    /// once per call).
+    unreachable: &'a mut HashSet<Span>,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
 
@@ -147,10 +163,15 @@ impl<'m> Lowerer<'_, 'm> {
 
     fn cont(&mut self, tree: Tree) -> Cont {
         self.next_id += 1;
+        self.taken.push(false);
         Cont {
             tree,
             id: self.next_id,
         }
+    }
+
+    fn was_taken(&self, id: usize) -> bool {
+        self.taken.get(id - 1).copied().unwrap_or(true)
     }
 
     fn stop(&mut self, kind: ErrorKind, span: Span, message: String) -> Stop {
@@ -192,6 +213,9 @@ impl<'m> Lowerer<'_, 'm> {
 
     /// The continuation as an owned tree, counting a copy against the budget.
     fn take(&mut self, k: Cow<'_, Cont>) -> Result<Tree, Stop> {
+        if let Some(taken) = self.taken.get_mut(k.id - 1) {
+            *taken = true;
+        }
         match k {
             Cow::Owned(k) => Ok(k.tree),
             Cow::Borrowed(k) => {
@@ -294,9 +318,15 @@ impl<'m> Lowerer<'_, 'm> {
             return self.take(k);
         };
         let mut tree = self.interaction(last, k)?;
+        let mut next = last;
         for item in rest.iter().rev() {
             let k = self.cont(tree);
+            let id = k.id;
             tree = self.interaction(item, Cow::Owned(k))?;
+            if !self.was_taken(id) {
+                self.unreachable(item, next);
+            }
+            next = item;
         }
         Ok(tree)
     }
@@ -393,6 +423,21 @@ impl<'m> Lowerer<'_, 'm> {
         }
     }
 
+    /// Reports `next`, which follows `item` that never finishes, once per place.
+    fn unreachable(&mut self, item: &Interaction, next: &Interaction) {
+        if self.unreachable.insert(next.span) {
+            self.diagnostics.push(returns::unreachable(item, next));
+        }
+    }
+
+    /// Whether the protocol named `name` can reach the end of its body.
+    fn can_finish(&mut self, name: &str) -> bool {
+        let protocols = self.protocols;
+        self.finishing
+            .get_or_insert_with(|| returns::finishing(protocols))
+            .contains(name)
+    }
+
     fn do_(
         &mut self,
         item: &Interaction,
@@ -406,14 +451,13 @@ impl<'m> Lowerer<'_, 'm> {
             .iter()
             .position(|f| f.protocol == protocol.text && f.args == args);
         if let Some(index) = active {
-            if self.frames[index].cont_id != k.id {
-                let message = format!(
-                    "recursive `do {}` must be the last interaction of the protocol it \
-                     recurses into (a global type cannot return from recursion)",
-                    protocol.text
-                );
-                return Err(self.stop(ErrorKind::Unsupported, item.span, message));
+            if self.frames[index].cont_id != k.id && self.can_finish(&protocol.text) {
+                let diagnostic = returns::counting(item.span, &protocol.text);
+                self.diagnostics.push(diagnostic);
+                return Err(Stop);
             }
+            // In tail position, or the callee never finishes: the call loops back, and
+            // what follows, if anything, is reported unreachable by `seq`.
             let frame = &mut self.frames[index];
             frame.used = true;
             let var = Name::new(frame.var.text.clone(), protocol.span);
