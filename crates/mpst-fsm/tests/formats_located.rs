@@ -2,6 +2,7 @@
 //! one input and across inputs) and actions whose peer no machine plays.
 
 use mpst_fsm::format::{check_system, parse_dot, parse_dot_located, DotError, LocatedFsm};
+use mpst_fsm::ident::SortTable;
 
 /// `line:column` of byte `offset` in `input`.
 fn at(input: &str, offset: usize) -> (usize, usize) {
@@ -10,7 +11,7 @@ fn at(input: &str, offset: usize) -> (usize, usize) {
 }
 
 fn read(input: &str) -> Vec<LocatedFsm> {
-    parse_dot_located(input, false).expect("reads")
+    parse_dot_located(input, false, &SortTable::NONE).expect("reads")
 }
 
 #[test]
@@ -41,7 +42,7 @@ fn dot_mixed_state_is_located() {
 #[test]
 fn duplicate_digraphs_in_one_input_are_located_with_the_first() {
     let input = "digraph A { 0 -> 1 [label=\"B!m()\"]; }\n\ndigraph A { }\n";
-    let err = parse_dot_located(input, true).unwrap_err();
+    let err = parse_dot_located(input, true, &SortTable::NONE).unwrap_err();
     assert_eq!((err.line, err.column), (3, 1), "{err}");
     assert!(
         err.message

@@ -11,8 +11,8 @@ use mpst_scribble::sorts::SCRIBBLE;
 
 use crate::bounds::{parse_bound, parse_budget};
 
-use crate::trace::TraceFormat;
 use crate::load::dot::{render_at, render_dot_error};
+use crate::trace::TraceFormat;
 use crate::{load, output, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
@@ -65,7 +65,7 @@ fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
                 machine.fsm.role()
             );
             let err = DotError::at(&text, span.start, span.len(), message);
-            return Err(UsageError(dotfiles::render_at(&name, &text, &err)));
+            return Err(UsageError(render_at(&name, &text, &err)));
         }
     }
     Ok(machines.into_iter().map(|m| m.fsm).collect())

@@ -9,9 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::{SimpleFile, SimpleFiles};
 use codespan_reporting::term::termcolor::Buffer;
 use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::{
-    check_system, parse_dot_located, parse_dot_with, DotError, LocatedFsm, SystemError,
-};
+use mpst_fsm::format::{check_system, parse_dot_located, DotError, LocatedFsm, SystemError};
 use mpst_fsm::Fsm;
 
 use mpst_scribble::sorts::SCRIBBLE;
@@ -85,8 +83,9 @@ fn render_system_error(
 
 /// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
 /// [`UsageError`] whose message is [`render_dot_error`]'s diagnostic.
-pub fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
-    parse_dot_with(source, &SCRIBBLE)
+#[cfg(test)]
+fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
+    mpst_fsm::format::parse_dot_with(source, &SCRIBBLE)
         .map_err(|err| UsageError(render_dot_error(name, source, &err)))
 }
 

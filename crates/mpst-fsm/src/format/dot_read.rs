@@ -56,7 +56,10 @@ pub fn parse_dot(input: &str) -> Result<Vec<Fsm>, DotError> {
 /// # Errors
 /// As [`parse_dot`].
 pub fn parse_dot_with(input: &str, sorts: &SortTable) -> Result<Vec<Fsm>, DotError> {
-    Ok(parse(input, true, sorts)?.into_iter().map(|m| m.fsm).collect())
+    Ok(parse(input, true, sorts)?
+        .into_iter()
+        .map(|m| m.fsm)
+        .collect())
 }
 
 /// [`parse_dot`] that also accepts non-deterministic states (several transitions with
@@ -80,7 +83,10 @@ pub fn parse_dot_nondeterministic_with(
     input: &str,
     sorts: &SortTable,
 ) -> Result<Vec<Fsm>, DotError> {
-    Ok(parse(input, false, sorts)?.into_iter().map(|m| m.fsm).collect())
+    Ok(parse(input, false, sorts)?
+        .into_iter()
+        .map(|m| m.fsm)
+        .collect())
 }
 
 /// [`parse_dot_with`] (or, if `deterministic` is false, [`parse_dot_nondeterministic_with`])
@@ -97,11 +103,7 @@ pub fn parse_dot_located(
     parse(input, deterministic, sorts)
 }
 
-fn parse(
-    input: &str,
-    deterministic: bool,
-    sorts: &SortTable,
-) -> Result<Vec<LocatedFsm>, DotError> {
+fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<LocatedFsm>, DotError> {
     let mut parser = Parser::new(input)?;
     parser.deterministic = deterministic;
     parser.sorts = *sorts;
