@@ -5,8 +5,11 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, Index, Member};
 
-/// Expands `#[derive(Roles)]`; errors become `compile_error!`s in [`crate::derive`].
-pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Roles)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    let input: DeriveInput = syn::parse2(input)?;
+    let input = &input;
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
@@ -57,3 +60,7 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+#[path = "roles_tests.rs"]
+mod tests;
