@@ -188,7 +188,7 @@
 //! | Feature | How |
 //! |---|---|
 //! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
-//! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor) |
+//! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor, and [`FromState`] is sealed: no user type receives a `State`, and only the runtime can call [`FromState::from_state`]) |
 //! | one session per role at a time | [`try_session`] takes `&mut` role |
 //! | roles reused across sessions | the borrow ends when [`try_session`] returns |
 //! | recursion | `#[session] struct Name(..Self..)` and `loop` |
@@ -232,7 +232,7 @@
 //!   left as they are, and arguments written with primitives are rewritten
 //!   (`Twice<B, Num, Send<B, Text, End>>` works).
 //! * `#[session] struct L(P);` becomes `struct L<'__r, __R>(P')` with `Self` replaced by
-//!   `L<'__r, __R>`, plus [`FromState`], [`IntoSession`], [`introspect::SessionType`] and an
+//!   `L<'__r, __R>`, plus [`IntoSession`] (hence [`FromState`]), [`introspect::SessionType`] and an
 //!   inherent `into_session`.
 //! * `#[session] enum C { V(Label, P), .. }` becomes `enum C<'__r, __R> { V(Label, P'), .. }`
 //!   plus [`Choices`], one [`Choice<'__r, Label>`](Choice) per variant and
@@ -385,7 +385,7 @@ pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;
-pub use primitives::{Branch, Choice, Choices, Receive, Select, Send};
+pub use primitives::{Branch, Choice, Choices, Continuation, Receive, Select, Send};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};
 
