@@ -2,7 +2,7 @@
 //! where each error points.
 
 use super::expand;
-use crate::test_support::{consts, expand_err, expand_ok, fns, impls, squash, types};
+use crate::test_support::{assert_errors, consts, expand_ok, fns, impls, squash, types};
 use quote::quote;
 
 fn pair(trait_: &str, ty: &str) -> (String, String) {
@@ -113,9 +113,5 @@ fn errors_point_at_the_offending_tokens() {
             "3",
         ),
     ];
-    for (input, expected, at) in cases {
-        let (message, span) = expand_err(expand, input);
-        assert!(message.contains(expected), "{input}: {message}");
-        assert_eq!(span, at, "{input}: {message}");
-    }
+    assert_errors(expand, &cases);
 }

@@ -2,7 +2,7 @@
 //! error points.
 
 use super::expand;
-use crate::test_support::{expand_err, expand_ok, fns, impl_headers, impls, squash, types};
+use crate::test_support::{assert_errors, expand_ok, fns, impl_headers, impls, squash, types};
 use quote::quote;
 
 fn pair(trait_: &str, ty: &str) -> (String, String) {
@@ -131,9 +131,5 @@ fn errors_point_at_the_offending_tokens() {
             "B",
         ),
     ];
-    for (input, expected, at) in cases {
-        let (message, span) = expand_err(expand, input);
-        assert!(message.contains(expected), "{input}: {message}");
-        assert_eq!(span, at, "{input}: {message}");
-    }
+    assert_errors(expand, &cases);
 }

@@ -2,7 +2,7 @@
 //! where each error points.
 
 use super::expand;
-use crate::test_support::{expand_err, expand_ok, fns, impls, squash};
+use crate::test_support::{assert_errors, expand_ok, fns, impls, squash};
 use quote::quote;
 
 #[test]
@@ -63,9 +63,5 @@ fn errors_point_at_the_offending_tokens() {
             "crate::B",
         ),
     ];
-    for (input, expected, at) in cases {
-        let (message, span) = expand_err(expand, input);
-        assert!(message.contains(expected), "{input}: {message}");
-        assert_eq!(span, at, "{input}: {message}");
-    }
+    assert_errors(expand, &cases);
 }

@@ -36,6 +36,16 @@ pub(crate) fn expand_err(expand: Expand, input: &str) -> (String, String) {
     (error.to_string(), at)
 }
 
+/// Expands each `(input, message, at)` case, which must fail with an error whose message
+/// contains `message` and whose span covers exactly the source text `at`.
+pub(crate) fn assert_errors(expand: Expand, cases: &[(&str, &str, &str)]) {
+    for &(input, expected, at) in cases {
+        let (message, span) = expand_err(expand, input);
+        assert!(message.contains(expected), "{input}: {message}");
+        assert_eq!(span, at, "{input}: {message}");
+    }
+}
+
 /// The impls of the expansion: (trait path, self type), squashed, in output order.
 pub(crate) fn impls(file: &syn::File) -> Vec<(String, String)> {
     impl_items(file)
