@@ -2,12 +2,8 @@
 //! where each error points.
 
 use super::expand;
-use crate::test_support::{assert_errors, consts, expand_ok, fns, impls, squash, types};
+use crate::test_support::{assert_errors, consts, expand_ok, fns, impls, pair, squash, types};
 use quote::quote;
-
-fn pair(trait_: &str, ty: &str) -> (String, String) {
-    (squash(trait_), squash(ty))
-}
 
 #[test]
 fn each_label_gets_its_conversions_and_the_enum_its_names() {

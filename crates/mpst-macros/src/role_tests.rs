@@ -2,12 +2,10 @@
 //! error points.
 
 use super::expand;
-use crate::test_support::{assert_errors, expand_ok, fns, impl_headers, impls, squash, types};
+use crate::test_support::{
+    assert_errors, expand_ok, fns, impl_headers, impls, pair, squash, types,
+};
 use quote::quote;
-
-fn pair(trait_: &str, ty: &str) -> (String, String) {
-    (squash(trait_), squash(ty))
-}
 
 #[test]
 fn role_routes_and_builder_are_generated() {

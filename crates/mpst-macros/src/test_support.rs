@@ -36,6 +36,11 @@ pub(crate) fn expand_err(expand: Expand, input: &str) -> (String, String) {
     (error.to_string(), at)
 }
 
+/// An expected impl, `(trait path, self type)`, squashed like [`impls`] gives it.
+pub(crate) fn pair(trait_: &str, ty: &str) -> (String, String) {
+    (squash(trait_), squash(ty))
+}
+
 /// Expands each `(input, message, at)` case, which must fail with an error whose message
 /// contains `message` and whose span covers exactly the source text `at`.
 pub(crate) fn assert_errors(expand: Expand, cases: &[(&str, &str, &str)]) {
