@@ -8,8 +8,11 @@ use syn::{Data, DeriveInput, Error, Fields};
 /// Expands `#[derive(Message)]` on the item `input`: a plain function on token streams, so it
 /// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
 pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
-    let input: DeriveInput = syn::parse2(input)?;
-    let input = &input;
+    expand_item(&syn::parse2(input)?)
+}
+
+/// Expands `#[derive(Message)]` on the parsed item.
+fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Enum(data) = &input.data else {
         return Err(Error::new(

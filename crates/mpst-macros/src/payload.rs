@@ -7,8 +7,11 @@ use syn::{Data, DeriveInput, Error};
 /// Expands `#[derive(Payload)]` on the item `input`: a plain function on token streams, so it
 /// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
 pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
-    let input: DeriveInput = syn::parse2(input)?;
-    let input = &input;
+    expand_item(&syn::parse2(input)?)
+}
+
+/// Expands `#[derive(Payload)]` on the parsed item.
+fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
