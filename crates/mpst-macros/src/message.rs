@@ -5,12 +5,6 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields};
 
-/// Expands `#[derive(Message)]` on the item `input`: a plain function on token streams, so it
-/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
-pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
-    expand_item(&syn::parse2(input)?)
-}
-
 /// Expands `#[derive(Message)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
@@ -160,6 +154,12 @@ fn label_name(variant: &syn::Variant) -> syn::Result<Option<String>> {
         })?;
     }
     Ok(name)
+}
+
+/// Expands `#[derive(Message)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
 }
 
 #[cfg(test)]

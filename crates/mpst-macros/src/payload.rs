@@ -4,12 +4,6 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::{Data, DeriveInput, Error};
 
-/// Expands `#[derive(Payload)]` on the item `input`: a plain function on token streams, so it
-/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
-pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
-    expand_item(&syn::parse2(input)?)
-}
-
 /// Expands `#[derive(Payload)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
@@ -71,6 +65,12 @@ fn write_tokens(tokens: TokenStream, out: &mut String) {
             }
         }
     }
+}
+
+/// Expands `#[derive(Payload)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
 }
 
 #[cfg(test)]

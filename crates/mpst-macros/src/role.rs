@@ -17,12 +17,6 @@ pub(crate) fn type_arg(attr: &Attribute) -> syn::Result<Type> {
     })
 }
 
-/// Expands `#[derive(Role)]` on the item `input`: a plain function on token streams, so it
-/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
-pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
-    expand_item(&syn::parse2(input)?)
-}
-
 /// Expands `#[derive(Role)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
@@ -182,6 +176,12 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
             }
         }
     })
+}
+
+/// Expands `#[derive(Role)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
 }
 
 #[cfg(test)]
