@@ -10,105 +10,22 @@
 //! factor `w`. After three stages `Pi` holds output column `i`: the DFT of every row.
 //!
 //! Roles: `P0` .. `P7`. The session types are the projections of `fft.scr` (top-down
-//! workflow); `optimised.rs` has every process send before it receives. The tests check
+//! workflow), in `projections.rs`; `optimised.rs` has every process send before it receives. The tests check
 //! each row against a naive O(n^2) DFT.
 //!
 //! `cargo run -p mpst-examples --example fft` transforms a 4 x 8 matrix and prints it.
 
+mod projections;
 mod protocol;
 
-use mpst::{session, try_session, End, Error, FromState, Receive, Role, Route, Send};
+use mpst::{try_session, Error};
 use num_complex::Complex64;
-use protocol::{
-    columns, input, lower, rows, twiddle, upper_output, Channel, Column, Label, Roles, Value,
-};
+use projections::{upper, Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7};
+use protocol::{columns, input, lower, rows, twiddle, Column, Roles};
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
-// The projections: `L` = lower partner (send, receive), `U` = upper (receive, send).
-#[session]
-type Fft0 = Send<
-    P1,
-    Value,
-    Receive<
-        P1,
-        Value,
-        Send<P2, Value, Receive<P2, Value, Send<P4, Value, Receive<P4, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft1 = Receive<
-    P0,
-    Value,
-    Send<P0, Value, Send<P3, Value, Receive<P3, Value, Send<P5, Value, Receive<P5, Value, End>>>>>,
->;
-#[session]
-type Fft2 = Send<
-    P3,
-    Value,
-    Receive<
-        P3,
-        Value,
-        Receive<P0, Value, Send<P0, Value, Send<P6, Value, Receive<P6, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft3 = Receive<
-    P2,
-    Value,
-    Send<P2, Value, Receive<P1, Value, Send<P1, Value, Send<P7, Value, Receive<P7, Value, End>>>>>,
->;
-#[session]
-type Fft4 = Send<
-    P5,
-    Value,
-    Receive<
-        P5,
-        Value,
-        Send<P6, Value, Receive<P6, Value, Receive<P0, Value, Send<P0, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft5 = Receive<
-    P4,
-    Value,
-    Send<P4, Value, Send<P7, Value, Receive<P7, Value, Receive<P1, Value, Send<P1, Value, End>>>>>,
->;
-#[session]
-type Fft6 = Send<
-    P7,
-    Value,
-    Receive<
-        P7,
-        Value,
-        Receive<P4, Value, Send<P4, Value, Receive<P2, Value, Send<P2, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft7 = Receive<
-    P6,
-    Value,
-    Send<P6, Value, Receive<P5, Value, Send<P5, Value, Receive<P3, Value, Send<P3, Value, End>>>>>,
->;
-
-/// The exchange of the upper partner of a butterfly (receive, then send): returns the
-/// upper output.
-async fn upper<'r, R, P, N>(
-    s: Receive<'r, R, P, Value, Send<'r, R, P, Value, N>>,
-    mine: Column,
-    w: Complex64,
-) -> Result<(Column, N), Error>
-where
-    R: Route<P, Route = Channel> + Role<Message = Label>,
-    P: Role,
-    N: FromState<'r, Role = R>,
-{
-    let (Value(theirs), s) = s.receive().await?;
-    let next = s.send(Value(mine.clone())).await?;
-    Ok((upper_output(&theirs, &mine, w), next))
-}
-
 // The eight processes, by the exchange each makes in stages 1, 2 and 3 (`lower` from
-// `protocol.rs`, `upper` above); the macro also defines `run` and the tests' `run_tasks`.
+// `protocol.rs`, `upper` from `projections.rs`); the macro also defines `run`.
 protocol::processes_and_runs! {
     fft0(P0, Fft0, 0): lower lower lower;
     fft1(P1, Fft1, 1): upper lower lower;
@@ -135,6 +52,8 @@ fn main() -> Result<(), Error> {
 mod tests {
     use super::*;
     use protocol::assert_transformed;
+
+    protocol::run_tasks!();
 
     #[test]
     fn futures_executor() {

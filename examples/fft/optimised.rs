@@ -119,7 +119,7 @@ where
 }
 
 // The eight processes, by the exchange each makes in stages 1, 2 and 3 (`lower` from
-// `protocol.rs`, `upper` above); the macro also defines `run` and the tests' `run_tasks`.
+// `protocol.rs`, `upper` above); the macro also defines `run`.
 protocol::processes_and_runs! {
     fft0(P0, Fft0, 0): lower lower lower;
     fft1(P1, Fft1, 1): upper lower lower;
@@ -146,6 +146,8 @@ fn main() -> Result<(), Error> {
 mod tests {
     use super::*;
     use protocol::assert_transformed;
+
+    protocol::run_tasks!();
 
     #[test]
     fn futures_executor() {

@@ -1,11 +1,13 @@
 //! The FFT protocol's roles, labels and arithmetic, shared by the plain and the optimised
-//! FFT (`main.rs`, `optimised.rs`): they differ only in the order of each exchange.
+//! FFT (`main.rs`, `optimised.rs`): they differ only in the order of each exchange. The
+//! runtime's FFT bench (`crates/mpst/benches/fft.rs`) includes this file too.
 
 use mpst::{Error, FromState, Message, Payload, Receive, Role, Roles, Route, Send};
 use num_complex::Complex64;
 
-/// The route between two partners.
-pub type Channel = mpst::channel::Unbounded<Label>;
+/// The route between two partners: the in-memory `Spsc`, one allocation per pair (the
+/// route the runtime's FFT bench measures with this same file).
+pub type Channel = mpst::channel::Spsc<Label>;
 
 /// One column of the matrix: the values one process works on, one per row.
 pub type Column = Vec<Complex64>;
@@ -94,8 +96,7 @@ where
 /// Defines the eight FFT processes `fft0` .. `fft7`, each three butterfly stages on its
 /// column, from a table of one line per process: its role, its session type, its index and
 /// the exchange of each stage (`lower` or `upper`). Also defines `run`, which transforms
-/// every row of a matrix with the eight processes in one future (any executor), and, in
-/// tests, `run_tasks`, the same with each process a task on the multi-thread tokio runtime.
+/// every row of a matrix with the eight processes in one future (any executor).
 ///
 /// Session types, `upper` and the other names the processes use are resolved where the
 /// macro is called: the plain and the optimised FFT share this wiring and differ only in
@@ -134,10 +135,17 @@ macro_rules! processes_and_runs {
             let (o0, o1, o2, o3, o4, o5, o6, o7) = outputs;
             Ok(rows([o0, o1, o2, o3, o4, o5, o6, o7]))
         }
+    };
+}
+pub(crate) use processes_and_runs;
 
+/// Defines `run_tasks` in a test module: like `run`, with each process a task on the
+/// multi-thread tokio runtime (the processes are those `processes_and_runs!` defined).
+#[cfg(test)]
+macro_rules! run_tasks {
+    () => {
         /// Like `run`, with each process a task on the multi-thread tokio runtime of the
         /// tests.
-        #[cfg(test)]
         fn run_tasks(matrix: &[[Complex64; 8]]) -> Result<Vec<[Complex64; 8]>, Error> {
             let runtime = mpst_examples::tokio_runtime().unwrap();
             let Roles(mut p0, mut p1, mut p2, mut p3, mut p4, mut p5, mut p6, mut p7) =
@@ -163,7 +171,8 @@ macro_rules! processes_and_runs {
         }
     };
 }
-pub(crate) use processes_and_runs;
+#[cfg(test)]
+pub(crate) use run_tasks;
 
 /// Bit-reversal of a process index: process `p` starts with input column `reverse(p)`.
 pub fn reverse(index: usize) -> usize {

@@ -5,51 +5,17 @@
 //! to the adder `C` (`add`), and `C` replies to both with the `sum`.
 //!
 //! Roles: `A`, `B` (the summands), `C` (the adder). The session types are the
-//! projections of `three_adder.scr`, written by hand (top-down workflow). `A` and `B`
+//! projections of `three_adder.scr`, written by hand (top-down workflow), in `protocol.rs`. `A` and `B`
 //! also check the adder: each compares `C`'s sum with the sum it computed itself from the
 //! exchanged numbers.
 //!
 //! `cargo run -p mpst-examples --example three_adder` adds two numbers and prints the sum.
 
+mod protocol;
+
 use futures::future::try_join3;
-use mpst::{session, try_session, End, Error, Message, Payload, Receive, Role, Roles, Send};
-
-type Channel = mpst::channel::Unbounded<Label>;
-
-#[derive(Roles)]
-struct Roles(A, B, C);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct C(#[route(A)] Channel, #[route(B)] Channel);
-
-#[derive(Message)]
-enum Label {
-    Add(Add),
-    Sum(Sum),
-}
-
-#[derive(Payload)]
-struct Add(i32);
-#[derive(Payload)]
-struct Sum(i32);
-
-#[session]
-type AdderA = Send<B, Add, Receive<B, Add, Send<C, Add, Receive<C, Sum, End>>>>;
-
-#[session]
-type AdderB = Receive<A, Add, Send<A, Add, Send<C, Add, Receive<C, Sum, End>>>>;
-
-#[session]
-type AdderC = Receive<A, Add, Receive<B, Add, Send<A, Sum, Send<B, Sum, End>>>>;
+use mpst::{try_session, Error};
+use protocol::{Add, AdderA, AdderB, AdderC, Roles, Sum, A, B, C};
 
 /// What a summand learns: the sum `C` sent and the sum it computed itself.
 #[derive(Debug, PartialEq, Eq)]

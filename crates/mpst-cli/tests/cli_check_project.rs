@@ -37,13 +37,6 @@ fn example(name: &str) -> String {
         .to_string()
 }
 
-fn classic(name: &str) -> String {
-    repo()
-        .join(format!("crates/mpst-scribble/tests/protocols/{name}.scr"))
-        .display()
-        .to_string()
-}
-
 /// Writes `source` to a fresh file named `name` and returns its path.
 fn file(name: &str, source: &str) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_check_project");
@@ -197,7 +190,7 @@ fn unreadable_file_and_bad_usage_exit_2() {
 
 #[test]
 fn unknown_protocol_exits_2_listing_the_protocols() {
-    let out = mpst(&["check", &classic("simple_auth"), "--protocol", "Nope"]);
+    let out = mpst(&["check", &example("simple_auth"), "--protocol", "Nope"]);
     assert_eq!(code(&out), 2);
     let err = stderr(&out);
     assert!(err.contains("no protocol `Nope`"), "{err}");
@@ -208,7 +201,7 @@ fn unknown_protocol_exits_2_listing_the_protocols() {
 fn check_of_one_protocol() {
     let out = mpst(&[
         "check",
-        &classic("simple_auth"),
+        &example("simple_auth"),
         "--protocol",
         "Credentials",
     ]);
@@ -273,7 +266,7 @@ fn project_unknown_role_exits_2_listing_the_roles() {
 
 #[test]
 fn project_needs_a_protocol_when_several_have_the_role() {
-    let path = classic("simple_auth");
+    let path = example("simple_auth");
     let out = mpst(&["project", &path, "--role", "C"]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("choose one with --protocol"));

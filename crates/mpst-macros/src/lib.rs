@@ -7,7 +7,7 @@
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;
-use syn::{parse_macro_input, DeriveInput};
+use syn::parse_macro_input;
 
 mod message;
 mod payload;
@@ -15,6 +15,8 @@ mod role;
 mod roles;
 mod session;
 mod session_routed;
+#[cfg(test)]
+mod test_support;
 
 /// Derives `mpst::Role` and one `mpst::Route<Peer>` per field marked `#[route(Peer)]`.
 ///
@@ -24,7 +26,7 @@ mod session_routed;
 /// `Role::poll_flush`, `Role::begin` and `Role::abort` visit each route in field order.
 #[proc_macro_derive(Role, attributes(message, route))]
 pub fn derive_role(input: TokenStream) -> TokenStream {
-    derive(parse_macro_input!(input), role::expand)
+    derive(input, role::expand)
 }
 
 /// Derives `Default` for a struct of roles, creating and wiring every route between them.
@@ -35,7 +37,7 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// peer is gone (its operations fail with `Disconnected`).
 #[proc_macro_derive(Roles)]
 pub fn derive_roles(input: TokenStream) -> TokenStream {
-    derive(parse_macro_input!(input), roles::expand)
+    derive(input, roles::expand)
 }
 
 /// Derives `mpst::Message<L>` for the type `L` each variant wraps, `mpst::Labelled`,
@@ -45,14 +47,14 @@ pub fn derive_roles(input: TokenStream) -> TokenStream {
 /// (for a protocol label carried with different payloads, hence by two types).
 #[proc_macro_derive(Message, attributes(message))]
 pub fn derive_message(input: TokenStream) -> TokenStream {
-    derive(parse_macro_input!(input), message::expand)
+    derive(input, message::expand)
 }
 
 /// Derives `mpst::Payload` for a label struct: `SORTS` lists its field types as written,
 /// in order (`struct Value(i32)` gives `["i32"]`, a unit struct `[]`).
 #[proc_macro_derive(Payload)]
 pub fn derive_payload(input: TokenStream) -> TokenStream {
-    derive(parse_macro_input!(input), payload::expand)
+    derive(input, payload::expand)
 }
 
 /// Turns a session type written without its lifetime and role parameters into the full
@@ -67,10 +69,10 @@ pub fn session(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Runs one derive's expansion, turning its spanned error into a `compile_error!`.
 fn derive(
-    input: DeriveInput,
-    expand: fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>,
+    input: TokenStream,
+    expand: fn(proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStream>,
 ) -> TokenStream {
-    expand(&input)
+    expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -5,8 +5,8 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields};
 
-/// Expands `#[derive(Message)]`; errors become `compile_error!`s in [`crate::derive`].
-pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Message)]` on the parsed item.
+fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Enum(data) = &input.data else {
         return Err(Error::new(
@@ -155,3 +155,13 @@ fn label_name(variant: &syn::Variant) -> syn::Result<Option<String>> {
     }
     Ok(name)
 }
+
+/// Expands `#[derive(Message)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
+}
+
+#[cfg(test)]
+#[path = "message_tests.rs"]
+mod tests;

@@ -4,8 +4,8 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::{Data, DeriveInput, Error};
 
-/// Expands `#[derive(Payload)]`; errors become `compile_error!`s in [`crate::derive`].
-pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Payload)]` on the parsed item.
+fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
@@ -67,9 +67,16 @@ fn write_tokens(tokens: TokenStream, out: &mut String) {
     }
 }
 
+/// Expands `#[derive(Payload)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{consts, expand_err, expand_ok, impl_headers, impls, squash};
 
     #[test]
     fn types_are_spelled_as_written() {
@@ -90,9 +97,56 @@ mod tests {
     }
 
     #[test]
-    fn enums_are_refused() {
-        let input: DeriveInput = syn::parse_str("enum E { A }").unwrap();
-        let err = expand(&input).unwrap_err().to_string();
-        assert!(err.contains("needs a label struct"), "{err}");
+    fn sorts_are_the_field_types_in_order() {
+        let file = expand_ok(
+            expand,
+            quote!(
+                struct Pair {
+                    a: i32,
+                    b: Vec<String>,
+                }
+            ),
+        );
+        assert_eq!(impls(&file), [(squash("::mpst::Payload"), squash("Pair"))]);
+        let sorts = r#"&["i32", "Vec<String>"]"#;
+        assert_eq!(consts(&file), [("SORTS".to_string(), squash(sorts))]);
+    }
+
+    #[test]
+    fn unit_structs_have_no_sorts_and_generics_are_kept() {
+        let file = expand_ok(
+            expand,
+            quote!(
+                struct Ready;
+            ),
+        );
+        assert_eq!(consts(&file), [("SORTS".to_string(), squash("&[]"))]);
+        let file = expand_ok(
+            expand,
+            quote!(
+                struct Wrap<T: Clone>(T)
+                where
+                    T: Copy;
+            ),
+        );
+        assert_eq!(
+            impl_headers(&file),
+            [squash(
+                "impl<T: Clone> ::mpst::Payload for Wrap<T> where T: Copy"
+            )]
+        );
+    }
+
+    #[test]
+    fn enums_are_refused_at_their_name() {
+        let (message, at) = expand_err(expand, "enum E { A }");
+        assert!(message.contains("needs a label struct"), "{message}");
+        assert_eq!(at, "E");
+    }
+
+    #[test]
+    fn unparsable_input_is_a_syn_error() {
+        let (message, _) = expand_err(expand, "fn f() {}");
+        assert!(message.contains("expected"), "{message}");
     }
 }

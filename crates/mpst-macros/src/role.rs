@@ -17,8 +17,8 @@ pub(crate) fn type_arg(attr: &Attribute) -> syn::Result<Type> {
     })
 }
 
-/// Expands `#[derive(Role)]`; errors become `compile_error!`s in [`crate::derive`].
-pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// Expands `#[derive(Role)]` on the parsed item.
+fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {
         return Err(Error::new(
@@ -177,3 +177,13 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     })
 }
+
+/// Expands `#[derive(Role)]` on the item `input`: a plain function on token streams, so it
+/// is unit-tested without rustc; the entry point turns its error into a `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    expand_item(&syn::parse2(input)?)
+}
+
+#[cfg(test)]
+#[path = "role_tests.rs"]
+mod tests;

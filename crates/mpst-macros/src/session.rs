@@ -261,18 +261,13 @@ fn expand_struct(mut item: ItemStruct) -> syn::Result<TokenStream> {
         #item
 
         #[allow(clippy::type_complexity)]
-        impl #impl_generics ::mpst::FromState<'__r> for #ident #ty_generics #bounds {
-            type Role = __R;
-
-            #[inline]
-            fn from_state(state: ::mpst::State<'__r, __R>) -> Self {
-                Self(<#inner as ::mpst::FromState<'__r>>::from_state(state))
-            }
-        }
-
-        #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::IntoSession<'__r> for #ident #ty_generics #bounds {
             type Session = #inner;
+
+            #[inline]
+            fn from_session(session: #inner) -> Self {
+                Self(session)
+            }
 
             #[inline]
             fn into_session(self) -> #inner {
@@ -369,12 +364,12 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         quote!(()),
         |rest, (_, label, next)| quote!(((#label, #next), #rest)),
     );
-    let downcasts = labels.iter().map(|(variant, label, next)| {
+    let downcasts = labels.iter().map(|(variant, label, _)| {
         quote! {
             let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {
                 ::core::result::Result::Ok(label) => {
                     return ::core::result::Result::Ok(
-                        Self::#variant(label, <#next as ::mpst::FromState<'__r>>::from_state(state)),
+                        Self::#variant(label, next.into_session::<#label>()),
                     )
                 }
                 ::core::result::Result::Err(message) => message,
@@ -407,7 +402,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
 
             #[inline]
             fn downcast(
-                state: ::mpst::State<'__r, __R>,
+                next: ::mpst::Continuation<'__r, Self>,
                 message: <__R as ::mpst::Role>::Message,
             ) -> ::core::result::Result<Self, <__R as ::mpst::Role>::Message> {
                 #(#downcasts)*

@@ -86,9 +86,13 @@ fn struct_replaces_self_and_implements_the_traits() {
         )),
         "{out}"
     );
+    // `FromState` is sealed: a named type gets it from the runtime's blanket impl over
+    // `IntoSession`, and never sees a session state.
+    assert!(!out.contains("FromState<'__r>forLoop"), "{out}");
+    assert!(!out.contains("State<'__r,__R>"), "{out}");
     for needle in [
-        ":: mpst :: FromState < '__r > for Loop",
         ":: mpst :: IntoSession < '__r > for Loop",
+        "fn from_session (session : Send < '__r , __R , S , Ready , Loop < '__r , __R > >) -> Self { Self (session) }",
         ":: mpst :: introspect :: SessionType for Loop",
         "fn into_session (self)",
     ] {
@@ -129,6 +133,15 @@ fn enum_implements_choices_and_one_choice_per_label() {
         out.contains(&squash("type Variants = ((Continue , Branch")),
         "{out}"
     );
+    // Each variant's continuation comes from the runtime's `Continuation`, typed by the
+    // choice's own `Choice<Label>` impl: the enum never holds a session state.
+    assert!(
+        out.contains(&squash(
+            "Self :: Stop (label , next . into_session :: < Stop > ())"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("State<'__r,__R>"), "{out}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Snapshots of the projections of every protocol in the repository's `examples/` and
-//! of the classics in `tests/protocols/`: for each role its local type and its FSM in
+//! Snapshots of the projections of every protocol in the repository's `examples/` (the
+//! classics among them) and in `tests/protocols/`: for each role its local type and its FSM in
 //! nuscr's DOT. Data-driven: a new `.scr` file gets its snapshot on the next
 //! `INSTA_UPDATE=always cargo test -p mpst-scribble --test projection_snapshots` (or
 //! `cargo insta review`).

@@ -2,180 +2,33 @@
 //! every row of an `n x 8` matrix with the radix-2 butterfly network, each process holding
 //! one column of `n` values and exchanging it with a partner in each of the three stages.
 //! Two implementations in one criterion group, parameterised by the column length `n`:
-//! `typed` (the projected session types, as in `examples/fft`) and `bare` (the same
-//! exchanges written by hand on the same `mpst::channel::Spsc<Label>` channels). Roles
-//! and channels are created once and reused by every session. See `BENCHMARKS.md`.
+//! `typed` (the projected session types of `examples/fft`, whose roles, labels, arithmetic
+//! and session types this bench includes as they are) and `bare` (the same exchanges
+//! written by hand on the same `mpst::channel::Spsc<Label>` channels). Roles and channels
+//! are created once and reused by every session. See `BENCHMARKS.md`.
 
 mod common;
+// The example's own protocol files: what the bench measures is what the example runs.
+#[path = "../../../examples/fft/projections.rs"]
+mod projections;
+// Helpers only the example's `main` and tests use (`reverse`, `run_tasks!`, ...).
+#[allow(dead_code, unused_imports, unused_macros)]
+#[path = "../../../examples/fft/protocol.rs"]
+mod protocol;
 
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Spsc;
-use mpst::{
-    session, try_session, End, Error, FromState, Message, Receive, Role, Roles, Route, Send,
-};
+use mpst::{try_session, Error};
 use num_complex::Complex64;
+use projections::{upper, Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7};
+use protocol::{columns, input, lower, lower_output, rows, twiddle, upper_output};
+use protocol::{Channel, Column, Label, Roles, Value};
+use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
-type Channel = Spsc<Label>;
-type Column = Vec<Complex64>;
-
-#[derive(Roles)]
-struct Roles(P0, P1, P2, P3, P4, P5, P6, P7);
-
-macro_rules! processes {
-    ($($name:ident: $first:ident $second:ident $third:ident;)*) => {$(
-        #[derive(Role)]
-        #[message(Label)]
-        struct $name(
-            #[route($first)] Channel,
-            #[route($second)] Channel,
-            #[route($third)] Channel,
-        );
-    )*};
-}
-
-processes! {
-    P0: P1 P2 P4;
-    P1: P0 P3 P5;
-    P2: P3 P0 P6;
-    P3: P2 P1 P7;
-    P4: P5 P6 P0;
-    P5: P4 P7 P1;
-    P6: P7 P4 P2;
-    P7: P6 P5 P3;
-}
-
-#[derive(Message)]
-enum Label {
-    Value(Value),
-}
-
-struct Value(Column);
-
-#[session]
-type Fft0 = Send<
-    P1,
-    Value,
-    Receive<
-        P1,
-        Value,
-        Send<P2, Value, Receive<P2, Value, Send<P4, Value, Receive<P4, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft1 = Receive<
-    P0,
-    Value,
-    Send<P0, Value, Send<P3, Value, Receive<P3, Value, Send<P5, Value, Receive<P5, Value, End>>>>>,
->;
-#[session]
-type Fft2 = Send<
-    P3,
-    Value,
-    Receive<
-        P3,
-        Value,
-        Receive<P0, Value, Send<P0, Value, Send<P6, Value, Receive<P6, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft3 = Receive<
-    P2,
-    Value,
-    Send<P2, Value, Receive<P1, Value, Send<P1, Value, Send<P7, Value, Receive<P7, Value, End>>>>>,
->;
-#[session]
-type Fft4 = Send<
-    P5,
-    Value,
-    Receive<
-        P5,
-        Value,
-        Send<P6, Value, Receive<P6, Value, Receive<P0, Value, Send<P0, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft5 = Receive<
-    P4,
-    Value,
-    Send<P4, Value, Send<P7, Value, Receive<P7, Value, Receive<P1, Value, Send<P1, Value, End>>>>>,
->;
-#[session]
-type Fft6 = Send<
-    P7,
-    Value,
-    Receive<
-        P7,
-        Value,
-        Receive<P4, Value, Send<P4, Value, Receive<P2, Value, Send<P2, Value, End>>>>,
-    >,
->;
-#[session]
-type Fft7 = Receive<
-    P6,
-    Value,
-    Send<P6, Value, Receive<P5, Value, Send<P5, Value, Receive<P3, Value, Send<P3, Value, End>>>>>,
->;
-
-/// The twiddle factor of process `index` in the stage where partners differ by `half`.
-fn twiddle(index: usize, half: usize) -> Complex64 {
-    let j = (index % half) as f64;
-    Complex64::from_polar(1.0, -std::f64::consts::PI * j / half as f64)
-}
-
-fn lower_output(lower: &[Complex64], upper: &[Complex64], w: Complex64) -> Column {
-    lower.iter().zip(upper).map(|(&u, &t)| u + w * t).collect()
-}
-
-fn upper_output(lower: &[Complex64], upper: &[Complex64], w: Complex64) -> Column {
-    lower.iter().zip(upper).map(|(&u, &t)| u - w * t).collect()
-}
-
-async fn lower<'r, R, P, N>(
-    s: Send<'r, R, P, Value, Receive<'r, R, P, Value, N>>,
-    mine: Column,
-    w: Complex64,
-) -> Result<(Column, N), Error>
-where
-    R: Route<P, Route = Channel> + Role<Message = Label>,
-    P: Role,
-    N: FromState<'r, Role = R>,
-{
-    let (Value(theirs), next) = s.send(Value(mine.clone())).await?.receive().await?;
-    Ok((lower_output(&mine, &theirs, w), next))
-}
-
-async fn upper<'r, R, P, N>(
-    s: Receive<'r, R, P, Value, Send<'r, R, P, Value, N>>,
-    mine: Column,
-    w: Complex64,
-) -> Result<(Column, N), Error>
-where
-    R: Route<P, Route = Channel> + Role<Message = Label>,
-    P: Role,
-    N: FromState<'r, Role = R>,
-{
-    let (Value(theirs), s) = s.receive().await?;
-    let next = s.send(Value(mine.clone())).await?;
-    Ok((upper_output(&theirs, &mine, w), next))
-}
-
-macro_rules! process {
-    ($($name:ident($role:ident, $session:ident, $index:literal): $s1:ident $s2:ident $s3:ident;)*) => {$(
-        async fn $name(role: &mut $role, column: Column) -> Result<Column, Error> {
-            try_session(role, |s: $session<'_, $role>| async move {
-                let (column, s) = $s1(s, column, twiddle($index, 1)).await?;
-                let (column, s) = $s2(s, column, twiddle($index, 2)).await?;
-                let (column, end) = $s3(s, column, twiddle($index, 4)).await?;
-                Ok((column, end))
-            })
-            .await
-        }
-    )*};
-}
-
-process! {
+// The example's eight processes; the macro also defines the example's `run`, which the
+// sanity check below compares every implementation with.
+protocol::processes_and_runs! {
     fft0(P0, Fft0, 0): lower lower lower;
     fft1(P1, Fft1, 1): upper lower lower;
     fft2(P2, Fft2, 2): lower upper lower;
@@ -283,28 +136,13 @@ fn bare(
     [o0, o1, o2, o3, o4, o5, o6, o7]
 }
 
-/// Input columns of length `n`, already in the bit-reversed order the processes start in.
-fn columns(n: usize) -> [Column; 8] {
-    std::array::from_fn(|p| {
-        (0..n)
-            .map(|r| {
-                Complex64::new(
-                    ((r * 8 + p) as f64 * 0.37).sin(),
-                    (p as f64 - r as f64).cos(),
-                )
-            })
-            .collect()
-    })
-}
-
-/// The DFT of row `r` of the (bit-reversed) input by its definition, for the sanity check.
-fn naive_row(input: &[Column; 8], r: usize) -> [Complex64; 8] {
-    let reverse = |i: usize| ((i & 1) << 2) | (i & 2) | ((i & 4) >> 2);
+/// The DFT of one row by its definition, for the sanity check.
+fn naive_row(row: &[Complex64; 8]) -> [Complex64; 8] {
     std::array::from_fn(|k| {
-        (0..8)
-            .map(|j| {
-                let angle = -2.0 * std::f64::consts::PI * (j * k) as f64 / 8.0;
-                input[reverse(j)][r] * Complex64::from_polar(1.0, angle)
+        row.iter()
+            .enumerate()
+            .map(|(j, &x)| {
+                x * Complex64::from_polar(1.0, -std::f64::consts::PI * (j * k) as f64 / 4.0)
             })
             .sum()
     })
@@ -346,15 +184,20 @@ fn fft(c: &mut Criterion) {
     let mut group = c.benchmark_group("fft");
     let mut fixture = Fixture::new();
     for n in (1000..=5000).step_by(1000) {
-        let input = columns(n);
+        let matrix = input(n);
+        let input = columns(&matrix);
+        // The example's `run`, on roles of its own, is what every implementation computes.
+        let want = block_on(run(&matrix)).unwrap();
         group.throughput(Throughput::Elements(n as u64));
         for (name, variant) in VARIANTS {
-            // Every implementation computes the same thing before it is timed.
-            let output = fixture.session(variant, &input);
+            // Every implementation computes the same thing before it is timed, and it is the
+            // DFT of each row.
+            let output = rows(fixture.session(variant, &input));
             for r in [0, n / 2, n - 1] {
-                let want = naive_row(&input, r);
+                let naive = naive_row(&matrix[r]);
                 for k in 0..8 {
-                    assert!((output[k][r] - want[k]).norm() < 1e-9 * (1.0 + want[k].norm()));
+                    assert!((output[r][k] - want[r][k]).norm() < 1e-9 * (1.0 + want[r][k].norm()));
+                    assert!((output[r][k] - naive[k]).norm() < 1e-9 * (1.0 + naive[k].norm()));
                 }
             }
             group.bench_with_input(BenchmarkId::new(name, n), &input, |b, input| {
@@ -371,7 +214,7 @@ fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
         .into_iter()
         .find(|(name, _)| *name == variant)
         .ok_or_else(|| common::unknown(variant, &names))?;
-    let input = columns(usize::try_from(n).map_err(|e| e.to_string())?);
+    let input = columns(&input(usize::try_from(n).map_err(|e| e.to_string())?));
     let mut fixture = Fixture::new();
     for _ in 0..sessions {
         black_box(fixture.session(variant, &input));

@@ -1,6 +1,7 @@
 //! Three adder (PPoPP 2022 Table 1): `A` and `B` exchange their numbers, both send them to
 //! `C`, and `C` replies to both with the sum — one short session of six messages. Two
-//! implementations in one criterion group: `typed` (the projected session types) and
+//! implementations in one criterion group: `typed` (the projected session types of
+//! `examples/three_adder`, whose protocol file this bench includes) and
 //! `bare` (the same protocol written by hand on the same `mpst::channel::Spsc<Label>`
 //! channels). Roles and channels are created once; each iteration runs one session, so
 //! this measures the fixed cost of a session (`try_session` and every step). See
@@ -8,47 +9,16 @@
 
 mod common;
 
+// The example's own protocol file: what the bench measures is what the example runs.
+#[path = "../../../examples/three_adder/protocol.rs"]
+mod protocol;
+
 use criterion::{black_box, Criterion};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Spsc;
-use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
-
-type Channel = Spsc<Label>;
-
-#[derive(Roles)]
-struct Roles(A, B, C);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct C(#[route(A)] Channel, #[route(B)] Channel);
-
-#[derive(Message)]
-enum Label {
-    Add(Add),
-    Sum(Sum),
-}
-
-struct Add(i32);
-struct Sum(i32);
-
-#[session]
-type AdderA = Send<B, Add, Receive<B, Add, Send<C, Add, Receive<C, Sum, End>>>>;
-
-#[session]
-type AdderB = Receive<A, Add, Send<A, Add, Send<C, Add, Receive<C, Sum, End>>>>;
-
-#[session]
-type AdderC = Receive<A, Add, Receive<B, Add, Send<A, Sum, Send<B, Sum, End>>>>;
+use mpst::{try_session, Error};
+use protocol::{Add, AdderA, AdderB, AdderC, Channel, Label, Roles, Sum, A, B, C};
 
 async fn adder_a(role: &mut A, x: i32) -> Result<i32, Error> {
     try_session(role, |s: AdderA<'_, A>| async move {

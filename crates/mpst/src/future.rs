@@ -12,9 +12,9 @@ use futures::{Sink, TryStream};
 
 use crate::deadline::{self, Expire, Until, Waiting};
 use crate::error::{ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
-use crate::primitives::{Branch, Choices, Receive, Send};
+use crate::primitives::{Branch, Choices, Continuation, Receive, Send};
 use crate::role::{ExpectOne, Labelled, Message, Role, Route};
-use crate::session::{FromState, State};
+use crate::session::{step, FromState, State};
 
 /// Marks the type parameters a future resolves with, without owning any.
 type Types<T> = PhantomData<fn() -> T>;
@@ -162,7 +162,7 @@ where
         };
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(match sent {
-            Ok(()) => Ok(S::from_state(state)),
+            Ok(()) => Ok(step(state)),
             // Dropping `state` aborts the role.
             Err(error) => Err(send_error::<R, P, L, Send<'r, R, P, L, S>, _>(error)),
         })
@@ -237,7 +237,7 @@ where
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| match message.downcast() {
-            Ok(label) => Ok((label, S::from_state(state))),
+            Ok(label) => Ok((label, step(state))),
             Err(other) => Err(receive_error::<R, P, Receive<'r, R, P, L, S>>(
                 ReceiveErrorKind::UnexpectedLabel {
                     received: other.label(),
@@ -311,7 +311,7 @@ where
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| {
-            C::downcast(state, message).map_err(|other| {
+            C::downcast(Continuation::new(state), message).map_err(|other| {
                 receive_error::<R, P, Branch<'r, R, P, C>>(ReceiveErrorKind::UnexpectedLabel {
                     received: other.label(),
                     expected: C::LABELS,

@@ -26,8 +26,12 @@
 //! Every path through a choice therefore finishes with `end` or with a `named` that
 //! returned `false`. The label name of `L` is
 //! [`Labelled::name_of`](crate::Labelled::name_of)`(TypeId::of::<L>())` on the role's
-//! message enum (the variant name), its payload type name `std::any::type_name::<L>()`, the
-//! peer's name `P::NAME` and the running role's name `<S as FromState>::Role::NAME`.
+//! message enum (the variant name, or its `#[message(label = ..)]`), its payload sorts are
+//! [`Labelled::sorts_of`](crate::Labelled::sorts_of)`(TypeId::of::<L>())`, i.e. the field
+//! types `#[derive(Payload)]` recorded as written ([`Payload::SORTS`](crate::Payload::SORTS);
+//! `None` when `L` does not derive it — the label type's own name is never taken as its
+//! payload), the peer's name `P::NAME` and the running role's name
+//! `<S as FromState>::Role::NAME`.
 //!
 //! A `serialize::<S>()` is then a `Visitor` that keeps a current FSM state, adds one
 //! transition per `send`/`receive`/`variant`, keeps a stack of branching states for

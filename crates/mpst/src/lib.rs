@@ -190,7 +190,7 @@
 //! | Feature | How |
 //! |---|---|
 //! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Choose`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
-//! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor) |
+//! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor, and [`FromState`] is sealed: no user type receives a `State`, and only the runtime can call [`FromState::from_state`]) |
 //! | one session per role at a time | [`try_session`] takes `&mut` role |
 //! | roles reused across sessions | the borrow ends when [`try_session`] returns |
 //! | recursion | `#[session] struct Name(..Self..)` and `loop` |
@@ -200,7 +200,7 @@
 //! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer, the protocol state and the labels; a transport's error is kept as the cause ([`ReceiveErrorKind::Transport`], [`SendErrorKind::Transport`]); a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
 //! | failures spread, never hang | a session that fails or is dropped before [`End`] aborts its role's routes: its peers' receives fail with `Disconnected` naming it, and the role refuses later sessions rather than deliver a stale message (see [`try_session`]) |
 //! | any executor | only `futures` traits are used: tested on `futures::executor`, tokio current-thread and multi-thread |
-//! | cost | static dispatch, zero-sized session values, the label enum sent as is, no per-message allocation beyond the channel's own |
+//! | cost | static dispatch, pointer-sized session values (the role borrow; `tests/introspect.rs` checks the size), the label enum sent as is, no per-message allocation beyond the channel's own |
 //! | introspection | [`introspect`] walks any session type without running it; [`Role::NAME`], [`Message::NAME`], [`Labelled`], [`Choices::Variants`], [`IntoSession::Session`] |
 //!
 //! What the type system cannot check alone: that the local types of all roles fit together
@@ -234,7 +234,7 @@
 //!   left as they are, and arguments written with primitives are rewritten
 //!   (`Twice<B, Num, Send<B, Text, End>>` works).
 //! * `#[session] struct L(P);` becomes `struct L<'__r, __R>(P')` with `Self` replaced by
-//!   `L<'__r, __R>`, plus [`FromState`], [`IntoSession`], [`introspect::SessionType`] and an
+//!   `L<'__r, __R>`, plus [`IntoSession`] (hence [`FromState`]), [`introspect::SessionType`] and an
 //!   inherent `into_session`.
 //! * `#[session] enum C { V(Label, P), .. }` becomes `enum C<'__r, __R> { V(Label, P'), .. }`
 //!   plus [`Choices`], one [`Choice<'__r, Label>`](Choice) per variant and
@@ -391,7 +391,7 @@ pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;
-pub use primitives::{Branch, Choice, ChoiceTo, Choices, Choose, Receive, Select, Send};
+pub use primitives::{Branch, Choice, ChoiceTo, Choices, Choose, Continuation, Receive, Select, Send};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};
 

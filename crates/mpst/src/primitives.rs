@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 
 use crate::future::{BranchFuture, ReceiveFuture, SendFuture};
 use crate::role::{Labelled, Message, Role, Route};
-use crate::session::{FromState, State};
+use crate::session::{sealed, step, FromState, State};
 
 macro_rules! primitive {
     ($(#[$doc:meta])* $name:ident<$($param:ident),*>) => {
@@ -21,11 +21,13 @@ macro_rules! primitive {
             _types: PhantomData<fn() -> ($($param,)*)>,
         }
 
+        impl<R: Role, $($param),*> sealed::Sealed for $name<'_, R, $($param),*> {}
+
         impl<'r, R: Role, $($param),*> FromState<'r> for $name<'r, R, $($param),*> {
             type Role = R;
 
             #[inline]
-            fn from_state(state: State<'r, R>) -> Self {
+            fn from_state(state: State<'r, R>, _: sealed::Token) -> Self {
                 Self { state, _types: PhantomData }
             }
         }
@@ -115,12 +117,37 @@ pub trait Choices<'r>: Sized {
     /// The label names of the variants, in declaration order.
     const LABELS: &'static [&'static str];
 
-    /// Turns a received message into the matching variant, or gives it back when its label
-    /// is not one of the choice's.
+    /// Turns a received message into the matching variant, building its continuation
+    /// with [`Continuation::into_session`], or gives the message back when its label is
+    /// not one of the choice's.
     fn downcast(
-        state: State<'r, Self::Role>,
+        next: Continuation<'r, Self>,
         message: <Self::Role as Role>::Message,
     ) -> Result<Self, <Self::Role as Role>::Message>;
+}
+
+/// The session state of a [`Branch`] whose label is being matched: it can only become the
+/// continuation the choice `C` declares for that label ([`Choice::Session`]), so an
+/// implementation of [`Choices`] never holds a [`State`]. Dropping it aborts the role.
+#[must_use = "a continuation must become the chosen variant's session"]
+pub struct Continuation<'r, C: Choices<'r>> {
+    state: State<'r, C::Role>,
+}
+
+impl<'r, C: Choices<'r>> Continuation<'r, C> {
+    #[inline]
+    pub(crate) fn new(state: State<'r, C::Role>) -> Self {
+        Self { state }
+    }
+
+    /// The continuation after the label `L`.
+    #[inline]
+    pub fn into_session<L>(self) -> <C as Choice<'r, L>>::Session
+    where
+        C: Choice<'r, L>,
+    {
+        step(self.state)
+    }
 }
 
 impl<'r, R, P, L, S> Send<'r, R, P, L, S>

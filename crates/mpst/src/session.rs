@@ -42,29 +42,75 @@ fn abort<R: Role>(role: &mut R) {
     role.abort();
 }
 
+/// Keeps [`FromState`] to this crate: the module is private, so other crates can neither
+/// name [`Sealed`](sealed::Sealed) (and so not implement `FromState`) nor create a
+/// [`Token`](sealed::Token) (and so not call [`FromState::from_state`]).
+pub(crate) mod sealed {
+    /// The supertrait of [`FromState`](super::FromState): implemented by the primitives,
+    /// `End` and every [`IntoSession`](super::IntoSession) type, nothing else.
+    pub trait Sealed {}
+
+    /// The permission to turn a [`State`](super::State) into a session value.
+    pub struct Token(());
+
+    impl Token {
+        #[inline]
+        pub(crate) const fn new() -> Self {
+            Self(())
+        }
+    }
+}
+
 /// A session type that can be built from a [`State`].
 ///
-/// Implemented by every primitive and by the named types `#[session]` generates. Only code
-/// holding a `State` can call [`FromState::from_state`], and user code never holds one.
-pub trait FromState<'r>: Sized {
+/// Sealed: implemented by the primitives, [`End`], and every [`IntoSession`] type (the
+/// named types `#[session]` generates), and only this crate can call
+/// [`FromState::from_state`]. So no user type ever receives a `State`, and no code outside
+/// this crate can turn one into `End` or any other session value. Use it as a bound
+/// (`S: FromState<'r, Role = R>`).
+pub trait FromState<'r>: sealed::Sealed + Sized {
     /// The role that runs this session type.
     type Role: Role;
 
-    /// Builds the session from the state of the previous step.
-    fn from_state(state: State<'r, Self::Role>) -> Self;
+    /// Builds the session from the state of the previous step; the token is this crate's
+    /// alone.
+    fn from_state(state: State<'r, Self::Role>, token: sealed::Token) -> Self;
+}
+
+/// Builds the session value `S` from `state`: the crate's one way to take a step.
+#[inline]
+pub(crate) fn step<'r, S: FromState<'r>>(state: State<'r, S::Role>) -> S {
+    S::from_state(state, sealed::Token::new())
 }
 
 /// A named (usually recursive) session type defined with `#[session] struct Name(...)`.
 ///
-/// `into_session` unfolds it to the session type it wraps. The macro also generates an
-/// inherent `into_session` method, so this trait need not be imported; it exists so the
-/// structure of a session type can be walked without running it (serialisation).
-pub trait IntoSession<'r>: FromState<'r> {
+/// `into_session` unfolds it to the session type it wraps, `from_session` wraps one. Every
+/// `IntoSession` type is a [`FromState`] (built by building the session it wraps), which
+/// is how user crates get new session types without ever holding a [`State`]. The macro
+/// also generates an inherent `into_session` method, so this trait need not be imported;
+/// it exists so the structure of a session type can be walked without running it
+/// (serialisation).
+pub trait IntoSession<'r>: Sized {
     /// The session type the struct wraps.
-    type Session: FromState<'r, Role = Self::Role>;
+    type Session: FromState<'r>;
+
+    /// Wraps the session this type names.
+    fn from_session(session: Self::Session) -> Self;
 
     /// Unfolds one level of recursion.
     fn into_session(self) -> Self::Session;
+}
+
+impl<'r, T: IntoSession<'r>> sealed::Sealed for T {}
+
+impl<'r, T: IntoSession<'r>> FromState<'r> for T {
+    type Role = <T::Session as FromState<'r>>::Role;
+
+    #[inline]
+    fn from_state(state: State<'r, Self::Role>, token: sealed::Token) -> Self {
+        T::from_session(T::Session::from_state(state, token))
+    }
 }
 
 /// The end of a session: nothing more may be sent or received.
@@ -77,11 +123,13 @@ pub struct End<'r, R: Role> {
     _end: PhantomData<()>,
 }
 
+impl<R: Role> sealed::Sealed for End<'_, R> {}
+
 impl<'r, R: Role> FromState<'r> for End<'r, R> {
     type Role = R;
 
     #[inline]
-    fn from_state(state: State<'r, R>) -> Self {
+    fn from_state(state: State<'r, R>, _: sealed::Token) -> Self {
         Self {
             state,
             _end: PhantomData,
@@ -158,7 +206,7 @@ where
     F: FnOnce(S) -> Fut,
     Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
 {
-    let session = S::from_state(State::new(role));
+    let session = step::<S>(State::new(role));
     let (output, end) = f(session).await?;
     // Sends may still be buffered: deliver them before calling the session done. On an
     // error `end` is dropped, which aborts the role.

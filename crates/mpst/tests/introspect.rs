@@ -186,3 +186,19 @@ fn choice_variants_are_listed_at_type_level() {
         Receive<'static, S, T, Ready, Select<'static, S, T, SourceChoice<'static, S>>>,
     >());
 }
+
+#[test]
+fn session_values_are_one_pointer_the_role_borrow() {
+    use std::mem::size_of;
+    let pointer = size_of::<&mut S>();
+    assert_eq!(pointer, size_of::<usize>());
+    assert_eq!(size_of::<End<'static, S>>(), pointer);
+    assert_eq!(size_of::<Sink<'static, T>>(), pointer);
+    assert_eq!(size_of::<Source<'static, S>>(), pointer);
+    assert_eq!(
+        size_of::<Receive<'static, S, T, Ready, Select<'static, S, T, SourceChoice<'static, S>>>>(),
+        pointer
+    );
+    // A choice enum holds the label beside the continuation: here a label of no size.
+    assert_eq!(size_of::<SinkChoice<'static, T>>(), 2 * pointer);
+}

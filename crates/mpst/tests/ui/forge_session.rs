@@ -1,15 +1,15 @@
 //! Sessions cannot be built by hand: `State` has no public constructor, so there is no
-//! way to conjure an `End` (or any other step).
+//! way to conjure the state any step (or `End`) is made of.
 #![allow(unused)]
 
 include!("common/adder.rs");
 
 
-fn forge<'r>(role: &'r mut A) -> End<'r, A> {
-    mpst::FromState::from_state(mpst::State { role })
+fn forge<'r>(role: &'r mut A) -> mpst::State<'r, A> {
+    mpst::State { role }
 }
 
 fn main() {
     let Roles(mut a, _, _) = Roles::default();
-    let _end = forge(&mut a);
+    let _state = forge(&mut a);
 }
