@@ -126,6 +126,27 @@ where
     M: Fn(u64) -> Ch + Send + Sync + 'static,
     D: Fn(u64) -> Instant + Send + Sync + 'static,
 {
+    let gate = move |i| crate::clock::sleep_until(due(i));
+    start_roles_gated(net, sessions, in_order, make, gate).await
+}
+
+/// [`start_roles`] with session `i` started at every role once `gate(i)` completes
+/// instead of at a due time (the closed-loop profile opens the gates one session at a
+/// time).
+pub async fn start_roles_gated<Ch, X, M, G, F>(
+    net: Net,
+    sessions: u64,
+    in_order: bool,
+    make: M,
+    gate: G,
+) -> Failures
+where
+    Ch: Choreography<X> + 'static,
+    X: Send + 'static,
+    M: Fn(u64) -> Ch + Send + Sync + 'static,
+    G: Fn(u64) -> F + Send + Sync + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
     let names = Ch::Roles::names();
     let config = Config {
         recv_timeout: Duration::from_secs(120),
@@ -133,15 +154,15 @@ where
     };
     let failures = Failures::default();
     let make = Arc::new(make);
-    let due = Arc::new(due);
+    let gate = Arc::new(gate);
     for (name, transport) in transports(net, &names).await {
         let endpoint =
             Endpoint::with_config(transport, name, config, None).expect("inside a runtime");
         let endpoint = Arc::new(endpoint);
-        let (make, due, failures) = (make.clone(), due.clone(), failures.clone());
+        let (make, gate, failures) = (make.clone(), gate.clone(), failures.clone());
         tokio::spawn(async move {
             for i in 0..sessions {
-                crate::clock::sleep_until(due(i)).await;
+                gate(i).await;
                 let choreography = make(i);
                 if in_order {
                     if let Err(e) = endpoint.run_session(i, choreography).await {

@@ -97,6 +97,7 @@ pub struct Recorder {
     schedule: Schedule,
     series: Arc<Mutex<Vec<(&'static str, Series)>>>,
     answered: Arc<AtomicU64>,
+    changed: Arc<tokio::sync::Notify>,
     total: u64,
 }
 
@@ -116,6 +117,7 @@ impl Recorder {
             schedule,
             series: Arc::new(Mutex::new(series)),
             answered: Arc::new(AtomicU64::new(0)),
+            changed: Arc::new(tokio::sync::Notify::new()),
             total: requests * names.len() as u64,
         }
     }
@@ -135,6 +137,21 @@ impl Recorder {
         {
             *slot = Some(now.saturating_duration_since(s.intended[i as usize]));
             self.answered.fetch_add(1, Ordering::Relaxed);
+            self.changed.notify_one();
+        }
+    }
+
+    /// The latency recorded for request `i` of `name` (`None` while unanswered).
+    pub fn latency(&self, name: &str, i: u64) -> Option<Duration> {
+        let all = self.series.lock().expect("recorder lock");
+        let (_, s) = all.iter().find(|(n, _)| *n == name)?;
+        s.latency.get(i as usize).copied().flatten()
+    }
+
+    /// Waits until at least `count` answers (over all series) are recorded.
+    pub async fn wait_for_answers(&self, count: u64) {
+        while self.answered.load(Ordering::Relaxed) < count {
+            self.changed.notified().await;
         }
     }
 

@@ -184,8 +184,9 @@ fn tcp_section(o: &mut String, r: &Results) {
     }
 }
 
-/// The whole document.
-pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
+/// The whole document; `callgrind` is the committed callgrind profile of concurrent send
+/// (`profile/callgrind.md`), embedded in the "why" section.
+pub fn render(r: &Results, run: &Run, goals: &[Goal], callgrind: Option<&str>) -> String {
     let mut out = String::new();
     let o = &mut out;
     let plan = &r.plan;
@@ -312,6 +313,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         serving_section(o, ms);
     }
     tcp_section(o, r);
+    crate::why::section(o, r, callgrind);
     let _ = writeln!(o, "## Method\n");
     let _ = writeln!(
         o,
