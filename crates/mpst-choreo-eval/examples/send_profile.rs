@@ -4,7 +4,9 @@
 //! prints one JSON line. Instructions per session: the difference between two
 //! callgrind runs at SESSIONS and 2 × SESSIONS, divided by SESSIONS.
 //! `send_profile --open IMPLEMENTATION SECONDS` runs the open-loop benchmark instead
-//! (50 requests/s, two worker threads) with zero costs and prints the `key` summary.
+//! (50 requests/s, two worker threads) with zero costs and prints the `key` summary;
+//! `send_profile --hops IMPLEMENTATION SECONDS` runs it with its seeded costs and the
+//! hop trace (choreographies only) and prints the median of each hop of `key`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,8 +19,11 @@ use mpst_choreo_eval::{profile, send};
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let open = args.first().is_some_and(|a| a == "--open");
-    if open {
+    let mode = match args.first().map(String::as_str) {
+        Some(m @ ("--open" | "--hops")) => m.to_string(),
+        _ => String::new(),
+    };
+    if !mode.is_empty() {
         args.remove(0);
     }
     let imp = match args.first().map(String::as_str) {
@@ -27,10 +32,13 @@ fn main() -> ExitCode {
         Some("actors") => Implementation::Actors,
         _ => return usage(),
     };
-    if open {
+    if !mode.is_empty() {
         let Some(seconds) = args.get(1).and_then(|s| s.parse().ok()) else {
             return usage();
         };
+        if mode == "--hops" {
+            return hops(imp, seconds);
+        }
         return open_loop(imp, seconds);
     }
     let Some(sessions) = args.get(1).and_then(|s| s.parse().ok()) else {
@@ -56,8 +64,8 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
-    let spec = Spec {
+fn spec(seconds: f64) -> Spec {
+    Spec {
         rate: 50.0,
         duration: seconds,
         warmup: (seconds * 0.2).min(1.0),
@@ -65,7 +73,27 @@ fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
         seed: 2024,
         net: Net::Memory,
         threads: 2,
-    };
+    }
+}
+
+fn hops(imp: Implementation, seconds: f64) -> ExitCode {
+    if imp == Implementation::Actors {
+        eprintln!("the hop trace observes choreography endpoints: in_order or out_of_order");
+        return ExitCode::from(2);
+    }
+    let h = mpst_choreo_eval::hops::trace(imp, &spec(seconds));
+    match serde_json::to_string(&h) {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            eprintln!("cannot print the trace: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
+    let spec = spec(seconds);
     let zero = Arc::new(vec![Duration::ZERO; spec.requests() as usize]);
     let costs = send::Costs {
         key: zero.clone(),
@@ -88,7 +116,7 @@ fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS"
+        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS"
     );
     ExitCode::from(2)
 }

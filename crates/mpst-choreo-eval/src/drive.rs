@@ -12,7 +12,9 @@ use std::net::SocketAddr;
 
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{ChoreoError, Choreography, Config, Endpoint, RoleName, RoleSet, Transport};
+use mpst_choreo::{
+    ChoreoError, Choreography, Config, Endpoint, Observer, RoleName, RoleSet, Transport,
+};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
@@ -127,18 +129,19 @@ where
     D: Fn(u64) -> Instant + Send + Sync + 'static,
 {
     let gate = move |i| crate::clock::sleep_until(due(i));
-    start_roles_gated(net, sessions, in_order, make, gate).await
+    start_roles_gated(net, sessions, in_order, make, gate, None).await
 }
 
 /// [`start_roles`] with session `i` started at every role once `gate(i)` completes
 /// instead of at a due time (the closed-loop profile opens the gates one session at a
-/// time).
+/// time), and every endpoint reporting to `observer` if there is one (the hop trace).
 pub async fn start_roles_gated<Ch, X, M, G, F>(
     net: Net,
     sessions: u64,
     in_order: bool,
     make: M,
     gate: G,
+    observer: Option<Arc<dyn Observer>>,
 ) -> Failures
 where
     Ch: Choreography<X> + 'static,
@@ -156,8 +159,8 @@ where
     let make = Arc::new(make);
     let gate = Arc::new(gate);
     for (name, transport) in transports(net, &names).await {
-        let endpoint =
-            Endpoint::with_config(transport, name, config, None).expect("inside a runtime");
+        let endpoint = Endpoint::with_config(transport, name, config, observer.clone())
+            .expect("inside a runtime");
         let endpoint = Arc::new(endpoint);
         let (make, gate, failures) = (make.clone(), gate.clone(), failures.clone());
         tokio::spawn(async move {

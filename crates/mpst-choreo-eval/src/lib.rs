@@ -11,6 +11,7 @@ pub mod busy;
 pub mod clock;
 pub mod drive;
 pub mod experiments;
+pub mod hops;
 pub mod load;
 pub mod markdown;
 pub mod producers;

@@ -184,9 +184,9 @@ fn tcp_section(o: &mut String, r: &Results) {
     }
 }
 
-/// The whole document; `callgrind` is the committed callgrind profile of concurrent send
-/// (`profile/callgrind.md`), embedded in the "why" section.
-pub fn render(r: &Results, run: &Run, goals: &[Goal], callgrind: Option<&str>) -> String {
+/// The whole document; `profiles` (the committed `profile/*.md`) are embedded in the
+/// "why" section.
+pub fn render(r: &Results, run: &Run, goals: &[Goal], profiles: &crate::why::Profiles) -> String {
     let mut out = String::new();
     let o = &mut out;
     let plan = &r.plan;
@@ -313,7 +313,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal], callgrind: Option<&str>) -
         serving_section(o, ms);
     }
     tcp_section(o, r);
-    crate::why::section(o, r, callgrind);
+    crate::why::section(o, r, profiles);
     let _ = writeln!(o, "## Method\n");
     let _ = writeln!(
         o,

@@ -89,7 +89,7 @@ async fn closed_loop(
                 let _ = opened.wait_for(|&n| n > i).await;
             }
         };
-        start_roles_gated(Net::Memory, sessions, in_order, make, gate).await;
+        start_roles_gated(Net::Memory, sessions, in_order, make, gate, None).await;
         None
     };
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("bounds");

@@ -297,10 +297,10 @@ pub fn write(dir: &Path, r: &Results, run: &Run) -> io::Result<()> {
         let chart_l = latency_chart(&title, "offered load (images/s)", &ms.points);
         std::fs::write(dir.join(format!("model_serving_latency_b{b}.svg")), chart_l)?;
     }
-    let callgrind = std::fs::read_to_string(dir.join("profile").join("callgrind.md")).ok();
+    let profiles = crate::why::Profiles::read(&dir.join("profile"));
     std::fs::write(
         dir.join("EVALUATION.md"),
-        crate::markdown::render(r, run, &goals, callgrind.as_deref()),
+        crate::markdown::render(r, run, &goals, &profiles),
     )?;
     Ok(())
 }

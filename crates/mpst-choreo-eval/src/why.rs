@@ -1,7 +1,7 @@
 //! The "why" section of `EVALUATION.md`: the evidence behind each missed goal, from
 //! profiles taken in the same run (how the models spent the window in model serving,
 //! the zero-cost overhead of each implementation in concurrent send) and from the
-//! callgrind profile committed beside it (`evaluation/profile/callgrind.md`).
+//! profiles committed beside it (`evaluation/profile/hops.md`, `callgrind.md`).
 
 use std::fmt::Write as _;
 
@@ -100,7 +100,7 @@ fn median_of(points: &[Point], imp: Implementation) -> f64 {
         .map_or(0.0, |p| p.summary.median_ms)
 }
 
-fn send_why(o: &mut String, s: &SendResults, callgrind: Option<&str>) {
+fn send_why(o: &mut String, s: &SendResults, profiles: &Profiles) {
     let d = |imp| median_of(&s.zero_cost_key, imp);
     let (d_in, d_out, d_act) = (
         d(Implementation::InOrder),
@@ -151,7 +151,10 @@ fn send_why(o: &mut String, s: &SendResults, callgrind: Option<&str>) {
         pct((ideal_in + d_in - ideal_out - d_out) / (ideal_in + d_in)),
         pct(1.0 - s.out_of_order_key_median_ms / s.in_order_key_median_ms),
     );
-    if let Some(text) = callgrind {
+    if let Some(text) = &profiles.hops {
+        let _ = writeln!(o, "{}\n", text.trim());
+    }
+    if let Some(text) = &profiles.callgrind {
         let _ = writeln!(o, "{}\n", text.trim());
         let _ = writeln!(
             o,
@@ -167,9 +170,30 @@ fn send_why(o: &mut String, s: &SendResults, callgrind: Option<&str>) {
     }
 }
 
+/// The profiles committed beside the report (`evaluation/profile/*.md`), made by their
+/// scripts in that directory.
+#[derive(Clone, Debug, Default)]
+pub struct Profiles {
+    /// `hops.md`: the hop trace of concurrent send (`hops.sh`).
+    pub hops: Option<String>,
+    /// `callgrind.md`: instructions, polls, spawns per session (`callgrind.sh`).
+    pub callgrind: Option<String>,
+}
+
+impl Profiles {
+    /// Reads them from `dir` (missing ones are left out).
+    pub fn read(dir: &std::path::Path) -> Self {
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        Profiles {
+            hops: read("hops.md"),
+            callgrind: read("callgrind.md"),
+        }
+    }
+}
+
 /// Appends the section.
-pub fn section(o: &mut String, r: &Results, callgrind: Option<&str>) {
+pub fn section(o: &mut String, r: &Results, profiles: &Profiles) {
     let _ = writeln!(o, "## Why the missed goals are missed (profiles)\n");
     serving_why(o, &r.model_serving);
-    send_why(o, &r.concurrent_send, callgrind);
+    send_why(o, &r.concurrent_send, profiles);
 }
