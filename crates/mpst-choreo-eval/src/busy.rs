@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 /// The busy intervals of the models of one run.
@@ -14,7 +14,7 @@ pub struct Busy {
 }
 
 /// How the models spent the measurement window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelUse {
     /// Model-seconds of serving per second of window (0 to 2 with two models).
     pub busy_models: f64,

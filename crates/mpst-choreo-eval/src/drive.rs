@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 use tokio::time::Instant;
 
 /// The three implementations compared by every benchmark.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Implementation {
     /// The in-order choreography (blocking `comm`, sessions one after the other).
@@ -67,7 +67,7 @@ impl Failures {
 }
 
 /// The network the choreographies run on (the actors always use ractor's mailboxes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Net {
     /// `mpst_choreo::transport::InMemory`.

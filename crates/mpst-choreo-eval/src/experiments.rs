@@ -2,7 +2,7 @@
 //! results, including the derived numbers of `results.json`: model-serving maximum
 //! throughput, producers' saturation rates, concurrent-send key medians.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::busy::ModelUse;
 use crate::drive::{Implementation, Net};
@@ -11,7 +11,7 @@ use crate::profile::{self, SendProfile};
 use crate::{producers, send, serving};
 
 /// What to run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
     /// Producers: requests per second per producer.
     pub producer_rates: Vec<f64>,
@@ -77,7 +77,7 @@ impl Plan {
 }
 
 /// One implementation at one rate.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Point {
     /// Which implementation.
     pub implementation: Implementation,
@@ -91,7 +91,7 @@ pub struct Point {
 }
 
 /// Model serving at one batch size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServingResults {
     /// Images per batch.
     pub batch: u64,
@@ -108,7 +108,7 @@ pub struct ServingResults {
 }
 
 /// Concurrent producers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProducerResults {
     /// The highest offered rate (per producer) whose median stays under 3× the median at
     /// the lowest rate (checked upwards from the lowest rate).
@@ -122,7 +122,7 @@ pub struct ProducerResults {
 }
 
 /// Concurrent send.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SendResults {
     /// Requests per second.
     pub rate: f64,
@@ -157,7 +157,7 @@ pub struct SendResults {
 }
 
 /// Everything measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Results {
     /// Model serving at the headline batch size.
     pub model_serving: ServingResults,

@@ -354,7 +354,12 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal], profiles: &crate::why::Pro
         "```sh\ncargo run --release -p mpst-choreo-eval            # full run (~{:.0} min), writes evaluation/\n\
          cargo run --release -p mpst-choreo-eval -- --quick # a minute, same shape\n\
          cargo run --release -p mpst-choreo-eval -- --seed 7 --out /tmp/eval\n\
-         cargo test -p mpst-choreo-eval                     # smoke tests (CI)\n```",
+         cargo test -p mpst-choreo-eval                     # smoke tests (CI)\n\
+         evaluation/profile/hops.sh 12 2                    # the hop trace -> profile/hops.md\n\
+         evaluation/profile/callgrind.sh 1000               # callgrind counts -> profile/callgrind.md\n\
+         cargo run --release -p mpst-choreo-eval -- --render # rewrite this report from results.json\n\
+         cargo bench -p mpst-choreo --bench concurrent_send  # comm beside fcomm, one session\n```\n\n\
+         Seed 2024 unless `--seed` says otherwise; the machine and its load are above.",
         (run.wall_seconds / 60.0).ceil()
     );
     let _ = Implementation::ALL;

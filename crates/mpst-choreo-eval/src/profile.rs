@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::drive::{Implementation, Net, start_roles_gated};
@@ -18,7 +18,7 @@ use crate::load::{Recorder, Schedule};
 use crate::send::{ConcurrentSend, Costs, spawn_actors};
 
 /// The `key` latency of one implementation at zero cost.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SendProfile {
     /// The implementation profiled.
     pub implementation: Implementation,

@@ -5,14 +5,14 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::drive::Implementation;
 use crate::experiments::{Point, Results, ServingResults};
 use crate::svg::{Axes, Line, chart};
 
 /// The machine a run happened on.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Machine {
     /// Available cores (`available_parallelism`, as `nproc`).
     pub nproc: usize,
@@ -44,7 +44,7 @@ impl Machine {
 }
 
 /// How the results were produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Run {
     /// The command line.
     pub command: String,
