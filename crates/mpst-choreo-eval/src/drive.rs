@@ -12,12 +12,14 @@ use std::net::SocketAddr;
 
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{ChoreoError, Choreography, Config, Endpoint, RoleName, RoleSet, Transport};
+use mpst_choreo::{
+    ChoreoError, Choreography, Config, Endpoint, Observer, RoleName, RoleSet, Transport,
+};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
 /// The three implementations compared by every benchmark.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Implementation {
     /// The in-order choreography (blocking `comm`, sessions one after the other).
@@ -65,7 +67,7 @@ impl Failures {
 }
 
 /// The network the choreographies run on (the actors always use ractor's mailboxes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Net {
     /// `mpst_choreo::transport::InMemory`.
@@ -126,6 +128,28 @@ where
     M: Fn(u64) -> Ch + Send + Sync + 'static,
     D: Fn(u64) -> Instant + Send + Sync + 'static,
 {
+    let gate = move |i| crate::clock::sleep_until(due(i));
+    start_roles_gated(net, sessions, in_order, make, gate, None).await
+}
+
+/// [`start_roles`] with session `i` started at every role once `gate(i)` completes
+/// instead of at a due time (the closed-loop profile opens the gates one session at a
+/// time), and every endpoint reporting to `observer` if there is one (the hop trace).
+pub async fn start_roles_gated<Ch, X, M, G, F>(
+    net: Net,
+    sessions: u64,
+    in_order: bool,
+    make: M,
+    gate: G,
+    observer: Option<Arc<dyn Observer>>,
+) -> Failures
+where
+    Ch: Choreography<X> + 'static,
+    X: Send + 'static,
+    M: Fn(u64) -> Ch + Send + Sync + 'static,
+    G: Fn(u64) -> F + Send + Sync + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
     let names = Ch::Roles::names();
     let config = Config {
         recv_timeout: Duration::from_secs(120),
@@ -133,15 +157,15 @@ where
     };
     let failures = Failures::default();
     let make = Arc::new(make);
-    let due = Arc::new(due);
+    let gate = Arc::new(gate);
     for (name, transport) in transports(net, &names).await {
-        let endpoint =
-            Endpoint::with_config(transport, name, config, None).expect("inside a runtime");
+        let endpoint = Endpoint::with_config(transport, name, config, observer.clone())
+            .expect("inside a runtime");
         let endpoint = Arc::new(endpoint);
-        let (make, due, failures) = (make.clone(), due.clone(), failures.clone());
+        let (make, gate, failures) = (make.clone(), gate.clone(), failures.clone());
         tokio::spawn(async move {
             for i in 0..sessions {
-                crate::clock::sleep_until(due(i)).await;
+                gate(i).await;
                 let choreography = make(i);
                 if in_order {
                     if let Err(e) = endpoint.run_session(i, choreography).await {

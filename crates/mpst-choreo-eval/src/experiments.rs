@@ -2,14 +2,16 @@
 //! results, including the derived numbers of `results.json`: model-serving maximum
 //! throughput, producers' saturation rates, concurrent-send key medians.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::busy::ModelUse;
 use crate::drive::{Implementation, Net};
 use crate::load::{Spec, Summary};
+use crate::profile::{self, SendProfile};
 use crate::{producers, send, serving};
 
 /// What to run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
     /// Producers: requests per second per producer.
     pub producer_rates: Vec<f64>,
@@ -75,7 +77,7 @@ impl Plan {
 }
 
 /// One implementation at one rate.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Point {
     /// Which implementation.
     pub implementation: Implementation,
@@ -83,10 +85,13 @@ pub struct Point {
     pub summary: Summary,
     /// Sessions that failed (0 expected).
     pub failures: u64,
+    /// Model serving only: how the models spent the measurement window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_use: Option<ModelUse>,
 }
 
 /// Model serving at one batch size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServingResults {
     /// Images per batch.
     pub batch: u64,
@@ -103,7 +108,7 @@ pub struct ServingResults {
 }
 
 /// Concurrent producers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProducerResults {
     /// The highest offered rate (per producer) whose median stays under 3× the median at
     /// the lowest rate (checked upwards from the lowest rate).
@@ -117,7 +122,7 @@ pub struct ProducerResults {
 }
 
 /// Concurrent send.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SendResults {
     /// Requests per second.
     pub rate: f64,
@@ -138,6 +143,13 @@ pub struct SendResults {
     pub timer_lateness_median_ms: f64,
     /// Its 99th percentile (ms).
     pub timer_lateness_p99_ms: f64,
+    /// The profile: `key` of each implementation with zero costs, open loop at the same
+    /// rate and duration (so its latency is the implementation's own overhead: the
+    /// schedule's wake-up, tasks, hops).
+    pub zero_cost_key: Vec<Point>,
+    /// The profile: zero-cost sessions one at a time, as fast as they complete
+    /// ([`crate::profile`]), on the runs' runtime.
+    pub closed_loop: Vec<SendProfile>,
     /// `key` of each implementation.
     pub key: Vec<Point>,
     /// `txt` of each implementation.
@@ -145,7 +157,7 @@ pub struct SendResults {
 }
 
 /// Everything measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Results {
     /// Model serving at the headline batch size.
     pub model_serving: ServingResults,
@@ -211,7 +223,7 @@ fn run_serving(plan: &Plan, batch: u64, net: Net) -> ServingResults {
     for &rate in &plan.serving_rates {
         for &imp in implementations(net) {
             let spec = plan.spec(rate, plan.durations.2, net);
-            let (summary, failures) = serving::run(imp, costs, &spec);
+            let (summary, failures, model_use) = serving::run_profiled(imp, costs, &spec);
             progress(
                 &format!("model serving (batch {batch}, {net:?})"),
                 imp,
@@ -222,6 +234,7 @@ fn run_serving(plan: &Plan, batch: u64, net: Net) -> ServingResults {
                 implementation: imp,
                 summary,
                 failures,
+                model_use: Some(model_use),
             });
         }
     }
@@ -250,6 +263,7 @@ fn run_producers(plan: &Plan, net: Net) -> ProducerResults {
                 implementation: imp,
                 summary,
                 failures,
+                model_use: None,
             });
         }
     }
@@ -280,11 +294,13 @@ fn run_send(plan: &Plan) -> SendResults {
             implementation: imp,
             summary: k,
             failures,
+            model_use: None,
         });
         txt.push(Point {
             implementation: imp,
             summary: t,
             failures,
+            model_use: None,
         });
     }
     let median = |imp| {
@@ -306,7 +322,10 @@ fn run_send(plan: &Plan) -> SendResults {
         .zip(costs.txt.iter())
         .map(|(k, t)| ms(k.max(t)));
     let (timer_lateness_median_ms, timer_lateness_p99_ms) = timer_lateness(&spec);
+    let (zero_cost_key, closed_loop) = send_profiles(plan, &spec);
     SendResults {
+        zero_cost_key,
+        closed_loop,
         timer_lateness_median_ms,
         timer_lateness_p99_ms,
         cost_key_median_ms: cost_median(costs.key.iter().map(ms).collect()),
@@ -318,6 +337,38 @@ fn run_send(plan: &Plan) -> SendResults {
         key,
         txt,
     }
+}
+
+/// The overhead profiles of concurrent send: zero costs open loop (like the benchmark)
+/// and closed loop (one session at a time), for every implementation.
+fn send_profiles(plan: &Plan, spec: &Spec) -> (Vec<Point>, Vec<SendProfile>) {
+    let mut open = Vec::new();
+    let mut closed = Vec::new();
+    for imp in Implementation::ALL {
+        let zero = std::sync::Arc::new(vec![std::time::Duration::ZERO; spec.requests() as usize]);
+        let costs = send::Costs {
+            key: zero.clone(),
+            txt: zero,
+        };
+        let (k, _, failures) = send::run_with_costs(imp, spec, costs);
+        progress("concurrent send, zero cost", imp, &k, failures);
+        open.push(Point {
+            implementation: imp,
+            summary: k,
+            failures,
+            model_use: None,
+        });
+        let sessions = if plan.durations.1 >= 10.0 { 5000 } else { 500 };
+        let p = profile::concurrent_send(
+            imp,
+            sessions,
+            plan.threads,
+            std::time::Duration::from_secs(10),
+        );
+        eprintln!("{p:?}");
+        closed.push(p);
+    }
+    (open, closed)
 }
 
 /// The lateness of [`crate::clock::sleep`] alone: 200 sleeps of uniform 0–5 ms costs,

@@ -7,13 +7,17 @@
 
 #![warn(missing_docs)]
 
+pub mod busy;
 pub mod clock;
 pub mod drive;
 pub mod experiments;
+pub mod hops;
 pub mod load;
 pub mod markdown;
 pub mod producers;
+pub mod profile;
 pub mod report;
 pub mod send;
 pub mod serving;
 pub mod svg;
+pub mod why;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::drive::Net;
@@ -97,6 +97,7 @@ pub struct Recorder {
     schedule: Schedule,
     series: Arc<Mutex<Vec<(&'static str, Series)>>>,
     answered: Arc<AtomicU64>,
+    changed: Arc<tokio::sync::Notify>,
     total: u64,
 }
 
@@ -116,6 +117,7 @@ impl Recorder {
             schedule,
             series: Arc::new(Mutex::new(series)),
             answered: Arc::new(AtomicU64::new(0)),
+            changed: Arc::new(tokio::sync::Notify::new()),
             total: requests * names.len() as u64,
         }
     }
@@ -135,6 +137,21 @@ impl Recorder {
         {
             *slot = Some(now.saturating_duration_since(s.intended[i as usize]));
             self.answered.fetch_add(1, Ordering::Relaxed);
+            self.changed.notify_one();
+        }
+    }
+
+    /// The latency recorded for request `i` of `name` (`None` while unanswered).
+    pub fn latency(&self, name: &str, i: u64) -> Option<Duration> {
+        let all = self.series.lock().expect("recorder lock");
+        let (_, s) = all.iter().find(|(n, _)| *n == name)?;
+        s.latency.get(i as usize).copied().flatten()
+    }
+
+    /// Waits until at least `count` answers (over all series) are recorded.
+    pub async fn wait_for_answers(&self, count: u64) {
+        while self.answered.load(Ordering::Relaxed) < count {
+            self.changed.notified().await;
         }
     }
 
@@ -156,7 +173,7 @@ impl Recorder {
 }
 
 /// The statistics of one series in one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
     /// Offered load (requests per second).
     pub offered_rps: f64,
@@ -175,8 +192,18 @@ pub struct Summary {
     /// Mean latency (ms), same population.
     pub mean_ms: f64,
     /// Latency histogram: (upper bound in ms, count) per 0.5 ms bucket up to 20 ms, then
-    /// one bucket for the rest.
+    /// one bucket for the rest (its bound, infinity, is `null` in JSON).
+    #[serde(deserialize_with = "buckets_from_json")]
     pub buckets: Vec<(f64, u64)>,
+}
+
+/// Reads [`Summary::buckets`] back from JSON, where the last bound (infinity) is `null`.
+fn buckets_from_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, u64)>, D::Error> {
+    let raw: Vec<(Option<f64>, u64)> = Deserialize::deserialize(d)?;
+    Ok(raw
+        .into_iter()
+        .map(|(bound, count)| (bound.unwrap_or(f64::INFINITY), count))
+        .collect())
 }
 
 fn summarise<'a>(
@@ -266,5 +293,29 @@ where
 pub async fn until_answered(recorder: &Recorder, deadline: Instant) {
     while !recorder.all_answered() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Summary;
+
+    #[test]
+    fn a_summary_reads_back_from_its_json_with_the_infinite_bucket() {
+        let s = Summary {
+            offered_rps: 50.0,
+            requests: 3,
+            answered: 3,
+            throughput_rps: 50.0,
+            median_ms: 1.5,
+            p99_ms: 30.0,
+            mean_ms: 10.0,
+            buckets: vec![(0.5, 1), (1.0, 1), (f64::INFINITY, 1)],
+        };
+        let json = serde_json::to_string(&s).expect("serialises");
+        assert!(json.contains("null"), "infinity is written as null: {json}");
+        let back: Summary = serde_json::from_str(&json).expect("reads back");
+        assert_eq!(back.buckets, s.buckets);
+        assert_eq!(back.median_ms, s.median_ms);
     }
 }

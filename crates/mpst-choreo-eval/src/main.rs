@@ -1,6 +1,8 @@
 //! `cargo run --release -p mpst-choreo-eval [-- --quick] [--out DIR] [--seed N] [--threads N]`
 //! runs the evaluation and writes `DIR/EVALUATION.md`, `DIR/results.json` and SVG plots
-//! (`DIR` defaults to `evaluation`, relative to the workspace root).
+//! (`DIR` defaults to `evaluation`, relative to the workspace root). `-- --render` runs
+//! nothing: it rewrites the report and plots of `DIR` from its `results.json` (e.g. after
+//! a profile in `DIR/profile/` was remade).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,6 +13,7 @@ use mpst_choreo_eval::report::{self, Machine};
 
 fn main() -> ExitCode {
     let mut quick = false;
+    let mut render = false;
     let mut threads: Option<usize> = None;
     let mut seed = 2024u64;
     let mut out = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../evaluation"));
@@ -19,6 +22,7 @@ fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--render" => render = true,
             "--seed" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(v) => seed = v,
                 None => return usage(),
@@ -33,6 +37,9 @@ fn main() -> ExitCode {
             },
             _ => return usage(),
         }
+    }
+    if render {
+        return rerender(&out);
     }
     let plan = if quick {
         Plan::quick(seed)
@@ -73,7 +80,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// Rewrites `dir`'s report from its `results.json` (the run's own numbers and machine).
+fn rerender(dir: &std::path::Path) -> ExitCode {
+    let path = dir.join("results.json");
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            let mut json: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let run = json
+                .as_object_mut()
+                .and_then(|m| m.remove("run"))
+                .ok_or("no \"run\" in it")?;
+            let run: report::Run = serde_json::from_value(run).map_err(|e| e.to_string())?;
+            let results: experiments::Results =
+                serde_json::from_value(json).map_err(|e| e.to_string())?;
+            Ok((results, run))
+        });
+    match read {
+        Ok((results, run)) => match report::write(dir, &results, &run) {
+            Ok(()) => {
+                eprintln!("rewrote {} from {}", dir.display(), path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error writing {}: {e}", dir.display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("cannot read {}: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn usage() -> ExitCode {
-    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--threads N] [--out DIR]");
+    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--threads N] [--out DIR] [--render]");
     ExitCode::from(2)
 }

@@ -184,8 +184,9 @@ fn tcp_section(o: &mut String, r: &Results) {
     }
 }
 
-/// The whole document.
-pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
+/// The whole document; `profiles` (the committed `profile/*.md`) are embedded in the
+/// "why" section.
+pub fn render(r: &Results, run: &Run, goals: &[Goal], profiles: &crate::why::Profiles) -> String {
     let mut out = String::new();
     let o = &mut out;
     let plan = &r.plan;
@@ -312,6 +313,7 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         serving_section(o, ms);
     }
     tcp_section(o, r);
+    crate::why::section(o, r, profiles);
     let _ = writeln!(o, "## Method\n");
     let _ = writeln!(
         o,
@@ -352,7 +354,12 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal]) -> String {
         "```sh\ncargo run --release -p mpst-choreo-eval            # full run (~{:.0} min), writes evaluation/\n\
          cargo run --release -p mpst-choreo-eval -- --quick # a minute, same shape\n\
          cargo run --release -p mpst-choreo-eval -- --seed 7 --out /tmp/eval\n\
-         cargo test -p mpst-choreo-eval                     # smoke tests (CI)\n```",
+         cargo test -p mpst-choreo-eval                     # smoke tests (CI)\n\
+         evaluation/profile/hops.sh 12 2                    # the hop trace -> profile/hops.md\n\
+         evaluation/profile/callgrind.sh 1000               # callgrind counts -> profile/callgrind.md\n\
+         cargo run --release -p mpst-choreo-eval -- --render # rewrite this report from results.json\n\
+         cargo bench -p mpst-choreo --bench concurrent_send  # comm beside fcomm, one session\n```\n\n\
+         Seed 2024 unless `--seed` says otherwise; the machine and its load are above.",
         (run.wall_seconds / 60.0).ceil()
     );
     let _ = Implementation::ALL;

@@ -5,14 +5,14 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::drive::Implementation;
 use crate::experiments::{Point, Results, ServingResults};
 use crate::svg::{Axes, Line, chart};
 
 /// The machine a run happened on.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Machine {
     /// Available cores (`available_parallelism`, as `nproc`).
     pub nproc: usize,
@@ -44,7 +44,7 @@ impl Machine {
 }
 
 /// How the results were produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Run {
     /// The command line.
     pub command: String,
@@ -297,9 +297,10 @@ pub fn write(dir: &Path, r: &Results, run: &Run) -> io::Result<()> {
         let chart_l = latency_chart(&title, "offered load (images/s)", &ms.points);
         std::fs::write(dir.join(format!("model_serving_latency_b{b}.svg")), chart_l)?;
     }
+    let profiles = crate::why::Profiles::read(&dir.join("profile"));
     std::fs::write(
         dir.join("EVALUATION.md"),
-        crate::markdown::render(r, run, &goals),
+        crate::markdown::render(r, run, &goals, &profiles),
     )?;
     Ok(())
 }

@@ -63,6 +63,19 @@ pub struct ConcurrentSend {
     in_order: bool,
 }
 
+impl ConcurrentSend {
+    /// Session `i`: `ks` computes for `costs.0`, `cs` for `costs.1`, and `c` records
+    /// `key` and `txt` in `recorder` as request `i`; `in_order` chooses the blocking form.
+    pub fn new(i: u64, costs: (Duration, Duration), recorder: Recorder, in_order: bool) -> Self {
+        ConcurrentSend {
+            i,
+            costs,
+            recorder,
+            in_order,
+        }
+    }
+}
+
 impl Choreography for ConcurrentSend {
     type Roles = mpst_choreo::Roles![KS, CS, S, C];
 
@@ -99,7 +112,7 @@ impl Choreography for ConcurrentSend {
 }
 
 /// What the actors exchange.
-enum Msg {
+pub enum Msg {
     /// Request `i` is due (to the services).
     Request(u64),
     /// A key (to the server, then the client).
@@ -162,7 +175,20 @@ impl Actor for Node {
     }
 }
 
-async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
+/// The actors' services (`ks` and `cs`), already connected to the server and the client.
+pub struct Services(Vec<ActorRef<Msg>>);
+
+impl Services {
+    /// Asks both services for request `i`.
+    pub fn request(&self, i: u64) {
+        for s in &self.0 {
+            let _ = s.send_message(Msg::Request(i));
+        }
+    }
+}
+
+/// Spawns the actors: the client records in `recorder`, the services compute `costs`.
+pub async fn spawn_actors(costs: &Costs, recorder: &Recorder) -> Services {
     async fn spawn(node: Node) -> ActorRef<Msg> {
         Actor::spawn(None, node, ()).await.expect("spawn").0
     }
@@ -173,13 +199,16 @@ async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
         let (costs, server) = (costs.clone(), server.clone());
         services.push(spawn(Node::Service { costs, key, server }).await);
     }
+    Services(services)
+}
+
+async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
+    let services = spawn_actors(costs, recorder).await;
     let schedule = recorder.schedule();
     tokio::spawn(async move {
         for i in 0..n {
             crate::clock::sleep_until(schedule.at(i)).await;
-            for s in &services {
-                let _ = s.send_message(Msg::Request(i));
-            }
+            services.request(i);
         }
     });
 }
@@ -187,8 +216,13 @@ async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {
 /// Runs one implementation at `spec.rate` requests per second: the summaries of `key`
 /// and of `txt`, and how many sessions failed.
 pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
+    run_with_costs(imp, spec, Costs::uniform(spec.seed, spec.requests()))
+}
+
+/// [`run`] with the given costs (one per request) instead of the seeded ones; zero
+/// costs leave only each implementation's own overhead in the latency.
+pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summary, Summary, u64) {
     let n = spec.requests();
-    let costs = Costs::uniform(spec.seed, n);
     let mut result = None;
     let end = run_bounded(spec, || async {
         let schedule = Schedule::new(spec);
@@ -200,11 +234,9 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
         } else {
             let (rec, costs) = (recorder.clone(), costs.clone());
             let in_order = imp == Implementation::InOrder;
-            let make = move |i: u64| ConcurrentSend {
-                i,
-                costs: (costs.key[i as usize], costs.txt[i as usize]),
-                recorder: rec.clone(),
-                in_order,
+            let make = move |i: u64| {
+                let cost = (costs.key[i as usize], costs.txt[i as usize]);
+                ConcurrentSend::new(i, cost, rec.clone(), in_order)
             };
             failures =
                 Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);

@@ -17,7 +17,9 @@ use mpst_choreo::{Choreography, Located, LocatedFuture, Member, Op, Result, Role
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
+use tokio::time::Instant;
 
+use crate::busy::{Busy, ModelUse};
 use crate::drive::{Implementation, start_roles};
 use crate::load::{Recorder, Schedule, Spec, Summary, run_bounded, until_answered};
 
@@ -85,8 +87,14 @@ pub struct Tensor(pub u64);
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Predictions(pub Vec<u64>);
 
-/// One model per lock: a model serves one batch at a time.
-type Models = Arc<[Mutex<()>; 2]>;
+/// One lock per model (a model serves one batch at a time), and their busy intervals.
+#[derive(Default)]
+struct ModelState {
+    locks: [Mutex<()>; 2],
+    busy: Busy,
+}
+
+type Models = Arc<ModelState>;
 
 /// Session `k`: batch `k`, images `k·batch ..`, served by model `k % 2 + 1`.
 pub struct Serving {
@@ -111,8 +119,10 @@ impl Choreography for Serving {
 }
 
 async fn serve(models: Models, index: usize, costs: Costs, tensors: Vec<Tensor>) -> Predictions {
-    let _serving = models[index].lock().await;
+    let _serving = models.locks[index].lock().await;
+    let start = Instant::now();
     crate::clock::sleep(costs.model_base + costs.model_per_image * tensors.len() as u32).await;
+    models.busy.record(start, Instant::now());
     Predictions(tensors.into_iter().map(|t| t.0).collect())
 }
 
@@ -271,6 +281,7 @@ enum Node {
     },
     Model {
         time: Duration,
+        busy: Arc<Busy>,
     },
 }
 
@@ -331,8 +342,10 @@ impl Actor for Node {
                 }
             }
             // A model serves one batch at a time: the actor handles one message at a time.
-            (Node::Model { time }, Msg::Batch(b, reply)) => {
+            (Node::Model { time, busy }, Msg::Batch(b, reply)) => {
+                let start = Instant::now();
                 crate::clock::sleep(*time).await;
+                busy.record(start, Instant::now());
                 reply.send_message(Msg::Predictions(b))?;
             }
             _ => {}
@@ -341,15 +354,16 @@ impl Actor for Node {
     }
 }
 
-async fn start_actors(costs: Costs, recorder: &Recorder, n: u64) {
+async fn start_actors(costs: Costs, recorder: &Recorder, n: u64, busy: &Arc<Busy>) {
     async fn spawn(node: Node) -> ActorRef<Msg> {
         Actor::spawn(None, node, ()).await.expect("spawn").0
     }
     let time = costs.model_time();
-    let models = [
-        spawn(Node::Model { time }).await,
-        spawn(Node::Model { time }).await,
-    ];
+    let model = || Node::Model {
+        time,
+        busy: busy.clone(),
+    };
+    let models = [spawn(model()).await, spawn(model()).await];
     let batcher = spawn(Node::Batcher {
         batch: costs.batch,
         models,
@@ -380,6 +394,13 @@ async fn start_actors(costs: Costs, recorder: &Recorder, n: u64) {
 /// Runs one implementation with `costs` at `spec.rate` images per second (rounded down
 /// to whole batches); the summary of the images' latencies and how many sessions failed.
 pub fn run(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary, u64) {
+    let (summary, failures, _) = run_profiled(imp, costs, spec);
+    (summary, failures)
+}
+
+/// [`run`], and how the models spent the measurement window (after the warm-up, up to
+/// the last send).
+pub fn run_profiled(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary, u64, ModelUse) {
     let batches = (spec.requests() / costs.batch).max(1);
     let n = batches * costs.batch;
     let mut result = None;
@@ -388,11 +409,14 @@ pub fn run(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary, u64) {
         let recorder = Recorder::new(schedule, n, &["image"]);
         let deadline = schedule.start + spec.bound();
         let mut failures = None;
-        if imp == Implementation::Actors {
-            start_actors(costs, &recorder, n).await;
+        let models = Models::default();
+        let busy = if imp == Implementation::Actors {
+            let busy = Arc::new(Busy::default());
+            start_actors(costs, &recorder, n, &busy).await;
+            Some(busy)
         } else {
             let in_order = imp == Implementation::InOrder;
-            let models: Models = Arc::new([Mutex::new(()), Mutex::new(())]);
+            let models = models.clone();
             let rec = recorder.clone();
             let make = move |k: u64| Serving {
                 k,
@@ -404,10 +428,14 @@ pub fn run(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary, u64) {
             };
             let due = move |k: u64| schedule.at(k * costs.batch);
             failures = Some(start_roles(spec.net, batches, in_order, make, due).await);
-        }
+            None
+        };
         until_answered(&recorder, deadline).await;
-        result = Some((recorder, failures.map_or(0, |f| f.count())));
+        let busy = busy.as_deref().unwrap_or(&models.busy);
+        let window = |s: f64| schedule.start + Duration::from_secs_f64(s);
+        let used = busy.usage(window(spec.warmup), window(spec.duration));
+        result = Some((recorder, failures.map_or(0, |f| f.count()), used));
     });
-    let (recorder, failures) = result.expect("the run finished");
-    (recorder.summary(&["image"], spec, end), failures)
+    let (recorder, failures, used) = result.expect("the run finished");
+    (recorder.summary(&["image"], spec, end), failures, used)
 }

@@ -56,7 +56,8 @@ impl<L: RoleSet> Op<L> {
     /// key arrives, whatever the arrival order. `value` is a located value or a located
     /// future; a future is forwarded when it completes (the paper's Figure 15). The send
     /// is driven by the endpoint: the body need not await anything, and the run completes
-    /// only once it has been sent (its error, if any, is the run's).
+    /// only once it has been sent (its error, if any, is the run's). A ready value on a
+    /// transport that takes it at once (in memory) is sent here, inline, with no task.
     #[track_caller]
     pub fn fcomm<S, R, T, I1, I2>(
         &self,
@@ -81,7 +82,7 @@ impl<L: RoleSet> Op<L> {
                 None => async move { Err(absent) }.boxed(),
             };
             let send = self.send_bytes(R::name(), key.clone(), payload, type_label::<T>());
-            self.spawn(send);
+            self.start(send);
         }
         if self.is::<R>() {
             LocatedFuture::here(self.receive::<T>(S::name(), key).boxed())

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 
 use tokio::task::JoinSet;
 
@@ -372,6 +373,23 @@ impl<L: RoleSet> Op<L> {
     /// Drives `task` until the run finishes, without the body awaiting it.
     pub(crate) fn spawn(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
         lock(&self.run.tasks).spawn(task);
+    }
+
+    /// Like [`Op::spawn`], but first polls `task` once here: a send whose value is ready
+    /// on a transport that accepts it at once (the in-memory one) completes inline, with
+    /// no task to spawn, schedule and wake; only a task still pending is spawned (its
+    /// first poll there registers the real waker, so the no-op one used here is never
+    /// needed). Its error, if it fails at once, is the run's, as a spawned task's would be.
+    pub(crate) fn start(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
+        let mut task = Box::pin(task);
+        let mut cx = Context::from_waker(Waker::noop());
+        match task.as_mut().poll(&mut cx) {
+            Poll::Ready(Ok(())) => {}
+            Poll::Ready(Err(e)) => {
+                lock(&self.run.first_error).get_or_insert(e);
+            }
+            Poll::Pending => self.spawn(task),
+        }
     }
 }
 

@@ -1,0 +1,122 @@
+//! The closed-loop concurrent-send profile as a small binary, for callgrind and perf:
+//! `send_profile IMPLEMENTATION SESSIONS [THREADS]` (implementation `in_order`,
+//! `out_of_order` or `actors`; threads 1 = a current-thread runtime, the default)
+//! prints one JSON line. Instructions per session: the difference between two
+//! callgrind runs at SESSIONS and 2 × SESSIONS, divided by SESSIONS.
+//! `send_profile --open IMPLEMENTATION SECONDS` runs the open-loop benchmark instead
+//! (50 requests/s, two worker threads) with zero costs and prints the `key` summary;
+//! `send_profile --hops IMPLEMENTATION SECONDS` runs it with its seeded costs and the
+//! hop trace (choreographies only) and prints the median of each hop of `key`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use std::sync::Arc;
+
+use mpst_choreo_eval::drive::{Implementation, Net};
+use mpst_choreo_eval::load::Spec;
+use mpst_choreo_eval::{profile, send};
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = match args.first().map(String::as_str) {
+        Some(m @ ("--open" | "--hops")) => m.to_string(),
+        _ => String::new(),
+    };
+    if !mode.is_empty() {
+        args.remove(0);
+    }
+    let imp = match args.first().map(String::as_str) {
+        Some("in_order") => Implementation::InOrder,
+        Some("out_of_order") => Implementation::OutOfOrder,
+        Some("actors") => Implementation::Actors,
+        _ => return usage(),
+    };
+    if !mode.is_empty() {
+        let Some(seconds) = args.get(1).and_then(|s| s.parse().ok()) else {
+            return usage();
+        };
+        if mode == "--hops" {
+            return hops(imp, seconds);
+        }
+        return open_loop(imp, seconds);
+    }
+    let Some(sessions) = args.get(1).and_then(|s| s.parse().ok()) else {
+        return usage();
+    };
+    let threads = match args.get(2).map(|s| s.parse()) {
+        None => 1,
+        Some(Ok(t)) => t,
+        Some(Err(_)) => return usage(),
+    };
+    let p = profile::concurrent_send(imp, sessions, threads, Duration::from_secs(10));
+    match serde_json::to_string(&p) {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            eprintln!("cannot print the profile: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if p.unanswered > 0 {
+        eprintln!("{} sessions unanswered", p.unanswered);
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn spec(seconds: f64) -> Spec {
+    Spec {
+        rate: 50.0,
+        duration: seconds,
+        warmup: (seconds * 0.2).min(1.0),
+        drain: 2.0,
+        seed: 2024,
+        net: Net::Memory,
+        threads: 2,
+    }
+}
+
+fn hops(imp: Implementation, seconds: f64) -> ExitCode {
+    if imp == Implementation::Actors {
+        eprintln!("the hop trace observes choreography endpoints: in_order or out_of_order");
+        return ExitCode::from(2);
+    }
+    let h = mpst_choreo_eval::hops::trace(imp, &spec(seconds));
+    match serde_json::to_string(&h) {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            eprintln!("cannot print the trace: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
+    let spec = spec(seconds);
+    let zero = Arc::new(vec![Duration::ZERO; spec.requests() as usize]);
+    let costs = send::Costs {
+        key: zero.clone(),
+        txt: zero,
+    };
+    let (key, _, failures) = send::run_with_costs(imp, &spec, costs);
+    println!(
+        "{{\"implementation\":\"{}\",\"key_median_ms\":{},\"key_p99_ms\":{},\"answered\":{},\"failures\":{failures}}}",
+        imp.name(),
+        key.median_ms,
+        key.p99_ms,
+        key.answered
+    );
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS"
+    );
+    ExitCode::from(2)
+}
