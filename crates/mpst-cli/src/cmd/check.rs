@@ -25,6 +25,9 @@ pub struct Args {
     /// Check only this protocol (by default, every protocol of the file).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
+    /// `--format text|json`.
+    #[command(flatten)]
+    pub output: crate::json::FormatArg,
 }
 
 /// A parsed Scribble file.
@@ -120,6 +123,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     ));
                 }
                 output::out(&summary)?;
+                let sizes: Vec<_> = projections
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.role.as_str(),
+                            p.fsm.state_count(),
+                            p.fsm.transition_count(),
+                        )
+                    })
+                    .collect();
+                crate::json::protocol(name, "valid", &sizes);
                 let warnings: Vec<Item<'_>> = unused_roles(protocol)
                     .into_iter()
                     .map(|r| {
@@ -145,6 +159,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 let n = errors.len();
                 let errors_word = if n == 1 { "error" } else { "errors" };
                 output::out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
+                crate::json::protocol(name, verdict, &[]);
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
                 emit(&loaded.path, &loaded.source, &items);
             }

@@ -92,6 +92,9 @@ pub struct Args {
     /// SVG sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
     trace_format: TraceFormat,
+    /// `--format text|json`.
+    #[command(flatten)]
+    pub output: crate::json::FormatArg,
 }
 
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
@@ -114,7 +117,11 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         });
         let report = match checked {
             Ok(report) => report,
-            Err(KmcError::TooManyConfigurations { .. }) => {
+            Err(KmcError::TooManyConfigurations { limit }) => {
+                crate::json::kmc_gave_up(
+                    k,
+                    &format!("the budget of {limit} configurations ran out"),
+                );
                 say(&args, format!("roles: {}", roles(&system)))?;
                 say(
                     &args,
@@ -135,6 +142,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             }
             Err(e) => return Err(e.into()),
         };
+        crate::json::kmc(&report);
         left = left.saturating_sub(report.configurations).max(1);
         if report.is_kmc() {
             let mut text = format!("roles: {}\n", roles(&system));
