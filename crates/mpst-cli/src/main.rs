@@ -129,12 +129,12 @@ fn main() -> ExitCode {
     let name = cli.command.name();
     json::set_format(cli.command.format());
     let (code, error) = run(cli.command);
-    if let Some(message) = &error {
-        output::err(&format!("error: {message}\n"));
-    }
     // Stdout failed: that decides, whatever the command concluded.
     if let Some(code) = output::exit_code() {
         return ExitCode::from(code);
+    }
+    if let Some(message) = &error {
+        output::err(&format!("error: {message}\n"));
     }
     if json::enabled() {
         let _ = output::document(&json::document(name, code, error.as_deref()));

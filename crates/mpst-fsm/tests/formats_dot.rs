@@ -215,7 +215,10 @@ fn round_trips_the_kernels() {
 fn a_role_that_does_nothing_round_trips() {
     let end = Fsm::new("idle");
     let text = write_dot(&end);
-    assert_eq!(text, "digraph idle {\n  0 [style=bold, peripheries=2];\n}\n");
+    assert_eq!(
+        text,
+        "digraph idle {\n  0 [style=bold, peripheries=2];\n}\n"
+    );
     let back = parse_dot(&text).unwrap();
     assert_eq!(back, vec![end]);
     // An empty digraph is the same machine.

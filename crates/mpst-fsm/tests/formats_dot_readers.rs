@@ -26,9 +26,15 @@ fn machines() -> Vec<Fsm> {
         "add",
         vec![Payload::named("x", "i32"), Payload::new("string")],
     );
-    choice.add_transition(0, Action::receive("C", add), more).unwrap();
-    choice.add_transition(0, Action::receive("C", Message::new("quit")), done).unwrap();
-    choice.add_transition(more, Action::send("C", Message::new("ok")), 0).unwrap();
+    choice
+        .add_transition(0, Action::receive("C", add), more)
+        .unwrap();
+    choice
+        .add_transition(0, Action::receive("C", Message::new("quit")), done)
+        .unwrap();
+    choice
+        .add_transition(more, Action::send("C", Message::new("ok")), 0)
+        .unwrap();
     all.push(choice);
     all.push(Fsm::new("idle"));
     all

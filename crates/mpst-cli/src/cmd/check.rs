@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use mpst_fsm::format::count;
 use mpst_scribble::wf::unused_roles;
 use mpst_scribble::{parse, project_all, GlobalProtocol};
 
@@ -113,13 +114,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         let name = &protocol.name.text;
         match project_all(protocol) {
             Ok(projections) => {
-                let mut summary = format!("{name}: valid, {} roles\n", projections.len());
+                let mut summary = format!("{name}: valid, {}\n", count(projections.len(), "role"));
                 for p in &projections {
                     summary.push_str(&format!(
-                        "  {}: {} states, {} transitions\n",
+                        "  {}: {}, {}\n",
                         p.role,
-                        p.fsm.state_count(),
-                        p.fsm.transition_count()
+                        count(p.fsm.state_count(), "state"),
+                        count(p.fsm.transition_count(), "transition")
                     ));
                 }
                 output::out(&summary)?;

@@ -120,15 +120,19 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             Err(KmcError::TooManyConfigurations { limit }) => {
                 crate::json::kmc_gave_up(
                     k,
-                    &format!("the budget of {limit} configurations ran out"),
+                    &format!(
+                        "the budget of {} ran out",
+                        mpst_fsm::format::count(limit, "configuration")
+                    ),
                 );
                 say(&args, format!("roles: {}", roles(&system)))?;
                 say(
                     &args,
                     format!(
-                        "unknown: gave up at k = {k}: the budget of {} configurations (over k \
-                         in {}) ran out (raise --max-configurations)",
-                        args.max_configurations, args.k
+                        "unknown: gave up at k = {k}: the budget of {} (over k in {}) ran out \
+                         (raise --max-configurations)",
+                        mpst_fsm::format::count(args.max_configurations, "configuration"),
+                        args.k
                     ),
                 )?;
                 if let Some(report) = last {

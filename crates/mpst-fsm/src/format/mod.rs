@@ -27,3 +27,13 @@ pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::{write_sequence_mermaid, write_sequence_svg};
 pub use petrify::write_petrify;
+
+/// `n` and a regular noun, singular for one and plural otherwise: `1 state`,
+/// `2 states`, `0 configurations`. Every message that counts uses it.
+pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
