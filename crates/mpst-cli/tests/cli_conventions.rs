@@ -133,3 +133,23 @@ fn giving_up_is_exit_3_in_every_subcommand() {
     let help = text(&mpst(&["--help"]).stdout);
     assert!(help.contains("3 = unknown"), "{help}");
 }
+
+#[test]
+fn sorts_print_with_one_spelling_their_rust_names() {
+    let scr = temp(
+        "sorts.scr",
+        "global protocol P(role A, role B) {\n  x(int, string, boolean, Date) from A to B;\n}\n",
+    );
+    let out = mpst(&["project", &scr, "--role", "A"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dot = text(&out.stdout);
+    assert!(dot.contains("B!x(i32, String, bool, Date)"), "{dot}");
+    // A file that spells them the Scribble way is read the same way.
+    let written = temp(
+        "sorts.dot",
+        "digraph A { 0 -> 1 [label=\"B!x(int, string, boolean, Date)\"]; }",
+    );
+    let projected = temp("projected.dot", &dot);
+    let out = mpst(&["subtype", &written, &projected]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

@@ -62,6 +62,36 @@ pub fn rust_name(name: &str, prefix: &str) -> String {
 /// that is a Rust path (`i64`, `u8`, `Date`, `crate::Price`, `my.pkg.Date` ->
 /// `my::pkg::Date`) is kept as written.
 pub fn rust_sort(sort: &str) -> Option<String> {
+    match well_known(sort) {
+        Some(mapped) => Some(mapped.to_string()),
+        None => {
+            let path = sort.replace('.', "::");
+            let valid = path.split("::").all(|segment| {
+                let mut chars = segment.chars();
+                chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && chars.all(|c| c.is_alphanumeric() || c == '_')
+                    && !is_keyword(segment)
+                    || matches!(segment, "crate" | "self" | "super")
+            });
+            valid.then_some(path)
+        }
+    }
+}
+
+/// The one spelling of a sort in every output (projections, DOT, charts, JSON, verdicts):
+/// the Rust name of a well-known sort, whatever its Scribble, Java or nuscr spelling
+/// (`int` -> `i32`, `string` -> `String`, `boolean` -> `bool`, `double` -> `f64`, as in
+/// [`rust_sort`]); any other sort as written. So one protocol never prints `i32` beside
+/// `string`. (`unit` stays `unit`: `()` would not read back as a payload.)
+pub fn canonical_sort(sort: &str) -> String {
+    match well_known(sort) {
+        Some(mapped) if mapped != "()" => mapped.to_string(),
+        _ => sort.to_string(),
+    }
+}
+
+/// The Rust name of a sort with a usual spelling in Java, Scribble or nuscr.
+fn well_known(sort: &str) -> Option<&'static str> {
     let mapped = match sort {
         "int" | "Int" | "integer" | "Integer" | "java.lang.Integer" => "i32",
         "long" | "Long" | "java.lang.Long" => "i64",
@@ -74,19 +104,9 @@ pub fn rust_sort(sort: &str) -> Option<String> {
         "string" | "str" | "String" | "java.lang.String" => "String",
         "char" | "Char" | "Character" => "char",
         "unit" | "Unit" | "()" => "()",
-        other => {
-            let path = other.replace('.', "::");
-            let valid = path.split("::").all(|segment| {
-                let mut chars = segment.chars();
-                chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-                    && chars.all(|c| c.is_alphanumeric() || c == '_')
-                    && !is_keyword(segment)
-                    || matches!(segment, "crate" | "self" | "super")
-            });
-            return valid.then_some(path);
-        }
+        _ => return None,
     };
-    Some(mapped.to_string())
+    Some(mapped)
 }
 
 /// Whether a Rust type (as [`rust_sort`] returns it) is one of the language's own.
@@ -176,6 +196,11 @@ mod tests {
     #[test]
     fn sorts_map_to_rust_types() {
         assert_eq!(rust_sort("int").as_deref(), Some("i32"));
+        assert_eq!(canonical_sort("int"), "i32");
+        assert_eq!(canonical_sort("string"), "String");
+        assert_eq!(canonical_sort("boolean"), "bool");
+        assert_eq!(canonical_sort("my.pkg.Date"), "my.pkg.Date");
+        assert_eq!(canonical_sort("unit"), "unit");
         assert_eq!(rust_sort("java.lang.String").as_deref(), Some("String"));
         assert_eq!(rust_sort("u64").as_deref(), Some("u64"));
         assert_eq!(rust_sort("my.pkg.Date").as_deref(), Some("my::pkg::Date"));

@@ -24,7 +24,7 @@ fn machines() -> Vec<Fsm> {
     let (more, done) = (choice.add_state(), choice.add_state());
     let add = Message::with_payloads(
         "add",
-        vec![Payload::named("x", "i32"), Payload::new("string")],
+        vec![Payload::named("x", "i32"), Payload::new("String")],
     );
     choice
         .add_transition(0, Action::receive("C", add), more)

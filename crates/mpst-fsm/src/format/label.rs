@@ -50,12 +50,10 @@ fn found(text: &str, i: usize) -> (usize, String) {
     }
 }
 
-/// The sort as we store it: OCaml's `int` (nuscr, Rumpsteak) is our `i32`.
+/// The sort as we store it and print it: OCaml's `int` (nuscr, Rumpsteak) is our
+/// `i32`, `string` is `String` ([`canonical_sort`](crate::ident::canonical_sort)).
 fn normalise_sort(sort: &str) -> String {
-    match sort {
-        "int" => "i32".to_owned(),
-        other => other.to_owned(),
-    }
+    crate::ident::canonical_sort(sort)
 }
 
 /// Reads a transition label. Accepted forms:

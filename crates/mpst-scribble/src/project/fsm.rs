@@ -73,7 +73,7 @@ pub(crate) fn build(arena: &Arena, root: LId, role: &str) -> Result<Fsm, BuildEr
             let action = Action {
                 peer: arena.name(*peer).to_owned(),
                 direction: *dir,
-                message: arena.message(m).clone(),
+                message: canonical_sorts(arena.message(m)),
             };
             b.fsm
                 .add_transition(state, action, target)
@@ -149,4 +149,15 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// `message` with every payload sort in its one output spelling (`int` is `i32`,
+/// `string` is `String`: [`mpst_fsm::ident::canonical_sort`]), as the DOT reader reads
+/// it, so a projection compares and prints like a machine read from a file.
+fn canonical_sorts(message: &mpst_fsm::Message) -> mpst_fsm::Message {
+    let mut message = message.clone();
+    for payload in &mut message.payloads {
+        payload.ty = mpst_fsm::ident::canonical_sort(&payload.ty);
+    }
+    message
 }
