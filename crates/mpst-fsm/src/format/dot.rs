@@ -1,4 +1,4 @@
-//! The DOT writer, in nuscr's layout.
+//! The DOT writer: nuscr's dialect, tidy, with the initial and final states marked.
 
 use std::fmt::Write;
 

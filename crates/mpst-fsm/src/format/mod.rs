@@ -1,7 +1,8 @@
 //! File formats for communicating FSMs: DOT (read and write), petrify and Mermaid.
 //!
-//! - [`write_dot`] / [`parse_dot`]: Graphviz DOT in nuscr's layout, the exchange
-//!   format of `mpst project`, `mpst subtype` and `mpst kmc`. The reader also accepts
+//! - [`write_dot`] / [`parse_dot`]: Graphviz DOT in nuscr's dialect (the initial state
+//!   bold, final states double-bordered), the exchange format of `mpst project`,
+//!   `mpst subtype` and `mpst kmc`. The reader also accepts
 //!   nuscr's own output and the original Rumpsteak form `digraph "S" { 0 -> 1
 //!   [label="T?ready"]; }`, and reports errors as [`DotError`]s with line and column.
 //! - [`write_petrify`]: a whole system in the input format of the k-MC tool.
