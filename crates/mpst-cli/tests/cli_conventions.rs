@@ -144,6 +144,13 @@ fn sorts_print_with_one_spelling_their_rust_names() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let dot = text(&out.stdout);
     assert!(dot.contains("B!x(i32, String, bool, Date)"), "{dot}");
+    // And counts are singular for one.
+    let out = mpst(&["check", &scr]);
+    assert!(
+        text(&out.stdout).contains("A: 2 states, 1 transition\n"),
+        "{}",
+        text(&out.stdout)
+    );
     // A file that spells them the Scribble way is read the same way.
     let written = temp(
         "sorts.dot",
