@@ -1,12 +1,15 @@
 //! Rendering Scribble diagnostics for people: `file:line:col`, the source excerpt with
 //! carets under the culprit, secondary labels and notes, several at once
-//! (codespan-reporting). Colour only when stderr is a terminal.
+//! (codespan-reporting). Colour as `--color` says: `auto` colours when stderr is a
+//! terminal and `NO_COLOR` is not set. With `--format json` every diagnostic is also
+//! added to the document, with its file, line and column.
 
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity};
 use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::termcolor::{Buffer, ColorChoice, StandardStream, WriteColor};
+use codespan_reporting::term::termcolor::{Buffer, WriteColor};
 use codespan_reporting::term::{self, Config};
 use mpst_scribble::{Diagnostic, Span};
 
@@ -25,14 +28,62 @@ pub fn render(path: &str, source: &str, items: &[Item<'_>]) -> String {
     String::from_utf8_lossy(buffer.as_slice()).into_owned()
 }
 
-/// Prints `items` to stderr, in colour on a terminal.
+/// The `--color` of the command line, set once by `main`.
+static COLOR: OnceLock<clap::ColorChoice> = OnceLock::new();
+
+/// Chooses when diagnostics are coloured (the first choice stays).
+pub fn set_color(choice: clap::ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
+/// Whether to colour: `always`, or `auto` with stderr a terminal and `NO_COLOR` unset
+/// or empty (<https://no-color.org>).
+fn colour(choice: clap::ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    match choice {
+        clap::ColorChoice::Always => true,
+        clap::ColorChoice::Never => false,
+        clap::ColorChoice::Auto => terminal && no_color.map_or(true, |v| v.is_empty()),
+    }
+}
+
+/// Prints `items` to stderr, coloured as `--color` says; with `--format json`, also
+/// adds them to the document.
 pub fn emit(path: &str, source: &str, items: &[Item<'_>]) {
-    if std::io::stderr().is_terminal() {
-        let stream = StandardStream::stderr(ColorChoice::Auto);
-        let mut lock = stream.lock();
-        write(&mut lock, path, source, items);
+    if crate::json::enabled() {
+        record(path, source, items);
+    }
+    let choice = COLOR.get().copied().unwrap_or_default();
+    let no_color = std::env::var_os("NO_COLOR");
+    if colour(choice, std::io::stderr().is_terminal(), no_color.as_deref()) {
+        let mut buffer = Buffer::ansi();
+        write(&mut buffer, path, source, items);
+        crate::output::err(&String::from_utf8_lossy(buffer.as_slice()));
     } else {
         crate::output::err(&render(path, source, items));
+    }
+}
+
+/// Adds `items` to the JSON document, each with its place.
+fn record(path: &str, source: &str, items: &[Item<'_>]) {
+    let lines = Lines::new(source);
+    for item in items {
+        let (severity, kind, message, span, notes) = match item {
+            Item::Error(d) => (
+                "error",
+                Some(d.kind.name()),
+                d.message.clone(),
+                d.span,
+                d.notes.clone(),
+            ),
+            Item::Warning(span, message) => ("warning", None, message.clone(), *span, Vec::new()),
+        };
+        let (line, column) = lines.line_column(source, range(source, span).start);
+        let place = crate::json::Place {
+            file: path.to_string(),
+            line,
+            column,
+        };
+        crate::json::diagnostic(severity, kind, &message, Some(place), &notes);
     }
 }
 
@@ -184,5 +235,18 @@ mod tests {
             "error: syntax error: unexpected `$`\n  --> long.scr:1:2001\n"
         );
         assert!(!mpst_scribble::frontend::is_malformed(&[d]));
+    }
+
+    #[test]
+    fn colour_follows_the_flag_the_terminal_and_no_color() {
+        use clap::ColorChoice::{Always, Auto, Never};
+        let set = Some(std::ffi::OsStr::new("1"));
+        let empty = Some(std::ffi::OsStr::new(""));
+        assert!(colour(Always, false, set));
+        assert!(!colour(Never, true, None));
+        assert!(colour(Auto, true, None));
+        assert!(colour(Auto, true, empty));
+        assert!(!colour(Auto, true, set));
+        assert!(!colour(Auto, false, None));
     }
 }

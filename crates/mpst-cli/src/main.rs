@@ -9,11 +9,12 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 mod bounds;
 mod cmd;
 mod diagnostics;
+mod json;
 mod load;
 mod output;
 mod progress;
@@ -32,6 +33,10 @@ input, or stdout cannot be written; 3 = unknown (a bound or budget was reached, 
 cannot decide); 141 = stdout was closed by its reader (`mpst ... | head`)."
 )]
 struct Cli {
+    /// When to colour diagnostics: `auto` (when stderr is a terminal and `NO_COLOR` is
+    /// not set), `always` or `never`.
+    #[arg(long, global = true, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto)]
+    color: clap::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -55,6 +60,35 @@ enum Command {
     /// Print the FSMs of one of the paper's benchmark families as DOT.
     #[command(hide = true)]
     Gen(cmd::gen::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+}
+
+impl Command {
+    /// The `--format` of verdicts (only `check`, `subtype` and `kmc` have one).
+    fn format(&self) -> json::Format {
+        match self {
+            Command::Check(args) => args.output.format,
+            Command::Subtype(args) => args.output.format,
+            Command::Kmc(args) => args.output.format,
+            _ => json::Format::Text,
+        }
+    }
+
+    /// The subcommand's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Check(_) => "check",
+            Command::Project(_) => "project",
+            Command::Subtype(_) => "subtype",
+            Command::Kmc(_) => "kmc",
+            Command::Generate(_) => "generate",
+            Command::Chart(_) => "chart",
+            Command::Report(_) => "report",
+            Command::Gen(_) => "gen",
+            Command::Completions(_) => "completions",
+        }
+    }
 }
 
 /// What a command concluded.
@@ -90,11 +124,28 @@ impl<E: std::fmt::Display> From<E> for UsageError {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    run(cli.command)
+    diagnostics::set_color(cli.color);
+    let name = cli.command.name();
+    json::set_format(cli.command.format());
+    let (code, error) = run(cli.command);
+    // Stdout failed: that decides, whatever the command concluded.
+    if let Some(code) = output::exit_code() {
+        return ExitCode::from(code);
+    }
+    if let Some(message) = &error {
+        output::err(&format!("error: {message}\n"));
+    }
+    if json::enabled() {
+        let _ = output::document(&json::document(name, code, error.as_deref()));
+        if let Some(code) = output::exit_code() {
+            return ExitCode::from(code);
+        }
+    }
+    ExitCode::from(code)
 }
 
-/// Runs a subcommand and turns its result into the exit status.
-fn run(command: Command) -> ExitCode {
+/// Runs a subcommand: its exit status, and the message of a usage error (exit 2).
+fn run(command: Command) -> (u8, Option<String>) {
     let result = match command {
         Command::Check(args) => cmd::check::run(args),
         Command::Project(args) => cmd::project::run(args),
@@ -104,18 +155,12 @@ fn run(command: Command) -> ExitCode {
         Command::Chart(args) => cmd::chart::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Gen(args) => cmd::gen::run(args),
+        Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
     };
-    // Stdout failed: that decides, whatever the command concluded.
-    if let Some(code) = output::exit_code() {
-        return ExitCode::from(code);
-    }
     match result {
-        Ok(Outcome::Holds) => ExitCode::SUCCESS,
-        Ok(Outcome::Fails) => ExitCode::from(1),
-        Ok(Outcome::Unknown) => ExitCode::from(3),
-        Err(UsageError(message)) => {
-            output::err(&format!("error: {message}\n"));
-            ExitCode::from(2)
-        }
+        Ok(Outcome::Holds) => (0, None),
+        Ok(Outcome::Fails) => (1, None),
+        Ok(Outcome::Unknown) => (3, None),
+        Err(UsageError(message)) => (2, Some(message)),
     }
 }

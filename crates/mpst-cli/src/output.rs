@@ -23,11 +23,24 @@ pub const CLOSED_PIPE: u8 = 141;
 /// The first failure to write stdout, if any: its kind and its message.
 static STDOUT_FAILURE: OnceLock<(io::ErrorKind, String)> = OnceLock::new();
 
-/// Writes `text` to stdout and flushes it.
+/// Writes `text` to stdout and flushes it; with `--format json`, to stderr (stdout is
+/// kept for the document, see [`crate::json`]).
 ///
 /// # Errors
 /// The write failed: the error says so, and [`exit_code`] then decides the exit status.
 pub fn out(text: &str) -> Result<(), UsageError> {
+    if crate::json::enabled() {
+        err(text);
+        return Ok(());
+    }
+    document(text)
+}
+
+/// Writes `text` to stdout and flushes it, whatever the format.
+///
+/// # Errors
+/// As [`out`].
+pub fn document(text: &str) -> Result<(), UsageError> {
     write_to(&mut io::stdout().lock(), text).map_err(|e| {
         let message = format!("cannot write to stdout: {e}");
         let _ = STDOUT_FAILURE.set((e.kind(), message.clone()));

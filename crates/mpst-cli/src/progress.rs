@@ -39,7 +39,10 @@ fn message(what: &str, count: usize) -> String {
     if count == 0 {
         format!("{what}…")
     } else {
-        format!("{what}: {count} configurations explored")
+        format!(
+            "{what}: {} explored",
+            mpst_fsm::format::count(count, "configuration")
+        )
     }
 }
 
@@ -93,6 +96,10 @@ mod tests {
     #[test]
     fn the_message_says_what_and_how_far() {
         assert_eq!(message("k-MC for k = 2", 0), "k-MC for k = 2…");
+        assert_eq!(
+            message("k-MC for k = 2", 1),
+            "k-MC for k = 2: 1 configuration explored"
+        );
         assert_eq!(
             message("k-MC for k = 2", 4096),
             "k-MC for k = 2: 4096 configurations explored"

@@ -1,5 +1,6 @@
 //! Progress is for people at a terminal: a check long enough to show it prints
-//! nothing on stderr when stderr is a pipe, and its result is unchanged.
+//! nothing on stderr when stderr is a pipe, even with `--color always` (progress is not
+//! colour), nothing stray on stdout, and its result is unchanged.
 
 use std::process::Command;
 
@@ -29,6 +30,8 @@ fn a_long_check_is_silent_on_a_piped_stderr() {
             "--k",
             "2",
             "--no-reduction",
+            "--color",
+            "always",
         ])
         .output()
         .expect("the binary runs");
@@ -40,4 +43,8 @@ fn a_long_check_is_silent_on_a_piped_stderr() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("19683 configurations"), "{stdout}");
+    assert!(
+        !stdout.contains(['\r', '\x1b']),
+        "no carriage return or escape on stdout: {stdout:?}"
+    );
 }

@@ -236,7 +236,11 @@ impl fmt::Display for FsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FsmError::NoSuchState { state, count } => {
-                write!(f, "state {state} does not exist (the machine has {count} states)")
+                write!(
+                    f,
+                    "state {state} does not exist (the machine has {})",
+                    crate::format::count(*count, "state")
+                )
             }
             FsmError::Nondeterministic { state, action } => write!(
                 f,

@@ -95,8 +95,14 @@ pub enum GaveUp {
 impl fmt::Display for GaveUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GaveUp::Configurations(n) => write!(f, "more than {n} configurations"),
-            GaveUp::QueueLength(n) => write!(f, "a queue would hold more than {n} messages"),
+            GaveUp::Configurations(n) => {
+                write!(f, "more than {}", crate::format::count(*n, "configuration"))
+            }
+            GaveUp::QueueLength(n) => write!(
+                f,
+                "a queue would hold more than {}",
+                crate::format::count(*n, "message")
+            ),
         }
     }
 }

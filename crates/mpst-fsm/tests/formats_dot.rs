@@ -61,14 +61,14 @@ fn optimised_kernel() -> Fsm {
 }
 
 #[test]
-fn writes_nuscr_layout_for_the_kernel() {
+fn writes_the_kernel_with_its_initial_state_marked() {
     assert_eq!(
         write_dot(&kernel()),
-        "digraph k {\n  0;\n  1;\n  2;\n  3;\n  \n  \n\
-         \x20 0 -> 1 [label=\"s!ready()\", ];\n\
-         \x20 1 -> 2 [label=\"s?value(i32)\", ];\n\
-         \x20 2 -> 3 [label=\"t?ready()\", ];\n\
-         \x20 3 -> 0 [label=\"t!value(i32)\", ];\n  \n  }\n"
+        "digraph k {\n  0 [style=bold];\n  1;\n  2;\n  3;\n\
+         \x20 0 -> 1 [label=\"s!ready()\"];\n\
+         \x20 1 -> 2 [label=\"s?value(i32)\"];\n\
+         \x20 2 -> 3 [label=\"t?ready()\"];\n\
+         \x20 3 -> 0 [label=\"t!value(i32)\"];\n}\n"
     );
 }
 
@@ -76,13 +76,13 @@ fn writes_nuscr_layout_for_the_kernel() {
 fn writes_the_optimised_kernel_in_canonical_numbering() {
     assert_eq!(
         write_dot(&optimised_kernel()),
-        "digraph k {\n  0;\n  1;\n  2;\n  3;\n  4;\n  5;\n  \n  \n\
-         \x20 0 -> 1 [label=\"s!ready()\", ];\n\
-         \x20 1 -> 2 [label=\"s!ready()\", ];\n\
-         \x20 2 -> 3 [label=\"s!ready()\", ];\n\
-         \x20 3 -> 4 [label=\"s?value(i32)\", ];\n\
-         \x20 4 -> 5 [label=\"t?ready()\", ];\n\
-         \x20 5 -> 2 [label=\"t!value(i32)\", ];\n  \n  }\n"
+        "digraph k {\n  0 [style=bold];\n  1;\n  2;\n  3;\n  4;\n  5;\n\
+         \x20 0 -> 1 [label=\"s!ready()\"];\n\
+         \x20 1 -> 2 [label=\"s!ready()\"];\n\
+         \x20 2 -> 3 [label=\"s!ready()\"];\n\
+         \x20 3 -> 4 [label=\"s?value(i32)\"];\n\
+         \x20 4 -> 5 [label=\"t?ready()\"];\n\
+         \x20 5 -> 2 [label=\"t!value(i32)\"];\n}\n"
     );
 }
 
@@ -102,10 +102,10 @@ fn writes_named_payloads_choices_and_quoted_roles() {
         .unwrap();
     assert_eq!(
         write_dot(&fsm),
-        "digraph \"my role\" {\n  0;\n  1;\n  2;\n  \n  \n\
-         \x20 0 -> 1 [label=\"C?add(x: i32, y: i32)\", ];\n\
-         \x20 0 -> 2 [label=\"C?quit()\", ];\n\
-         \x20 1 -> 0 [label=\"C!value(i32)\", ];\n  \n  }\n"
+        "digraph \"my role\" {\n  0 [style=bold];\n  1;\n  2 [peripheries=2];\n\
+         \x20 0 -> 1 [label=\"C?add(x: i32, y: i32)\"];\n\
+         \x20 0 -> 2 [label=\"C?quit()\"];\n\
+         \x20 1 -> 0 [label=\"C!value(i32)\"];\n}\n"
     );
 }
 
@@ -226,7 +226,10 @@ fn round_trips_the_kernels() {
 fn a_role_that_does_nothing_round_trips() {
     let end = Fsm::new("idle");
     let text = write_dot(&end);
-    assert_eq!(text, "digraph idle {\n  0;\n  \n  \n  \n  }\n");
+    assert_eq!(
+        text,
+        "digraph idle {\n  0 [style=bold, peripheries=2];\n}\n"
+    );
     let back = parse_dot(&text).unwrap();
     assert_eq!(back, vec![end]);
     // An empty digraph is the same machine.

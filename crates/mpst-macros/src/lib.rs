@@ -35,6 +35,15 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// route types must implement `mpst::channel::Pair` with each other; one pair is created and
 /// each end handed to its role. A route to a role missing from the struct gets an end whose
 /// peer is gone (its operations fail with `Disconnected`).
+///
+/// Exactly the declared routes are created: a channel exists between two roles only if
+/// their structs route to each other. The derive cannot leave out a declared route that
+/// the protocol never uses, because it sees only the struct's fields: which peers a role
+/// talks to is written in its session types, which a derive on the roles cannot see. So
+/// declare only the routes a role uses (a peer it never talks to needs no `#[route]`
+/// field; with none on either side, no channel is made). `mpst generate` declares a
+/// route from every role to every other one, so its `Roles::default()` creates a channel
+/// for every pair; an unused one costs one idle channel at set-up and nothing per message.
 #[proc_macro_derive(Roles)]
 pub fn derive_roles(input: TokenStream) -> TokenStream {
     derive(input, roles::expand)

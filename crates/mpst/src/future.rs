@@ -162,7 +162,13 @@ where
         };
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(match sent {
-            Ok(()) => Ok(step(state)),
+            Ok(()) => {
+                #[cfg(feature = "tracing")]
+                crate::observe::sent::<R, P, Send<'r, R, P, L, S>>(
+                    <R::Message as Message<L>>::NAME,
+                );
+                Ok(step(state))
+            }
             // Dropping `state` aborts the role.
             Err(error) => Err(send_error::<R, P, L, Send<'r, R, P, L, S>, _>(error)),
         })
@@ -237,7 +243,13 @@ where
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| match message.downcast() {
-            Ok(label) => Ok((label, step(state))),
+            Ok(label) => {
+                #[cfg(feature = "tracing")]
+                crate::observe::received::<R, P, Receive<'r, R, P, L, S>>(
+                    <R::Message as Message<L>>::NAME,
+                );
+                Ok((label, step(state)))
+            }
             Err(other) => Err(receive_error::<R, P, Receive<'r, R, P, L, S>>(
                 ReceiveErrorKind::UnexpectedLabel {
                     received: other.label(),
@@ -311,12 +323,17 @@ where
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| {
-            C::downcast(Continuation::new(state), message).map_err(|other| {
+            #[cfg(feature = "tracing")]
+            let label = message.label();
+            let chosen = C::downcast(Continuation::new(state), message).map_err(|other| {
                 receive_error::<R, P, Branch<'r, R, P, C>>(ReceiveErrorKind::UnexpectedLabel {
                     received: other.label(),
                     expected: C::LABELS,
                 })
-            })
+            })?;
+            #[cfg(feature = "tracing")]
+            crate::observe::received::<R, P, Branch<'r, R, P, C>>(label);
+            Ok(chosen)
         }))
     }
 }

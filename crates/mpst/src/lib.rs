@@ -361,6 +361,15 @@
 //! flushes all its routes when it is about to wait on a receive and when the session
 //! reaches [`End`] ([`Role::poll_flush`]), so no peer waits for a message sitting in a
 //! buffer.
+//!
+//! # Tracing
+//!
+//! With the feature `tracing`, every session is a `tracing` span `session` (level INFO,
+//! fields `role` and `session`, the session type's short name) and every step an event
+//! inside it (level DEBUG, message `send` or `receive`, fields `role`, `peer`, `label`
+//! and `state`, the short type name of the state the step was taken in), all with the
+//! target `mpst`. Any subscriber shows them; `examples/tracing.rs` uses
+//! `tracing-subscriber`. Without the feature no tracing code is compiled in.
 
 #![warn(missing_docs)]
 
@@ -373,6 +382,8 @@ pub mod future;
 pub mod introspect;
 #[cfg(feature = "tcp")]
 pub mod net;
+#[cfg(feature = "tracing")]
+mod observe;
 mod payload;
 mod primitives;
 mod role;

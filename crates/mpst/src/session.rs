@@ -195,7 +195,11 @@ where
     // The session begins now, not at the first poll: a peer that fails from here on
     // failed during this session, and what it sent is for this session.
     role.begin();
-    run(role, f)
+    #[cfg(feature = "tracing")]
+    let run = tracing::Instrument::instrument(run(role, f), crate::observe::session::<R, S>());
+    #[cfg(not(feature = "tracing"))]
+    let run = run(role, f);
+    run
 }
 
 /// The body of [`try_session`], once the session has begun.

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use mpst_fsm::format::count;
 use mpst_scribble::wf::unused_roles;
 
 use crate::diagnostics::{emit, Item};
@@ -21,6 +22,9 @@ pub struct Args {
     /// Check only this protocol (by default, every protocol of the file).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
+    /// `--format text|json`.
+    #[command(flatten)]
+    pub output: crate::json::FormatArg,
 }
 
 /// `` `a`, `b` `` or `(none)`.
@@ -49,16 +53,27 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         let name = &protocol.name.text;
         match loaded.project(protocol) {
             Ok(projections) => {
-                let mut summary = format!("{name}: valid, {} roles\n", projections.len());
+                let mut summary = format!("{name}: valid, {}\n", count(projections.len(), "role"));
                 for p in &projections {
                     summary.push_str(&format!(
-                        "  {}: {} states, {} transitions\n",
+                        "  {}: {}, {}\n",
                         p.role,
-                        p.fsm.state_count(),
-                        p.fsm.transition_count()
+                        count(p.fsm.state_count(), "state"),
+                        count(p.fsm.transition_count(), "transition")
                     ));
                 }
                 output::out(&summary)?;
+                let sizes: Vec<_> = projections
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.role.as_str(),
+                            p.fsm.state_count(),
+                            p.fsm.transition_count(),
+                        )
+                    })
+                    .collect();
+                crate::json::protocol(name, "valid", &sizes);
                 let warnings: Vec<Item<'_>> = unused_roles(protocol)
                     .into_iter()
                     .map(|r| {
@@ -91,6 +106,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 let n = errors.len();
                 let errors_word = if n == 1 { "error" } else { "errors" };
                 output::out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
+                crate::json::protocol(name, verdict, &[]);
                 let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
                 emit(&loaded.path, loaded.source(), &items);
             }

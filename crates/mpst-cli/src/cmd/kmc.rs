@@ -93,6 +93,9 @@ pub struct Args {
     /// SVG sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
     trace_format: TraceFormat,
+    /// `--format text|json`.
+    #[command(flatten)]
+    pub output: crate::json::FormatArg,
 }
 
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
@@ -115,14 +118,22 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         });
         let report = match checked {
             Ok(report) => report,
-            Err(KmcError::TooManyConfigurations { .. }) => {
+            Err(KmcError::TooManyConfigurations { limit }) => {
+                crate::json::kmc_gave_up(
+                    k,
+                    &format!(
+                        "the budget of {} ran out",
+                        mpst_fsm::format::count(limit, "configuration")
+                    ),
+                );
                 say(&args, format!("roles: {}", roles(&system)))?;
                 say(
                     &args,
                     format!(
-                        "unknown: gave up at k = {k}: the budget of {} configurations (over k \
-                         in {}) ran out (raise --max-configurations)",
-                        args.max_configurations, args.k
+                        "unknown: gave up at k = {k}: the budget of {} (over k in {}) ran out \
+                         (raise --max-configurations)",
+                        mpst_fsm::format::count(args.max_configurations, "configuration"),
+                        args.k
                     ),
                 )?;
                 if let Some(report) = last {
@@ -136,6 +147,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             }
             Err(e) => return Err(e.into()),
         };
+        crate::json::kmc(&report);
         left = left.saturating_sub(report.configurations).max(1);
         if report.is_kmc() {
             let mut text = format!("roles: {}\n", roles(&system));

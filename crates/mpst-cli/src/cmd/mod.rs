@@ -2,6 +2,7 @@
 
 pub mod chart;
 pub mod check;
+pub mod completions;
 pub mod gen;
 pub mod generate;
 pub mod kmc;

@@ -152,10 +152,14 @@ fn section(
     s.verdicts.push(verdict(
         "well-formedness",
         Status::Holds,
-        format!(
-            "well-formed; every one of the {} roles projects",
-            projections.len()
-        ),
+        if projections.len() == 1 {
+            "well-formed; its one role projects".to_string()
+        } else {
+            format!(
+                "well-formed; every one of the {} roles projects",
+                projections.len()
+            )
+        },
         String::new(),
     ));
     let mut system = Vec::new();

@@ -47,6 +47,9 @@ pub struct Args {
     /// sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
     pub trace_format: TraceFormat,
+    /// `--format text|json`.
+    #[command(flatten)]
+    pub output: crate::json::FormatArg,
 }
 
 /// Reads every FSM of a DOT file with the CLI's one loader (errors name the file, line
@@ -125,6 +128,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             Verdict::NotSubtype(_) => Outcome::Fails,
             Verdict::Unknown(_) => Outcome::Unknown,
         });
+        crate::json::subtype(sub.role(), sup.role(), &verdict);
         let chart = match &verdict {
             Verdict::NotSubtype(refutation) => args.trace_format.chart(
                 &[refutation.run.configuration.states[0].0.clone()],

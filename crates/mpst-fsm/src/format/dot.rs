@@ -1,26 +1,28 @@
-//! The DOT writer, in nuscr's layout.
+//! The DOT writer: nuscr's dialect, tidy, with the initial and final states marked.
 
 use std::fmt::Write;
 
-use crate::Fsm;
+use crate::{Fsm, StateKind};
 
-/// Writes `fsm` as a Graphviz digraph in nuscr's layout, e.g.
+/// Writes `fsm` as a Graphviz digraph, e.g.
 ///
 /// ```text
 /// digraph K {
-///   0;
+///   0 [style=bold];
 ///   1;
-///   
-///   
-///   0 -> 1 [label="s!ready()", ];
-///   1 -> 0 [label="s?value(x: i32)", ];
-///   
-///   }
+///   2 [peripheries=2];
+///   0 -> 1 [label="s!ready()"];
+///   1 -> 0 [label="s?value(x: i32)"];
+///   1 -> 2 [label="s?stop()"];
+/// }
 /// ```
 ///
 /// The digraph is named after the role. States are written in canonical numbering
 /// ([`Fsm::canonical`]: initial state `0`, breadth-first, unreachable states dropped),
-/// so machines with the same behaviour give byte-identical output. Edge labels are
+/// so machines with the same behaviour give byte-identical output. The initial state
+/// is drawn bold (`style=bold`) and every final state, one without transitions, with
+/// a double border (`peripheries=2`): node attributes, which nuscr-compatible readers
+/// (ours included) ignore, so the initial state is still found as `0`. Edge labels are
 /// [`Action`](crate::Action)'s display, `peer!label(payloads)` / `peer?label(...)`.
 /// [`parse_dot`](super::parse_dot) reads the output back.
 pub fn write_dot(fsm: &Fsm) -> String {
@@ -29,18 +31,28 @@ pub fn write_dot(fsm: &Fsm) -> String {
     // Writing to a String cannot fail.
     let _ = writeln!(out, "digraph {} {{", dot_id(fsm.role()));
     for state in 0..fsm.state_count() {
-        let _ = writeln!(out, "  {state};");
+        let mut marks = Vec::new();
+        if state == fsm.initial() {
+            marks.push("style=bold");
+        }
+        if fsm.kind(state) == StateKind::End {
+            marks.push("peripheries=2");
+        }
+        if marks.is_empty() {
+            let _ = writeln!(out, "  {state};");
+        } else {
+            let _ = writeln!(out, "  {state} [{}];", marks.join(", "));
+        }
     }
-    out.push_str("  \n  \n");
     for (source, transition) in fsm.all_transitions() {
         let _ = writeln!(
             out,
-            "  {source} -> {} [label={}, ];",
+            "  {source} -> {} [label={}];",
             transition.target,
             quote(&transition.action.to_string())
         );
     }
-    out.push_str("  \n  }\n");
+    out.push_str("}\n");
     out
 }
 

@@ -1,7 +1,8 @@
 //! File formats for communicating FSMs: DOT (read and write), petrify and Mermaid.
 //!
-//! - [`write_dot`] / [`parse_dot`]: Graphviz DOT in nuscr's layout, the exchange
-//!   format of `mpst project`, `mpst subtype` and `mpst kmc`. The reader also accepts
+//! - [`write_dot`] / [`parse_dot`]: Graphviz DOT in nuscr's dialect (the initial state
+//!   bold, final states double-bordered), the exchange format of `mpst project`,
+//!   `mpst subtype` and `mpst kmc`. The reader also accepts
 //!   nuscr's own output and the original Rumpsteak form `digraph "S" { 0 -> 1
 //!   [label="T?ready"]; }`, and reports errors as [`DotError`]s with line and column.
 //!   [`parse_dot_located`] also keeps where each digraph, state and transition is, so
@@ -34,3 +35,13 @@ pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::{write_sequence_mermaid, write_sequence_svg};
 pub use petrify::write_petrify;
+
+/// `n` and a regular noun, singular for one and plural otherwise: `1 state`,
+/// `2 states`, `0 configurations`. Every message that counts uses it.
+pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -165,12 +165,12 @@ impl fmt::Display for KmcReport {
         let yes_no = |b: bool, s: &'static str| if b { s.to_string() } else { format!("not {s}") };
         write!(
             f,
-            "\n({}, {}, {}; {} configurations, {} transitions explored)",
+            "\n({}, {}, {}; {}, {} explored)",
             yes_no(self.shape.csa, "CSA"),
             yes_no(self.shape.directed, "directed"),
             yes_no(self.shape.basic, "basic"),
-            self.configurations,
-            self.transitions
+            crate::format::count(self.configurations, "configuration"),
+            crate::format::count(self.transitions, "transition")
         )
     }
 }
@@ -217,7 +217,8 @@ impl fmt::Display for KmcError {
             KmcError::ZeroBound => f.write_str("the bound k must be at least 1"),
             KmcError::TooManyConfigurations { limit } => write!(
                 f,
-                "gave up after {limit} configurations (or their memory); the answer is unknown"
+                "gave up after {} (or their memory); the answer is unknown",
+                crate::format::count(*limit, "configuration")
             ),
         }
     }

@@ -135,8 +135,9 @@ impl fmt::Display for Reason {
             ),
             Reason::BoundReached { visits } => write!(
                 f,
-                "the bound was reached: this pair of states was visited {visits} times on one \
-                 path without the prefixes settling (try a larger --visits)"
+                "the bound was reached: this pair of states was visited {} on one path \
+                 without the prefixes settling (try a larger --visits)",
+                crate::format::count(*visits, "time")
             ),
             Reason::Nondeterministic { side, state } => write!(
                 f,
@@ -145,8 +146,9 @@ impl fmt::Display for Reason {
             ),
             Reason::BudgetExhausted { steps, depth } => write!(
                 f,
-                "the search budget ran out ({steps} configurations, or a path of {depth}) \
-                 before the rules decided (try a larger --max-steps)"
+                "the search budget ran out ({}, or a path of {depth}) before the rules \
+                 decided (try a larger --max-steps)",
+                crate::format::count(*steps, "configuration")
             ),
             Reason::MixedState { side, state } => write!(
                 f,

@@ -61,8 +61,9 @@ impl fmt::Display for Verdict {
         match self {
             Verdict::Subtype(stats) => write!(
                 f,
-                "subtype ({} configurations explored, search depth {})",
-                stats.pairs_explored, stats.max_depth
+                "subtype ({} explored, search depth {})",
+                crate::format::count(stats.pairs_explored, "configuration"),
+                stats.max_depth
             ),
             Verdict::NotSubtype(refutation) => write!(f, "{refutation}"),
             Verdict::Unknown(unknown) => write!(f, "{unknown}"),
@@ -90,12 +91,14 @@ impl fmt::Display for Unknown {
                      prove nothing"
                 .to_string(),
             Some(Search::Safe(n)) => format!(
-                "beside the dual of the supertype no run goes wrong (all {n} configurations \
-                 explored), but the rules cannot prove it"
+                "beside the dual of the supertype no run goes wrong (all {} explored), but \
+                 the rules cannot prove it",
+                crate::format::count(*n, "configuration")
             ),
             Some(Search::GaveUp(why, n)) => format!(
                 "no run that goes wrong beside the dual of the supertype within the budget \
-                 ({why}; {n} configurations explored)"
+                 ({why}; {} explored)",
+                crate::format::count(*n, "configuration")
             ),
             Some(Search::Found(_)) => "a run goes wrong".to_string(),
         };

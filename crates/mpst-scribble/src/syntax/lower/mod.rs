@@ -468,11 +468,12 @@ impl<'m> Lowerer<'_, 'm> {
             return Err(self.stop(ErrorKind::UnknownProtocol, protocol.span, message));
         };
         if callee.roles.len() != args.len() {
+            let given = args.len();
             let message = format!(
-                "protocol `{}` takes {} roles but {} were given",
+                "protocol `{}` takes {} but {given} {} given",
                 protocol.text,
-                callee.roles.len(),
-                args.len()
+                mpst_fsm::format::count(callee.roles.len(), "role"),
+                if given == 1 { "was" } else { "were" }
             );
             return Err(self.stop(ErrorKind::ArityMismatch, item.span, message));
         }

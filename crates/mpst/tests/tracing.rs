@@ -1,0 +1,216 @@
+//! The `tracing` feature seen through a subscriber: one span per session with its role,
+//! and one event per send and receive inside it with the role, peer, label and state.
+
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+
+use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::layer::{Context, SubscriberExt as _};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+#[derive(Roles)]
+struct Roles(A, B);
+
+#[derive(Role)]
+#[message(Label)]
+struct A(#[route(B)] Channel);
+
+#[derive(Role)]
+#[message(Label)]
+struct B(#[route(A)] Channel);
+
+#[derive(Message)]
+enum Label {
+    Add(Add),
+    Sum(Sum),
+    Quit(Quit),
+}
+
+struct Add(i32);
+struct Sum(i32);
+struct Quit;
+
+#[session]
+type AdderA = Send<B, Add, Receive<B, Sum, Select<B, ChoiceA>>>;
+
+#[session]
+enum ChoiceA {
+    Quit(Quit, End),
+}
+
+#[session]
+type AdderB = Receive<A, Add, Send<A, Sum, Branch<A, ChoiceB>>>;
+
+#[session]
+enum ChoiceB {
+    Quit(Quit, End),
+}
+
+/// The fields of a span or an event, as text.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Fields(Vec<(String, String)>);
+
+impl Fields {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_string(), value.to_string()));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        self.0
+            .push((field.name().to_string(), format!("{value:?}")));
+    }
+}
+
+/// What the layer saw: every span opened (name, fields) and every event with the
+/// fields of the span it happened in.
+#[derive(Default)]
+struct Seen {
+    spans: Vec<(String, Fields)>,
+    events: Vec<(Fields, Option<Fields>)>,
+}
+
+/// A layer that records into [`Seen`].
+struct Recorder(Arc<Mutex<Seen>>);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut fields = Fields::default();
+        attrs.record(&mut fields);
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(fields.clone());
+        }
+        let name = attrs.metadata().name().to_string();
+        self.0.lock().unwrap().spans.push((name, fields));
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let parent = ctx
+            .event_span(event)
+            .and_then(|span| span.extensions().get::<Fields>().cloned());
+        self.0.lock().unwrap().events.push((fields, parent));
+    }
+}
+
+fn run_adder() -> Seen {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let subscriber = tracing_subscriber::registry().with(Recorder(Arc::clone(&seen)));
+    tracing::subscriber::with_default(subscriber, || {
+        let Roles(mut a, mut b) = Roles::default();
+        let (sum, done) = futures::executor::block_on(async {
+            futures::join!(
+                try_session(&mut a, |s: AdderA<'_, A>| async move {
+                    let s = s.send(Add(2)).await?;
+                    let (Sum(sum), s) = s.receive().await?;
+                    Ok((sum, s.select(Quit).await?))
+                }),
+                try_session(&mut b, |s: AdderB<'_, B>| async move {
+                    let (Add(x), s) = s.receive().await?;
+                    let s = s.send(Sum(x + 1)).await?;
+                    match s.branch().await? {
+                        ChoiceB::Quit(Quit, end) => Ok(((), end)),
+                    }
+                }),
+            )
+        });
+        assert_eq!(sum.unwrap(), 3);
+        done.unwrap();
+    });
+    Arc::try_unwrap(seen)
+        .ok()
+        .expect("the subscriber is gone")
+        .into_inner()
+        .unwrap()
+}
+
+#[test]
+fn a_session_is_a_span_and_each_step_an_event_in_it() {
+    let seen = run_adder();
+    let sessions: Vec<_> = seen
+        .spans
+        .iter()
+        .filter(|(name, _)| name == "session")
+        .map(|(_, fields)| fields.get("role").unwrap_or("?").to_string())
+        .collect();
+    assert_eq!(sessions, ["A", "B"], "one span per session, with its role");
+    let a_session = seen.spans[0].1.get("session").unwrap_or_default();
+    assert!(
+        a_session.starts_with("Send<B, Add, Receive<B, Sum,"),
+        "{a_session}"
+    );
+
+    let steps: Vec<_> = seen
+        .events
+        .iter()
+        .map(|(event, span)| {
+            let field = |name| event.get(name).unwrap_or("?").to_string();
+            (
+                field("message"),
+                field("role"),
+                field("peer"),
+                field("label"),
+                span.as_ref()
+                    .and_then(|s| s.get("role"))
+                    .map(str::to_string),
+            )
+        })
+        .collect();
+    let step = |what: &str, role: &str, peer: &str, label: &str| {
+        (
+            what.to_string(),
+            role.to_string(),
+            peer.to_string(),
+            label.to_string(),
+            Some(role.to_string()),
+        )
+    };
+    let expected = [
+        step("send", "A", "B", "Add"),
+        step("receive", "B", "A", "Add"),
+        step("send", "B", "A", "Sum"),
+        step("receive", "A", "B", "Sum"),
+        step("send", "A", "B", "Quit"),
+        step("receive", "B", "A", "Quit"),
+    ];
+    // The two roles interleave as the executor polls them; each role's own steps are
+    // in protocol order.
+    for role in ["A", "B"] {
+        let mine = |s: &&(String, String, String, String, Option<String>)| s.1 == role;
+        let got: Vec<_> = steps.iter().filter(mine).collect();
+        let want: Vec<_> = expected.iter().filter(mine).collect();
+        assert_eq!(got, want, "the steps of {role}");
+    }
+
+    // The state of each step: the session type still to run, short and readable.
+    let states: Vec<&str> = seen
+        .events
+        .iter()
+        .filter(|(event, _)| event.get("role") == Some("B"))
+        .map(|(event, _)| event.get("state").unwrap_or("?"))
+        .collect();
+    assert!(
+        states[0].starts_with("Receive<A, Add, Send<A, Sum,"),
+        "{states:?}"
+    );
+    assert!(
+        states[1].starts_with("Send<A, Sum, Branch<A, ChoiceB"),
+        "{states:?}"
+    );
+    assert_eq!(states[2], "Branch<A, ChoiceB>", "{states:?}");
+}
