@@ -402,7 +402,9 @@ pub use mpst_macros::{session, Message, Payload, Role, Roles};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;
-pub use primitives::{Branch, Choice, ChoiceTo, Choices, Choose, Continuation, Receive, Select, Send};
+pub use primitives::{
+    Branch, Choice, ChoiceTo, Choices, Choose, Continuation, Receive, Select, Send,
+};
 pub use role::{Labelled, Message, Role, Route};
 pub use session::{try_session, End, FromState, IntoSession, State};
 
