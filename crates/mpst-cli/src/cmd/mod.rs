@@ -5,6 +5,7 @@ pub mod check;
 pub mod gen;
 pub mod generate;
 pub mod kmc;
+pub mod new;
 pub mod project;
 pub mod report;
 pub mod subtype;
