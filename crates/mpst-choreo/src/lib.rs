@@ -82,6 +82,7 @@
 //! this API, and a comparison with ChoRus are in `docs/CHOREOGRAPHIES.md`.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod choreography;
 mod endpoint;
@@ -94,8 +95,10 @@ mod op;
 mod role;
 pub mod transport;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "scribble")))]
 #[cfg(feature = "scribble")]
 pub mod conform;
+#[cfg_attr(docsrs, doc(cfg(any(feature = "tcp", feature = "quic"))))]
 #[cfg(any(feature = "tcp", feature = "quic"))]
 pub mod net;
 pub mod paper;

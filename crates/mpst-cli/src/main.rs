@@ -57,6 +57,8 @@ enum Command {
     Chart(cmd::chart::Args),
     /// Write a self-contained HTML report: charts, machines and verdicts of every protocol.
     Report(cmd::report::Args),
+    /// Write a new crate for a protocol: a .scr, build.rs, processes and a verification test.
+    New(cmd::new::Args),
     /// Print the FSMs of one of the paper's benchmark families as DOT.
     #[command(hide = true)]
     Gen(cmd::gen::Args),
@@ -154,6 +156,7 @@ fn run(command: Command) -> (u8, Option<String>) {
         Command::Generate(args) => cmd::generate::run(args),
         Command::Chart(args) => cmd::chart::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::New(args) => cmd::new::run(args),
         Command::Gen(args) => cmd::gen::run(args),
         Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
     };

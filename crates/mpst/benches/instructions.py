@@ -6,7 +6,7 @@ the workspace root (needs valgrind):
 
     python3 crates/mpst/benches/instructions.py
 
-It builds the bench binaries (`cargo bench -p mpst --no-run`), runs each implementation
+It builds the bench binaries (`cargo bench -p mpst-session --no-run`), runs each implementation
 in `--count` mode (`common/mod.rs`) under `valgrind --tool=callgrind` with two numbers of
 sessions, and prints the difference divided by the difference in sessions: the
 instructions of one session, without the set-up. Prints a Markdown table.
@@ -30,7 +30,7 @@ FEW, MANY = 10, 60
 
 def binaries():
     out = subprocess.run(
-        ["cargo", "bench", "-p", "mpst", "--no-run", "--message-format=json"],
+        ["cargo", "bench", "-p", "mpst-session", "--no-run", "--message-format=json"],
         check=True, capture_output=True, text=True,
     ).stdout
     found = {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Session-typed / bare-channel ratios from the criterion results of the runtime benches.
 
-Run after `cargo bench -p mpst -- --quick` (from the workspace root):
+Run after `cargo bench -p mpst-session -- --quick` (from the workspace root):
 
     python3 crates/mpst/benches/ratios.py [CRITERION_DIR...]
 
@@ -77,7 +77,7 @@ def main():
     roots = [Path(a) for a in sys.argv[1:]] or [Path("target/criterion")]
     found = list(rows(roots))
     if not found:
-        sys.exit(f"no criterion results under {roots[0]}: run `cargo bench -p mpst -- --quick` first")
+        sys.exit(f"no criterion results under {roots[0]}: run `cargo bench -p mpst-session -- --quick` first")
     print("| bench | parameter | typed implementation | typed median | bare median | typed / bare |")
     print("|---|---|---|---|---|---|")
     for group, param, name, t, bare, ratio in found:

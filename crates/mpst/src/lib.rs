@@ -372,6 +372,7 @@
 //! `tracing-subscriber`. Without the feature no tracing code is compiled in.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate self as mpst;
 
@@ -380,6 +381,7 @@ pub mod deadline;
 mod error;
 pub mod future;
 pub mod introspect;
+#[cfg_attr(docsrs, doc(cfg(feature = "tcp")))]
 #[cfg(feature = "tcp")]
 pub mod net;
 #[cfg(feature = "tracing")]
@@ -387,10 +389,12 @@ mod observe;
 mod payload;
 mod primitives;
 mod role;
+#[cfg_attr(docsrs, doc(cfg(feature = "serialize")))]
 #[cfg(feature = "serialize")]
 pub mod serialize;
 mod session;
 mod state_name;
+#[cfg_attr(docsrs, doc(cfg(feature = "serialize")))]
 #[cfg(feature = "serialize")]
 pub mod verify;
 #[doc(hidden)]
@@ -410,6 +414,7 @@ pub use session::{try_session, End, FromState, IntoSession, State};
 
 /// The FSM model, subtyping and k-MC (feature `serialize`), re-exported for
 /// [`serialize`] and [`verify`] users.
+#[cfg_attr(docsrs, doc(cfg(feature = "serialize")))]
 #[cfg(feature = "serialize")]
 pub use mpst_fsm as fsm;
 

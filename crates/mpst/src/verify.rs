@@ -68,6 +68,7 @@ use mpst_fsm::kmc::{KmcError, KmcReport};
 use mpst_fsm::Fsm;
 
 pub use compare::{compare, Mismatch};
+#[cfg_attr(docsrs, doc(cfg(feature = "scribble")))]
 #[cfg(feature = "scribble")]
 pub use hybrid::{
     assert_equals_projection, assert_subtype_of_projection, check_equals_projection,

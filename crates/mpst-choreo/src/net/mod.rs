@@ -13,8 +13,10 @@ use tokio::sync::{mpsc, watch};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, TransportCause, TransportError};
 
+#[cfg_attr(docsrs, doc(cfg(feature = "quic")))]
 #[cfg(feature = "quic")]
 pub mod quic;
+#[cfg_attr(docsrs, doc(cfg(feature = "tcp")))]
 #[cfg(feature = "tcp")]
 pub mod tcp;
 

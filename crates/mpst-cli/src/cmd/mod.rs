@@ -6,6 +6,7 @@ pub mod completions;
 pub mod gen;
 pub mod generate;
 pub mod kmc;
+pub mod new;
 pub mod project;
 pub mod report;
 pub mod subtype;

@@ -27,12 +27,14 @@ impl Fingerprint {
 
     /// The fingerprint of an FSM: the SHA-256 of its canonical DOT text, so equal FSMs
     /// (up to state numbering) have equal fingerprints.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serialize")))]
     #[cfg(feature = "serialize")]
     pub fn of_fsm(fsm: &mpst_fsm::Fsm) -> Self {
         Self::of_bytes(mpst_fsm::write_dot(fsm).as_bytes())
     }
 
     /// The fingerprint of the session type `S` (its role's serialised FSM).
+    #[cfg_attr(docsrs, doc(cfg(feature = "serialize")))]
     #[cfg(feature = "serialize")]
     pub fn of<'r, S>() -> Result<Self, crate::serialize::SerializeError>
     where
@@ -225,6 +227,7 @@ impl Config {
     }
 
     /// Secures every connection with TLS (feature `tls`).
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
     #[cfg(feature = "tls")]
     pub fn tls(mut self, tls: super::TlsConfig) -> Self {
         self.tls = Some(tls);

@@ -15,6 +15,7 @@ pub enum Connection {
     /// Plain TCP.
     Plain(TcpStream),
     /// TLS over TCP (feature `tls`).
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
     #[cfg(feature = "tls")]
     Tls(Box<tokio_rustls::TlsStream<TcpStream>>),
 }

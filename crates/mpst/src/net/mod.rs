@@ -57,5 +57,6 @@ pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
 pub use error::{HandshakeError, NetError, NetErrorKind};
 pub use io::Connection;
 pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
+#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 #[cfg(feature = "tls")]
 pub use tls::{rustls, TlsConfig};
