@@ -2,7 +2,7 @@
 //! says stop, and `tracing-subscriber` prints every session span and every send and
 //! receive (role, peer, label, protocol state).
 //!
-//! Run: `cargo run -p mpst --features tracing --example tracing`
+//! Run: `cargo run -p mpst-session --features tracing --example tracing`
 //! (`RUST_LOG`-style filtering: only the `mpst` target at DEBUG is shown here).
 
 use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
