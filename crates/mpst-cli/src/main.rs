@@ -89,6 +89,7 @@ impl Command {
             Command::Report(_) => "report",
             Command::Gen(_) => "gen",
             Command::Completions(_) => "completions",
+            Command::New(_) => "new",
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::check::print_out;
+use crate::output;
 use crate::{Outcome, UsageError};
 
 /// Arguments of `mpst new`.
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         fs::write(&path, contents)
             .map_err(|e| UsageError(format!("{}: cannot write: {e}", path.display())))?;
     }
-    print_out(&format!(
+    output::out(&format!(
         "Created crate `{name}` in {}: protocol {}.scr; next: cd {} && cargo test\n",
         args.path.display(),
         snake(&name),
