@@ -225,6 +225,27 @@ fn verdict(exit_code: u8) -> &'static str {
 /// `file:line:column: message` split into its place and message, when it has that shape
 /// (the errors of the DOT reader and of the loaders do).
 fn located(message: &str) -> Option<(Place, &str)> {
+    codespan_located(message).or_else(|| colon_located(message))
+}
+
+/// A diagnostic rendered by codespan-reporting (the DOT loader's): its first line is the
+/// message, and a line `┌─ file:line:column` names the place.
+fn codespan_located(message: &str) -> Option<(Place, &str)> {
+    let first = message.lines().next()?;
+    let text = first.strip_prefix("error: ").unwrap_or(first).trim();
+    let place = message.lines().find_map(|line| {
+        let at = line.trim_start().strip_prefix("┌─ ")?;
+        let mut parts = at.trim_end().rsplitn(3, ':');
+        let column = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        let file = parts.next()?.to_string();
+        Some(Place { file, line, column })
+    })?;
+    Some((place, text))
+}
+
+/// `file:line:column: message` on one line.
+fn colon_located(message: &str) -> Option<(Place, &str)> {
     // The file name may itself hold colons: take the last `:line:column:` that parses.
     let mut search = message;
     let mut offset = 0;
