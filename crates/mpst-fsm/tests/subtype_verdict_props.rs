@@ -4,7 +4,7 @@
 //! every refutation's run really goes wrong when replayed — and not beside the
 //! supertype itself.
 
-use mpst_fsm::subtype::{check, Options, Verdict};
+use mpst_fsm::subtype::{check, Options, TreeBudget, Verdict};
 use mpst_fsm::witness::{
     against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
 };
@@ -56,6 +56,11 @@ const OPTIONS: Options = Options {
     witness: Budget {
         max_configurations: 5_000,
         max_queue: 6,
+    },
+    trees: TreeBudget {
+        max_nodes: 2_000,
+        max_work: 100_000,
+        max_tree: 4_096,
     },
 };
 

@@ -32,6 +32,24 @@ pub struct Stats {
     pub pairs_explored: u64,
     /// The longest search path, in configurations.
     pub max_depth: usize,
+    /// Which technique proved the pair.
+    pub proof: Proof,
+}
+
+/// Which technique proved a subtyping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Proof {
+    /// The rules of PPoPP 2022 (Fig. 5); [`Stats`] counts their configurations.
+    #[default]
+    Rules,
+    /// The rules did not prove it (their configurations are counted in [`Stats`]); the
+    /// witness trees of CONCUR 2019 did.
+    WitnessTrees {
+        /// Nodes of the simulation tree.
+        nodes: usize,
+        /// Candidate subtrees shown to be finite or witnesses.
+        candidates: usize,
+    },
 }
 
 /// Why no rule of Fig. 5 applies at the configuration of a [`NotProved`].

@@ -79,9 +79,11 @@ mod machine;
 mod prefix;
 mod verdict;
 mod visitor;
+mod witness_tree;
 
-pub use explain::{NotProved, Reason, Side, Stats};
+pub use explain::{NotProved, Proof, Reason, Side, Stats};
 pub use verdict::{Refutation, Unknown, Verdict};
+pub use witness_tree::{Budget as TreeBudget, NotWitnessed};
 
 use crate::witness::{self, Search};
 use crate::Fsm;
@@ -111,6 +113,8 @@ pub struct Options {
     pub max_depth: usize,
     /// The budget of the search for a run that goes wrong.
     pub witness: witness::Budget,
+    /// The budget of the witness-tree proof, tried when the rules fail.
+    pub trees: TreeBudget,
 }
 
 impl Options {
@@ -121,6 +125,7 @@ impl Options {
             max_steps: DEFAULT_MAX_STEPS,
             max_depth: DEFAULT_MAX_DEPTH,
             witness: witness::Budget::default(),
+            trees: TreeBudget::default(),
         }
     }
 }
@@ -167,9 +172,27 @@ pub fn check_observed(
         Ok(stats) => return Verdict::Subtype(stats),
         Err(not_proved) => *not_proved,
     };
+    let witness_trees = if matches!(not_proved.reason, Reason::Nondeterministic { .. }) {
+        None
+    } else {
+        match witness_tree::prove(sub, sup, &options.trees) {
+            Ok(proved) => {
+                return Verdict::Subtype(Stats {
+                    pairs_explored: not_proved.steps,
+                    max_depth: 0,
+                    proof: Proof::WitnessTrees {
+                        nodes: proved.nodes,
+                        candidates: proved.candidates,
+                    },
+                })
+            }
+            Err(why) => Some(why),
+        }
+    };
     if !witness::dual_is_a_context(sup) {
         return Verdict::Unknown(Box::new(Unknown {
             not_proved,
+            witness_trees,
             search: None,
         }));
     }
@@ -180,6 +203,7 @@ pub fn check_observed(
         })),
         search => Verdict::Unknown(Box::new(Unknown {
             not_proved,
+            witness_trees,
             search: Some(search),
         })),
     }
