@@ -188,3 +188,37 @@ fn mixed_states_are_out_of_scope_of_the_trees() {
         "{v}"
     );
 }
+
+#[test]
+fn a_time_limit_already_passed_stops_both_proof_searches() {
+    // Nested choice 5 needs 4 775 configurations of the rules (the deadline is looked
+    // at every 1 024) and a large simulation tree: with a limit of zero both stop at
+    // their first look, deterministically.
+    let instance = mpst_fsm::families::nested_choice(5);
+    let (sub, sup) = instance.checks()[0];
+    let options = Options {
+        time_limit: Some(std::time::Duration::ZERO),
+        ..Options::new(instance.visits)
+    };
+    let v = check(sub, sup, &options);
+    let Verdict::Unknown(u) = &v else {
+        panic!("{v}");
+    };
+    assert!(
+        matches!(
+            u.not_proved.reason,
+            mpst_fsm::subtype::Reason::TimeLimit { steps: 1024, .. }
+        ),
+        "{v}"
+    );
+    assert!(
+        matches!(
+            u.witness_trees,
+            Some(NotWitnessed::Budget { time: true, .. })
+        ),
+        "{v}"
+    );
+    assert!(v.to_string().contains("time limit"), "{v}");
+    // Without the limit it is proved.
+    assert!(check(sub, sup, &Options::new(instance.visits)).is_subtype());
+}

@@ -121,6 +121,14 @@ pub enum Reason {
         /// The depth budget in force.
         depth: usize,
     },
+    /// The check's wall-clock budget ([`Options::time_limit`](super::Options)) ran out
+    /// after `steps` configurations (the answer is unknown).
+    TimeLimit {
+        /// The limit in force.
+        limit: std::time::Duration,
+        /// The configurations visited by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -165,6 +173,11 @@ impl fmt::Display for Reason {
                 f,
                 "the search budget ran out ({steps} configurations, or a path of {depth}) \
                  before the rules decided (try a larger --max-steps)"
+            ),
+            Reason::TimeLimit { limit, steps } => write!(
+                f,
+                "the time limit of {limit:?} ran out after {steps} configurations, before \
+                 the rules decided (try a larger --time-limit)"
             ),
             Reason::MixedState { side, state } => write!(
                 f,

@@ -85,6 +85,8 @@ pub use explain::{NotProved, Proof, Reason, Side, Stats};
 pub use verdict::{Refutation, Unknown, Verdict};
 pub use witness_tree::{Budget as TreeBudget, NotWitnessed};
 
+use std::time::{Duration, Instant};
+
 use crate::witness::{self, Search};
 use crate::Fsm;
 use visitor::Limits;
@@ -115,6 +117,10 @@ pub struct Options {
     pub witness: witness::Budget,
     /// The budget of the witness-tree proof, tried when the rules fail.
     pub trees: TreeBudget,
+    /// A wall-clock budget for the two proof searches (`None`: none, the default; the
+    /// step budgets bound them anyway, deterministically). When it passes the answer
+    /// is unknown, with the reason; the bounded search for a wrong run still runs.
+    pub time_limit: Option<Duration>,
 }
 
 impl Options {
@@ -126,6 +132,7 @@ impl Options {
             max_depth: DEFAULT_MAX_DEPTH,
             witness: witness::Budget::default(),
             trees: TreeBudget::default(),
+            time_limit: None,
         }
     }
 }
@@ -163,10 +170,12 @@ pub fn check_observed(
     options: &Options,
     observe: &mut dyn FnMut(u64),
 ) -> Verdict {
+    let deadline = options.time_limit.map(|d| (Instant::now() + d, d));
     let limits = Limits {
         visits: options.visits,
         max_steps: options.max_steps,
         max_depth: options.max_depth,
+        deadline,
     };
     let not_proved = match search(sub, sup, limits, observe) {
         Ok(stats) => return Verdict::Subtype(stats),
@@ -175,7 +184,7 @@ pub fn check_observed(
     let witness_trees = if matches!(not_proved.reason, Reason::Nondeterministic { .. }) {
         None
     } else {
-        match witness_tree::prove(sub, sup, &options.trees) {
+        match witness_tree::prove(sub, sup, &options.trees, deadline.map(|(at, _)| at)) {
             Ok(proved) => {
                 return Verdict::Subtype(Stats {
                     pairs_explored: not_proved.steps,
@@ -229,6 +238,7 @@ pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotProve
         visits,
         max_steps: options.max_steps,
         max_depth: options.max_depth,
+        deadline: None,
     };
     search(sub, sup, limits, &mut |_| {}).map_err(|e| *e)
 }

@@ -4,6 +4,7 @@
 //! the simulation needs (which states can loop sending or receiving forever).
 
 use std::rc::Rc;
+use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
@@ -147,6 +148,8 @@ pub(super) struct Ctx<'a> {
     pub max_work: u64,
     /// The largest input tree allowed, in nodes.
     pub max_tree: usize,
+    /// Stop when this instant has passed (checked every 1024 units of work).
+    pub deadline: Option<Instant>,
 }
 
 impl<'a> Ctx<'a> {
@@ -169,17 +172,21 @@ impl<'a> Ctx<'a> {
             work: 0,
             max_work,
             max_tree,
+            deadline: None,
         }
     }
 
     /// Counts `n` units of work against the budget.
     pub(super) fn tick(&mut self, n: u64) -> Result<(), OutOfBudget> {
+        let before = self.work;
         self.work += n;
         if self.work > self.max_work {
-            Err(OutOfBudget)
-        } else {
-            Ok(())
+            return Err(OutOfBudget);
         }
+        if before >> 10 != self.work >> 10 && self.deadline.is_some_and(|at| Instant::now() >= at) {
+            return Err(OutOfBudget);
+        }
+        Ok(())
     }
 
     /// Whether the action is a receive.

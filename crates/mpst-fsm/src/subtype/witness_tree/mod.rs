@@ -47,6 +47,7 @@ mod input_tree;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::time::Instant;
 
 use rustc_hash::FxHasher;
 
@@ -107,6 +108,8 @@ pub enum NotWitnessed {
     Budget {
         /// Nodes built.
         nodes: usize,
+        /// Whether it was the time limit (else the nodes, work or context size).
+        time: bool,
     },
 }
 
@@ -133,9 +136,10 @@ impl fmt::Display for NotWitnessed {
                 "the simulation subtree from subtype state {sub_state} is not a witness (its \
                  pending receives do not grow in a pattern the checks recognise)"
             ),
-            NotWitnessed::Budget { nodes } => write!(
+            NotWitnessed::Budget { nodes, time } => write!(
                 f,
-                "the witness-tree budget ran out ({nodes} simulation-tree nodes)"
+                "the witness-tree {} ran out ({nodes} simulation-tree nodes)",
+                if *time { "time limit" } else { "budget" }
             ),
         }
     }
@@ -189,7 +193,12 @@ impl From<OutOfBudget> for StepError {
 }
 
 /// Tries to prove `sub ≤ sup` with witness trees (both machines deterministic).
-pub(crate) fn prove(sub: &Fsm, sup: &Fsm, budget: &Budget) -> Result<Proved, NotWitnessed> {
+pub(crate) fn prove(
+    sub: &Fsm,
+    sup: &Fsm,
+    budget: &Budget,
+    deadline: Option<Instant>,
+) -> Result<Proved, NotWitnessed> {
     for (in_subtype, fsm) in [(true, sub), (false, sup)] {
         for s in 0..fsm.state_count() {
             let ts = fsm.transitions(s);
@@ -212,6 +221,7 @@ pub(crate) fn prove(sub: &Fsm, sup: &Fsm, budget: &Budget) -> Result<Proved, Not
         budget.max_work,
         budget.max_tree,
     );
+    ctx.deadline = deadline;
     let mut sim = Sim {
         nodes: Vec::new(),
         max_nodes: budget.max_nodes,
@@ -219,6 +229,7 @@ pub(crate) fn prove(sub: &Fsm, sup: &Fsm, budget: &Budget) -> Result<Proved, Not
     };
     let out_of_budget = |sim: &Sim| NotWitnessed::Budget {
         nodes: sim.nodes.len(),
+        time: deadline.is_some_and(|at| Instant::now() >= at),
     };
     match sim.build(&mut ctx) {
         Ok(()) => {}
