@@ -274,3 +274,15 @@ fn nondeterministic_machines_are_checked_and_violations_print_as_charts() {
     let b = file("nd", "b2.dot", "digraph b { 0 -> 1 [label=\"a?m()\"]; }");
     assert_eq!(code(&run(&[a, b], &["--k", "1"])), 0);
 }
+
+#[test]
+fn the_time_limit_of_a_range_is_checked() {
+    let files = dot_files("time_limit", &families::k_buffering(1).optimised_system());
+    let out = run(&files, &["--time-limit", "30"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    for bad in ["0", "86401", "NaN", "later"] {
+        let out = run(&files, &["--time-limit", bad]);
+        assert_eq!(code(&out), 2, "--time-limit {bad}");
+        assert!(stderr(&out).contains("--time-limit"), "{}", stderr(&out));
+    }
+}
