@@ -222,3 +222,14 @@ fn a_time_limit_already_passed_stops_both_proof_searches() {
     // Without the limit it is proved.
     assert!(check(sub, sup, &Options::new(instance.visits)).is_subtype());
 }
+
+#[test]
+fn the_hospital_monitor_with_unbounded_acknowledgements_is_proved() {
+    // PPoPP'22 Table 1's hospital (examples/hospital): two measurements sent per
+    // acknowledgement read, so the acknowledgements pile up without bound. The rules
+    // reach any bound; the witness trees prove it.
+    let sub = "rec x. H!nd(i32). H!nd(i32). H?ack(u32). x";
+    let sup = "rec x. H!{nd(i32). H?ack(u32). x, pr(). H?report(i32). x}";
+    let v = check(&fsm(sub), &fsm(sup), &Options::new(1000));
+    assert!(by_trees(&v), "{v}");
+}

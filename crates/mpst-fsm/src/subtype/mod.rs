@@ -4,7 +4,9 @@
 //!
 //! # Three answers
 //!
-//! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair,
+//! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair, or else
+//! when the witness trees of CONCUR 2019 do (`witness_tree`: pending receives that grow
+//! without bound, which no bound on visits can follow; [`Stats::proof`] says which),
 //! [`Verdict::NotSubtype`] only with a run that goes wrong — the candidate beside the
 //! dual of the supertype reaches a deadlock, an orphan message or an unspecified
 //! reception ([`crate::witness`]) — and [`Verdict::Unknown`] otherwise, with where and
