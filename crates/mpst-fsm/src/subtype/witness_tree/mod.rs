@@ -68,11 +68,11 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 20 000 nodes, 2 000 000 units of work, contexts of 65 536 nodes.
+    /// 5 000 nodes, 500 000 units of work, contexts of 65 536 nodes.
     fn default() -> Self {
         Budget {
-            max_nodes: 20_000,
-            max_work: 2_000_000,
+            max_nodes: 5_000,
+            max_work: 500_000,
             max_tree: 65_536,
         }
     }
