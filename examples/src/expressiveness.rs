@@ -388,8 +388,9 @@ hand; the tests of every example check hand-written unoptimised types equal to t
 projections and optimised ones subtypes of them.
 
 Hospital is the paper's row that no bounded method verifies: its optimisation is safe but \
-needs unbounded buffering, so subtyping stops at its bound and k-MC fails for every k \
-(`examples/hospital/optimised.rs` asserts both failures).
+needs unbounded buffering, so k-MC fails for every k and the bounded rules of subtyping stop \
+at their bound; the witness trees of CONCUR 2019, which subtyping tries next, prove it \
+(`examples/hospital/optimised.rs` asserts both).
 ";
 
 #[cfg(test)]

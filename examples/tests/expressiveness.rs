@@ -31,22 +31,25 @@ fn the_committed_table_is_up_to_date() {
 #[test]
 fn the_rows_agree_with_the_examples_tests() {
     let rows = computed();
-    // Hospital: the plain protocol is verified, the unbounded optimisation by nothing.
+    // Hospital: the plain protocol is verified; the unbounded optimisation by subtyping
+    // (the witness trees of CONCUR'19 prove it), never by k-MC.
     let plain = row(&rows, "Hospital");
     assert_eq!(plain.bottom_up, Verdict::Verified("k = 1".into()));
     let optimised = row(&rows, "Optimised Hospital");
     assert!(optimised.amr && optimised.infinite && optimised.choice);
-    assert!(matches!(&optimised.hybrid, Verdict::Rejected(why) if why.contains("bound reached")));
-    assert!(matches!(&optimised.top_down, Verdict::Rejected(why) if why.contains("bound reached")));
+    assert_eq!(optimised.hybrid, Verdict::Verified(String::new()));
+    assert!(matches!(&optimised.top_down, Verdict::Verified(_)));
     assert!(matches!(&optimised.bottom_up, Verdict::Rejected(why) if why.contains("not k-MC")));
     // Optimised streaming needs queues of 3, as its test asserts.
     let streaming = row(&rows, "Optimised Streaming");
     assert_eq!(streaming.bottom_up, Verdict::Verified("k = 3".into()));
     assert_eq!(streaming.hybrid, Verdict::Verified(String::new()));
     // Every other row is verified by every workflow that applies to it.
-    for r in rows.iter().filter(|r| r.name != "Optimised Hospital") {
+    for r in &rows {
         assert!(matches!(r.top_down, Verdict::Verified(_)), "{r:?}");
-        assert!(matches!(r.bottom_up, Verdict::Verified(_)), "{r:?}");
+        if r.name != "Optimised Hospital" {
+            assert!(matches!(r.bottom_up, Verdict::Verified(_)), "{r:?}");
+        }
         assert!(!matches!(r.hybrid, Verdict::Rejected(_)), "{r:?}");
         assert_eq!(r.amr, r.name.starts_with("Optimised"), "{r:?}");
     }

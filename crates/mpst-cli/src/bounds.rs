@@ -34,6 +34,23 @@ pub fn parse_budget(text: &str) -> Result<u64, String> {
     }
 }
 
+/// The longest `--time-limit` accepted, in seconds (a day).
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Parses a time limit in seconds (decimals allowed) from 0.001 to [`MAX_SECONDS`].
+pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let value: f64 = text.parse().map_err(|_| {
+        format!("expected a number of seconds from 0.001 to {MAX_SECONDS}, found `{text}`")
+    })?;
+    if !(0.001..=MAX_SECONDS).contains(&value) {
+        return Err(format!(
+            "a time limit must be from 0.001 to {MAX_SECONDS} seconds, found {text}"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +67,14 @@ mod tests {
         assert!(parse_bound("x").unwrap_err().contains("found `x`"));
         assert!(parse_bound("-1").unwrap_err().contains("found `-1`"));
         assert_eq!(parse_budget("10"), Ok(10));
+        assert_eq!(
+            parse_seconds("1.5"),
+            Ok(std::time::Duration::from_millis(1500))
+        );
+        assert!(parse_seconds("0").unwrap_err().contains("from 0.001"));
+        assert!(parse_seconds("1e9").unwrap_err().contains("86400"));
+        assert!(parse_seconds("NaN").is_err());
+        assert!(parse_seconds("soon").unwrap_err().contains("found `soon`"));
         assert!(parse_budget("0").is_err());
     }
 }

@@ -299,3 +299,15 @@ fn kmc_duplicate_digraphs_across_files_are_located_in_both() {
         "the first one is shown too: {err}"
     );
 }
+
+#[test]
+fn the_time_limit_of_a_range_is_checked() {
+    let files = dot_files("time_limit", &families::k_buffering(1).optimised_system());
+    let out = run(&files, &["--time-limit", "30"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    for bad in ["0", "86401", "NaN", "later"] {
+        let out = run(&files, &["--time-limit", bad]);
+        assert_eq!(code(&out), 2, "--time-limit {bad}");
+        assert!(stderr(&out).contains("--time-limit"), "{}", stderr(&out));
+    }
+}

@@ -413,3 +413,35 @@ fn nondeterministic_machines_are_refused_with_the_readers_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_witness_trees_prove_growing_pending_receives_and_time_limits_are_checked() {
+    // The running example of CONCUR'19: the subtype sends a picture ahead of each
+    // answer, and a second one after `KO`; the answers pending grow without bound.
+    let sub = file(
+        "trees",
+        "sub.dot",
+        "digraph r { 0 -> 1 [label=\"p!HQ()\"]; 1 -> 0 [label=\"p?OK()\"]; \
+         1 -> 2 [label=\"p?KO()\"]; 2 -> 0 [label=\"p!LQ()\"]; }",
+    );
+    let sup = file(
+        "trees",
+        "sup.dot",
+        "digraph r { 0 -> 1 [label=\"p!HQ()\"]; 0 -> 1 [label=\"p!LQ()\"]; \
+         1 -> 0 [label=\"p?OK()\"]; 1 -> 0 [label=\"p?KO()\"]; }",
+    );
+    let out = mpst(&["subtype", &sub, &sup]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("proved by witness trees"),
+        "{}",
+        stdout(&out)
+    );
+    let out = mpst(&["subtype", &sub, &sup, "--time-limit", "2.5"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    for bad in ["0", "0.0001", "100000", "soon"] {
+        let out = mpst(&["subtype", &sub, &sup, "--time-limit", bad]);
+        assert_eq!(code(&out), 2, "--time-limit {bad}");
+        assert!(stderr(&out).contains("--time-limit"), "{}", stderr(&out));
+    }
+}

@@ -1,12 +1,16 @@
 //! Prints the results table of `BENCHMARKS.md` ("Three answers"): `subtype::check` on
-//! the papers' examples, the four families, nested cycles and generated pairs, with
+//! the papers' examples (PPoPP'22 and CONCUR'19, with the CONCUR'19 tool's test
+//! pairs summarised), the families of both, nested cycles and generated pairs, with
 //! the answer and the median time of 5 runs. Run with
 //! `cargo run --release -p mpst-fsm --example verdicts`.
 
 use std::time::{Duration, Instant};
 
+#[path = "../tests/support/concur19.rs"]
+mod concur19;
+
 use mpst_fsm::families::Family;
-use mpst_fsm::subtype::{check, Options, Verdict, DEFAULT_VISITS};
+use mpst_fsm::subtype::{check, Options, Proof, Verdict, DEFAULT_VISITS};
 use mpst_fsm::{Action, Direction, Fsm, LocalType, Message};
 
 const KERNEL: &str = "rec x. s!ready(). s?value(). t?ready(). t!value(). x";
@@ -20,7 +24,7 @@ fn fsm(text: &str) -> Fsm {
 
 /// A small random session-type machine of role `r` (the generator of the property
 /// tests), from a seed.
-fn random(seed: &mut u64) -> Fsm {
+fn random(seed: &mut u64, states: usize, transitions: usize) -> Fsm {
     let mut next = |n: u64| {
         *seed ^= *seed << 13;
         *seed ^= *seed >> 7;
@@ -28,8 +32,8 @@ fn random(seed: &mut u64) -> Fsm {
         (*seed % n) as usize
     };
     let mut fsm = Fsm::new("r");
-    for _ in 0..(2 + next(6)) {
-        let (from, to) = (next(4), next(4));
+    for _ in 0..(2 + next(transitions as u64)) {
+        let (from, to) = (next(states as u64), next(states as u64));
         let send = next(2) == 0;
         while fsm.state_count() <= from.max(to) {
             fsm.add_state();
@@ -177,11 +181,71 @@ fn main() {
             );
         }
     }
+    let running = "rec x. p!HQ(). p?{OK(). x, KO(). p!LQ(). x}";
+    let running_sup = "rec x. p!{HQ(). p?{OK(). x, KO(). x}, LQ(). p?{OK(). x, KO(). x}}";
+    pair(
+        "running example (satellite)",
+        "CONCUR'19",
+        fsm(running),
+        fsm(running_sup),
+        DEFAULT_VISITS,
+    );
+    pair(
+        "running example, the other way round",
+        "CONCUR'19",
+        fsm(running_sup),
+        fsm(running),
+        DEFAULT_VISITS,
+    );
+    let shown = [
+        "alcestewiki1 ≤ alcestewiki2",
+        "july1 ≤ july2",
+        "september1 ≤ september2",
+        "infinitea ≤ infiniteb",
+        "patternthenloop1 ≤ patternthenloop2",
+        "smallinnerloop1 ≤ innerloop2",
+        "ctxta1 ≤ ctxta2",
+        "14may2 ≤ 14may1",
+        "alceste-T ≤ alceste-V",
+        "nestedrec1 ≤ nestedrec2",
+    ];
+    for &(name, sub, sup, expect) in concur19::PAIRS {
+        if shown.contains(&name) {
+            let tool = match expect {
+                concur19::Yes => "CONCUR'19 (tool: true)",
+                concur19::PosMaybe => "CONCUR'19 (tool: maybe)",
+                concur19::No => "CONCUR'19 (tool: false)",
+            };
+            pair(name, tool, fsm(sub), fsm(sup), DEFAULT_VISITS);
+        }
+    }
+    for n in [1, 2, 4, 6] {
+        for (sends, receives, which) in [(n, 1, "A"), (1, n, "B")] {
+            let (sub, sup) = concur19_family(sends, receives);
+            pair(
+                &format!("family {which} ({sends} sends, {receives} receives)"),
+                "CONCUR'19 families",
+                fsm(&sub),
+                fsm(&sup),
+                DEFAULT_VISITS,
+            );
+        }
+    }
     let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
     for i in 0..20 {
-        let (sub, sup) = (random(&mut seed), random(&mut seed));
+        let (sub, sup) = (random(&mut seed, 4, 6), random(&mut seed, 4, 6));
         pair(
             &format!("random pair {i}"),
+            "generated",
+            sub,
+            sup,
+            DEFAULT_VISITS,
+        );
+    }
+    for i in 0..10 {
+        let (sub, sup) = (random(&mut seed, 20, 40), random(&mut seed, 20, 40));
+        pair(
+            &format!("random pair of ≤ 20 states {i}"),
             "generated",
             sub,
             sup,
@@ -204,7 +268,11 @@ fn main() {
         let (answer, why) = match verdict.expect("ran") {
             Verdict::Subtype(stats) => {
                 counts[0] += 1;
-                ("proved", format!("{} configurations", stats.pairs_explored))
+                let why = match stats.proof {
+                    Proof::Rules => format!("{} configurations", stats.pairs_explored),
+                    Proof::WitnessTrees { nodes, .. } => format!("witness trees, {nodes} nodes"),
+                };
+                ("proved", why)
             }
             Verdict::NotSubtype(r) => {
                 counts[1] += 1;
@@ -243,4 +311,52 @@ fn main() {
         counts[1],
         counts[2]
     );
+    corpus();
+}
+
+/// The CONCUR'19 tool's family: per round the subtype sends `sends + 1` messages
+/// ahead, then receives one of `receives + 1` labels; the supertype sends one, then
+/// receives one.
+fn concur19_family(sends: usize, receives: usize) -> (String, String) {
+    let seq: Vec<String> = (0..=sends).map(|i| format!("p!a{i}()")).collect();
+    let rcv: Vec<String> = (0..=receives).map(|i| format!("b{i}(). x")).collect();
+    let sub = format!("rec x. {}. p?{{{}}}", seq.join(". "), rcv.join(", "));
+    let branches: Vec<String> = (0..=sends)
+        .map(|i| format!("a{i}(). p?{{{}}}", rcv.join(", ")))
+        .collect();
+    (sub, format!("rec x. p!{{{}}}", branches.join(", ")))
+}
+
+/// Every test pair of the CONCUR'19 tool: how many we prove (by which technique),
+/// refute or leave unknown, against that tool's answer; and the slowest check.
+fn corpus() {
+    use concur19::Expect;
+    println!("\n| CONCUR'19 tool's answer | pairs | proved (rules) | proved (witness trees) | refuted | unknown | slowest |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (expect, label) in [
+        (Expect::Yes, "true (a subtype)"),
+        (Expect::PosMaybe, "maybe (a subtype)"),
+        (Expect::No, "false (not a subtype)"),
+    ] {
+        let mut c = [0usize; 5];
+        let mut slowest = Duration::ZERO;
+        for &(_, sub, sup, e) in concur19::PAIRS.iter().filter(|p| p.3 == expect) {
+            let (sub, sup) = (fsm(sub), fsm(sup));
+            let start = Instant::now();
+            let verdict = check(&sub, &sup, &Options::default());
+            slowest = slowest.max(start.elapsed());
+            debug_assert_eq!(e, expect);
+            c[0] += 1;
+            match verdict {
+                Verdict::Subtype(s) if s.proof == Proof::Rules => c[1] += 1,
+                Verdict::Subtype(_) => c[2] += 1,
+                Verdict::NotSubtype(_) => c[3] += 1,
+                Verdict::Unknown(_) => c[4] += 1,
+            }
+        }
+        println!(
+            "| {label} | {} | {} | {} | {} | {} | {slowest:.1?} |",
+            c[0], c[1], c[2], c[3], c[4]
+        );
+    }
 }

@@ -4,7 +4,7 @@
 //! every refutation's run really goes wrong when replayed — and not beside the
 //! supertype itself.
 
-use mpst_fsm::subtype::{check, Options, Verdict};
+use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, TreeBudget, Verdict};
 use mpst_fsm::witness::{
     against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
 };
@@ -57,6 +57,12 @@ const OPTIONS: Options = Options {
         max_configurations: 5_000,
         max_queue: 6,
     },
+    trees: TreeBudget {
+        max_nodes: 2_000,
+        max_work: 100_000,
+        max_tree: 4_096,
+    },
+    time_limit: None,
 };
 
 proptest! {
@@ -108,6 +114,58 @@ proptest! {
                 }
                 prop_assert!(!verdict.to_string().contains("not a subtype"), "{}", verdict);
             }
+        }
+    }
+}
+
+/// Up to 20 states and 40 transitions.
+fn specs20() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        (0..20usize, 0..2usize, any::<bool>(), 0..3usize, 0..20usize),
+        1..41,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Machines of up to 20 states: every answer is reached within each budget, as the
+    /// searches account for them (steps of the rules, nodes of the witness trees,
+    /// configurations of the search for a wrong run) — never measured in time.
+    #[test]
+    fn every_answer_on_twenty_states_is_within_each_budget(sub in specs20(), sup in specs20()) {
+        let (sub, sup) = (machine(&sub), machine(&sup));
+        let verdict = check(&sub, &sup, &OPTIONS);
+        let (steps, trees) = match &verdict {
+            Verdict::Subtype(stats) => {
+                let nodes = match stats.proof {
+                    Proof::Rules => {
+                        prop_assert!(stats.max_depth <= OPTIONS.max_depth);
+                        None
+                    }
+                    Proof::WitnessTrees { nodes, .. } => Some(nodes),
+                };
+                (stats.pairs_explored, nodes)
+            }
+            Verdict::NotSubtype(r) => (r.not_proved.steps, None),
+            Verdict::Unknown(u) => {
+                if let Some(Search::Safe(n) | Search::GaveUp(_, n)) = &u.search {
+                    prop_assert!(*n <= OPTIONS.witness.max_configurations);
+                }
+                let nodes = match &u.witness_trees {
+                    Some(NotWitnessed::Budget { nodes, .. }) => Some(*nodes),
+                    _ => None,
+                };
+                (u.not_proved.steps, nodes)
+            }
+        };
+        prop_assert!(steps <= OPTIONS.max_steps + 1, "{steps} steps: {verdict}");
+        if let Some(nodes) = trees {
+            prop_assert!(nodes <= OPTIONS.trees.max_nodes, "{nodes} nodes: {verdict}");
         }
     }
 }

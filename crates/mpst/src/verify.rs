@@ -64,7 +64,7 @@ mod names;
 
 use std::fmt;
 
-use mpst_fsm::kmc::{KmcError, KmcReport};
+use mpst_fsm::kmc::{KmcError, KmcOptions, KmcReport};
 use mpst_fsm::Fsm;
 
 pub use compare::{compare, Mismatch};
@@ -83,8 +83,11 @@ pub use names::{normalise, rust_name, sort_key};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KmcFailure {
     /// The system cannot be checked (no role, a role twice, a peer without a machine, a
-    /// bound of 0, too many configurations).
+    /// bound of 0).
     Invalid(KmcError),
+    /// The check gave up before an answer: the exploration reached its budget (the
+    /// reason says which). The system is neither shown k-MC nor refuted.
+    Unknown(KmcError),
     /// The check ran and found a violation; the report holds the counterexample.
     Violation(Box<KmcReport>),
 }
@@ -93,6 +96,7 @@ impl fmt::Display for KmcFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KmcFailure::Invalid(e) => write!(f, "the system cannot be checked: {e}"),
+            KmcFailure::Unknown(e) => write!(f, "unknown: {e}"),
             KmcFailure::Violation(report) => write!(f, "{report}"),
         }
     }
@@ -107,7 +111,14 @@ impl std::error::Error for KmcFailure {}
 /// On success the report says what was explored; on failure the error renders the
 /// violated property and the execution that reaches it.
 pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
-    let report = mpst_fsm::kmc::check_kmc(fsms, k).map_err(KmcFailure::Invalid)?;
+    check_kmc_with(fsms, &KmcOptions::new(k))
+}
+
+/// [`check_kmc`] with explicit settings (the bound, the partial-order reduction and the
+/// budget of configurations). A check that reaches the budget fails with
+/// [`KmcFailure::Unknown`].
+pub fn check_kmc_with(fsms: &[Fsm], options: &KmcOptions) -> Result<KmcReport, KmcFailure> {
+    let report = mpst_fsm::kmc::check_kmc_with(fsms, options).map_err(failure)?;
     if report.is_kmc() {
         Ok(report)
     } else {
@@ -118,11 +129,20 @@ pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
 /// The least `k` in `1..=max_k` for which the system `fsms` is k-MC, with its report; if
 /// there is none, the counterexample for `max_k`.
 pub fn least_k(fsms: &[Fsm], max_k: usize) -> Result<KmcReport, KmcFailure> {
-    let report = mpst_fsm::kmc::least_k(fsms, max_k).map_err(KmcFailure::Invalid)?;
+    let report = mpst_fsm::kmc::least_k(fsms, max_k).map_err(failure)?;
     if report.is_kmc() {
         Ok(report)
     } else {
         Err(KmcFailure::Violation(Box::new(report)))
+    }
+}
+
+/// Giving up (a budget reached) is [`KmcFailure::Unknown`]; every other error says the
+/// system cannot be checked at all.
+fn failure(e: KmcError) -> KmcFailure {
+    match e {
+        KmcError::TooManyConfigurations { .. } => KmcFailure::Unknown(e),
+        e => KmcFailure::Invalid(e),
     }
 }
 

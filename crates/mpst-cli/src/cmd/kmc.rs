@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use mpst_fsm::kmc::{check_kmc_observed, KmcError, KmcOptions, KmcReport};
 
-use crate::bounds::parse_bound;
+use crate::bounds::{parse_bound, parse_seconds};
 
 /// The default budget of one `mpst kmc` run, over every k of the range: a few seconds
 /// and at most about 50 MB for small systems, whatever the range.
@@ -70,7 +70,8 @@ impl fmt::Display for Bounds {
     after_help = "Machines may be non-deterministic. Exit status: 0 = the system is k-MC (for the \
 least k of the range); 1 = it is not k-MC for any k of the range, the counterexample on stdout; \
 2 = bad usage, unreadable or malformed input; 3 = gave up: the configuration budget \
-(--max-configurations, shared by the whole range, which also bounds memory) ran out first."
+(--max-configurations, shared by the whole range, which also bounds memory) or the time limit \
+(--time-limit, over the range) ran out first."
 )]
 pub struct Args {
     /// DOT files: one per role, or one with a digraph per role (roles are named by
@@ -89,6 +90,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONFIGURATIONS,
           value_parser = parse_bound)]
     max_configurations: usize,
+    /// Give up (exit 3) when this many seconds (0.001 to 86400) have passed over the
+    /// range: checked before each bound of the range (one bound's check is bounded by
+    /// --max-configurations).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    time_limit: std::time::Duration,
     /// How a counterexample's execution is printed: numbered steps, or a Mermaid or
     /// SVG sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
@@ -107,7 +113,27 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     }
     let mut last: Option<KmcReport> = None;
     let mut left = args.max_configurations;
+    let started = std::time::Instant::now();
     for k in args.k.low..=args.k.high {
+        if k > args.k.low && started.elapsed() >= args.time_limit {
+            say(&args, format!("roles: {}", roles(&system)));
+            say(
+                &args,
+                format!(
+                    "unknown: gave up before k = {k}: the time limit of {:?} (over k in {}) \
+                     ran out (raise --time-limit)",
+                    args.time_limit, args.k
+                ),
+            );
+            if let Some(report) = last {
+                say(
+                    &args,
+                    format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
+                );
+                print_report(&args, &report);
+            }
+            return Ok(Outcome::Unknown);
+        }
         let options = KmcOptions {
             k,
             reduce: !args.no_reduction,

@@ -1,6 +1,7 @@
 //! `mpst subtype`: check that the FSMs of one DOT file are asynchronous subtypes of
-//! those of another (PPoPP 2022 §3), pairing several digraphs by role name: proved,
-//! refuted with a run that goes wrong, or unknown.
+//! those of another (PPoPP 2022 §3, then the witness trees of CONCUR 2019), pairing
+//! several digraphs by role name: proved, refuted with a run that goes wrong, or
+//! unknown.
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +10,7 @@ use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEF
 use mpst_fsm::Fsm;
 use mpst_scribble::sorts::SCRIBBLE;
 
-use crate::bounds::{parse_bound, parse_budget};
-
+use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 use crate::load::dot::{render_at, render_dot_error};
 use crate::trace::TraceFormat;
 use crate::{load, output, progress, Outcome, UsageError};
@@ -25,7 +25,7 @@ run of SUB beside the dual of SUPER that deadlocks, leaves a message unread or r
 unexpected one) or unknown. Exit status: 0 = every SUB FSM is proved a subtype of its SUPER FSM; \
 1 = one is refuted, the run on stdout; 2 = bad usage, unreadable or malformed input, a role of \
 SUB missing from SUPER, or a state that both sends and receives (not a session type: use `mpst \
-kmc`); 3 = unknown: a bound or budget was reached, or the rules cannot decide (where and why on \
+kmc`); 3 = unknown: a bound, budget or --time-limit was reached, or the rules cannot decide (where and why on \
 stdout)."
 )]
 pub struct Args {
@@ -43,6 +43,10 @@ pub struct Args {
     /// answer is unknown (exit 3).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = parse_budget)]
     pub max_steps: u64,
+    /// The wall-clock budget of each pair's proof searches, in seconds (0.001 to
+    /// 86400): beyond it the answer is unknown (exit 3).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub time_limit: std::time::Duration,
     /// How a run that goes wrong is printed: numbered steps, or a Mermaid or SVG
     /// sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
@@ -109,6 +113,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let pairs = pair(&args, &subs, &sups)?;
     let options = Options {
         max_steps: args.max_steps,
+        time_limit: Some(args.time_limit),
         ..Options::new(args.visits)
     };
     let mut outcome = Outcome::Holds;

@@ -32,6 +32,24 @@ pub struct Stats {
     pub pairs_explored: u64,
     /// The longest search path, in configurations.
     pub max_depth: usize,
+    /// Which technique proved the pair.
+    pub proof: Proof,
+}
+
+/// Which technique proved a subtyping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Proof {
+    /// The rules of PPoPP 2022 (Fig. 5); [`Stats`] counts their configurations.
+    #[default]
+    Rules,
+    /// The rules did not prove it (their configurations are counted in [`Stats`]); the
+    /// witness trees of CONCUR 2019 did.
+    WitnessTrees {
+        /// Nodes of the simulation tree.
+        nodes: usize,
+        /// Candidate subtrees shown to be finite or witnesses.
+        candidates: usize,
+    },
 }
 
 /// Why no rule of Fig. 5 applies at the configuration of a [`NotProved`].
@@ -103,6 +121,14 @@ pub enum Reason {
         /// The depth budget in force.
         depth: usize,
     },
+    /// The check's wall-clock budget ([`Options::time_limit`](super::Options)) ran out
+    /// after `steps` configurations (the answer is unknown).
+    TimeLimit {
+        /// The limit in force.
+        limit: std::time::Duration,
+        /// The configurations visited by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -149,6 +175,11 @@ impl fmt::Display for Reason {
                 "the search budget ran out ({}, or a path of {depth}) before the rules \
                  decided (try a larger --max-steps)",
                 crate::format::count(*steps, "configuration")
+            ),
+            Reason::TimeLimit { limit, steps } => write!(
+                f,
+                "the time limit of {limit:?} ran out after {steps} configurations, before \
+                 the rules decided (try a larger --time-limit)"
             ),
             Reason::MixedState { side, state } => write!(
                 f,

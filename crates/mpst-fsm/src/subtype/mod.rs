@@ -4,7 +4,9 @@
 //!
 //! # Three answers
 //!
-//! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair,
+//! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair, or else
+//! when the witness trees of CONCUR 2019 do (`witness_tree`: pending receives that grow
+//! without bound, which no bound on visits can follow; [`Stats::proof`] says which),
 //! [`Verdict::NotSubtype`] only with a run that goes wrong — the candidate beside the
 //! dual of the supertype reaches a deadlock, an orphan message or an unspecified
 //! reception ([`crate::witness`]) — and [`Verdict::Unknown`] otherwise, with where and
@@ -79,9 +81,13 @@ mod machine;
 mod prefix;
 mod verdict;
 mod visitor;
+mod witness_tree;
 
-pub use explain::{NotProved, Reason, Side, Stats};
+pub use explain::{NotProved, Proof, Reason, Side, Stats};
 pub use verdict::{Refutation, Unknown, Verdict};
+pub use witness_tree::{Budget as TreeBudget, NotWitnessed};
+
+use std::time::{Duration, Instant};
 
 use crate::witness::{self, Search};
 use crate::Fsm;
@@ -111,6 +117,12 @@ pub struct Options {
     pub max_depth: usize,
     /// The budget of the search for a run that goes wrong.
     pub witness: witness::Budget,
+    /// The budget of the witness-tree proof, tried when the rules fail.
+    pub trees: TreeBudget,
+    /// A wall-clock budget for the two proof searches (`None`: none, the default; the
+    /// step budgets bound them anyway, deterministically). When it passes the answer
+    /// is unknown, with the reason; the bounded search for a wrong run still runs.
+    pub time_limit: Option<Duration>,
 }
 
 impl Options {
@@ -121,6 +133,8 @@ impl Options {
             max_steps: DEFAULT_MAX_STEPS,
             max_depth: DEFAULT_MAX_DEPTH,
             witness: witness::Budget::default(),
+            trees: TreeBudget::default(),
+            time_limit: None,
         }
     }
 }
@@ -158,18 +172,38 @@ pub fn check_observed(
     options: &Options,
     observe: &mut dyn FnMut(u64),
 ) -> Verdict {
+    let deadline = options.time_limit.map(|d| (Instant::now() + d, d));
     let limits = Limits {
         visits: options.visits,
         max_steps: options.max_steps,
         max_depth: options.max_depth,
+        deadline,
     };
     let not_proved = match search(sub, sup, limits, observe) {
         Ok(stats) => return Verdict::Subtype(stats),
         Err(not_proved) => *not_proved,
     };
+    let witness_trees = if matches!(not_proved.reason, Reason::Nondeterministic { .. }) {
+        None
+    } else {
+        match witness_tree::prove(sub, sup, &options.trees, deadline.map(|(at, _)| at)) {
+            Ok(proved) => {
+                return Verdict::Subtype(Stats {
+                    pairs_explored: not_proved.steps,
+                    max_depth: 0,
+                    proof: Proof::WitnessTrees {
+                        nodes: proved.nodes,
+                        candidates: proved.candidates,
+                    },
+                })
+            }
+            Err(why) => Some(why),
+        }
+    };
     if !witness::dual_is_a_context(sup) {
         return Verdict::Unknown(Box::new(Unknown {
             not_proved,
+            witness_trees,
             search: None,
         }));
     }
@@ -180,6 +214,7 @@ pub fn check_observed(
         })),
         search => Verdict::Unknown(Box::new(Unknown {
             not_proved,
+            witness_trees,
             search: Some(search),
         })),
     }
@@ -205,6 +240,7 @@ pub fn is_subtype(sub: &Fsm, sup: &Fsm, visits: usize) -> Result<Stats, NotProve
         visits,
         max_steps: options.max_steps,
         max_depth: options.max_depth,
+        deadline: None,
     };
     search(sub, sup, limits, &mut |_| {}).map_err(|e| *e)
 }

@@ -3,13 +3,15 @@
 
 use std::fmt;
 
-use super::explain::{NotProved, Stats};
+use super::explain::{NotProved, Proof, Stats};
+use super::witness_tree::NotWitnessed;
 use crate::witness::{Search, WrongRun};
 
 /// The answer of [`check`](super::check).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Proved: the rules of Fig. 5 derive `sub ≤ sup`.
+    /// Proved: the rules of Fig. 5 derive `sub ≤ sup`, or the witness trees of
+    /// CONCUR 2019 show it ([`Stats::proof`] says which).
     Subtype(Stats),
     /// Refuted: the candidate beside the dual of the supertype has a run that goes
     /// wrong (deadlock, orphan message or unspecified reception).
@@ -47,6 +49,9 @@ pub struct Unknown {
     /// Where and why the rules failed to prove the subtyping (a bound, the budget,
     /// or a configuration where no rule applies).
     pub not_proved: NotProved,
+    /// Why the witness trees did not prove it either (`None` when they were not tried:
+    /// a machine is not deterministic).
+    pub witness_trees: Option<NotWitnessed>,
     /// What the search for a wrong run found instead: it gave up (with how many
     /// configurations), or explored every configuration without a wrong run; `None`
     /// when no search was run (the supertype has a non-deterministic state or a choice
@@ -59,12 +64,20 @@ impl fmt::Display for Verdict {
     /// `subtype (...)`, `not a subtype: ...` with the run, or `unknown: ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Verdict::Subtype(stats) => write!(
-                f,
-                "subtype ({} explored, search depth {})",
-                crate::format::count(stats.pairs_explored, "configuration"),
-                stats.max_depth
-            ),
+            Verdict::Subtype(stats) => match stats.proof {
+                Proof::Rules => write!(
+                    f,
+                    "subtype ({} explored, search depth {})",
+                    crate::format::count(stats.pairs_explored, "configuration"),
+                    stats.max_depth
+                ),
+                Proof::WitnessTrees { nodes, candidates } => write!(
+                    f,
+                    "subtype (proved by witness trees: {nodes} simulation-tree nodes, \
+                     {candidates} witness subtrees; the rules explored {})",
+                    crate::format::count(stats.pairs_explored, "configuration")
+                ),
+            },
             Verdict::NotSubtype(refutation) => write!(f, "{refutation}"),
             Verdict::Unknown(unknown) => write!(f, "{unknown}"),
         }
@@ -103,6 +116,9 @@ impl fmt::Display for Unknown {
             Some(Search::Found(_)) => "a run goes wrong".to_string(),
         };
         writeln!(f, "  {search}")?;
+        if let Some(why) = &self.witness_trees {
+            writeln!(f, "  {why}")?;
+        }
         write!(f, "{}", self.not_proved)
     }
 }

@@ -3,6 +3,8 @@
 //! mutated in place and reverted through snapshots, and a sparse history holding an
 //! entry only for the pairs on the current path.
 
+use std::time::{Duration, Instant};
+
 use rustc_hash::FxHashMap;
 
 use super::explain::{NotProved, Reason, Side, Stats};
@@ -46,6 +48,15 @@ enum RawReason {
     Mixed(Side, u32),
     /// The step or depth budget ran out: the whole search stops.
     Budget,
+    /// The deadline passed: the whole search stops.
+    Time,
+}
+
+impl RawReason {
+    /// Whether the whole search stops here (a budget, not a failure of the rules).
+    fn stops(self) -> bool {
+        matches!(self, RawReason::Budget | RawReason::Time)
+    }
 }
 
 /// The limits of one search.
@@ -57,6 +68,8 @@ pub(super) struct Limits {
     pub max_steps: u64,
     /// At most this many configurations on one path.
     pub max_depth: usize,
+    /// Stop when this instant has passed (checked every [`REPORT_EVERY`] configurations).
+    pub deadline: Option<(Instant, Duration)>,
 }
 
 /// How a state pair's children combine: `outer` over one side's transitions, `inner`
@@ -133,7 +146,7 @@ pub(super) fn check(
     match first.search() {
         Ok(stats) => Ok(stats),
         // A budget stop recorded its place already; running again would cost as much.
-        Err(failure) if matches!(failure.reason, RawReason::Budget) => Err(first.report(failure)),
+        Err(failure) if failure.reason.stops() => Err(first.report(failure)),
         Err(_) => {
             let base = first.stats.pairs_explored;
             drop(first);
@@ -191,7 +204,7 @@ impl<'o> Visitor<'o> {
                 return result.map(|()| self.stats);
             };
             if let Some(Err(failure)) = &pending {
-                if matches!(failure.reason, RawReason::Budget) {
+                if failure.reason.stops() {
                     return Err(pending.take().expect("just matched").unwrap_err());
                 }
             }
@@ -237,6 +250,13 @@ impl<'o> Visitor<'o> {
         self.stats.pairs_explored += 1;
         if self.stats.pairs_explored % REPORT_EVERY == 0 {
             (self.observe)(self.reported_base + self.stats.pairs_explored);
+            if self
+                .limits
+                .deadline
+                .is_some_and(|(at, _)| Instant::now() >= at)
+            {
+                return Visit::Done(Err(self.failure(pair, RawReason::Time)));
+            }
         }
         if self.stats.pairs_explored > self.limits.max_steps
             || self.stack.len() >= self.limits.max_depth
@@ -340,7 +360,7 @@ impl<'o> Visitor<'o> {
     fn failure(&self, pair: (u32, u32), reason: RawReason) -> Failure {
         let (sub, sup) = &self.prefixes;
         // A budget stop ends the search: record where it was at once.
-        let explain = self.explain || matches!(reason, RawReason::Budget);
+        let explain = self.explain || reason.stops();
         let detail = explain.then(|| {
             Box::new(Detail {
                 sub_prefix: sub.live().map(|(_, a)| a).collect(),
@@ -380,6 +400,10 @@ impl<'o> Visitor<'o> {
             RawReason::Mixed(side, state) => Reason::MixedState {
                 side,
                 state: state as usize,
+            },
+            RawReason::Time => Reason::TimeLimit {
+                limit: self.limits.deadline.map_or(Duration::ZERO, |(_, d)| d),
+                steps: self.stats.pairs_explored,
             },
             RawReason::Budget => Reason::BudgetExhausted {
                 steps: self.limits.max_steps,

@@ -1,0 +1,117 @@
+//! Soundness of the witness trees on pairs they prove: random members of the CONCUR'19
+//! families (random sizes, labels and extra branches) and random mutations of them.
+//! Whatever `check` proves is safe beside the supertype's dual under a bounded
+//! exploration; whatever it refutes really goes wrong there.
+
+use mpst_fsm::subtype::{check, Options, Proof, TreeBudget, Verdict};
+use mpst_fsm::witness::{against_dual, replays_to_wrong_against_dual, Budget};
+use mpst_fsm::{Fsm, LocalType};
+use proptest::prelude::*;
+
+fn fsm(text: &str) -> Fsm {
+    LocalType::parse(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .to_fsm("r")
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+const OPTIONS: Options = Options {
+    visits: 100,
+    max_steps: 5_000,
+    max_depth: 5_000,
+    witness: Budget {
+        max_configurations: 20_000,
+        max_queue: 8,
+    },
+    trees: TreeBudget {
+        max_nodes: 5_000,
+        max_work: 500_000,
+        max_tree: 65_536,
+    },
+    time_limit: None,
+};
+
+/// One family member: per round the subtype sends `sends` messages (labels `a…`) ahead
+/// and then receives one of `offered` labels (`b…`); the supertype sends one of its
+/// `choices` labels and receives one of `expected` labels. A subtype when
+/// `sends ≤ choices` and `expected ≤ offered` (and one send per round with `tail`,
+/// which adds a send `z` after the receive in both).
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    sends: usize,
+    choices: usize,
+    offered: usize,
+    expected: usize,
+    tail: bool,
+}
+
+impl Member {
+    fn texts(self) -> (String, String) {
+        let tail = if self.tail { "p!z(). " } else { "" };
+        let seq: Vec<String> = (0..self.sends).map(|i| format!("p!a{i}()")).collect();
+        let offered: Vec<String> = (0..self.offered)
+            .map(|i| format!("b{i}(). {tail}x"))
+            .collect();
+        let expected: Vec<String> = (0..self.expected)
+            .map(|i| format!("b{i}(). {tail}x"))
+            .collect();
+        let sub = format!("rec x. {}. p?{{{}}}", seq.join(". "), offered.join(", "));
+        let choices: Vec<String> = (0..self.choices)
+            .map(|i| format!("a{i}(). p?{{{}}}", expected.join(", ")))
+            .collect();
+        (sub, format!("rec x. p!{{{}}}", choices.join(", ")))
+    }
+
+    fn is_subtype(self) -> bool {
+        // With the tail, the supertype sends `z` after each receive where the subtype
+        // sends its next `a`: only one send per round then lines up.
+        self.sends <= self.choices
+            && self.expected <= self.offered
+            && (!self.tail || self.sends == 1)
+    }
+}
+
+fn members() -> impl Strategy<Value = Member> {
+    (1..5usize, 1..5usize, 1..4usize, 1..4usize, any::<bool>()).prop_map(
+        |(sends, choices, offered, expected, tail)| Member {
+            sends,
+            choices,
+            offered,
+            expected,
+            tail,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn what_the_trees_prove_is_safe_beside_the_dual(member in members()) {
+        let (sub_text, sup_text) = member.texts();
+        let (sub, sup) = (fsm(&sub_text), fsm(&sup_text));
+        let verdict = check(&sub, &sup, &OPTIONS);
+        match &verdict {
+            Verdict::Subtype(stats) => {
+                prop_assert!(member.is_subtype(), "{sub_text} ≤ {sup_text}: {verdict}");
+                if let Proof::WitnessTrees { nodes, .. } = stats.proof {
+                    prop_assert!(nodes <= OPTIONS.trees.max_nodes);
+                }
+                let search = against_dual(&sub, &sup, &OPTIONS.witness);
+                prop_assert!(search.wrong_run().is_none(), "proved, yet {}", search.wrong_run().unwrap());
+            }
+            Verdict::NotSubtype(refutation) => {
+                prop_assert!(!member.is_subtype(), "{sub_text} ≤ {sup_text}: {verdict}");
+                prop_assert!(replays_to_wrong_against_dual(&sub, &sup, &refutation.run.trace));
+            }
+            Verdict::Unknown(_) => {
+                // Sends ahead of growing contexts: the trees prove every subtype here.
+                prop_assert!(!member.is_subtype(), "{sub_text} ≤ {sup_text}: {verdict}");
+            }
+        }
+    }
+}
