@@ -116,21 +116,20 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let started = std::time::Instant::now();
     for k in args.k.low..=args.k.high {
         if k > args.k.low && started.elapsed() >= args.time_limit {
-            say(&args, format!("roles: {}", roles(&system)));
-            say(
-                &args,
-                format!(
-                    "unknown: gave up before k = {k}: the time limit of {:?} (over k in {}) \
-                     ran out (raise --time-limit)",
-                    args.time_limit, args.k
-                ),
+            let reason = format!(
+                "unknown: gave up before k = {k}: the time limit of {:?} (over k in {}) \
+                 ran out (raise --time-limit)",
+                args.time_limit, args.k
             );
+            crate::json::kmc_gave_up(k, &reason);
+            say(&args, format!("roles: {}", roles(&system)))?;
+            say(&args, reason)?;
             if let Some(report) = last {
                 say(
                     &args,
                     format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
-                );
-                print_report(&args, &report);
+                )?;
+                print_report(&args, &report)?;
             }
             return Ok(Outcome::Unknown);
         }
