@@ -80,25 +80,26 @@ fn writing_to_a_full_stderr_is_not_a_panic() {
     }
 }
 
+/// Runs `mpst ARGS` with its stdout's reading end closed at once, like `mpst ... | true`;
+/// returns its exit status and what it said on stderr.
+fn with_stdout_closed(args: &[impl AsRef<std::ffi::OsStr>]) -> (std::process::ExitStatus, String) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    let mut stderr = child.stderr.take().expect("piped");
+    stderr.read_to_string(&mut err).expect("stderr is readable");
+    (child.wait().expect("the binary runs"), err)
+}
+
 #[test]
 fn writing_to_a_closed_pipe_is_not_a_panic() {
     for args in commands() {
-        let mut child = bin()
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("runs");
-        // Close the reading end at once, like `mpst ... | true`.
-        drop(child.stdout.take());
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        let status = child.wait().unwrap();
+        let (status, err) = with_stdout_closed(&args);
         assert_ne!(status.code(), Some(101), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         // Either everything fitted in the pipe before it closed, or the command stopped
@@ -113,21 +114,7 @@ fn writing_to_a_closed_pipe_is_not_a_panic() {
 #[test]
 fn output_larger_than_a_pipe_stops_quietly_with_141_when_the_reader_closes() {
     // More than any pipe buffer (270 KB), so the write must meet the closed pipe.
-    let mut child = bin()
-        .args(["gen", "stream", "3000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    drop(child.stdout.take());
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let (status, err) = with_stdout_closed(&["gen", "stream", "3000"]);
     assert_eq!(status.code(), Some(141), "{err}");
     assert_eq!(err, "", "a closed pipe is not reported");
 }
