@@ -1,49 +1,18 @@
 //! `mpst check` and `mpst project` run as a user runs them: the built binary, its
 //! stdout, stderr and exit status.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use support::{code, example, exits_with, mpst, repo, scratch_file, stderr, stdout};
 
 use mpst_fsm::format::{write_dot, write_mermaid, write_petrify};
 use mpst_scribble::{parse, project_fsm};
 
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("an exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn example(name: &str) -> String {
-    repo()
-        .join(format!("examples/{name}/{name}.scr"))
-        .display()
-        .to_string()
-}
-
 /// Writes `source` to a fresh file named `name` and returns its path.
 fn file(name: &str, source: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_check_project");
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    std::fs::write(&path, source).expect("writable");
-    path.display().to_string()
+    scratch_file("cli_check_project", name, source)
+        .display()
+        .to_string()
 }
 
 const UNMERGEABLE: &str = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n  } or {\n    b() from A to B;\n    c() from B to C;\n  }\n}\n";
@@ -146,8 +115,7 @@ fn check_of_a_binding_error_found_by_the_parser_is_invalid_not_malformed() {
         "global protocol P(role A, role B) {\n  x() from A to Z;\n}\n",
     );
     let out = mpst(&["check", &path]);
-    assert_eq!(code(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("unbound role"), "{}", stderr(&out));
+    exits_with(&out, 1, "unbound role");
 }
 
 #[test]
@@ -173,8 +141,7 @@ fn malformed_input_exits_2_with_a_location() {
 #[test]
 fn unreadable_file_and_bad_usage_exit_2() {
     let out = mpst(&["check", "/nonexistent/nothing.scr"]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("cannot read /nonexistent/nothing.scr"));
+    exits_with(&out, 2, "cannot read /nonexistent/nothing.scr");
     let out = mpst(&["project", &example("streaming")]);
     assert_eq!(code(&out), 2, "--role is required");
     let out = mpst(&[
@@ -268,8 +235,7 @@ fn project_unknown_role_exits_2_listing_the_roles() {
 fn project_needs_a_protocol_when_several_have_the_role() {
     let path = example("simple_auth");
     let out = mpst(&["project", &path, "--role", "C"]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("choose one with --protocol"));
+    exits_with(&out, 2, "choose one with --protocol");
     let out = mpst(&["project", &path, "--role", "C", "--protocol", "SimpleAuth"]);
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).contains("label=\"S?retry()\""));

@@ -1,8 +1,11 @@
 //! The conventions of the command line: shell completions, `--color`, and "gave up"
 //! being exit 3 (unknown) in every subcommand that can give up.
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::process::{Command, Output};
+
+use support::{example_file, exits_with, scratch_file, text};
 
 fn mpst(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mpst"))
@@ -12,23 +15,10 @@ fn mpst(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn temp(name: &str, contents: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_conventions");
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    std::fs::write(&path, contents).expect("writable");
-    path.display().to_string()
-}
-
-fn example(path: &str) -> String {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(path);
-    path.display().to_string()
+    scratch_file("cli_conventions", name, contents)
+        .display()
+        .to_string()
 }
 
 #[test]
@@ -43,8 +33,7 @@ fn completions_name_every_subcommand_in_each_shell() {
         assert!(script.contains("color"), "{shell} completes --color");
     }
     let out = mpst(&["completions", "tcsh"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("invalid value 'tcsh'"));
+    exits_with(&out, 2, "invalid value 'tcsh'");
 }
 
 #[test]
@@ -94,7 +83,7 @@ const EAGER_KERNEL: &str = r#"digraph K {
 
 #[test]
 fn giving_up_is_exit_3_in_every_subcommand() {
-    let scr = example("double_buffering/double_buffering.scr");
+    let scr = example_file("double_buffering/double_buffering.scr");
     let kernel = temp("eager_kernel.dot", EAGER_KERNEL);
     let spec = format!("K={kernel}");
     // generate --optimised: the subtyping of the optimised role is unknown.

@@ -1,32 +1,17 @@
 //! `mpst generate` run as a user runs it: the built binary, its output and exit status.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use support::{example, exits_with, mpst, scratch_file, text};
 
 fn double_buffering() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/double_buffering/double_buffering.scr")
-        .display()
-        .to_string()
+    example("double_buffering")
 }
 
 fn temp(name: &str, contents: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_generate");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    scratch_file("cli_generate", name, contents)
 }
 
 #[test]
@@ -137,12 +122,7 @@ fn an_optimised_role_neither_proved_nor_refuted_exits_3_and_bounds_are_checked()
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     for bad in ["0", "18446744073709551615"] {
         let out = mpst(&["generate", &double_buffering(), "--visits", bad]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(
-            text(&out.stderr).contains("a bound must be at"),
-            "{}",
-            text(&out.stderr)
-        );
+        exits_with(&out, 2, "a bound must be at");
     }
 }
 
@@ -153,26 +133,15 @@ fn bad_input_exits_2() {
         "global protocol P(role A, role B) { x() from A B; }",
     );
     let out = mpst(&["generate", broken.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("broken.scr:1:"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "broken.scr:1:");
 
     let out = mpst(&["generate", &double_buffering(), "--optimised", "K"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("ROLE=FSM.dot"));
+    exits_with(&out, 2, "ROLE=FSM.dot");
 
     let kernel = temp("other.dot", "digraph Z { 0 -> 1 [label=\"S!ready()\"]; }");
     let spec = format!("Z={}", kernel.display());
     let out = mpst(&["generate", &double_buffering(), "--optimised", &spec]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("has roles"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "has roles");
 }
 
 #[test]

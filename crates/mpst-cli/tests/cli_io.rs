@@ -2,32 +2,21 @@
 //! input size limit, byte-order marks, invalid UTF-8, empty files, files full of
 //! errors. Every subcommand goes through the same reader and writer guard.
 
+mod support;
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use support::{example, example_file, exits_with, scratch_file, text};
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mpst"))
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../examples/{name}/{name}.scr"))
-        .display()
-        .to_string()
-}
-
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_io");
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("writable");
-    path
+    scratch_file("cli_io", name, bytes)
 }
 
 fn full() -> Option<std::fs::File> {
@@ -40,10 +29,7 @@ fn full() -> Option<std::fs::File> {
 /// Every subcommand with output, on valid input.
 fn commands() -> Vec<Vec<String>> {
     let scr = example("double_buffering");
-    let dot = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/streaming/s_optimised.dot")
-        .display()
-        .to_string();
+    let dot = example_file("streaming/s_optimised.dot");
     vec![
         vec!["check".into(), scr.clone()],
         vec!["project".into(), scr.clone(), "--role".into(), "K".into()],
@@ -72,12 +58,7 @@ fn writing_to_a_full_stdout_is_an_error_not_a_panic() {
         .stdout(full().unwrap())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("cannot write"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "cannot write");
 }
 
 #[test]
@@ -99,25 +80,26 @@ fn writing_to_a_full_stderr_is_not_a_panic() {
     }
 }
 
+/// Runs `mpst ARGS` with its stdout's reading end closed at once, like `mpst ... | true`;
+/// returns its exit status and what it said on stderr.
+fn with_stdout_closed(args: &[impl AsRef<std::ffi::OsStr>]) -> (std::process::ExitStatus, String) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    let mut stderr = child.stderr.take().expect("piped");
+    stderr.read_to_string(&mut err).expect("stderr is readable");
+    (child.wait().expect("the binary runs"), err)
+}
+
 #[test]
 fn writing_to_a_closed_pipe_is_not_a_panic() {
     for args in commands() {
-        let mut child = bin()
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("runs");
-        // Close the reading end at once, like `mpst ... | true`.
-        drop(child.stdout.take());
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        let status = child.wait().unwrap();
+        let (status, err) = with_stdout_closed(&args);
         assert_ne!(status.code(), Some(101), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         // Either everything fitted in the pipe before it closed, or the command stopped
@@ -132,21 +114,7 @@ fn writing_to_a_closed_pipe_is_not_a_panic() {
 #[test]
 fn output_larger_than_a_pipe_stops_quietly_with_141_when_the_reader_closes() {
     // More than any pipe buffer (270 KB), so the write must meet the closed pipe.
-    let mut child = bin()
-        .args(["gen", "stream", "3000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    drop(child.stdout.take());
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let (status, err) = with_stdout_closed(&["gen", "stream", "3000"]);
     assert_eq!(status.code(), Some(141), "{err}");
     assert_eq!(err, "", "a closed pipe is not reported");
 }
@@ -158,12 +126,7 @@ fn input_over_the_size_limit_is_refused_quickly() {
     }
     let start = Instant::now();
     let out = bin().args(["check", "/dev/zero"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("larger than the limit of 16 MiB"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "larger than the limit of 16 MiB");
     // Generous: the point is that it does not read until memory runs out.
     assert!(start.elapsed() < Duration::from_secs(60));
 }
@@ -185,12 +148,7 @@ fn invalid_utf8_and_empty_files_are_located_errors() {
         b"global protocol P(role A, role B) {\n  caf\xe9() from A to B;\n}\n",
     );
     let out = bin().arg("check").arg(&path).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("latin1.scr:2:6: invalid UTF-8"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "latin1.scr:2:6: invalid UTF-8");
 
     let path = file("empty.dot", b"");
     for args in [

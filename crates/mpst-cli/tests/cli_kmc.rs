@@ -1,41 +1,22 @@
 //! `mpst kmc` run as a user runs it: DOT files in, verdict and counterexample out,
 //! exit status 0 (k-MC), 1 (not k-MC), 2 (bad input) or 3 (gave up).
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
+
+use std::path::PathBuf;
+use std::process::Output;
 
 use mpst_fsm::families;
 use mpst_fsm::format::write_dot;
 use mpst_fsm::Fsm;
 
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("an exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use support::{code, exits_with, mpst, repo, scratch_file, stderr, stdout};
 
 /// Writes `source` to a fresh file `dir/name` and returns its path.
 fn file(dir: &str, name: &str, source: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_kmc")
-        .join(dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    std::fs::write(&path, source).expect("writable");
-    path.display().to_string()
+    scratch_file(&format!("cli_kmc/{dir}"), name, source)
+        .display()
+        .to_string()
 }
 
 /// One DOT file per role of `system`, in directory `dir`.
@@ -57,7 +38,7 @@ fn run(files: &[String], extra: &[&str]) -> Output {
 /// k-MC for k = 1 (a projected global type is safe with one-place queues).
 #[test]
 fn every_example_protocol_projects_to_a_1_mc_system() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let examples: PathBuf = repo().join("examples");
     let mut checked = 0;
     for entry in std::fs::read_dir(&examples).expect("the examples directory") {
         let dir = entry.expect("a directory entry").path();
@@ -174,8 +155,7 @@ fn bad_input_exits_2_with_a_reason() {
         "digraph a {\n  0 -> [label=\"b!x()\"];\n}\n",
     );
     let out = mpst(&["kmc", &broken]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("broken.dot:2:"), "{}", stderr(&out));
+    exits_with(&out, 2, "broken.dot:2:");
 
     // A role talks to a peer that has no machine.
     let lonely = file(

@@ -2,22 +2,15 @@
 //! against this checkout's crates (the hidden `--path-deps`) and this workspace's lock file
 //! and target directory, so nothing is downloaded and the dependencies are built once.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use support::{exits_with, mpst, repo, text};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    repo()
 }
 
 /// A fresh directory outside this workspace (a crate inside it would be taken for a
@@ -80,12 +73,7 @@ fn the_new_crate_builds_its_api_from_the_protocol_and_passes_its_tests() {
 fn an_existing_directory_is_refused() {
     let dir = scratch("exists");
     let out = mpst(&["new", dir.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("already exists"),
-        "{}",
-        text(&out.stderr)
-    );
+    exits_with(&out, 2, "already exists");
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         0,
@@ -98,11 +86,10 @@ fn an_existing_directory_is_refused() {
 fn a_name_that_is_not_a_crate_name_is_refused() {
     let dir = scratch("bad-name");
     let out = mpst(&["new", dir.join("2fast").to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("`2fast` is not a crate name: expected an ASCII letter"),
-        "{}",
-        text(&out.stderr)
+    exits_with(
+        &out,
+        2,
+        "`2fast` is not a crate name: expected an ASCII letter",
     );
     assert!(!dir.join("2fast").exists());
     std::fs::remove_dir_all(&dir).unwrap();

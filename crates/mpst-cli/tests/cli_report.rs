@@ -1,32 +1,12 @@
 //! The pictures of the command line as a user gets them: `mpst project --format svg`,
 //! `mpst chart` and `mpst report`, the report also opened in headless Chromium.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("an exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-        .join(format!("{name}.scr"))
-        .display()
-        .to_string()
-}
+use support::{code, example, mpst, stdout};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_report");
@@ -323,7 +303,7 @@ fn reports_render_in_headless_chromium_without_errors() {
 /// `docs/PICTURES.md` print today.
 #[test]
 fn the_committed_pictures_are_up_to_date() {
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let docs = support::repo().join("docs");
     let cases: [(&str, Vec<String>); 2] = [
         (
             "travel_agency_chart.svg",

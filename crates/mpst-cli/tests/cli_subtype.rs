@@ -1,34 +1,12 @@
 //! `mpst subtype` (and the hidden `mpst gen`) run as a user runs them: the built
 //! binary, its output and exit status (0 subtype, 1 not, 2 bad input).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use support::{code, exits_with, mpst, repo, stderr, stdout};
 
 use mpst_fsm::families::Family;
 use mpst_fsm::{parse_dot, write_dot};
-
-fn mpst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpst"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("an exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// A file in a directory private to this test binary and test.
 fn file(test: &str, name: &str, contents: &str) -> String {
@@ -196,8 +174,7 @@ fn bad_input_exits_with_2_and_says_where() {
         ),
     );
     let out = mpst(&["subtype", &other, &two]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("role `p`"), "{}", stderr(&out));
+    exits_with(&out, 2, "role `p`");
 
     let twice = file("bad", "twice.dot", &format!("{EXAMPLE_2_P}{EXAMPLE_2_P}"));
     let out = mpst(&["subtype", &twice, &good]);

@@ -131,71 +131,26 @@ struct B(#[route(A)] Batched, #[route(C)] Batched);
 #[message(Label)]
 struct C(#[route(A)] Batched, #[route(B)] Batched);
 
+/// Ten values to `B`, then their sum back: named in parts of four, four and two.
 #[session]
-type Adder = Send<
-    B,
-    Value,
-    Send<
-        B,
-        Value,
-        Send<
-            B,
-            Value,
-            Send<
-                B,
-                Value,
-                Send<
-                    B,
-                    Value,
-                    Send<
-                        B,
-                        Value,
-                        Send<
-                            B,
-                            Value,
-                            Send<B, Value, Send<B, Value, Send<B, Value, Receive<B, Sum, End>>>>,
-                        >,
-                    >,
-                >,
-            >,
-        >,
-    >,
->;
+type Adder = Send<B, Value, Send<B, Value, Send<B, Value, Send<B, Value, AdderSix>>>>;
 
 #[session]
-type Summer = Receive<
-    A,
-    Value,
-    Receive<
-        A,
-        Value,
-        Receive<
-            A,
-            Value,
-            Receive<
-                A,
-                Value,
-                Receive<
-                    A,
-                    Value,
-                    Receive<
-                        A,
-                        Value,
-                        Receive<
-                            A,
-                            Value,
-                            Receive<
-                                A,
-                                Value,
-                                Receive<A, Value, Receive<A, Value, Send<A, Sum, End>>>,
-                            >,
-                        >,
-                    >,
-                >,
-            >,
-        >,
-    >,
->;
+type AdderSix = Send<B, Value, Send<B, Value, Send<B, Value, Send<B, Value, AdderTwo>>>>;
+
+#[session]
+type AdderTwo = Send<B, Value, Send<B, Value, Receive<B, Sum, End>>>;
+
+/// `Adder`'s dual: ten values from `A`, then their sum.
+#[session]
+type Summer = Receive<A, Value, Receive<A, Value, Receive<A, Value, Receive<A, Value, SummerSix>>>>;
+
+#[session]
+type SummerSix =
+    Receive<A, Value, Receive<A, Value, Receive<A, Value, Receive<A, Value, SummerTwo>>>>;
+
+#[session]
+type SummerTwo = Receive<A, Value, Receive<A, Value, Send<A, Sum, End>>>;
 
 /// Runs `future` on a single-threaded pool until nothing can make progress, and fails the
 /// test if it is not done by then: a deadlock is a failed assertion, not a hanging test.
