@@ -24,12 +24,17 @@ impl Projector<'_> {
             return Ok(m);
         }
         if !self.merging.insert((a, b)) {
-            return Err((a, b));
+            // Met again inside its own merge: coinductively, a loop back to it.
+            return Ok(self.merge_var(a, b));
         }
-        let result = self.merge_nodes(a, b);
+        let result = self
+            .merge_nodes(a, b)
+            .and_then(|m| self.close_merge(a, b, m).ok_or((a, b)));
         self.merging.remove(&(a, b));
         if let Ok(m) = result {
-            self.merged.insert((a, b), m);
+            if !self.open_merge(m) {
+                self.merged.insert((a, b), m);
+            }
         }
         result
     }
@@ -100,6 +105,15 @@ impl Projector<'_> {
             }
             (other, Node::Rec(..)) if receive(&other) => {
                 let b = self.arena.head_normal(b);
+                self.merge(a, b)
+            }
+            // A loop back merged with a reception: unfold the loop.
+            (Node::Var(x), other) if receive(&other) || matches!(other, Node::Rec(..)) => {
+                let a = self.unfold_var(x).ok_or((a, b))?;
+                self.merge(a, b)
+            }
+            (other, Node::Var(y)) if receive(&other) || matches!(other, Node::Rec(..)) => {
+                let b = self.unfold_var(y).ok_or((a, b))?;
                 self.merge(a, b)
             }
             _ => Err((a, b)),
@@ -248,6 +262,17 @@ impl Projector<'_> {
                 let body = self.merge_many(&bodies)?;
                 return Ok(self.arena.rec(x, body));
             }
+        }
+        // Loops back (rare): merge pairwise, unfolding them (see `Self::merge`).
+        if ids
+            .iter()
+            .any(|&id| matches!(self.arena.node(id), Node::Var(_)))
+        {
+            let mut acc = ids[0];
+            for &id in &ids[1..] {
+                acc = self.merge(acc, id)?;
+            }
+            return Ok(acc);
         }
         // Otherwise only receptions from one peer merge, recursions unfolded.
         let mut heads = Vec::with_capacity(ids.len());

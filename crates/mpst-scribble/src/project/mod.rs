@@ -25,6 +25,7 @@
 mod arena;
 mod fsm;
 mod merge;
+mod unfold;
 mod walk;
 
 use mpst_fsm::{Fsm, LocalType};

@@ -1,0 +1,104 @@
+//! The coinductive part of merging: unfolding a recursion variable met against a
+//! reception, and the fresh variables that close a merge met again inside itself.
+//!
+//! A third party may learn a choice only from the first message after looping back
+//! (scribble-java's `Choice11`: B's branches are `X` and `A?2()`, and `X` starts with
+//! `A?1()`). Merging `X` with a reception merges the projection of `X`'s `rec` (walked
+//! again from where it is bound) with it. That walk meets the same merge again; the
+//! pair then stands for a fresh variable, bound around the pair's result, so the merge
+//! is a loop. Pairs are hash-consed ids, so this terminates after as many merges as
+//! there are distinct pairs.
+
+use super::arena::{LId, Node, Sym};
+use super::walk::Projector;
+use crate::Global;
+
+/// How many recursion variables may be unfolded one inside another (each unfolding
+/// walks the variable's `rec` again, so this bounds the work and the stack).
+const MAX_UNFOLDING: u32 = 32;
+
+impl<'a> Projector<'a> {
+    /// Interns the name of every `rec` variable of `g`, so that fresh merge variables
+    /// never take a name written in the protocol.
+    pub(super) fn intern_rec_vars(&mut self, g: &'a Global) {
+        let mut stack = vec![g];
+        while let Some(g) = stack.pop() {
+            match g {
+                Global::End | Global::Continue(_) => {}
+                Global::Message { cont, .. } => stack.push(cont),
+                Global::Rec { var, body } => {
+                    self.arena.sym(&var.text);
+                    stack.push(body);
+                }
+                Global::Choice { branches, .. } => stack.extend(branches.iter()),
+            }
+        }
+    }
+
+    /// The projection of the `rec` that binds the recursion variable `var` in scope,
+    /// walked again from where it is bound: a closed type equal to `var`'s unfolding.
+    /// `None` when `var` is not a protocol variable in scope, when the walk fails, or
+    /// when too many unfoldings are nested.
+    pub(super) fn unfold_var(&mut self, var: Sym) -> Option<LId> {
+        if self.unfolding >= MAX_UNFOLDING {
+            return None;
+        }
+        let i = self.env.iter().rposition(|&(v, _, _)| v == var)?;
+        let (_, actions, rec) = self.env[i];
+        let saved = self.env.split_off(i);
+        self.unfolding += 1;
+        let result = self.walk_tail(rec, actions);
+        self.unfolding -= 1;
+        self.env.truncate(i);
+        self.env.extend(saved);
+        result.ok()
+    }
+
+    /// The variable standing for the pair `(a, b)` met again inside its own merge,
+    /// created on first use.
+    pub(super) fn merge_var(&mut self, a: LId, b: LId) -> LId {
+        let sym = match self.merge_vars.get(&(a, b)) {
+            Some(&s) => s,
+            None => {
+                let s = self.fresh_sym();
+                self.merge_vars.insert((a, b), s);
+                self.merge_syms.insert(s);
+                s
+            }
+        };
+        self.arena.intern(Node::Var(sym))
+    }
+
+    /// Closes the merge `m` of the pair `(a, b)`: binds the pair's variable if `m` uses
+    /// it. `None` if `m` is the bare variable (the pair loops with no action).
+    pub(super) fn close_merge(&mut self, a: LId, b: LId, m: LId) -> Option<LId> {
+        let Some(&sym) = self.merge_vars.get(&(a, b)) else {
+            return Some(m);
+        };
+        match *self.arena.node(m) {
+            Node::Var(v) if v == sym => None,
+            _ => Some(self.arena.rec(sym, m)),
+        }
+    }
+
+    /// Whether `m` has a free merge variable (its meaning then depends on the merges
+    /// in progress, so it is not memoised).
+    pub(super) fn open_merge(&self, m: LId) -> bool {
+        self.arena
+            .free(m)
+            .iter()
+            .any(|s| self.merge_syms.contains(s))
+    }
+
+    /// A recursion-variable name used nowhere yet in the arena.
+    fn fresh_sym(&mut self) -> Sym {
+        let mut n = self.merge_syms.len();
+        loop {
+            let name = format!("M{n}");
+            if !self.arena.has_name(&name) {
+                return self.arena.sym(&name);
+            }
+            n += 1;
+        }
+    }
+}
