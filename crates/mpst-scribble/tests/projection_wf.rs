@@ -292,3 +292,18 @@ fn several_errors_are_reported_together() {
         ]
     );
 }
+
+/// `Choice11` with the exit led by the loop's own first message: B cannot tell the next
+/// round from the exit (both start with `1`, then differ), even with the loop unfolded.
+#[test]
+fn loop_back_whose_next_round_starts_like_the_exit_is_unmergeable() {
+    let src = "global protocol P(role A, role B, role C) {\n  rec X {\n    1() from A to B;\n    choice at A {\n      k() from A to C;\n      continue X;\n    } or {\n      1() from A to B;\n      2() from A to C;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![(8, 7, ErrorKind::Unmergeable)]);
+    let d = first(src);
+    assert!(d.message.contains("role `B`"), "{}", d.message);
+    assert!(
+        d.notes.iter().any(|n| n.contains("continues as `X`")),
+        "{:?}",
+        d.notes
+    );
+}

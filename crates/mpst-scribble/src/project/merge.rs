@@ -25,11 +25,12 @@ impl Projector<'_> {
         }
         if !self.merging.insert((a, b)) {
             // Met again inside its own merge: coinductively, a loop back to it.
-            return Ok(self.merge_var(a, b));
+            return Ok(self.merge_var(&[a, b]));
         }
         let result = self
             .merge_nodes(a, b)
-            .and_then(|m| self.close_merge(a, b, m).ok_or((a, b)));
+            .and_then(|m| self.close_merge(&[a, b], m).ok_or((a, b)))
+            .map_err(|inner| self.blame(inner, (a, b)));
         self.merging.remove(&(a, b));
         if let Ok(m) = result {
             if !self.open_merge(m) {
@@ -238,12 +239,18 @@ impl Projector<'_> {
             return Ok(m);
         }
         if !self.merging_many.insert(key.clone()) {
-            return Err((ids[0], ids[1]));
+            // Met again inside its own merge: coinductively, a loop back to it.
+            return Ok(self.merge_var(ids));
         }
-        let result = self.merge_wide_nodes(ids);
+        let result = self
+            .merge_wide_nodes(ids)
+            .and_then(|m| self.close_merge(ids, m).ok_or((ids[0], ids[1])))
+            .map_err(|inner| self.blame(inner, (ids[0], ids[1])));
         self.merging_many.remove(&key);
         if let Ok(m) = result {
-            self.merged_many.insert(key, m);
+            if !self.open_merge(m) {
+                self.merged_many.insert(key, m);
+            }
         }
         result
     }

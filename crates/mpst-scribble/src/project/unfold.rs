@@ -54,14 +54,14 @@ impl<'a> Projector<'a> {
         result.ok()
     }
 
-    /// The variable standing for the pair `(a, b)` met again inside its own merge,
-    /// created on first use.
-    pub(super) fn merge_var(&mut self, a: LId, b: LId) -> LId {
-        let sym = match self.merge_vars.get(&(a, b)) {
+    /// The variable standing for the merge of `ids` met again inside itself, created
+    /// on first use.
+    pub(super) fn merge_var(&mut self, ids: &[LId]) -> LId {
+        let sym = match self.merge_vars.get(ids) {
             Some(&s) => s,
             None => {
                 let s = self.fresh_sym();
-                self.merge_vars.insert((a, b), s);
+                self.merge_vars.insert(ids.into(), s);
                 self.merge_syms.insert(s);
                 s
             }
@@ -69,10 +69,10 @@ impl<'a> Projector<'a> {
         self.arena.intern(Node::Var(sym))
     }
 
-    /// Closes the merge `m` of the pair `(a, b)`: binds the pair's variable if `m` uses
-    /// it. `None` if `m` is the bare variable (the pair loops with no action).
-    pub(super) fn close_merge(&mut self, a: LId, b: LId, m: LId) -> Option<LId> {
-        let Some(&sym) = self.merge_vars.get(&(a, b)) else {
+    /// Closes the merge `m` of `ids`: binds their variable if `m` uses it. `None` if
+    /// `m` is the bare variable (the merge loops with no action).
+    pub(super) fn close_merge(&mut self, ids: &[LId], m: LId) -> Option<LId> {
+        let Some(&sym) = self.merge_vars.get(ids) else {
             return Some(m);
         };
         match *self.arena.node(m) {
@@ -88,6 +88,16 @@ impl<'a> Projector<'a> {
             .free(m)
             .iter()
             .any(|s| self.merge_syms.contains(s))
+    }
+
+    /// The pair to report when merging `outer` failed on `inner`: `inner`, unless it
+    /// names a merge variable (not written in the protocol, so meaningless to the user).
+    pub(super) fn blame(&self, inner: (LId, LId), outer: (LId, LId)) -> (LId, LId) {
+        if self.open_merge(inner.0) || self.open_merge(inner.1) {
+            outer
+        } else {
+            inner
+        }
     }
 
     /// A recursion-variable name used nowhere yet in the arena.

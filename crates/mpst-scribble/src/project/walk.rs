@@ -26,9 +26,9 @@ pub(crate) struct Projector<'a> {
     pub(super) merging_many: FxHashSet<Box<[LId]>>,
     /// The recursion variables in scope at the point being projected.
     pub(super) env: Env<'a>,
-    /// The coinductive merge: the variable standing for each pair being merged that
-    /// was met again inside its own merge (see [`Projector::merge`]).
-    pub(super) merge_vars: FxHashMap<(LId, LId), Sym>,
+    /// The coinductive merge: the variable standing for each merge (of a pair or of
+    /// many) that was met again inside itself (see [`Projector::merge`]).
+    pub(super) merge_vars: FxHashMap<Box<[LId]>, Sym>,
     /// The variables of `merge_vars`.
     pub(super) merge_syms: FxHashSet<Sym>,
     /// How many recursion variables are being unfolded, one inside another.
