@@ -21,7 +21,9 @@ impl Projector<'_> {
             return Ok(a);
         }
         if let Some(&m) = self.merged.get(&(a, b)) {
-            return Ok(m);
+            if self.reusable(m) {
+                return Ok(m);
+            }
         }
         if !self.merging.insert((a, b)) {
             // Met again inside its own merge: coinductively, a loop back to it.
@@ -33,9 +35,7 @@ impl Projector<'_> {
             .map_err(|inner| self.blame(inner, (a, b)));
         self.merging.remove(&(a, b));
         if let Ok(m) = result {
-            if !self.open_merge(m) {
-                self.merged.insert((a, b), m);
-            }
+            self.merged.insert((a, b), m);
         }
         result
     }
@@ -236,7 +236,9 @@ impl Projector<'_> {
     fn merge_wide(&mut self, ids: &[LId]) -> Result<LId, (LId, LId)> {
         let key: Box<[LId]> = ids.into();
         if let Some(&m) = self.merged_many.get(&key) {
-            return Ok(m);
+            if self.reusable(m) {
+                return Ok(m);
+            }
         }
         if !self.merging_many.insert(key.clone()) {
             // Met again inside its own merge: coinductively, a loop back to it.
@@ -248,9 +250,7 @@ impl Projector<'_> {
             .map_err(|inner| self.blame(inner, (ids[0], ids[1])));
         self.merging_many.remove(&key);
         if let Ok(m) = result {
-            if !self.open_merge(m) {
-                self.merged_many.insert(key, m);
-            }
+            self.merged_many.insert(key, m);
         }
         result
     }

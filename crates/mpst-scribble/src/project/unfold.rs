@@ -17,6 +17,11 @@ use crate::Global;
 /// walks the variable's `rec` again, so this bounds the work and the stack).
 const MAX_UNFOLDING: u32 = 32;
 
+/// How many recursion variables one projection may unfold in all (each walks its `rec`
+/// again): past it, merging a loop back fails as it did before unfolding existed, so
+/// adversarial nests of loops are refused rather than projected in exponential time.
+pub(super) const UNFOLD_BUDGET: u32 = 256;
+
 impl<'a> Projector<'a> {
     /// Interns the name of every `rec` variable of `g`, so that fresh merge variables
     /// never take a name written in the protocol.
@@ -40,18 +45,44 @@ impl<'a> Projector<'a> {
     /// `None` when `var` is not a protocol variable in scope, when the walk fails, or
     /// when too many unfoldings are nested.
     pub(super) fn unfold_var(&mut self, var: Sym) -> Option<LId> {
-        if self.unfolding >= MAX_UNFOLDING {
+        if self.unfolding >= MAX_UNFOLDING || self.unfold_budget == 0 {
             return None;
         }
         let i = self.env.iter().rposition(|&(v, _, _)| v == var)?;
         let (_, actions, rec) = self.env[i];
+        let key = (std::ptr::from_ref(rec) as usize, i);
+        if let Some(&u) = self.unfolded.get(&key) {
+            if self.reusable(u) {
+                return Some(u);
+            }
+        }
+        self.unfold_budget -= 1;
         let saved = self.env.split_off(i);
         self.unfolding += 1;
         let result = self.walk_tail(rec, actions);
         self.unfolding -= 1;
         self.env.truncate(i);
         self.env.extend(saved);
-        result.ok()
+        let u = result.ok()?;
+        self.unfolded.insert(key, u);
+        Some(u)
+    }
+
+    /// Whether a memoised merge or unfolding `m` may be reused here: each of its free
+    /// merge variables stands for a merge still in progress, so it will be bound
+    /// around the place `m` is used (a merge variable means the same merge wherever it
+    /// occurs, so `m` is then the same regular tree as a fresh computation).
+    pub(super) fn reusable(&self, m: LId) -> bool {
+        self.arena
+            .free(m)
+            .iter()
+            .all(|s| match self.merge_keys.get(s) {
+                None => true,
+                Some(ids) => match **ids {
+                    [a, b] => self.merging.contains(&(a, b)),
+                    _ => self.merging_many.contains(ids),
+                },
+            })
     }
 
     /// The variable standing for the merge of `ids` met again inside itself, created
@@ -62,7 +93,7 @@ impl<'a> Projector<'a> {
             None => {
                 let s = self.fresh_sym();
                 self.merge_vars.insert(ids.into(), s);
-                self.merge_syms.insert(s);
+                self.merge_keys.insert(s, ids.into());
                 s
             }
         };
@@ -87,7 +118,7 @@ impl<'a> Projector<'a> {
         self.arena
             .free(m)
             .iter()
-            .any(|s| self.merge_syms.contains(s))
+            .any(|s| self.merge_keys.contains_key(s))
     }
 
     /// The pair to report when merging `outer` failed on `inner`: `inner`, unless it
@@ -102,7 +133,7 @@ impl<'a> Projector<'a> {
 
     /// A recursion-variable name used nowhere yet in the arena.
     fn fresh_sym(&mut self) -> Sym {
-        let mut n = self.merge_syms.len();
+        let mut n = self.merge_keys.len();
         loop {
             let name = format!("M{n}");
             if !self.arena.has_name(&name) {

@@ -29,10 +29,15 @@ pub(crate) struct Projector<'a> {
     /// The coinductive merge: the variable standing for each merge (of a pair or of
     /// many) that was met again inside itself (see [`Projector::merge`]).
     pub(super) merge_vars: FxHashMap<Box<[LId]>, Sym>,
-    /// The variables of `merge_vars`.
-    pub(super) merge_syms: FxHashSet<Sym>,
+    /// The merge each variable of `merge_vars` stands for.
+    pub(super) merge_keys: FxHashMap<Sym, Box<[LId]>>,
+    /// Memoised unfoldings of recursion variables, by `rec` (address) and depth of its
+    /// binding (see [`Projector::reusable`]).
+    pub(super) unfolded: FxHashMap<(usize, usize), LId>,
     /// How many recursion variables are being unfolded, one inside another.
     pub(super) unfolding: u32,
+    /// How many more recursion variables may be unfolded ([`super::unfold`]).
+    pub(super) unfold_budget: u32,
 }
 
 impl<'a> Projector<'a> {
@@ -47,8 +52,10 @@ impl<'a> Projector<'a> {
             merging_many: FxHashSet::default(),
             env: Env::new(),
             merge_vars: FxHashMap::default(),
-            merge_syms: FxHashSet::default(),
+            merge_keys: FxHashMap::default(),
+            unfolded: FxHashMap::default(),
             unfolding: 0,
+            unfold_budget: super::unfold::UNFOLD_BUDGET,
         }
     }
 
@@ -258,7 +265,14 @@ impl<'a> Projector<'a> {
         let here = first_span(&branches[i]).unwrap_or(span);
         let there = first_span(&branches[j]).unwrap_or(span);
         let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
-        Err(Diagnostic::new(
+        let budget = (self.unfold_budget == 0).then(|| {
+            format!(
+                "merging unfolded loops {} times, the limit, so this is not proved \
+                 either way: the nest of loops may still be well-formed",
+                super::unfold::UNFOLD_BUDGET
+            )
+        });
+        let d = Diagnostic::new(
                         ErrorKind::Unmergeable,
                         here,
                         format!(
@@ -275,7 +289,11 @@ impl<'a> Projector<'a> {
                     .with_note(
                         "a role that does not choose may behave differently across branches only by \
                          first receiving from one and the same role, with distinct labels",
-                    ))
+                    );
+        Err(match budget {
+            Some(note) => d.with_note(note),
+            None => d,
+        })
     }
 }
 
