@@ -36,7 +36,7 @@ pub(crate) struct Projector<'a> {
     pub(super) unfolded: FxHashMap<(usize, usize), LId>,
     /// How many recursion variables are being unfolded, one inside another.
     pub(super) unfolding: u32,
-    /// How many more recursion variables may be unfolded ([`super::unfold`]).
+    /// How many more recursion variables may be unfolded ([`super::loop_back`]).
     pub(super) unfold_budget: u32,
 }
 
@@ -55,7 +55,7 @@ impl<'a> Projector<'a> {
             merge_keys: FxHashMap::default(),
             unfolded: FxHashMap::default(),
             unfolding: 0,
-            unfold_budget: super::unfold::UNFOLD_BUDGET,
+            unfold_budget: super::loop_back::UNFOLD_BUDGET,
         }
     }
 
@@ -269,7 +269,7 @@ impl<'a> Projector<'a> {
             format!(
                 "merging unfolded loops {} times, the limit, so this is not proved \
                  either way: the nest of loops may still be well-formed",
-                super::unfold::UNFOLD_BUDGET
+                super::loop_back::UNFOLD_BUDGET
             )
         });
         let d = Diagnostic::new(
