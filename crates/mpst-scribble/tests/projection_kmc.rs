@@ -89,3 +89,36 @@ fn non_tail_do_of_a_recursive_protocol_is_kmc() {
 global protocol Main(role A, role B) { do Clock(A, B); done() from B to A; do Clock(B, A); }";
     assert_eq!(assert_kmc("clock", source, 2), 2);
 }
+
+/// scribble-java's good `Choice11`: B learns the choice only from the first message of
+/// the next round (`1` when A looped back, `2` otherwise). Merging unfolds the loop.
+#[test]
+fn choice11_merges_a_loop_back_with_a_reception_into_a_2mc_system() {
+    let source = "global protocol Choice11(role A, role B, role C) { rec X { 1() from A to B; choice at A { 1() from A to C; continue X; } or { 2() from A to B; 2() from A to C; } } }";
+    let protocols = parse(source).expect("parses");
+    let b = mpst_scribble::project(&protocols[0], "B").expect("B projects");
+    assert_eq!(b.to_string(), "A?1(). rec M0. A?{1(). M0, 2(). end}");
+    assert_eq!(assert_kmc("Choice11", source, 2), 1);
+}
+
+/// `Choice11` with more exits, and with an inner loop the bystander stays in: unfolding
+/// merges with three branches at once and under a second `rec`.
+#[test]
+fn loop_backs_merged_with_several_receptions_are_2mc() {
+    let shapes = [
+        (
+            "global protocol P(role A, role B, role C) { rec X { 1() from A to B; choice at A { 1() from A to C; continue X; } or { 2() from A to B; 2() from A to C; } or { 3() from A to B; 3() from A to C; } } }",
+            "A?1(). rec M0. A?{1(). M0, 2(). end, 3(). end}",
+        ),
+        (
+            "global protocol P(role A, role B, role C) { rec X { 1() from A to B; rec Y { choice at A { 1() from A to C; continue X; } or { 2() from A to B; 2() from A to C; continue Y; } or { 3() from A to B; 3() from A to C; } } } }",
+            "A?1(). rec Y. rec M0. A?{1(). M0, 2(). Y, 3(). end}",
+        ),
+    ];
+    for (i, (source, b)) in shapes.iter().enumerate() {
+        let protocols = parse(source).expect("parses");
+        let local = mpst_scribble::project(&protocols[0], "B").expect("B projects");
+        assert_eq!(local.to_string(), *b, "shape {i}");
+        assert_kmc(&format!("shape {i}"), source, 2);
+    }
+}

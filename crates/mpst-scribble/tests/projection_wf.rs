@@ -292,3 +292,50 @@ fn several_errors_are_reported_together() {
         ]
     );
 }
+
+/// `Choice11` with the exit led by the loop's own first message: B cannot tell the next
+/// round from the exit (both start with `1`, then differ), even with the loop unfolded.
+#[test]
+fn loop_back_whose_next_round_starts_like_the_exit_is_unmergeable() {
+    let src = "global protocol P(role A, role B, role C) {\n  rec X {\n    1() from A to B;\n    choice at A {\n      k() from A to C;\n      continue X;\n    } or {\n      1() from A to B;\n      2() from A to C;\n    }\n  }\n}\n";
+    assert_eq!(errors(src), vec![(8, 7, ErrorKind::Unmergeable)]);
+    let d = first(src);
+    assert!(d.message.contains("role `B`"), "{}", d.message);
+    assert!(
+        d.notes.iter().any(|n| n.contains("continues as `X`")),
+        "{:?}",
+        d.notes
+    );
+}
+
+/// `depth` nested `Choice11` loops, each inner one able to go back to the outer one.
+fn nested_loop_backs(depth: usize) -> String {
+    let mut s = String::from("global protocol P(role A, role B, role C) { ");
+    for i in 0..depth {
+        s.push_str(&format!("rec X{i} {{ a{i}() from A to B; choice at A {{ k{i}() from A to C; continue X{i}; }} or {{ e{i}() from A to B; "));
+        if i > 0 {
+            s.push_str(&format!("choice at A {{ j{i}() from A to C; continue X{}; }} or {{ f{i}() from A to B; f{i}() from A to C; ", i - 1));
+        }
+    }
+    s.push_str("z() from A to C; ");
+    for i in 0..depth {
+        s.push_str(if i > 0 { "} } } " } else { "} } " });
+    }
+    s.push('}');
+    s
+}
+
+/// Unfolding is bounded: a shallow nest is accepted; a deep one is answered (not
+/// hung), refused with a note that this is a limit, not a proof of ill-formedness.
+#[test]
+fn nested_loop_backs_are_accepted_or_refused_at_the_unfolding_limit() {
+    assert_eq!(errors(&nested_loop_backs(4)), vec![]);
+    let deep = nested_loop_backs(40);
+    let d = first(&deep);
+    assert_eq!(d.kind, ErrorKind::Unmergeable);
+    assert!(
+        d.notes.iter().any(|n| n.contains("not proved")),
+        "{:?}",
+        d.notes
+    );
+}

@@ -68,6 +68,11 @@ impl Arena {
         s
     }
 
+    /// Whether `name` is interned already.
+    pub fn has_name(&self, name: &str) -> bool {
+        self.name_index.contains_key(name)
+    }
+
     /// The text of a symbol.
     pub fn name(&self, s: Sym) -> &str {
         &self.names[s as usize]

@@ -21,12 +21,18 @@ impl Projector<'_> {
             return Ok(a);
         }
         if let Some(&m) = self.merged.get(&(a, b)) {
-            return Ok(m);
+            if self.reusable(m) {
+                return Ok(m);
+            }
         }
         if !self.merging.insert((a, b)) {
-            return Err((a, b));
+            // Met again inside its own merge: coinductively, a loop back to it.
+            return Ok(self.merge_var(&[a, b]));
         }
-        let result = self.merge_nodes(a, b);
+        let result = self
+            .merge_nodes(a, b)
+            .and_then(|m| self.close_merge(&[a, b], m).ok_or((a, b)))
+            .map_err(|inner| self.blame(inner, (a, b)));
         self.merging.remove(&(a, b));
         if let Ok(m) = result {
             self.merged.insert((a, b), m);
@@ -100,6 +106,15 @@ impl Projector<'_> {
             }
             (other, Node::Rec(..)) if receive(&other) => {
                 let b = self.arena.head_normal(b);
+                self.merge(a, b)
+            }
+            // A loop back merged with a reception: unfold the loop.
+            (Node::Var(x), other) if receive(&other) || matches!(other, Node::Rec(..)) => {
+                let a = self.unfold_var(x).ok_or((a, b))?;
+                self.merge(a, b)
+            }
+            (other, Node::Var(y)) if receive(&other) || matches!(other, Node::Rec(..)) => {
+                let b = self.unfold_var(y).ok_or((a, b))?;
                 self.merge(a, b)
             }
             _ => Err((a, b)),
@@ -221,12 +236,18 @@ impl Projector<'_> {
     fn merge_wide(&mut self, ids: &[LId]) -> Result<LId, (LId, LId)> {
         let key: Box<[LId]> = ids.into();
         if let Some(&m) = self.merged_many.get(&key) {
-            return Ok(m);
+            if self.reusable(m) {
+                return Ok(m);
+            }
         }
         if !self.merging_many.insert(key.clone()) {
-            return Err((ids[0], ids[1]));
+            // Met again inside its own merge: coinductively, a loop back to it.
+            return Ok(self.merge_var(ids));
         }
-        let result = self.merge_wide_nodes(ids);
+        let result = self
+            .merge_wide_nodes(ids)
+            .and_then(|m| self.close_merge(ids, m).ok_or((ids[0], ids[1])))
+            .map_err(|inner| self.blame(inner, (ids[0], ids[1])));
         self.merging_many.remove(&key);
         if let Ok(m) = result {
             self.merged_many.insert(key, m);
@@ -248,6 +269,17 @@ impl Projector<'_> {
                 let body = self.merge_many(&bodies)?;
                 return Ok(self.arena.rec(x, body));
             }
+        }
+        // Loops back (rare): merge pairwise, unfolding them (see `Self::merge`).
+        if ids
+            .iter()
+            .any(|&id| matches!(self.arena.node(id), Node::Var(_)))
+        {
+            let mut acc = ids[0];
+            for &id in &ids[1..] {
+                acc = self.merge(acc, id)?;
+            }
+            return Ok(acc);
         }
         // Otherwise only receptions from one peer merge, recursions unfolded.
         let mut heads = Vec::with_capacity(ids.len());

@@ -12,8 +12,10 @@
 //!   a role that takes no part in a loop does not loop (`rec X` whose body has no action
 //!   of the role projects to `end`).
 //!
-//! Beyond nuscr, two recursions on the same variable merge by merging their bodies, and
-//! a recursion merges with a reception by unfolding it.
+//! Beyond nuscr, two recursions on the same variable merge by merging their bodies, a
+//! recursion merges with a reception by unfolding it, and so does a loop back (a
+//! recursion variable, whose `rec` is walked again), coinductively: a merge met again
+//! inside itself becomes a loop (see `project/loop_back.rs`; scribble-java's `Choice11`).
 //!
 //! Cost: each projection walks the global type once; local types are hash-consed so
 //! comparing and merging identical branches is constant time and merges are memoised.
@@ -24,6 +26,7 @@
 
 mod arena;
 mod fsm;
+mod loop_back;
 mod merge;
 mod walk;
 

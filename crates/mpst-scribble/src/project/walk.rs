@@ -12,8 +12,9 @@ use crate::wf::first_span;
 use crate::{Diagnostic, ErrorKind, Global, Name, Span};
 
 /// Recursion variables in scope, innermost last, with the number of actions of the
-/// projected role seen on the path when they were bound.
-type Env = Vec<(Sym, u32)>;
+/// projected role seen on the path when they were bound and the `rec` that binds them
+/// (walked again to unfold the variable in a merge).
+pub(super) type Env<'a> = Vec<(Sym, u32, &'a Global)>;
 
 /// Projects global types onto one role into a shared [`Arena`].
 pub(crate) struct Projector<'a> {
@@ -23,6 +24,20 @@ pub(crate) struct Projector<'a> {
     pub(super) merging: FxHashSet<(LId, LId)>,
     pub(super) merged_many: FxHashMap<Box<[LId]>, LId>,
     pub(super) merging_many: FxHashSet<Box<[LId]>>,
+    /// The recursion variables in scope at the point being projected.
+    pub(super) env: Env<'a>,
+    /// The coinductive merge: the variable standing for each merge (of a pair or of
+    /// many) that was met again inside itself (see [`Projector::merge`]).
+    pub(super) merge_vars: FxHashMap<Box<[LId]>, Sym>,
+    /// The merge each variable of `merge_vars` stands for.
+    pub(super) merge_keys: FxHashMap<Sym, Box<[LId]>>,
+    /// Memoised unfoldings of recursion variables, by `rec` (address) and depth of its
+    /// binding (see [`Projector::reusable`]).
+    pub(super) unfolded: FxHashMap<(usize, usize), LId>,
+    /// How many recursion variables are being unfolded, one inside another.
+    pub(super) unfolding: u32,
+    /// How many more recursion variables may be unfolded ([`super::loop_back`]).
+    pub(super) unfold_budget: u32,
 }
 
 impl<'a> Projector<'a> {
@@ -35,16 +50,23 @@ impl<'a> Projector<'a> {
             merging: FxHashSet::default(),
             merged_many: FxHashMap::default(),
             merging_many: FxHashSet::default(),
+            env: Env::new(),
+            merge_vars: FxHashMap::default(),
+            merge_keys: FxHashMap::default(),
+            unfolded: FxHashMap::default(),
+            unfolding: 0,
+            unfold_budget: super::loop_back::UNFOLD_BUDGET,
         }
     }
 
     /// The projection of `g`.
-    pub fn project(&mut self, g: &Global) -> Result<LId, Diagnostic> {
-        let mut env = Env::new();
-        self.walk(g, &mut env, 0)
+    pub fn project(&mut self, g: &'a Global) -> Result<LId, Diagnostic> {
+        self.intern_rec_vars(g);
+        self.env.clear();
+        self.walk(g, 0)
     }
 
-    fn walk(&mut self, g: &Global, env: &mut Env, actions: u32) -> Result<LId, Diagnostic> {
+    pub(super) fn walk(&mut self, g: &'a Global, actions: u32) -> Result<LId, Diagnostic> {
         let mut chain = Vec::new();
         let mut node = g;
         while let Global::Message { cont, .. } = node {
@@ -55,7 +77,7 @@ impl<'a> Projector<'a> {
             Global::Message { from, to, .. } => from.text == self.role || to.text == self.role,
             _ => false,
         });
-        let mut acc = self.walk_tail(node, env, actions + u32::from(acts))?;
+        let mut acc = self.walk_tail(node, actions + u32::from(acts))?;
         for m in chain.iter().rev() {
             let Global::Message {
                 from,
@@ -84,13 +106,13 @@ impl<'a> Projector<'a> {
         Ok(acc)
     }
 
-    fn walk_tail(&mut self, g: &Global, env: &mut Env, actions: u32) -> Result<LId, Diagnostic> {
+    pub(super) fn walk_tail(&mut self, g: &'a Global, actions: u32) -> Result<LId, Diagnostic> {
         match g {
             Global::End => Ok(self.arena.end()),
-            Global::Message { .. } => self.walk(g, env, actions),
+            Global::Message { .. } => self.walk(g, actions),
             Global::Continue(name) => {
                 let var = self.arena.sym(&name.text);
-                match env.iter().rev().find(|(v, _)| *v == var) {
+                match self.env.iter().rev().find(|(v, _, _)| *v == var) {
                     None => Err(Diagnostic::new(
                         ErrorKind::UnboundVariable,
                         name.span,
@@ -100,22 +122,22 @@ impl<'a> Projector<'a> {
                         ),
                     )),
                     // The role did nothing since `rec`: it does not take part in the loop.
-                    Some(&(_, bound)) if bound == actions => Ok(self.arena.end()),
+                    Some(&(_, bound, _)) if bound == actions => Ok(self.arena.end()),
                     Some(_) => Ok(self.arena.intern(Node::Var(var))),
                 }
             }
             Global::Rec { var, body } => {
                 let sym = self.arena.sym(&var.text);
-                env.push((sym, actions));
-                let body = self.walk(body, env, actions);
-                env.pop();
+                self.env.push((sym, actions, g));
+                let body = self.walk(body, actions);
+                self.env.pop();
                 let body = body?;
                 Ok(self.arena.rec(sym, body))
             }
             Global::Choice { at, branches, span } => {
                 let mut projections = Vec::with_capacity(branches.len());
                 for branch in branches {
-                    projections.push(self.walk(branch, env, actions)?);
+                    projections.push(self.walk(branch, actions)?);
                 }
                 if at.text == self.role {
                     self.select(at, branches, *span, &projections)
@@ -243,7 +265,14 @@ impl<'a> Projector<'a> {
         let here = first_span(&branches[i]).unwrap_or(span);
         let there = first_span(&branches[j]).unwrap_or(span);
         let (x, y) = (self.arena.describe(x, 100), self.arena.describe(y, 100));
-        Err(Diagnostic::new(
+        let budget = (self.unfold_budget == 0).then(|| {
+            format!(
+                "merging unfolded loops {} times, the limit, so this is not proved \
+                 either way: the nest of loops may still be well-formed",
+                super::loop_back::UNFOLD_BUDGET
+            )
+        });
+        let d = Diagnostic::new(
                         ErrorKind::Unmergeable,
                         here,
                         format!(
@@ -260,7 +289,11 @@ impl<'a> Projector<'a> {
                     .with_note(
                         "a role that does not choose may behave differently across branches only by \
                          first receiving from one and the same role, with distinct labels",
-                    ))
+                    );
+        Err(match budget {
+            Some(note) => d.with_note(note),
+            None => d,
+        })
     }
 }
 
