@@ -121,17 +121,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                  ran out (raise --time-limit)",
                 args.time_limit, args.k
             );
-            crate::json::kmc_gave_up(k, &reason);
-            say(&args, format!("roles: {}", roles(&system)))?;
-            say(&args, reason)?;
-            if let Some(report) = last {
-                say(
-                    &args,
-                    format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
-                )?;
-                print_report(&args, &report)?;
-            }
-            return Ok(Outcome::Unknown);
+            return give_up(&args, &system, k, &reason, reason.clone(), last.as_ref());
         }
         let options = KmcOptions {
             k,
@@ -144,31 +134,17 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         let report = match checked {
             Ok(report) => report,
             Err(KmcError::TooManyConfigurations { limit }) => {
-                crate::json::kmc_gave_up(
-                    k,
-                    &format!(
-                        "the budget of {} ran out",
-                        mpst_fsm::format::count(limit, "configuration")
-                    ),
+                let reason = format!(
+                    "the budget of {} ran out",
+                    mpst_fsm::format::count(limit, "configuration")
                 );
-                say(&args, format!("roles: {}", roles(&system)))?;
-                say(
-                    &args,
-                    format!(
-                        "unknown: gave up at k = {k}: the budget of {} (over k in {}) ran out \
-                         (raise --max-configurations)",
-                        mpst_fsm::format::count(args.max_configurations, "configuration"),
-                        args.k
-                    ),
-                )?;
-                if let Some(report) = last {
-                    say(
-                        &args,
-                        format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
-                    )?;
-                    print_report(&args, &report)?;
-                }
-                return Ok(Outcome::Unknown);
+                let text = format!(
+                    "unknown: gave up at k = {k}: the budget of {} (over k in {}) ran out \
+                     (raise --max-configurations)",
+                    mpst_fsm::format::count(args.max_configurations, "configuration"),
+                    args.k
+                );
+                return give_up(&args, &system, k, &reason, text, last.as_ref());
             }
             Err(e) => return Err(e.into()),
         };
@@ -198,6 +174,29 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         print_report(&args, &report)?;
     }
     Ok(Outcome::Fails)
+}
+
+/// A budget ran out at bound `k`: records `reason` for JSON, prints the roles, `text`
+/// and the counterexample of the last bound checked (if any), and answers unknown.
+fn give_up(
+    args: &Args,
+    system: &[mpst_fsm::Fsm],
+    k: usize,
+    reason: &str,
+    text: String,
+    last: Option<&KmcReport>,
+) -> Result<Outcome, UsageError> {
+    crate::json::kmc_gave_up(k, reason);
+    say(args, format!("roles: {}", roles(system)))?;
+    say(args, text)?;
+    if let Some(report) = last {
+        say(
+            args,
+            format!("not k-MC for any k in {}..={}:", args.k.low, k - 1),
+        )?;
+        print_report(args, report)?;
+    }
+    Ok(Outcome::Unknown)
 }
 
 /// The report, with the counterexample as a chart on stdout if asked (the report then

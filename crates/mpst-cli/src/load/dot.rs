@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
-use codespan_reporting::files::{SimpleFile, SimpleFiles};
+use codespan_reporting::files::{Files, SimpleFile, SimpleFiles};
 use codespan_reporting::term::termcolor::Buffer;
 use codespan_reporting::term::{self, Config};
 use mpst_fsm::format::{check_system, parse_dot_located, DotError, LocatedFsm, SystemError};
@@ -72,21 +72,17 @@ fn render_system_error(
     let report = Diagnostic::error()
         .with_message(&err.message)
         .with_labels(labels);
-    let mut buffer = Buffer::no_color();
-    if term::emit(&mut buffer, &Config::default(), files, &report).is_err() {
-        return err.message.clone();
-    }
-    let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
-    let text = text.strip_prefix("error: ").unwrap_or(&text);
-    text.trim_end().to_owned()
+    emit(files, &report).unwrap_or_else(|| err.message.clone())
 }
 
-/// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
-/// [`UsageError`] whose message is [`render_dot_error`]'s diagnostic.
-#[cfg(test)]
-fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
-    mpst_fsm::format::parse_dot_with(source, &SCRIBBLE)
-        .map_err(|err| UsageError(render_dot_error(name, source, &err)))
+/// `report` rendered without colour and without codespan's leading `error: ` (the CLI
+/// prints its own), or `None` if a span does not fit its file.
+fn emit<'f, F: Files<'f>>(files: &'f F, report: &Diagnostic<F::FileId>) -> Option<String> {
+    let mut buffer = Buffer::no_color();
+    term::emit(&mut buffer, &Config::default(), files, report).ok()?;
+    let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    Some(text.trim_end().to_owned())
 }
 
 /// `err` as a codespan-reporting diagnostic without colour, e.g.
@@ -115,20 +111,21 @@ pub fn render_at(name: &str, source: &str, err: &DotError) -> String {
     let report = Diagnostic::error()
         .with_message(&err.message)
         .with_labels(vec![Label::primary((), err.span())]);
-    let mut buffer = Buffer::no_color();
-    if term::emit(&mut buffer, &Config::default(), &file, &report).is_err() {
-        // The span did not fit the source (cannot happen for the reader's errors):
-        // fall back to the plain position.
-        return format!("{name}:{err}");
-    }
-    let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
-    let text = text.strip_prefix("error: ").unwrap_or(&text);
-    text.trim_end().to_owned()
+    // A span that does not fit the source (cannot happen for the reader's errors) falls
+    // back to the plain position.
+    emit(&file, &report).unwrap_or_else(|| format!("{name}:{err}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
+    /// [`UsageError`] whose message is [`render_dot_error`]'s diagnostic.
+    fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
+        mpst_fsm::format::parse_dot_with(source, &SCRIBBLE)
+            .map_err(|err| UsageError(render_dot_error(name, source, &err)))
+    }
 
     #[test]
     fn malformed_dot_renders_file_line_column_and_caret() {
