@@ -15,4 +15,4 @@ mod protocol;
 pub use emit::{generate, generate_with, Options};
 pub use error::CodegenError;
 pub use names::{foreign_sorts, rust_sort};
-pub use protocol::{generate_scribble, role_fsms, GenerateError, DEFAULT_VISITS};
+pub use protocol::{generate_scribble, role_fsms, role_fsms_with, GenerateError, DEFAULT_VISITS};

@@ -1,0 +1,181 @@
+//! Diagnostics about the build's input files rendered as the CLI renders them
+//! (codespan-reporting, no colour: a build script's output is no terminal): the message,
+//! `file:line:col`, the source line with carets under the culprit, labels and notes.
+
+use std::ops::Range;
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
+use codespan_reporting::files::{Files, SimpleFile};
+use codespan_reporting::term::termcolor::Buffer;
+use codespan_reporting::term::{self, Config};
+use mpst_fsm::format::DotError;
+use mpst_scribble::{Diagnostic, FrontendError, Span};
+
+use super::{BuildError, BuildErrorKind};
+
+/// One input file: its name as given (relative to the crate, where build scripts run)
+/// and its text.
+#[derive(Clone, Copy)]
+pub(super) struct Input<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+impl Input<'_> {
+    /// A failure of `kind` made of `reports` about this file.
+    pub fn error(&self, kind: BuildErrorKind, reports: &[Report<()>]) -> BuildError {
+        let file = SimpleFile::new(self.name, self.text);
+        let mut buffer = Buffer::no_color();
+        for report in reports {
+            // Spans are clamped into the text, so only a failing write could fail, and
+            // the buffer is memory.
+            let _ = term::emit(&mut buffer, &Config::default(), &file, report);
+        }
+        let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+        let headline = reports.first().map_or_else(String::new, |first| {
+            match first.labels.first().map(|l| l.range.start) {
+                Some(at) => match file.location((), at) {
+                    Ok(l) => format!(
+                        "{}:{}:{}: {}",
+                        self.name, l.line_number, l.column_number, first.message
+                    ),
+                    Err(_) => format!("{}: {}", self.name, first.message),
+                },
+                None => format!("{}: {}", self.name, first.message),
+            }
+        });
+        BuildError::new(kind, text, headline)
+    }
+
+    /// `span` clamped into the text on character boundaries.
+    pub fn range(&self, span: Range<usize>) -> Range<usize> {
+        let clamp = |mut i: usize| {
+            i = i.min(self.text.len());
+            while !self.text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let start = clamp(span.start);
+        start..clamp(span.end).max(start)
+    }
+
+    /// A primary label at `span` saying `message`.
+    pub fn primary(&self, span: Range<usize>, message: impl Into<String>) -> Label<()> {
+        Label::primary((), self.range(span)).with_message(message)
+    }
+
+    /// A secondary label at `span` saying `message`.
+    pub fn secondary(&self, span: Range<usize>, message: impl Into<String>) -> Label<()> {
+        Label::secondary((), self.range(span)).with_message(message)
+    }
+
+    /// The front end's `error` about this Scribble file: each diagnostic rendered, or
+    /// the selection error as one line.
+    pub fn scribble(&self, error: FrontendError) -> BuildError {
+        let rendered = match &error {
+            FrontendError::Diagnostics { diagnostics, .. } => {
+                let reports: Vec<_> = diagnostics.iter().map(|d| self.diagnostic(d)).collect();
+                self.error(BuildErrorKind::Scribble, &reports)
+            }
+            FrontendError::NoSuchProtocol { .. } => {
+                BuildError::plain(BuildErrorKind::Scribble, error.to_string())
+            }
+        };
+        rendered.with_source(error)
+    }
+
+    fn diagnostic(&self, d: &Diagnostic) -> Report<()> {
+        let span = |s: Span| s.start..s.end;
+        let mut labels = vec![self.primary(span(d.span), d.kind.name())];
+        labels.extend(
+            d.labels
+                .iter()
+                .map(|l| self.secondary(span(l.span), &l.message)),
+        );
+        Report::error()
+            .with_message(format!("{}: {}", d.kind.name(), d.message))
+            .with_labels(labels)
+            .with_notes(d.notes.clone())
+    }
+
+    /// The DOT reader's `error` about this file.
+    pub fn dot(&self, error: DotError) -> BuildError {
+        let report = Report::error()
+            .with_message(format!("malformed DOT: {}", error.message))
+            .with_labels(vec![self.primary(error.span(), "here")]);
+        self.error(BuildErrorKind::Dot, &[report])
+            .with_source(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpst_scribble::ErrorKind;
+
+    #[test]
+    fn scribble_diagnostics_render_location_excerpt_carets_labels_and_notes() {
+        let text = "global protocol P(role A) {\n  x() from A to A;\n}\n";
+        let d = Diagnostic::new(
+            ErrorKind::ReflexiveMessage,
+            Span::new(30, 46),
+            "A sends to itself",
+        )
+        .with_label(Span::new(23, 24), "declared here")
+        .with_note("use two roles");
+        let past_the_end = Diagnostic::new(ErrorKind::Syntax, Span::new(500, 600), "far");
+        let input = Input {
+            name: "p.scr",
+            text,
+        };
+        let error = input.scribble(FrontendError::diagnostics(
+            "p.scr",
+            text,
+            vec![d, past_the_end],
+        ));
+        assert_eq!(error.kind(), BuildErrorKind::Scribble);
+        let shown = error.to_string();
+        assert!(
+            shown.starts_with("reflexive message: A sends to itself\n"),
+            "{shown}"
+        );
+        assert!(shown.contains("┌─ p.scr:2:3"), "{shown}");
+        let lines: Vec<&str> = shown.lines().collect();
+        let quoted = lines
+            .iter()
+            .position(|l| l.ends_with("x() from A to A;"))
+            .expect("the line is quoted");
+        let at = lines[quoted].find("x()").unwrap();
+        assert_eq!(lines[quoted + 1].find('^'), Some(at), "{shown}");
+        assert!(shown.contains("declared here"), "{shown}");
+        assert!(shown.contains("= use two roles"), "{shown}");
+        // The second diagnostic, clamped to the end of the text, keeps its `error: `.
+        assert!(shown.contains("error: syntax error: far"), "{shown}");
+        assert_eq!(
+            error.headline(),
+            "p.scr:2:3: reflexive message: A sends to itself"
+        );
+        // Debug renders too: `.unwrap()` and `main() -> Result` print no spans.
+        assert_eq!(format!("{error:?}"), shown);
+        assert!(!shown.contains("Span"), "{shown}");
+        assert!(std::error::Error::source(&error).is_some());
+    }
+
+    #[test]
+    fn dot_errors_render_the_line_and_a_caret() {
+        let text = "digraph K {\n  0 -> 1 [label=\"S#m()\"];\n}\n";
+        let input = Input {
+            name: "k.dot",
+            text,
+        };
+        let err = mpst_fsm::format::parse_dot(text).unwrap_err();
+        let error = input.dot(err);
+        assert_eq!(error.kind(), BuildErrorKind::Dot);
+        let shown = error.to_string();
+        assert!(shown.starts_with("malformed DOT: "), "{shown}");
+        assert!(shown.contains("┌─ k.dot:2:19"), "{shown}");
+        assert!(shown.contains("0 -> 1 [label=\"S#m()\"];"), "{shown}");
+        assert!(error.headline().starts_with("k.dot:2:19: malformed DOT: "));
+    }
+}
