@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use codespan_reporting::diagnostic::Diagnostic as Report;
-use mpst_fsm::format::{parse_dot_located, LocatedFsm};
+use mpst_fsm::format::{count, parse_dot_located, LocatedFsm};
 use mpst_fsm::subtype::{self, NotProved};
 use mpst_fsm::Action;
 use mpst_scribble::sorts::SCRIBBLE;
@@ -129,18 +129,19 @@ pub(super) fn refused(
             BuildErrorKind::Unknown,
             Report::error()
                 .with_message(format!(
-                    "the optimised FSM of role `{role}` is neither proved nor refuted an \
-                     asynchronous subtype of its projection in protocol `{protocol}`, so it is \
-                     not used"
+                    "subtyping neither proves nor refutes that the optimised FSM of role \
+                     `{role}` is an asynchronous subtype of its projection in protocol \
+                     `{protocol}`, so it is not used"
                 ))
                 .with_labels(vec![stopped(m, &unknown.not_proved)])
                 .with_notes(vec![
                     unknown.to_string(),
                     format!(
-                        "the check allowed {} visits per pair of states and {} configurations: \
-                         raise them with `.visits(N)` or `.subtyping(options)` in build.rs \
-                         (`mpst subtype --visits N` tries a bound from the command line)",
-                        options.visits, options.max_steps
+                        "the check allowed {} per pair of states and {}: raise them with \
+                         `.visits(N)` or `.subtyping(options)` in build.rs (`mpst subtype \
+                         --visits N --max-steps M` tries bounds from the command line)",
+                        count(options.visits, "visit"),
+                        count(options.max_steps, "configuration"),
                     ),
                 ]),
         ),
