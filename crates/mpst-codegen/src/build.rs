@@ -42,6 +42,9 @@ use std::{env, fs};
 use mpst_fsm::subtype;
 
 pub use error::{BuildError, BuildErrorKind};
+/// The bounds and budgets of the subtyping check, for [`Build::subtyping`] (re-exported
+/// so that a build script needs no other dependency).
+pub use mpst_fsm::subtype::Options as SubtypingOptions;
 use render::Input;
 
 use crate::{generate_with, role_fsms_with, Options, DEFAULT_VISITS};
@@ -102,8 +105,9 @@ impl Build {
         self
     }
 
-    /// Every bound and budget of the subtyping check (this replaces [`Build::visits`]).
-    pub fn subtyping(mut self, options: subtype::Options) -> Self {
+    /// Every bound and budget of the subtyping check (this replaces [`Build::visits`]),
+    /// e.g. `SubtypingOptions { max_steps: 10_000_000, ..SubtypingOptions::default() }`.
+    pub fn subtyping(mut self, options: SubtypingOptions) -> Self {
         self.subtyping = options;
         self
     }
