@@ -138,7 +138,7 @@ pub(super) fn refused(
                     unknown.to_string(),
                     format!(
                         "the check allowed {} per pair of states and {}: raise them with \
-                         `.visits(N)` or `.subtyping(SubtypingOptions { .. })` in build.rs (`mpst subtype \
+                         `.visits(N)` or `.subtyping(SubtypingOptions {{ .. }})` in build.rs (`mpst subtype \
                          --visits N --max-steps M` tries bounds from the command line)",
                         count(options.visits, "visit"),
                         count(options.max_steps, "configuration"),
