@@ -140,7 +140,7 @@ impl Build {
     /// Whatever [`Build::code`] refuses; `OUT_DIR` unset without [`Build::out_dir`]; the
     /// output not written.
     pub fn generate(&self) -> Result<PathBuf, BuildError> {
-        for path in std::iter::once(&self.scr).chain(self.optimised.iter().map(|(_, p)| p)) {
+        for path in self.inputs() {
             println!("cargo:rerun-if-changed={}", path.display());
         }
         let written = self.output_dir().and_then(|dir| {
@@ -153,6 +153,12 @@ impl Build {
             println!("cargo:warning={}", error.headline());
         }
         written
+    }
+
+    /// The files the generation reads: the Scribble file, then each DOT file. Cargo is
+    /// asked to rerun the build script when any of them changes.
+    pub fn inputs(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.scr.as_path()).chain(self.optimised.iter().map(|(_, p)| p.as_path()))
     }
 
     /// The generated code, without writing it or printing anything.

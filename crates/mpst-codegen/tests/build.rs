@@ -80,6 +80,13 @@ fn a_proved_optimised_role_replaces_its_projection() {
         .code()
         .unwrap();
     assert_ne!(code, plain, "the kernel is not its projection");
+    // Cargo reruns the script when the protocol or the DOT file changes.
+    let build = with_kernel(&dot, &out);
+    let inputs: Vec<&Path> = build.inputs().collect();
+    assert_eq!(
+        inputs,
+        [example("double_buffering.scr").as_path(), dot.as_path()]
+    );
     // The default output name is the file's stem.
     let default = Build::scribble(example("double_buffering.scr"))
         .out_dir(&out)
@@ -242,6 +249,18 @@ fn bad_inputs_fail_with_located_diagnostics() {
     let error = failure(&Build::scribble(&missing).out_dir(&out));
     assert_eq!(error.kind(), BuildErrorKind::Io);
     assert!(error.to_string().contains("missing.scr"), "{error}");
+}
+
+/// `?` turns it into `anyhow::Error` or `Box<dyn Error + Send + Sync>`.
+#[test]
+fn build_errors_cross_threads() {
+    fn error_type<E: std::error::Error + Send + Sync + 'static>(_: &E) {}
+    let error = Build::scribble("missing.scr")
+        .out_dir(".")
+        .code()
+        .unwrap_err();
+    error_type(&error);
+    assert_eq!(error.kind(), BuildErrorKind::Io);
 }
 
 #[test]
