@@ -13,6 +13,10 @@ use mpst_scribble::{Diagnostic, FrontendError, Span};
 
 use super::{BuildError, BuildErrorKind};
 
+/// Lines longer than this (in bytes) are not quoted, only located: a diagnostic about a
+/// DOT file written on one line does not print the whole file.
+const MAX_QUOTED_LINE: usize = 400;
+
 /// One input file: its name as given (relative to the crate, where build scripts run)
 /// and its text.
 #[derive(Clone, Copy)]
@@ -25,26 +29,55 @@ impl Input<'_> {
     /// A failure of `kind` made of `reports` about this file.
     pub fn error(&self, kind: BuildErrorKind, reports: &[Report<()>]) -> BuildError {
         let file = SimpleFile::new(self.name, self.text);
-        let mut buffer = Buffer::no_color();
+        let mut text = String::new();
         for report in reports {
+            if report
+                .labels
+                .iter()
+                .any(|l| self.longest_line(&l.range) > MAX_QUOTED_LINE)
+            {
+                // Located but not quoted: a one-line file is not printed whole.
+                text.push_str(&format!("error: {}\n", self.headline(&file, report)));
+                for note in &report.notes {
+                    text.push_str(&format!("  = {note}\n"));
+                }
+                continue;
+            }
+            let mut buffer = Buffer::no_color();
             // Spans are clamped into the text, so only a failing write could fail, and
             // the buffer is memory.
             let _ = term::emit(&mut buffer, &Config::default(), &file, report);
+            text.push_str(&String::from_utf8_lossy(buffer.as_slice()));
         }
-        let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
-        let headline = reports.first().map_or_else(String::new, |first| {
-            match first.labels.first().map(|l| l.range.start) {
-                Some(at) => match file.location((), at) {
-                    Ok(l) => format!(
-                        "{}:{}:{}: {}",
-                        self.name, l.line_number, l.column_number, first.message
-                    ),
-                    Err(_) => format!("{}: {}", self.name, first.message),
-                },
-                None => format!("{}: {}", self.name, first.message),
-            }
-        });
+        let headline = reports
+            .first()
+            .map_or_else(String::new, |first| self.headline(&file, first));
         BuildError::new(kind, text, headline)
+    }
+
+    /// `file:line:col: message` for `report`, or `file: message` if it has no label.
+    fn headline(&self, file: &SimpleFile<&str, &str>, report: &Report<()>) -> String {
+        let at = report.labels.first().map(|l| l.range.start);
+        match at.and_then(|at| file.location((), at).ok()) {
+            Some(l) => format!(
+                "{}:{}:{}: {}",
+                self.name, l.line_number, l.column_number, report.message
+            ),
+            None => format!("{}: {}", self.name, report.message),
+        }
+    }
+
+    /// The length in bytes of the longest line that `range` touches.
+    fn longest_line(&self, range: &Range<usize>) -> usize {
+        let start = self.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.text[range.end..]
+            .find('\n')
+            .map_or(self.text.len(), |i| range.end + i);
+        self.text[start..end]
+            .lines()
+            .map(str::len)
+            .max()
+            .unwrap_or(0)
     }
 
     /// `span` clamped into the text on character boundaries.
@@ -177,5 +210,18 @@ mod tests {
         assert!(shown.contains("┌─ k.dot:2:19"), "{shown}");
         assert!(shown.contains("0 -> 1 [label=\"S#m()\"];"), "{shown}");
         assert!(error.headline().starts_with("k.dot:2:19: malformed DOT: "));
+
+        // A long line is located, not quoted.
+        let long = format!(
+            "digraph K {{ {} 0 -> 1 [label=\"S#m()\"]; }}",
+            "0; ".repeat(200)
+        );
+        let input = Input {
+            name: "long.dot",
+            text: &long,
+        };
+        let error = input.dot(mpst_fsm::format::parse_dot(&long).unwrap_err());
+        assert_eq!(error.report().lines().count(), 1, "{}", error.report());
+        assert!(error.report().starts_with("error: long.dot:1:"), "{error}");
     }
 }
