@@ -150,7 +150,8 @@ impl Build {
         });
         if let Err(error) = &written {
             // One line: `cargo:warning` cannot span lines; the report goes to stderr.
-            println!("cargo:warning={}", error.headline());
+            let first = error.headline().lines().next().unwrap_or_default();
+            println!("cargo:warning={first}");
         }
         written
     }
