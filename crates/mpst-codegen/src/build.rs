@@ -1,8 +1,21 @@
-//! Generating APIs from build scripts, so generated code never needs to be committed.
+//! Generating APIs from build scripts, so generated code never needs to be committed:
+//! the top-down workflow, optimised roles included.
 //!
-//! In `build.rs`'s `main`:
+//! In `build.rs`:
 //! ```no_run
-//! mpst_codegen::build::scribble("protocols/double_buffering.scr").unwrap();
+//! use mpst_codegen::build::{Build, BuildError};
+//!
+//! fn main() -> Result<(), BuildError> {
+//!     // The projections of every role: $OUT_DIR/double_buffering.rs
+//!     Build::scribble("protocols/double_buffering.scr").generate()?;
+//!     // Role K replaced by the FSM of kernel.dot, once subtyping proves it safe:
+//!     // $OUT_DIR/double_buffering_optimised.rs
+//!     Build::scribble("protocols/double_buffering.scr")
+//!         .optimised("K", "protocols/kernel.dot")
+//!         .out_file("double_buffering_optimised.rs")
+//!         .generate()?;
+//!     Ok(())
+//! }
 //! ```
 //! and in the crate:
 //! ```text
@@ -10,61 +23,216 @@
 //!     include!(concat!(env!("OUT_DIR"), "/double_buffering.rs"));
 //! }
 //! ```
+//!
+//! Cargo reruns the script when the Scribble file or a DOT file changes. A failure fails
+//! the build with the whole diagnostic, as `mpst` prints it: `file:line:col`, the source
+//! line with carets, and notes (for a refuted optimised role, the run that goes wrong;
+//! for an unknown answer, why, and how to raise the bound). [`BuildError`] prints it with
+//! `Display` and `Debug` alike, so `?` in `main`, `.unwrap()` and
+//! `.unwrap_or_else(|e| e.exit())` are all readable; a one-line summary is also printed
+//! as a `cargo:warning`, which Cargo shows above the script's output.
+
+mod error;
+mod optimised;
+mod render;
 
 use std::path::{Path, PathBuf};
-use std::{env, fmt, fs, io};
+use std::{env, fs};
 
-use crate::{generate_with, role_fsms, GenerateError, Options, DEFAULT_VISITS};
+use mpst_fsm::subtype;
 
-/// Why a build-time generation failed.
-#[derive(Debug)]
-pub enum BuildError {
-    /// Reading the protocol or writing the output failed.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What happened.
-        error: io::Error,
-    },
-    /// `OUT_DIR` is not set: not running inside a build script.
-    NoOutDir,
-    /// The protocol has no API; the message names the file.
-    Generate {
-        /// The protocol file.
-        path: PathBuf,
-        /// Why.
-        error: GenerateError,
-    },
+pub use error::{BuildError, BuildErrorKind};
+/// The bounds and budgets of the subtyping check, for [`Build::subtyping`] (re-exported
+/// so that a build script needs no other dependency).
+pub use mpst_fsm::subtype::Options as SubtypingOptions;
+use render::Input;
+
+use crate::{generate_with, role_fsms_with, Options, DEFAULT_VISITS};
+
+/// A build-time generation: a Scribble file, the protocol, optimised roles, the
+/// subtyping bounds, the generation [`Options`] and where to write. Made by
+/// [`Build::scribble`], run by [`Build::generate`].
+#[derive(Debug, Clone)]
+#[must_use = "a Build does nothing until `.generate()`"]
+pub struct Build {
+    scr: PathBuf,
+    protocol: Option<String>,
+    optimised: Vec<(String, PathBuf)>,
+    subtyping: subtype::Options,
+    options: Options,
+    out_file: Option<String>,
+    out_dir: Option<PathBuf>,
 }
 
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            BuildError::NoOutDir => {
-                f.write_str("OUT_DIR is not set; call this from a build script")
-            }
-            // Front-end errors already name the file.
-            BuildError::Generate {
-                error: error @ GenerateError::Frontend(_),
-                ..
-            } => write!(f, "{error}"),
-            BuildError::Generate { path, error } => write!(f, "{}: {error}", path.display()),
+impl Build {
+    /// Generation of the Scribble file at `scr` (relative to the crate's root, where
+    /// build scripts run): its only protocol, every role its projection, the default
+    /// [`Options`], written to `$OUT_DIR/<file stem>.rs`.
+    pub fn scribble(scr: impl Into<PathBuf>) -> Self {
+        Build {
+            scr: scr.into(),
+            protocol: None,
+            optimised: Vec::new(),
+            subtyping: subtype::Options::new(DEFAULT_VISITS),
+            options: Options::default(),
+            out_file: None,
+            out_dir: None,
+        }
+    }
+
+    /// Generates protocol `name` of the file (needed when it has several). The output is
+    /// then `<file stem>_<name in lowercase>.rs` unless [`Build::out_file`] says.
+    pub fn protocol(mut self, name: impl Into<String>) -> Self {
+        self.protocol = Some(name.into());
+        self
+    }
+
+    /// Uses the FSM of the digraph named `role` in the DOT file `dot` for `role` instead
+    /// of its projection, once [subtyping](mpst_fsm::subtype::check) *proves* it an
+    /// asynchronous subtype of the projection. A refutation fails the build with the run
+    /// that goes wrong; so does an unknown answer, with why and how to raise the bound.
+    /// Repeat for several roles.
+    pub fn optimised(mut self, role: impl Into<String>, dot: impl Into<PathBuf>) -> Self {
+        self.optimised.push((role.into(), dot.into()));
+        self
+    }
+
+    /// The bound on visits per pair of states of the subtyping check (default
+    /// [`DEFAULT_VISITS`], as `mpst subtype`'s): raise it when the answer is unknown
+    /// because the bound was reached.
+    pub fn visits(mut self, visits: usize) -> Self {
+        self.subtyping.visits = visits;
+        self
+    }
+
+    /// Every bound and budget of the subtyping check (this replaces [`Build::visits`]),
+    /// e.g. `SubtypingOptions { max_steps: 10_000_000, ..SubtypingOptions::default() }`.
+    pub fn subtyping(mut self, options: SubtypingOptions) -> Self {
+        self.subtyping = options;
+        self
+    }
+
+    /// Generation options: serde derives on the labels, the channel type (e.g.
+    /// `mpst::net::AnyRoute<Label>` for `mpst::net`).
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The name of the file written in the output directory, e.g.
+    /// `"double_buffering_optimised.rs"`.
+    pub fn out_file(mut self, name: impl Into<String>) -> Self {
+        self.out_file = Some(name.into());
+        self
+    }
+
+    /// The output directory (default: `$OUT_DIR`, set by Cargo for build scripts).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Generates the API, writes it to the output directory and returns the path written.
+    /// Prints `cargo:rerun-if-changed` for the Scribble file and every DOT file, and on
+    /// failure a `cargo:warning` with the error's [headline](BuildError::headline).
+    ///
+    /// # Errors
+    /// Whatever [`Build::code`] refuses; `OUT_DIR` unset without [`Build::out_dir`]; the
+    /// output not written.
+    pub fn generate(&self) -> Result<PathBuf, BuildError> {
+        for path in self.inputs() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        let written = self.output_dir().and_then(|dir| {
+            let out = dir.join(self.out_name());
+            fs::write(&out, self.code()?).map_err(|error| BuildError::io(&out, error))?;
+            Ok(out)
+        });
+        if let Err(error) = &written {
+            // One line: `cargo:warning` cannot span lines; the report goes to stderr.
+            let first = error.headline().lines().next().unwrap_or_default();
+            println!("cargo:warning={first}");
+        }
+        written
+    }
+
+    /// The files the generation reads: the Scribble file, then each DOT file. Cargo is
+    /// asked to rerun the build script when any of them changes.
+    pub fn inputs(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.scr.as_path()).chain(self.optimised.iter().map(|(_, p)| p.as_path()))
+    }
+
+    /// The generated code, without writing it or printing anything.
+    ///
+    /// # Errors
+    /// An input that cannot be read; a Scribble file that does not parse, lacks the
+    /// protocol, or whose protocol is invalid; a malformed DOT file or one without a
+    /// digraph for its role; an optimised role that the protocol lacks or that is given
+    /// twice; one that subtyping refutes or does not prove; FSMs with no Rust API. Each
+    /// error carries its rendered diagnostic.
+    pub fn code(&self) -> Result<String, BuildError> {
+        let name = self.scr.display().to_string();
+        let text = fs::read_to_string(&self.scr).map_err(|e| BuildError::io(&self.scr, e))?;
+        let scr = Input {
+            name: &name,
+            text: &text,
+        };
+        let loaded = mpst_scribble::load(&name, &text, self.protocol.as_deref())
+            .map_err(|error| scr.scribble(error))?;
+        let machines = optimised::read(&self.optimised)?;
+        let fsms: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
+        let roles = role_fsms_with(&loaded, &fsms, &self.subtyping)
+            .map_err(|error| optimised::refused(&loaded, &machines, error, &self.subtyping))?;
+        let protocol = &loaded.protocol.name.text;
+        generate_with(protocol, &roles, &self.options).map_err(|error| {
+            BuildError::plain(
+                BuildErrorKind::NoApi,
+                format!("{name}: protocol `{protocol}` has no Rust API: {error}"),
+            )
+            .with_source(error)
+        })
+    }
+
+    fn output_dir(&self) -> Result<PathBuf, BuildError> {
+        match (&self.out_dir, env::var_os("OUT_DIR")) {
+            (Some(dir), _) => Ok(dir.clone()),
+            (None, Some(dir)) => Ok(dir.into()),
+            (None, None) => Err(BuildError::plain(
+                BuildErrorKind::NoOutDir,
+                "OUT_DIR is not set; call this from a build script or give `.out_dir(..)`".into(),
+            )),
+        }
+    }
+
+    fn out_name(&self) -> String {
+        if let Some(name) = &self.out_file {
+            return name.clone();
+        }
+        let stem = self
+            .scr
+            .file_stem()
+            .map_or_else(|| "protocol".into(), |s| s.to_string_lossy().into_owned());
+        match &self.protocol {
+            Some(p) => format!("{stem}_{}.rs", p.to_lowercase()),
+            None => format!("{stem}.rs"),
         }
     }
 }
 
-impl std::error::Error for BuildError {}
-
 /// Generates the API of the only protocol of the Scribble file `scr` into
-/// `$OUT_DIR/<file stem>.rs` and asks Cargo to rerun when the file changes. Returns the
-/// path written.
+/// `$OUT_DIR/<file stem>.rs`: `Build::scribble(scr).generate()` (see [`Build`]).
+///
+/// # Errors
+/// As [`Build::generate`].
 pub fn scribble(scr: impl AsRef<Path>) -> Result<PathBuf, BuildError> {
-    scribble_protocol(scr, None)
+    Build::scribble(scr.as_ref()).generate()
 }
 
 /// As [`scribble`], choosing protocol `protocol` of the file (the output is then
 /// `$OUT_DIR/<file stem>_<protocol>.rs`, the protocol in lowercase).
+///
+/// # Errors
+/// As [`Build::generate`].
 pub fn scribble_protocol(
     scr: impl AsRef<Path>,
     protocol: Option<&str>,
@@ -74,40 +242,17 @@ pub fn scribble_protocol(
 
 /// As [`scribble_protocol`], with generation [`Options`] (e.g. serde derives on the
 /// labels, for `mpst::net`).
+///
+/// # Errors
+/// As [`Build::generate`].
 pub fn scribble_with(
     scr: impl AsRef<Path>,
     protocol: Option<&str>,
     options: &Options,
 ) -> Result<PathBuf, BuildError> {
-    let scr = scr.as_ref();
-    let out_dir = env::var_os("OUT_DIR").ok_or(BuildError::NoOutDir)?;
-    println!("cargo:rerun-if-changed={}", scr.display());
-    let source = fs::read_to_string(scr).map_err(|error| BuildError::Io {
-        path: scr.to_path_buf(),
-        error,
-    })?;
-    let generated = mpst_scribble::load(&scr.display().to_string(), &source, protocol)
-        .map_err(GenerateError::Frontend)
-        .and_then(|loaded| {
-            let fsms = role_fsms(&loaded, &[], DEFAULT_VISITS)?;
-            let name = &loaded.protocol.name.text;
-            generate_with(name, &fsms, options).map_err(GenerateError::Codegen)
-        });
-    let code = generated.map_err(|error| BuildError::Generate {
-        path: scr.to_path_buf(),
-        error,
-    })?;
-    let stem = scr
-        .file_stem()
-        .map_or_else(|| "protocol".into(), |s| s.to_string_lossy().into_owned());
-    let name = match protocol {
-        Some(p) => format!("{stem}_{}.rs", p.to_lowercase()),
-        None => format!("{stem}.rs"),
-    };
-    let out = Path::new(&out_dir).join(name);
-    fs::write(&out, code).map_err(|error| BuildError::Io {
-        path: out.clone(),
-        error,
-    })?;
-    Ok(out)
+    let mut build = Build::scribble(scr.as_ref()).options(options.clone());
+    if let Some(protocol) = protocol {
+        build = build.protocol(protocol);
+    }
+    build.generate()
 }

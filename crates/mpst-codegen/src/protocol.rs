@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use mpst_fsm::subtype::{check, Options, Refutation, Unknown, Verdict};
+use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
 
@@ -90,6 +90,15 @@ pub fn role_fsms(
     optimised: &[Fsm],
     visits: usize,
 ) -> Result<Vec<Fsm>, GenerateError> {
+    role_fsms_with(loaded, optimised, &subtype::Options::new(visits))
+}
+
+/// As [`role_fsms`], with every bound and budget of the subtyping check given.
+pub fn role_fsms_with(
+    loaded: &Loaded,
+    optimised: &[Fsm],
+    options: &subtype::Options,
+) -> Result<Vec<Fsm>, GenerateError> {
     let mut fsms: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
     for better in optimised {
         let Some(slot) = fsms.iter_mut().find(|f| f.role() == better.role()) else {
@@ -104,7 +113,7 @@ pub fn role_fsms(
             });
         };
         let role = better.role().to_string();
-        match check(better, slot, &Options::new(visits)) {
+        match check(better, slot, options) {
             Verdict::Subtype(_) => {}
             Verdict::NotSubtype(refutation) => {
                 return Err(GenerateError::NotSubtype { role, refutation })
