@@ -70,3 +70,27 @@ fn the_readme_figure_2_choreography_is_the_mpst_choreo_doctest() {
         doc[start..end].join("\n")
     );
 }
+
+#[test]
+fn the_readme_build_script_is_the_mpst_codegen_build_doctest() {
+    let build = repository_file("crates/mpst-codegen/src/build.rs");
+    let doc: Vec<&str> = build
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
+    let start = doc
+        .iter()
+        .position(|l| *l == "```no_run")
+        .expect("a compiled doctest in build.rs")
+        + 1;
+    let end = start
+        + doc[start..]
+            .iter()
+            .position(|l| *l == "```")
+            .expect("its end");
+    assert_eq!(
+        readme_block_containing("Build::scribble"),
+        doc[start..end].join("\n")
+    );
+}

@@ -1,6 +1,7 @@
 //! `mpst new` run as a user runs it, then `cargo test` in the crate it wrote: offline,
-//! against this checkout's crates (the hidden `--path-deps`) and this workspace's lock file
-//! and target directory, so nothing is downloaded and the dependencies are built once.
+//! against this checkout's crates (`--path-deps`, as the README's "start your own
+//! protocol" does) and this workspace's lock file and target directory, so nothing is
+//! downloaded and the dependencies are built once.
 
 mod support;
 

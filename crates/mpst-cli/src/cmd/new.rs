@@ -18,8 +18,9 @@ builds the session API from the protocol and checks it."
 pub struct Args {
     /// The directory to create; its last component is the crate's name.
     pub path: PathBuf,
-    /// Depend on the mpst crates of the checkout in DIR (paths) instead of crates.io.
-    #[arg(long, value_name = "DIR", hide = true)]
+    /// Depend on the mpst crates of a clone of the repository in DIR (by path) instead of
+    /// crates.io: the way to start before the crates are published.
+    #[arg(long, value_name = "DIR")]
     pub path_deps: Option<PathBuf>,
 }
 
