@@ -288,13 +288,13 @@ fn rust_keywords_as_role_and_label_names_generate_rustfmt_clean_code() {
 
 /// Every generated API is compiled, with warnings denied, in one program that wires each
 /// API's roles, then serialises each role's session type and compares it with the role's
-/// projection (see `support::round_trip`); trybuild builds and runs the program once (one
-/// build and link instead of one per protocol, for CI's time), and a mismatch makes it exit
-/// with status 1, naming the APIs that differ.
+/// projection (see `support::round_trip`); the program is built and run once (one build
+/// and link instead of one per protocol, for CI's time) as a scratch crate that a warm
+/// `cargo test` finds fresh (`support::scratch`), and a mismatch makes it exit with
+/// status 1, naming the APIs that differ.
 #[test]
 fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::scratch::dir("generated_apis");
     let mut modules = Vec::new();
     for Generated {
         name,
@@ -312,7 +312,7 @@ fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() 
             .map(|ty| format!("        #[derive(Debug)]\n        pub struct {ty};\n"))
             .collect();
         let api = dir.join(format!("{name}_api.rs"));
-        std::fs::write(&api, &code).unwrap();
+        support::scratch::write_if_changed(&api, &code);
         // A module name: snake case (no lint), prefixed so that no keyword is one.
         let words: Vec<String> = name
             .split('_')
@@ -325,9 +325,10 @@ fn generated_code_compiles_without_warnings_and_serialises_to_its_projections() 
     }
     let names: std::collections::BTreeSet<&str> = modules.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names.len(), modules.len(), "module names are distinct");
-    let main = dir.join("all_generated_apis.rs");
-    let mut file = std::fs::File::create(&main).unwrap();
-    file.write_all(support::round_trip::program(&modules).as_bytes())
-        .unwrap();
-    trybuild::TestCases::new().pass(&main);
+    let run = support::scratch::run("generated_apis", &support::round_trip::program(&modules));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "every generated API compiles without warnings and serialises to its projections:\n{stderr}"
+    );
 }

@@ -46,3 +46,4 @@ pub fn name(path: &Path) -> String {
 }
 
 pub mod round_trip;
+pub mod scratch;

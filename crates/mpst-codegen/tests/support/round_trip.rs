@@ -1,5 +1,5 @@
 //! The round trip `.scr` -> generate -> compile -> serialise -> FSM = projection, as one
-//! program holding every generated API, which trybuild builds and runs.
+//! program holding every generated API, built and run as a scratch crate (`scratch.rs`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -105,7 +105,7 @@ pub fn module(name: &str, foreign: &str, api: &Path, roles: &[(String, String)])
 
 /// One program of every `(name, module)` (from [`module`]): its `main` runs every check,
 /// names the APIs that differ from their projections and exits with status 1 if there is
-/// one, so trybuild's `pass` fails. One program, so trybuild builds and links once.
+/// one, so the test fails. One program, so it is built and linked once.
 pub fn program(modules: &[(String, String)]) -> String {
     let mut out = String::from("#![deny(warnings)]\n#![allow(dead_code)]\n\n");
     let mut main = String::from("fn main() {\n    let mut differ = Vec::new();\n");
