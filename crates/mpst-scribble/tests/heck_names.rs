@@ -75,7 +75,7 @@ fn heck_agrees_with_our_rule_except_on_capitals_and_leading_digits() {
         .filter_map(|name| {
             let ours = rust_name(name, "L");
             let heck = name.to_upper_camel_case();
-            (ours != heck).then(|| (name.as_str(), ours, heck))
+            (ours != heck).then_some((name.as_str(), ours, heck))
         })
         .collect();
     // Two kinds of names differ (in the corpus: labels `1`, `2`; roles `CS`, `KS`):
