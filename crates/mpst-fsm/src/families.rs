@@ -97,20 +97,9 @@ impl fmt::Display for Family {
 }
 
 /// An unknown family name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown family `{0}` (expected stream, nested-choice, ring or k-buffering)")]
 pub struct UnknownFamily(pub String);
-
-impl fmt::Display for UnknownFamily {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown family `{}` (expected stream, nested-choice, ring or k-buffering)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownFamily {}
 
 impl FromStr for Family {
     type Err = UnknownFamily;
@@ -128,7 +117,8 @@ impl FromStr for Family {
 }
 
 /// A size outside [`Family::sizes`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{family} accepts sizes {}..={}, not {n}", sizes.start(), sizes.end())]
 pub struct SizeError {
     /// The family.
     pub family: Family,
@@ -137,21 +127,6 @@ pub struct SizeError {
     /// The sizes accepted.
     pub sizes: std::ops::RangeInclusive<usize>,
 }
-
-impl fmt::Display for SizeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} accepts sizes {}..={}, not {}",
-            self.family,
-            self.sizes.start(),
-            self.sizes.end(),
-            self.n
-        )
-    }
-}
-
-impl std::error::Error for SizeError {}
 
 /// One protocol of a family at one size.
 #[derive(Debug, Clone)]

@@ -207,9 +207,13 @@ pub enum StateKind {
 }
 
 /// Ways an FSM can be ill-formed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FsmError {
     /// A transition refers to a state that does not exist.
+    #[error(
+        "state {state} does not exist (the machine has {})",
+        crate::format::count(*count, "state")
+    )]
     NoSuchState {
         /// The missing state.
         state: StateId,
@@ -217,6 +221,9 @@ pub enum FsmError {
         count: usize,
     },
     /// A state has two transitions with the same peer, direction and label.
+    #[error(
+        "state {state} has two transitions labelled `{action}` (the machine must be deterministic)"
+    )]
     Nondeterministic {
         /// The state.
         state: StateId,
@@ -224,6 +231,7 @@ pub enum FsmError {
         action: Action,
     },
     /// A role sends to or receives from itself.
+    #[error("state {state}: `{action}` communicates with the role itself")]
     SelfCommunication {
         /// The state.
         state: StateId,
@@ -231,29 +239,6 @@ pub enum FsmError {
         action: Action,
     },
 }
-
-impl fmt::Display for FsmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FsmError::NoSuchState { state, count } => {
-                write!(
-                    f,
-                    "state {state} does not exist (the machine has {})",
-                    crate::format::count(*count, "state")
-                )
-            }
-            FsmError::Nondeterministic { state, action } => write!(
-                f,
-                "state {state} has two transitions labelled `{action}` (the machine must be deterministic)"
-            ),
-            FsmError::SelfCommunication { state, action } => {
-                write!(f, "state {state}: `{action}` communicates with the role itself")
-            }
-        }
-    }
-}
-
-impl std::error::Error for FsmError {}
 
 /// A communicating finite-state machine: the behaviour of one role.
 ///

@@ -25,6 +25,12 @@ pub fn is_keyword(word: &str) -> bool {
 /// identifier are dropped and start a new word. Names that already are such identifiers
 /// are left as they are (`Ready`, `GetPrice`, `L1`), so the rule can be applied to both
 /// sides of a comparison.
+///
+/// It is not `heck`'s upper camel case: on the 172 role, label and protocol names of the
+/// repository's protocols the two differ on 4 (test `heck_names` of `mpst-scribble`):
+/// heck lowers capitals inside a word (`CS` -> `Cs`, renaming a type the protocol
+/// spells) and keeps a leading digit (`1`, not an identifier); it also drops primes and
+/// does not avoid keywords.
 pub fn rust_name(name: &str, prefix: &str) -> String {
     let mut out = String::new();
     let mut upper = true;

@@ -39,36 +39,21 @@ pub enum LocalType {
 }
 
 /// Why a local type has no FSM.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LocalTypeError {
     /// A variable with no enclosing `µ`.
+    #[error("recursion variable `{0}` is not bound")]
     UnboundVariable(String),
     /// `µt.t`, or a variable standing where an action is needed.
+    #[error("recursion variable `{0}` is not guarded by an action")]
     UnguardedVariable(String),
     /// Two branches of one choice with the same label.
+    #[error("label `{0}` appears twice in one choice")]
     DuplicateLabel(String),
     /// A choice without branches.
+    #[error("a choice needs at least one branch")]
     EmptyChoice,
 }
-
-impl fmt::Display for LocalTypeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LocalTypeError::UnboundVariable(v) => {
-                write!(f, "recursion variable `{v}` is not bound")
-            }
-            LocalTypeError::UnguardedVariable(v) => {
-                write!(f, "recursion variable `{v}` is not guarded by an action")
-            }
-            LocalTypeError::DuplicateLabel(l) => {
-                write!(f, "label `{l}` appears twice in one choice")
-            }
-            LocalTypeError::EmptyChoice => f.write_str("a choice needs at least one branch"),
-        }
-    }
-}
-
-impl std::error::Error for LocalTypeError {}
 
 impl LocalType {
     /// A single send `peer!message.cont`.

@@ -13,12 +13,13 @@
 //! `+{b!l1(). T1, c!l2(). T2}` is an internal choice whose branches go to different
 //! peers ([`LocalType::Select`]). It accepts everything [`LocalType`]'s `Display` prints.
 
-use std::fmt;
-
 use crate::{Direction, LocalType, Message, Payload};
 
 /// Why [`LocalType::parse`] rejected its input, with the position of the problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// It displays as `line:column: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
 pub struct LocalParseError {
     /// Byte offset in the input.
     pub offset: usize,
@@ -29,15 +30,6 @@ pub struct LocalParseError {
     /// What was expected and what was found.
     pub message: String,
 }
-
-impl fmt::Display for LocalParseError {
-    /// `line:column: message`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
-
-impl std::error::Error for LocalParseError {}
 
 impl LocalType {
     /// Parses the text syntax described in this module's documentation.

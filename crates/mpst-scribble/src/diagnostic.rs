@@ -4,8 +4,6 @@
 //! with excerpts and carets is the CLI's job. [`line_column`] turns a byte offset into
 //! the 1-based line and column a person reads.
 
-use std::fmt;
-
 use crate::Span;
 
 /// The class of a problem, one per error class of nuscr (and ours).
@@ -70,8 +68,9 @@ pub struct Label {
     pub message: String,
 }
 
-/// One problem found in a source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One problem found in a source; it displays as `kind: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", kind.name())]
 pub struct Diagnostic {
     /// The class of the problem.
     pub kind: ErrorKind,
@@ -118,14 +117,6 @@ impl Diagnostic {
         format!("{line}:{column}: {}: {}", self.kind.name(), self.message)
     }
 }
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind.name(), self.message)
-    }
-}
-
-impl std::error::Error for Diagnostic {}
 
 /// The most diagnostics a phase returns: [`crate::parse`] and
 /// [`crate::syntax::parse_module`] keep the first `MAX_DIAGNOSTICS` in source order

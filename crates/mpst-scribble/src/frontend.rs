@@ -20,16 +20,15 @@
 //! # Ok::<(), FrontendError>(())
 //! ```
 
-use std::fmt;
-
 use crate::diagnostic::line_column;
 use crate::project::{project_all, Projection};
 use crate::{Diagnostic, ErrorKind, GlobalProtocol};
 
 /// Why a Scribble source yields no protocol or no projections.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrontendError {
     /// The source does not parse, or the protocol is ill-formed or cannot be projected.
+    #[error("{}", located.join("\n"))]
     Diagnostics {
         /// The file name given for diagnostics.
         file: String,
@@ -39,6 +38,7 @@ pub enum FrontendError {
         diagnostics: Vec<Diagnostic>,
     },
     /// The source has no protocol of the name asked for, or several and none was named.
+    #[error("{file}: {}", no_such_protocol(wanted.as_deref(), available))]
     NoSuchProtocol {
         /// The file name given for diagnostics.
         file: String,
@@ -101,34 +101,20 @@ fn listed(names: &[String]) -> String {
     quoted.join(", ")
 }
 
-impl fmt::Display for FrontendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FrontendError::Diagnostics { located, .. } => f.write_str(&located.join("\n")),
-            FrontendError::NoSuchProtocol {
-                file,
-                wanted: Some(name),
-                available,
-            } => write!(
-                f,
-                "{file}: no protocol `{name}`; the file defines {}",
-                listed(available)
-            ),
-            FrontendError::NoSuchProtocol {
-                file,
-                wanted: None,
-                available,
-            } => write!(
-                f,
-                "{file}: the file defines {} protocols ({}); name the one to use",
-                available.len(),
-                listed(available)
-            ),
-        }
+/// What [`FrontendError::NoSuchProtocol`] says after the file name.
+fn no_such_protocol(wanted: Option<&str>, available: &[String]) -> String {
+    match wanted {
+        Some(name) => format!(
+            "no protocol `{name}`; the file defines {}",
+            listed(available)
+        ),
+        None => format!(
+            "the file defines {} protocols ({}); name the one to use",
+            available.len(),
+            listed(available)
+        ),
     }
 }
-
-impl std::error::Error for FrontendError {}
 
 /// Every protocol of a parsed source, with (a copy of) the source for diagnostics.
 #[derive(Debug, Clone)]

@@ -11,7 +11,6 @@
 //! [`SendErrorKind::TimedOut`].
 
 use std::cell::Cell;
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -67,19 +66,12 @@ fn tracking<T>(poll: impl FnOnce() -> Poll<T>) -> (Poll<T>, Option<Waiting>) {
 }
 
 /// A session that timed out while it was not waiting on a peer (e.g. in its own work).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the session of role {role} timed out")]
 pub struct SessionTimedOut {
     /// The role whose session timed out.
     pub role: &'static str,
 }
-
-impl fmt::Display for SessionTimedOut {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the session of role {} timed out", self.role)
-    }
-}
-
-impl std::error::Error for SessionTimedOut {}
 
 /// The error of a session whose deadline passed while blocked on `waiting`.
 fn timed_out(role: &'static str, waiting: Option<Waiting>) -> Error {

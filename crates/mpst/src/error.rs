@@ -9,49 +9,21 @@ use crate::channel::ChannelError;
 /// A boxed error of a transport (an I/O error, a decode error, ...).
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
-/// Any error a session can end with.
-#[derive(Debug)]
+/// Any error a session can end with. It displays as the send or receive error it
+/// holds (which is also its [`source`](StdError::source)), or `session aborted: ...`.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Sending to a peer failed.
-    Send(SendError),
+    #[error("{0}")]
+    Send(#[from] SendError),
     /// Receiving from a peer failed.
-    Receive(ReceiveError),
+    #[error("{0}")]
+    Receive(#[from] ReceiveError),
     /// The process itself gave up (see [`Error::other`]), e.g. to leave an infinite
     /// protocol.
-    Other(BoxError),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Send(e) => e.fmt(f),
-            Error::Receive(e) => e.fmt(f),
-            Error::Other(e) => write!(f, "session aborted: {e}"),
-        }
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        match self {
-            Error::Send(e) => Some(e),
-            Error::Receive(e) => Some(e),
-            Error::Other(e) => Some(e.as_ref()),
-        }
-    }
-}
-
-impl From<SendError> for Error {
-    fn from(e: SendError) -> Self {
-        Error::Send(e)
-    }
-}
-
-impl From<ReceiveError> for Error {
-    fn from(e: ReceiveError) -> Self {
-        Error::Receive(e)
-    }
+    #[error("session aborted: {0}")]
+    Other(#[source] BoxError),
 }
 
 impl Error {

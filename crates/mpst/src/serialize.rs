@@ -56,7 +56,6 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::fmt;
 use std::marker::PhantomData;
 
 use mpst_fsm::ident::short_type;
@@ -66,7 +65,8 @@ use crate::introspect::{SessionType, Visitor};
 use crate::{FromState, Labelled, Role};
 
 /// Why a session type has no FSM.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the session type `{session}` of role `{role}` has no FSM: {kind}")]
 pub struct SerializeError {
     /// The role whose session type was serialised.
     pub role: &'static str,
@@ -76,13 +76,19 @@ pub struct SerializeError {
     pub kind: SerializeErrorKind,
 }
 
-/// What makes a session type have no FSM.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What makes a session type have no FSM; it displays as what [`SerializeError`] says
+/// after naming the session type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SerializeErrorKind {
     /// What the FSM model rejects: a role talking to itself, or two variants of one
     /// choice with the same label.
+    #[error("{0}")]
     Fsm(Box<FsmError>),
     /// A label type does not declare its payload sorts ([`Payload`](crate::Payload)).
+    #[error(
+        "the type `{label_type}` of label `{label}` does not declare its payload sorts; add \
+         `#[derive(mpst::Payload)]` to it"
+    )]
     UndeclaredPayload {
         /// The label's name.
         label: &'static str,
@@ -91,6 +97,10 @@ pub enum SerializeErrorKind {
     },
     /// A label type is not carried by the role's message enum (the session could not
     /// run).
+    #[error(
+        "`{label_type}` is not a label of the role's message enum `{message}`; add a variant \
+         carrying it"
+    )]
     UnknownLabel {
         /// The label type, as `std::any::type_name` spells it.
         label_type: &'static str,
@@ -98,34 +108,6 @@ pub enum SerializeErrorKind {
         message: &'static str,
     },
 }
-
-impl fmt::Display for SerializeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the session type `{}` of role `{}` has no FSM: ",
-            self.session, self.role
-        )?;
-        match &self.kind {
-            SerializeErrorKind::Fsm(error) => write!(f, "{error}"),
-            SerializeErrorKind::UndeclaredPayload { label, label_type } => write!(
-                f,
-                "the type `{label_type}` of label `{label}` does not declare its payload \
-                 sorts; add `#[derive(mpst::Payload)]` to it"
-            ),
-            SerializeErrorKind::UnknownLabel {
-                label_type,
-                message,
-            } => write!(
-                f,
-                "`{label_type}` is not a label of the role's message enum `{message}`; add a \
-                 variant carrying it"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SerializeError {}
 
 /// The FSM of the role that runs the session type `S`, see the
 /// [module documentation](self).

@@ -62,8 +62,6 @@ mod compare;
 mod hybrid;
 mod names;
 
-use std::fmt;
-
 use mpst_fsm::kmc::{KmcError, KmcOptions, KmcReport};
 use mpst_fsm::Fsm;
 
@@ -80,29 +78,20 @@ pub use mpst_scribble::FrontendError;
 pub use names::{normalise, rust_name, sort_key};
 
 /// Why a system of FSMs is not shown to be k-MC.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KmcFailure {
     /// The system cannot be checked (no role, a role twice, a peer without a machine, a
     /// bound of 0).
+    #[error("the system cannot be checked: {0}")]
     Invalid(KmcError),
     /// The check gave up before an answer: the exploration reached its budget (the
     /// reason says which). The system is neither shown k-MC nor refuted.
+    #[error("unknown: {0}")]
     Unknown(KmcError),
     /// The check ran and found a violation; the report holds the counterexample.
+    #[error("{0}")]
     Violation(Box<KmcReport>),
 }
-
-impl fmt::Display for KmcFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KmcFailure::Invalid(e) => write!(f, "the system cannot be checked: {e}"),
-            KmcFailure::Unknown(e) => write!(f, "unknown: {e}"),
-            KmcFailure::Violation(report) => write!(f, "{report}"),
-        }
-    }
-}
-
-impl std::error::Error for KmcFailure {}
 
 /// Checks that the system `fsms` (one machine per role, e.g. serialised session types) is
 /// k-multiparty compatible for the bound `k`: then processes following them cannot

@@ -63,13 +63,18 @@ impl fmt::Display for Communication {
 }
 
 /// Why a trace does not conform to a protocol, or why the protocol cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConformanceError {
     /// The Scribble source does not parse, has no such protocol (or several, and none
     /// was named), is ill-formed, or cannot be projected: the front end's error, each
     /// problem located as `file:line:column`.
+    #[error("{}", frontend(.0))]
     Frontend(FrontendError),
     /// A communication names a role the protocol does not have.
+    #[error(
+        "communication #{index} `{event}`: the protocol has no role `{role}` (it has {})",
+        roles.join(", ")
+    )]
     UnknownRole {
         /// Position of the communication in the trace (from 0).
         index: usize,
@@ -81,6 +86,10 @@ pub enum ConformanceError {
         roles: Vec<String>,
     },
     /// A communication is not the next step of one of its two roles.
+    #[error(
+        "communication #{index} `{event}` is not a step of role `{role}`, which expects {}",
+        expecting(expected)
+    )]
     Unexpected {
         /// Position of the communication in the trace (from 0).
         index: usize,
@@ -92,6 +101,7 @@ pub enum ConformanceError {
         expected: Vec<String>,
     },
     /// A role bound a message that no role sent (or one sent twice).
+    #[error("{step}: no role sent this message")]
     Unmatched {
         /// The receive without its send.
         step: Box<Step>,
@@ -99,11 +109,19 @@ pub enum ConformanceError {
     /// The steps cannot be ordered into one sequence of communications: each role waits
     /// for a communication that another role has not reached (or sent something never
     /// received).
+    #[error(
+        "the steps cannot be ordered into communications; next steps: {}",
+        waiting.iter().map(Step::to_string).collect::<Vec<_>>().join("; ")
+    )]
     Stuck {
         /// The next step of each role that has steps left.
         waiting: Vec<Step>,
     },
     /// The trace ended while a role still had something to do.
+    #[error(
+        "the trace ended but role `{role}` still expects {}",
+        expecting(expected)
+    )]
     Unfinished {
         /// The role.
         role: String,
@@ -112,61 +130,22 @@ pub enum ConformanceError {
     },
 }
 
-impl fmt::Display for ConformanceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |xs: &[String]| {
-            if xs.is_empty() {
-                "nothing (it has finished)".to_string()
-            } else {
-                xs.join(", ")
-            }
-        };
-        match self {
-            ConformanceError::Frontend(e @ FrontendError::Diagnostics { .. }) => {
-                write!(f, "the protocol cannot be projected:\n{e}")
-            }
-            ConformanceError::Frontend(e) => write!(f, "{e}"),
-            ConformanceError::UnknownRole {
-                index,
-                event,
-                role,
-                roles,
-            } => write!(
-                f,
-                "communication #{index} `{event}`: the protocol has no role `{role}` (it has {})",
-                roles.join(", ")
-            ),
-            ConformanceError::Unexpected {
-                index,
-                event,
-                role,
-                expected,
-            } => write!(
-                f,
-                "communication #{index} `{event}` is not a step of role `{role}`, which expects {}",
-                list(expected)
-            ),
-            ConformanceError::Unmatched { step } => {
-                write!(f, "{step}: no role sent this message")
-            }
-            ConformanceError::Stuck { waiting } => {
-                let waiting: Vec<String> = waiting.iter().map(Step::to_string).collect();
-                write!(
-                    f,
-                    "the steps cannot be ordered into communications; next steps: {}",
-                    waiting.join("; ")
-                )
-            }
-            ConformanceError::Unfinished { role, expected } => write!(
-                f,
-                "the trace ended but role `{role}` still expects {}",
-                list(expected)
-            ),
-        }
+/// What a role's projection allows, or `nothing (it has finished)`.
+fn expecting(expected: &[String]) -> String {
+    if expected.is_empty() {
+        "nothing (it has finished)".to_string()
+    } else {
+        expected.join(", ")
     }
 }
 
-impl std::error::Error for ConformanceError {}
+/// The front end's message; projection problems are introduced as such.
+fn frontend(e: &FrontendError) -> String {
+    match e {
+        FrontendError::Diagnostics { .. } => format!("the protocol cannot be projected:\n{e}"),
+        e => e.to_string(),
+    }
+}
 
 /// The projections of one global protocol, ready to replay traces.
 #[derive(Debug, Clone)]

@@ -1,7 +1,5 @@
 //! [`DotError`]: why a DOT input could not be read, and where.
 
-use std::fmt;
-
 /// Why [`parse_dot`](super::parse_dot) rejected its input, with the position of the
 /// offending text.
 ///
@@ -9,7 +7,10 @@ use std::fmt;
 /// values), `offset` and `length` count bytes of the input, so that
 /// `&input[offset..offset + length]` is the offending text (possibly empty, e.g. at the
 /// end of the input). Tools such as `codespan-reporting` take the byte range directly.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// It displays as `line:column: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
 pub struct DotError {
     /// 1-based line of the error.
     pub line: usize,
@@ -50,12 +51,3 @@ impl DotError {
         self.offset..self.offset + self.length
     }
 }
-
-impl fmt::Display for DotError {
-    /// `line:column: message`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
-
-impl std::error::Error for DotError {}

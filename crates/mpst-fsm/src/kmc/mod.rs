@@ -176,13 +176,19 @@ impl fmt::Display for KmcReport {
 }
 
 /// Why a system could not be checked at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KmcError {
     /// The system has no machine.
+    #[error("the system has no role")]
     EmptySystem,
     /// Two machines describe the same role.
+    #[error("two machines for role `{0}`")]
     DuplicateRole(String),
     /// A machine talks to a role that is not in the system.
+    #[error(
+        "role `{role}`, state {state}: `{action}` talks to `{}`, which is not a role of the system",
+        action.peer
+    )]
     UnknownPeer {
         /// The machine's role.
         role: String,
@@ -192,39 +198,18 @@ pub enum KmcError {
         action: Action,
     },
     /// `k` must be at least 1.
+    #[error("the bound k must be at least 1")]
     ZeroBound,
     /// The exploration exceeded [`KmcOptions::max_configurations`].
+    #[error(
+        "gave up after {} (or their memory); the answer is unknown",
+        crate::format::count(*limit, "configuration")
+    )]
     TooManyConfigurations {
         /// The limit.
         limit: usize,
     },
 }
-
-impl fmt::Display for KmcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KmcError::EmptySystem => f.write_str("the system has no role"),
-            KmcError::DuplicateRole(role) => write!(f, "two machines for role `{role}`"),
-            KmcError::UnknownPeer {
-                role,
-                state,
-                action,
-            } => write!(
-                f,
-                "role `{role}`, state {state}: `{action}` talks to `{}`, which is not a role of the system",
-                action.peer
-            ),
-            KmcError::ZeroBound => f.write_str("the bound k must be at least 1"),
-            KmcError::TooManyConfigurations { limit } => write!(
-                f,
-                "gave up after {} (or their memory); the answer is unknown",
-                crate::format::count(*limit, "configuration")
-            ),
-        }
-    }
-}
-
-impl std::error::Error for KmcError {}
 
 /// Checks that `system` is k-MC for bound `k`, with the default [`KmcOptions`].
 ///

@@ -2,6 +2,7 @@
 //! is depth first, so the discovering path of a configuration can be long.
 
 use super::explore::Graph;
+use super::scc::Adjacency;
 
 /// No edge: the parent of the initial configuration and of unreachable ones.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -18,25 +19,13 @@ impl Paths {
     /// Shortest executions over the explored edges.
     pub fn new(graph: &Graph) -> Self {
         let n = graph.store.len();
-        let mut start = vec![0u32; n + 1];
-        for e in &graph.edges {
-            start[e.src as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut out = vec![0u32; graph.edges.len()];
-        for (i, e) in graph.edges.iter().enumerate() {
-            out[fill[e.src as usize] as usize] = i as u32;
-            fill[e.src as usize] += 1;
-        }
+        let adj = Adjacency::new(n, &graph.edges);
         let mut depth = vec![NONE; n];
         let mut parent = vec![NONE; n];
         let mut queue = std::collections::VecDeque::from([0u32]);
         depth[0] = 0;
         while let Some(c) = queue.pop_front() {
-            for &e in &out[start[c as usize] as usize..start[c as usize + 1] as usize] {
+            for &e in adj.out(c) {
                 let dst = graph.edges[e as usize].dst as usize;
                 if depth[dst] == NONE {
                     depth[dst] = depth[c as usize] + 1;

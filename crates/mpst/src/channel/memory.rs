@@ -9,7 +9,6 @@
 //! during the session, the messages the peer sent before it failed are delivered, then the
 //! stream ends. Neither check costs anything per message.
 
-use std::fmt;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,33 +20,24 @@ use futures::{Sink, Stream};
 use super::{Abort, Bidirectional, Pair};
 
 /// Why an in-memory channel refused a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ChannelError {
     /// The peer's end is gone: its session failed or was cancelled, or it was dropped.
+    #[error("the peer's end of the channel is closed")]
     Disconnected,
     /// A bounded channel was full (only when sending without waiting for capacity).
+    #[error("the channel is full")]
     Full,
     /// This end was closed when a session of its role ended without reaching `End`; the
     /// channel may still hold messages of that session, so it refuses all later use.
     /// Create new roles (`Roles::default()`) to run another session.
+    #[error(
+        "this channel was closed when an earlier session of the role failed or was \
+         cancelled; create new roles to run another session"
+    )]
     Aborted,
 }
-
-impl fmt::Display for ChannelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ChannelError::Disconnected => "the peer's end of the channel is closed",
-            ChannelError::Full => "the channel is full",
-            ChannelError::Aborted => {
-                "this channel was closed when an earlier session of the role failed or was \
-                 cancelled; create new roles to run another session"
-            }
-        })
-    }
-}
-
-impl std::error::Error for ChannelError {}
 
 impl From<mpsc::SendError> for ChannelError {
     #[inline]

@@ -2,7 +2,6 @@
 //! role struct (and one generated API) runs in one process (`Roles::default()`) or as
 //! separate processes ([`Connections::into_role`](super::Connections::into_role)).
 
-use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -25,31 +24,16 @@ pub enum AnyRoute<M> {
 }
 
 /// The failure of an [`AnyRoute`]: its channel's or its connection's.
-#[derive(Debug)]
+/// It displays as the error it holds, which is also its source.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AnyRouteError {
     /// The in-memory channel failed.
-    Memory(ChannelError),
+    #[error("{0}")]
+    Memory(#[source] ChannelError),
     /// The TCP connection failed.
-    Net(NetError),
-}
-
-impl fmt::Display for AnyRouteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AnyRouteError::Memory(e) => e.fmt(f),
-            AnyRouteError::Net(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for AnyRouteError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            AnyRouteError::Memory(e) => Some(e),
-            AnyRouteError::Net(e) => Some(e),
-        }
-    }
+    #[error("{0}")]
+    Net(#[source] NetError),
 }
 
 impl<M> From<TcpRoute<M>> for AnyRoute<M> {

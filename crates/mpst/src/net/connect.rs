@@ -289,16 +289,9 @@ async fn accept_all(
 
 /// Why a session ran out of time: returned (as [`crate::Error::Other`]) by
 /// [`session_timeout`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the session did not finish within {0:?}")]
 pub struct SessionTimeout(pub Duration);
-
-impl std::fmt::Display for SessionTimeout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the session did not finish within {:?}", self.0)
-    }
-}
-
-impl std::error::Error for SessionTimeout {}
 
 /// Runs a session with a deadline for the whole of it. On time-out the session future is
 /// dropped; drop the role too (its connections close, so its peers fail promptly instead

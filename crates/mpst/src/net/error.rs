@@ -66,12 +66,14 @@ pub enum NetErrorKind {
 }
 
 /// Why a handshake refused a connection. Both sides see the same reason.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
 #[non_exhaustive]
 pub enum HandshakeError {
     /// The first bytes were not an `mpst` handshake of this wire version.
+    #[error("not an mpst peer of this wire version")]
     NotMpst,
     /// The peers run different protocols (or versions of one).
+    #[error("protocol {theirs:?} is not {ours:?}")]
     Protocol {
         /// The protocol this side runs.
         ours: String,
@@ -80,11 +82,13 @@ pub enum HandshakeError {
     },
     /// The dialler claims to be a role the acceptor does not know or does not expect to
     /// dial it.
+    #[error("role {claimed} is unknown or not expected to connect here")]
     UnknownRole {
         /// The role claimed.
         claimed: String,
     },
     /// The dialler wanted to reach another role than the one that answered.
+    #[error("wanted role {wanted} but {answered} answered")]
     WrongRole {
         /// The role that answered.
         answered: String,
@@ -92,11 +96,13 @@ pub enum HandshakeError {
         wanted: String,
     },
     /// A role connected twice.
+    #[error("role {role} connected twice")]
     Duplicate {
         /// The role that connected twice.
         role: String,
     },
     /// The peer's session type fingerprint is not the one this side expects of that role.
+    #[error("role {role} runs another session type (fingerprint {received}, expected {expected})")]
     Fingerprint {
         /// The role whose fingerprint differs.
         role: String,
@@ -106,6 +112,7 @@ pub enum HandshakeError {
         received: String,
     },
     /// The other side refused the connection for this reason.
+    #[error("the other side refused: {0}")]
     Refused(Box<HandshakeError>),
 }
 
@@ -171,35 +178,6 @@ impl fmt::Display for NetError {
         }
     }
 }
-
-impl fmt::Display for HandshakeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HandshakeError::NotMpst => write!(f, "not an mpst peer of this wire version"),
-            HandshakeError::Protocol { ours, theirs } => {
-                write!(f, "protocol {theirs:?} is not {ours:?}")
-            }
-            HandshakeError::UnknownRole { claimed } => {
-                write!(f, "role {claimed} is unknown or not expected to connect here")
-            }
-            HandshakeError::WrongRole { answered, wanted } => {
-                write!(f, "wanted role {wanted} but {answered} answered")
-            }
-            HandshakeError::Duplicate { role } => write!(f, "role {role} connected twice"),
-            HandshakeError::Fingerprint {
-                role,
-                expected,
-                received,
-            } => write!(
-                f,
-                "role {role} runs another session type (fingerprint {received}, expected {expected})"
-            ),
-            HandshakeError::Refused(e) => write!(f, "the other side refused: {e}"),
-        }
-    }
-}
-
-impl StdError for HandshakeError {}
 
 impl StdError for NetError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {

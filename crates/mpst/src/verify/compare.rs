@@ -1,7 +1,6 @@
 //! Behavioural equality of two deterministic FSMs, with the first difference as evidence.
 
 use std::collections::{HashMap, VecDeque};
-use std::fmt;
 
 use mpst_fsm::{Action, Fsm, StateId};
 
@@ -9,9 +8,10 @@ use mpst_fsm::{Action, Fsm, StateId};
 type Pair = (StateId, StateId);
 
 /// Where two FSMs first behave differently.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Mismatch {
     /// The machines describe different roles.
+    #[error("the FSMs are for role `{expected}` and role `{actual}`")]
     Role {
         /// The expected machine's role.
         expected: String,
@@ -19,6 +19,13 @@ pub enum Mismatch {
         actual: String,
     },
     /// After `trace`, the two machines offer different actions.
+    #[error(
+        "role `{role}` differs {}: the expected FSM can also do {}, the actual one can also \
+         do {}",
+        path(trace),
+        list(only_expected),
+        list(only_actual)
+    )]
     Actions {
         /// The role.
         role: String,
@@ -39,37 +46,14 @@ fn list(actions: &[Action]) -> String {
     items.join(", ")
 }
 
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Mismatch::Role { expected, actual } => {
-                write!(f, "the FSMs are for role `{expected}` and role `{actual}`")
-            }
-            Mismatch::Actions {
-                role,
-                trace,
-                only_expected,
-                only_actual,
-            } => {
-                let path = if trace.is_empty() {
-                    "at the start".to_string()
-                } else {
-                    let steps: Vec<String> = trace.iter().map(ToString::to_string).collect();
-                    format!("after `{}`", steps.join(" . "))
-                };
-                write!(
-                    f,
-                    "role `{role}` differs {path}: the expected FSM can also do {}, the actual \
-                     one can also do {}",
-                    list(only_expected),
-                    list(only_actual)
-                )
-            }
-        }
+/// `at the start`, or `` after `a . b` `` for the actions of `trace`.
+fn path(trace: &[Action]) -> String {
+    if trace.is_empty() {
+        return "at the start".to_string();
     }
+    let steps: Vec<String> = trace.iter().map(ToString::to_string).collect();
+    format!("after `{}`", steps.join(" . "))
 }
-
-impl std::error::Error for Mismatch {}
 
 /// Whether `actual` behaves exactly as `expected`: same role, and from the initial states
 /// on, the same actions at every step (the machines are deterministic, so this is

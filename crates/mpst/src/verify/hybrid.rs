@@ -13,13 +13,18 @@ use crate::{FromState, Labelled, Role};
 
 /// Why a hybrid check failed: the protocol could not be projected, or the session type
 /// does not conform to the projection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HybridError {
     /// The Scribble source does not parse, has no such protocol (or several, and none
     /// was named as `Protocol.Role`), or the protocol is ill-formed or cannot be projected:
     /// the front end's error, each problem located as `file:line:column`.
+    #[error("{}", frontend(.0))]
     Frontend(mpst_scribble::FrontendError),
     /// The protocol has no such role.
+    #[error(
+        "protocol `{protocol}` has no role `{role}`; its roles are: {}",
+        available.join(", ")
+    )]
     NoSuchRole {
         /// The protocol.
         protocol: String,
@@ -29,11 +34,18 @@ pub enum HybridError {
         available: Vec<String>,
     },
     /// The session type has no FSM.
+    #[error("{0}")]
     Serialize(Box<SerializeError>),
     /// The projection has no Rust names (two labels of one state are one Rust name).
+    #[error("the projection has no Rust names: {0}")]
     Names(FsmError),
     /// The serialised session type is not an asynchronous subtype of the projection:
     /// beside the projection's dual it has a run that goes wrong.
+    #[error(
+        "the session type of role `{}` is not an asynchronous subtype of its \
+         projection:\n{refutation}\n{sides}",
+        sides.serialised.role()
+    )]
     NotSubtype {
         /// The run, and where the rules stopped (the machines are the normalised ones
         /// of `sides`).
@@ -43,6 +55,11 @@ pub enum HybridError {
     },
     /// Neither proved nor refuted: a bound or budget was reached, or the rules cannot
     /// decide and no run that goes wrong was found.
+    #[error(
+        "the session type of role `{}` is not shown to be an asynchronous subtype of \
+         its projection (nor refuted):\n{unknown}\n{sides}",
+        sides.serialised.role()
+    )]
     Unknown {
         /// Why, and where the rules stopped.
         unknown: Box<Unknown>,
@@ -50,6 +67,10 @@ pub enum HybridError {
         sides: Box<Sides>,
     },
     /// The serialised session type does not behave as the projection.
+    #[error(
+        "the session type of role `{}` is not its projection: {mismatch}\n{sides}",
+        sides.serialised.role()
+    )]
     NotEqual {
         /// Where they differ.
         mismatch: Box<Mismatch>,
@@ -67,57 +88,31 @@ pub struct Sides {
     pub projected: Fsm,
 }
 
-impl fmt::Display for HybridError {
+impl fmt::Display for Sides {
+    /// `serialised session type: <fsm>projection: <fsm>` (each machine's text ends its
+    /// own line).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HybridError::Frontend(e @ mpst_scribble::FrontendError::Diagnostics { .. }) => {
-                write!(f, "the protocol cannot be projected:\n{e}")
-            }
-            HybridError::Frontend(
-                e @ mpst_scribble::FrontendError::NoSuchProtocol { wanted: None, .. },
-            ) => write!(f, "{e} as `Protocol.Role`"),
-            HybridError::Frontend(e) => write!(f, "{e}"),
-            HybridError::NoSuchRole {
-                protocol,
-                role,
-                available,
-            } => write!(
-                f,
-                "protocol `{protocol}` has no role `{role}`; its roles are: {}",
-                available.join(", ")
-            ),
-            HybridError::Serialize(e) => write!(f, "{e}"),
-            HybridError::Names(e) => write!(f, "the projection has no Rust names: {e}"),
-            HybridError::NotSubtype { refutation, sides } => write!(
-                f,
-                "the session type of role `{}` is not an asynchronous subtype of its \
-                 projection:\n{refutation}\nserialised session type: {}projection: {}",
-                sides.serialised.role(),
-                sides.serialised,
-                sides.projected
-            ),
-            HybridError::Unknown { unknown, sides } => write!(
-                f,
-                "the session type of role `{}` is not shown to be an asynchronous subtype of \
-                 its projection (nor refuted):\n{unknown}\nserialised session type: {}\
-                 projection: {}",
-                sides.serialised.role(),
-                sides.serialised,
-                sides.projected
-            ),
-            HybridError::NotEqual { mismatch, sides } => write!(
-                f,
-                "the session type of role `{}` is not its projection: {mismatch}\n\
-                 serialised session type: {}projection: {}",
-                sides.serialised.role(),
-                sides.serialised,
-                sides.projected
-            ),
-        }
+        write!(
+            f,
+            "serialised session type: {}projection: {}",
+            self.serialised, self.projected
+        )
     }
 }
 
-impl std::error::Error for HybridError {}
+/// The front end's message, with what a hybrid check adds to it: projection problems
+/// are introduced, and an unnamed protocol is to be named as `Protocol.Role`.
+fn frontend(e: &mpst_scribble::FrontendError) -> String {
+    match e {
+        mpst_scribble::FrontendError::Diagnostics { .. } => {
+            format!("the protocol cannot be projected:\n{e}")
+        }
+        mpst_scribble::FrontendError::NoSuchProtocol { wanted: None, .. } => {
+            format!("{e} as `Protocol.Role`")
+        }
+        e => e.to_string(),
+    }
+}
 
 /// The projection of `role` from the Scribble `source`, as the protocol names it (not
 /// normalised).
