@@ -18,7 +18,7 @@
 //!    same way.
 //! 3. **Witnesses.** The subtrees rooted at the ancestors of growing cuts are the
 //!    candidates. Each must be finite (only equal repeats and successes) or a *witness*
-//!    ([`checks`]): every path from an ancestor back to a cut receives, the
+//!    ([`checks`]): every cycle through the cuts receives, the
 //!    accumulation along every path stays at least as high as where it started and
 //!    ends in states the cut leaf has, and everything the supertype's leaves produce
 //!    along the candidate (a regular language of receives, built as an automaton from
@@ -300,7 +300,7 @@ impl Sim {
                 };
                 continue;
             }
-            if let Some(a) = self.growing_ancestor(&path, v, ctx) {
+            if let Some(a) = self.growing_ancestor(&path, v, ctx)? {
                 self.nodes[v as usize].end = End::Cut {
                     ancestor: a,
                     exact: false,
@@ -342,10 +342,24 @@ impl Sim {
         x.p == y.p && (x.tree == y.tree || subset(&x.leaves, &y.leaves))
     }
 
-    /// Among the ancestors since the context was last empty, the first `ni` similar to
-    /// `v` such that a later one `nj` is similar to `ni`, and the receives from `ni` to
-    /// `nj` lead `ni`'s and `v`'s contexts alike.
-    fn growing_ancestor(&self, path: &[u32], v: u32, ctx: &Ctx<'_>) -> Option<u32> {
+    /// Among the ancestors since the context was last empty, one `ni` similar to `v`
+    /// such that a later one `nj`, also similar to `v`, is similar to `ni`, and the
+    /// receives from `ni` to `nj` lead `ni`'s and `v`'s contexts alike.
+    ///
+    /// The condition asks for *some* such pair. The CONCUR'19 tool tries only the
+    /// first similar ancestor with the last one similar to it; that pair is tried
+    /// first here too (so every tree the tool cuts is cut alike), then the others,
+    /// nearest `nj` first: on paths that mix several loops the first ancestor can be
+    /// too shallow for the receives up to the last one, while a later pair repeats
+    /// (`snewex1 ≤ snewex2` of the tool's tests). A cut is only a claim that the
+    /// witness checks of its candidate subtree then verify, so the choice of pair
+    /// changes where the tree is cut, never what a proof needs.
+    fn growing_ancestor(
+        &self,
+        path: &[u32],
+        v: u32,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<Option<u32>, OutOfBudget> {
         let start = path
             .iter()
             .rposition(|&a| !self.nodes[a as usize].tree.is_branch())
@@ -354,20 +368,47 @@ impl Sim {
         let ys: Vec<usize> = (0..suffix.len())
             .filter(|&i| self.similar(suffix[i], v))
             .collect();
-        let (&first, rest) = ys.split_first()?;
-        let ni = suffix[first];
-        let &last = rest.iter().rev().find(|&&j| self.similar(ni, suffix[j]))?;
-        let receives: Vec<ActionId> = suffix[first + 1..=last]
+        let table = ctx.table;
+        let leads_alike = |i: usize, j: usize| {
+            let receives: Vec<ActionId> = suffix[i + 1..=j]
+                .iter()
+                .map(|&n| self.nodes[n as usize].label)
+                .filter(|&a| table.is_receive(a))
+                .collect();
+            extract(
+                &receives,
+                &self.nodes[suffix[i] as usize].tree,
+                &self.nodes[v as usize].tree,
+            )
+        };
+        // The tool's pair: the first similar ancestor and the last similar to it.
+        let Some((&first, rest)) = ys.split_first() else {
+            return Ok(None);
+        };
+        let tool = rest
             .iter()
-            .map(|&n| self.nodes[n as usize].label)
-            .filter(|&a| ctx.is_receive(a))
-            .collect();
-        extract(
-            &receives,
-            &self.nodes[ni as usize].tree,
-            &self.nodes[v as usize].tree,
-        )
-        .then_some(ni)
+            .rev()
+            .find(|&&j| self.similar(suffix[first], suffix[j]));
+        if let Some(&last) = tool {
+            if leads_alike(first, last) {
+                return Ok(Some(suffix[first]));
+            }
+        }
+        // Any other pair, the nearest first.
+        ctx.tick((ys.len() * ys.len() + suffix.len()) as u64)?;
+        let mut found = None;
+        'pairs: for (x, &j) in ys.iter().enumerate().rev() {
+            for &i in ys[..x].iter().rev() {
+                if (i, Some(&j)) == (first, tool) || !self.similar(suffix[i], suffix[j]) {
+                    continue;
+                }
+                if leads_alike(i, j) {
+                    found = Some(suffix[i]);
+                    break 'pairs;
+                }
+            }
+        }
+        Ok(found)
     }
 }
 
