@@ -1,11 +1,13 @@
 //! Criterion benchmarks of asynchronous subtyping on the paper's four families
 //! (PPoPP 2022 §4.2, Fig. 7): one `is_subtype(optimised, projected, visits)` check per
-//! iteration, machine compilation included. Run with
-//! `cargo bench -p mpst-fsm --bench subtype`.
+//! iteration, machine compilation included; and the witness trees of CONCUR 2019 through
+//! `check` on that paper's parameterised family and on its tool's `snewex1 ≤ snewex2`.
+//! Run with `cargo bench -p mpst-fsm --bench subtype`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use mpst_fsm::families::{Family, Instance};
-use mpst_fsm::subtype::is_subtype;
+use mpst_fsm::subtype::{check as verdict, is_subtype, Options};
+use mpst_fsm::{Fsm, LocalType};
 
 fn sizes(family: Family) -> &'static [usize] {
     match family {
@@ -39,5 +41,53 @@ fn families(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, families);
+fn fsm(text: &str) -> Fsm {
+    LocalType::parse(text)
+        .expect("a valid local type")
+        .to_fsm("r")
+        .expect("a valid machine")
+}
+
+/// The CONCUR'19 family: `sends + 1` messages sent ahead per round against one in the
+/// supertype, two labels received (as in `tests/subtype_concur19.rs`).
+fn concur19_family(sends: usize) -> (Fsm, Fsm) {
+    let seq: Vec<String> = (0..=sends).map(|i| format!("p!a{i}()")).collect();
+    let rcv = "b0(). x, b1(). x";
+    let branches: Vec<String> = (0..=sends)
+        .map(|i| format!("a{i}(). p?{{{rcv}}}"))
+        .collect();
+    (
+        fsm(&format!("rec x. {}. p?{{{rcv}}}", seq.join(". "))),
+        fsm(&format!("rec x. p!{{{}}}", branches.join(", "))),
+    )
+}
+
+fn witness_trees(c: &mut Criterion) {
+    let mut group = c.benchmark_group("subtype/witness trees");
+    group.sample_size(10);
+    // The rules cannot prove these; a small step budget keeps their share small.
+    let options = Options {
+        max_steps: 1_000,
+        ..Options::default()
+    };
+    let mut pairs: Vec<(String, (Fsm, Fsm))> = [1, 2, 4, 8]
+        .iter()
+        .map(|&n| (format!("family {n}"), concur19_family(n)))
+        .collect();
+    pairs.push((
+        "snewex1".into(),
+        (
+            fsm("rec x. p!{x(). p?a(). x, z(). p?a(). x, y(). rec y. p?a(). p!{x(). p?a(). x, y(). y}}"),
+            fsm("rec x. p?a(). p?a(). p!{x(). x, y(). x, z(). x}"),
+        ),
+    ));
+    for (name, (sub, sup)) in &pairs {
+        group.bench_function(name.as_str(), |b| {
+            b.iter(|| black_box(verdict(black_box(sub), black_box(sup), &options)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, families, witness_trees);
 criterion_main!(benches);

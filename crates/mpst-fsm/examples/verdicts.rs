@@ -203,6 +203,7 @@ fn main() {
         "september1 ≤ september2",
         "infinitea ≤ infiniteb",
         "patternthenloop1 ≤ patternthenloop2",
+        "snewex1 ≤ snewex2",
         "smallinnerloop1 ≤ innerloop2",
         "ctxta1 ≤ ctxta2",
         "14may2 ≤ 14may1",

@@ -39,16 +39,6 @@ fn by_trees(v: &Verdict) -> bool {
     matches!(v, Verdict::Subtype(s) if matches!(s.proof, Proof::WitnessTrees { .. }))
 }
 
-/// Subtypes the CONCUR'19 tool proves and we do not (yet): the candidate subtrees fail
-/// our accumulation or embedding checks, or the tree outgrows the budget.
-const MISSED: [&str; 5] = [
-    "snewex1 ≤ snewex2",
-    "smallinnerloop1 ≤ innerloop2",
-    "twinstar ≤ ex2",
-    "mario-b ≤ ex2",
-    "expensive1 ≤ expensive2",
-];
-
 #[test]
 fn no_pair_outside_the_relation_is_proved() {
     for (&(name, _, _, expect), v) in PAIRS.iter().zip(verdicts()) {
@@ -70,33 +60,52 @@ fn most_pairs_outside_the_relation_are_refuted_with_a_run() {
 }
 
 #[test]
-fn every_subtype_the_tool_proves_is_proved_but_the_listed_gaps() {
+fn every_subtype_the_tool_proves_is_proved() {
     let mut trees = 0;
     for (&(name, _, _, expect), v) in PAIRS.iter().zip(verdicts()) {
-        if expect != Expect::Yes {
-            continue;
-        }
-        if MISSED.contains(&name) {
-            assert!(matches!(v, Verdict::Unknown(_)), "{name}: {v}");
-        } else {
+        if expect == Expect::Yes {
             assert!(v.is_subtype(), "{name}: {v}");
             trees += usize::from(by_trees(v));
         }
     }
-    // The witness trees prove 13 that the rules of PPoPP'22 leave unknown.
+    // The witness trees prove 13 of them that the rules of PPoPP'22 leave unknown.
     assert_eq!(trees, 13);
 }
 
+/// The 13 subtypes the tool answers "Maybe" for are never refuted (they are
+/// subtypes). One, `innerloop1 ≤ innerloop2`, the witness trees prove here; the rest
+/// stay unknown after the trees were tried. For four of them (`smallinnerloop1`,
+/// `twinstar`, `mario-b`, `expensive1`) the tool's notes blame the embedding or the
+/// candidate, and ours fail there too: the candidate's producer (the receives the
+/// supertype's leaves accumulate) has words its consumer (the receives the subtype
+/// performs in the candidate) cannot follow, or its accumulation drops below where it
+/// started. Those checks are what make a witness sound, so that is as far as the
+/// technique goes.
 #[test]
-fn the_pairs_the_tool_answers_maybe_are_unknown_never_refuted() {
+fn the_pairs_the_tool_answers_maybe_are_never_refuted() {
+    let mut proved = Vec::new();
     for (&(name, _, _, expect), v) in PAIRS.iter().zip(verdicts()) {
-        if expect == Expect::PosMaybe {
-            let Verdict::Unknown(u) = v else {
-                panic!("{name}: expected unknown, got {v}");
-            };
-            assert!(u.witness_trees.is_some(), "{name}: trees were tried");
+        if expect != Expect::PosMaybe {
+            continue;
+        }
+        match v {
+            Verdict::Unknown(u) => assert!(u.witness_trees.is_some(), "{name}: trees tried"),
+            Verdict::Subtype(_) => proved.push(name),
+            Verdict::NotSubtype(_) => panic!("{name} is a subtype, yet: {v}"),
         }
     }
+    assert_eq!(proved, ["innerloop1 ≤ innerloop2"]);
+}
+
+#[test]
+fn a_pair_cut_by_a_later_ancestor_pair_is_proved_by_trees() {
+    // On paths that mix the subtype's two loops, the first ancestor like the node is
+    // too shallow for the receives up to the last one; a later pair cuts the tree.
+    let (_, sub, sup, _) = PAIRS
+        .iter()
+        .find(|p| p.0 == "snewex1 ≤ snewex2")
+        .expect("in the tool's tests");
+    assert!(by_trees(&verdict(sub, sup)), "{sub} ≤ {sup}");
 }
 
 #[test]

@@ -53,6 +53,11 @@ impl ActionTable {
         &self.actions[id as usize]
     }
 
+    /// Whether the action is a receive.
+    pub(super) fn is_receive(&self, id: ActionId) -> bool {
+        self.kind(id) & 1 == 1
+    }
+
     /// `peer * 2 + (1 if receive)`: the element of `act(π)` this action contributes.
     pub(super) fn kind(&self, id: ActionId) -> u32 {
         self.kinds[id as usize]

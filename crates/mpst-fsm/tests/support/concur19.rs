@@ -3,6 +3,11 @@
 //! asynchronous-subtyping, `tests/` and `scripts/latest-tests.txt`), rewritten in our
 //! local-type syntax with one peer `p`, with the answer of that tool and whether the
 //! pair is a subtype (the tool's positive and negative lists).
+//!
+//! The answers are those `scripts/latest-tests.txt` records: 13 positive pairs are
+//! followed by "Unknown!" there (and annotated "no embedding" or "no good candidate"
+//! in `scripts/positive.csv`), so they are [`PosMaybe`]; among the negative pairs the
+//! tool answers unknown for `ex1 ≤ ex2`, which is still [`No`] (the truth).
 
 /// What the CONCUR'19 tool answers, and the truth.
 #[allow(dead_code)]
@@ -10,7 +15,7 @@
 pub enum Expect {
     /// A subtype the tool proves.
     Yes,
-    /// A subtype the tool answers "Maybe" for.
+    /// A subtype the tool answers "Maybe" (unknown) for.
     PosMaybe,
     /// Not a subtype; the tool says so.
     No,
@@ -88,11 +93,11 @@ pub const PAIRS: &[(&str, &str, &str, Expect)] = &[
     ("july1 ≤ july2", "rec x_. p!a(). p?{d(). x_, x(). p!b(). x_}", "rec x_. p!{a(). p?{x(). x_, d(). x_}, b(). p?{x(). x_, d(). x_}}", Yes),
     ("september1 ≤ september2", "rec x_. p!a(). p?{d(). p?e(). x_, x(). p?f(). p!b(). x_}", "rec x_. p!{a(). p?{x(). p?f(). x_, d(). p?e(). x_}, b(). p?{x(). p?f(). x_, d(). p?e(). x_}}", Yes),
     ("decidablilityex1 ≤ decidablilityex2", "p!{u(). rec y_. p!a(). p!a(). p?b(). y_, v(). rec x_. p!a1(). p?{d(). x_, x(). p!a2(). x_}}", "p!{u(). rec y_. p?b(). p!a(). y_, v(). rec x_. p!{a1(). p?{x(). x_, d(). x_}, a2(). p?{x(). x_, d(). x_}}}", Yes),
-    ("smallinnerloop1 ≤ innerloop2", "rec x_. p!x(). p?{a(). x_, b(). x_, c(). x_}", "rec x_. p?a(). p!x(). rec y_. p?{c(). x_, b(). p!x(). y_}", Yes),
-    ("innerloop1 ≤ innerloop2", "rec x_. p!x(). p!x(). p?{a(). x_, b(). x_, c(). x_}", "rec x_. p?a(). p!x(). rec y_. p?{c(). x_, b(). p!x(). y_}", Yes),
-    ("twinstar ≤ ex2", "rec x1_. p!{x(). rec y1_. p?{a(). p!{x(). y1_, y(). p?{a(). x1_, b(). x1_, c(). x1_}}, b(). p!{x(). y1_, y(). p?{a(). x1_, b(). x1_, c(). x1_}}}, y(). p?{a(). x1_, b(). x1_, c(). x1_}}", "rec x_. p?a(). p?b(). p?a(). p?b(). p?a(). p?a(). p?b(). p!{x(). x_, y(). x_}", Yes),
-    ("mario-b ≤ ex2", "rec x_. p!{x(). p?{a(). x_, b(). x_}, y(). rec y_. p?{a(). p!{y(). y_, x(). p?{a(). x_, b(). x_}}, b(). p!{y(). y_, x(). p?{a(). x_, b(). x_}}}}", "rec x_. p?a(). p?b(). p?a(). p?b(). p?a(). p?a(). p?b(). p!{x(). x_, y(). x_}", Yes),
-    ("expensive1 ≤ expensive2", "rec x_. p!x(). p?{a(). p!{y(). p!u(). x_, z(). p!v(). x_}, b(). p!{y(). p!u(). x_, z(). p!v(). x_}}", "rec x_. p?b(). p?a(). p?b(). p!x(). p!{y(). p!u(). x_, z(). p!v(). x_}", Yes),
+    ("smallinnerloop1 ≤ innerloop2", "rec x_. p!x(). p?{a(). x_, b(). x_, c(). x_}", "rec x_. p?a(). p!x(). rec y_. p?{c(). x_, b(). p!x(). y_}", PosMaybe),
+    ("innerloop1 ≤ innerloop2", "rec x_. p!x(). p!x(). p?{a(). x_, b(). x_, c(). x_}", "rec x_. p?a(). p!x(). rec y_. p?{c(). x_, b(). p!x(). y_}", PosMaybe),
+    ("twinstar ≤ ex2", "rec x1_. p!{x(). rec y1_. p?{a(). p!{x(). y1_, y(). p?{a(). x1_, b(). x1_, c(). x1_}}, b(). p!{x(). y1_, y(). p?{a(). x1_, b(). x1_, c(). x1_}}}, y(). p?{a(). x1_, b(). x1_, c(). x1_}}", "rec x_. p?a(). p?b(). p?a(). p?b(). p?a(). p?a(). p?b(). p!{x(). x_, y(). x_}", PosMaybe),
+    ("mario-b ≤ ex2", "rec x_. p!{x(). p?{a(). x_, b(). x_}, y(). rec y_. p?{a(). p!{y(). y_, x(). p?{a(). x_, b(). x_}}, b(). p!{y(). y_, x(). p?{a(). x_, b(). x_}}}}", "rec x_. p?a(). p?b(). p?a(). p?b(). p?a(). p?a(). p?b(). p!{x(). x_, y(). x_}", PosMaybe),
+    ("expensive1 ≤ expensive2", "rec x_. p!x(). p?{a(). p!{y(). p!u(). x_, z(). p!v(). x_}, b(). p!{y(). p!u(). x_, z(). p!v(). x_}}", "rec x_. p?b(). p?a(). p?b(). p!x(). p!{y(). p!u(). x_, z(). p!v(). x_}", PosMaybe),
     ("ctxta1 ≤ ctxta2", "rec x_. p?{a(). p!x(). p!x(). x_, b(). p!y(). rec y_. p?{b(). y_, a(). p!x(). p!x(). x_}}", "rec x_. p?a(). rec y_. p?{a(). p!x(). y_, b(). rec z_. p!{x(). p?b(). z_, y(). x_}}", PosMaybe),
     ("ctxtb1 ≤ ctxtb2", "rec x_. p?{a(). p!x(). p!x(). x_, b(). p!y(). rec y_. p?{b(). y_, e(). end}}", "p?a(). rec y_. p?{a(). p!x(). y_, b(). rec z_. p!{x(). p?b(). z_, y(). p?e(). end}}", PosMaybe),
     ("badseq1 ≤ badseq2", "p!v(). rec x_. p?{w(). p!b(). p?u(). x_, Z(). p!a(). x_}", "p?w(). p?u(). p?Z(). p!v(). rec x_. p!{a(). p?Z(). x_, b(). p?w(). p?u(). p?w(). p?u(). p?w(). p?u(). x_}", PosMaybe),

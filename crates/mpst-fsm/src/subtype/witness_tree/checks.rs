@@ -47,7 +47,7 @@ pub(super) fn candidates(
             continue;
         }
         let set: FxHashSet<u32> = inside.iter().copied().collect();
-        let witness = receives_on_every_path(nodes, &inside, &targets, ctx)?
+        let witness = receives_on_every_cycle(nodes, &inside, &set, ctx)?
             && strict_accumulation(nodes, &inside, &targets, ctx)?
             && embedding(nodes, root, &set, ctx)?;
         if !witness {
@@ -68,27 +68,60 @@ fn subtree(nodes: &[Node], root: u32) -> Vec<u32> {
     out
 }
 
-/// From every ancestor of a cut inside the candidate, every path to a cut performs a
-/// receive of the subtype (so the accumulation is consumed, not only produced).
-fn receives_on_every_path(
+/// Every cycle of the candidate performs a receive of the subtype, so each round of
+/// it consumes accumulated receives, not only produces them. The cycles are those of
+/// the candidate read as a graph: its tree edges, and an edge from each cut back to
+/// its ancestor when that ancestor is inside. So the check is that the sends alone
+/// (tree edges labelled by a send, and the edges back) form no cycle.
+///
+/// The CONCUR'19 tool's version of this check accepts every tree (a leaf counts as
+/// a path with a receive). An earlier version here asked for a receive on every
+/// path from an ancestor to *any* cut below it, also one whose ancestor lies above:
+/// such a path is not a round of any loop by itself, and every cycle through it
+/// also runs the outer ancestor's path down to it, which the check covers.
+fn receives_on_every_cycle(
     nodes: &[Node],
     inside: &[u32],
-    targets: &FxHashSet<u32>,
+    set: &FxHashSet<u32>,
     ctx: &mut Ctx<'_>,
 ) -> Result<bool, OutOfBudget> {
-    for &n in inside.iter().filter(|v| targets.contains(v)) {
-        let mut stack: Vec<(u32, bool)> = nodes[n as usize]
-            .children
-            .iter()
-            .map(|&c| (c, false))
-            .collect();
-        while let Some((v, seen)) = stack.pop() {
+    // Depth-first search over the send edges: 1 on the stack, 2 done.
+    let mut colour: FxHashMap<u32, u8> = FxHashMap::default();
+    let table = ctx.table;
+    let sends_from = |v: u32| -> Vec<u32> {
+        let node = &nodes[v as usize];
+        match node.end {
+            End::Cut { ancestor, .. } if set.contains(&ancestor) => vec![ancestor],
+            _ => node
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| !table.is_receive(nodes[c as usize].label))
+                .collect(),
+        }
+    };
+    for &start in inside {
+        if colour.contains_key(&start) {
+            continue;
+        }
+        colour.insert(start, 1);
+        let mut stack = vec![(start, sends_from(start), 0_usize)];
+        while let Some((v, next, i)) = stack.last_mut() {
             ctx.tick(1)?;
-            let node = &nodes[v as usize];
-            let seen = seen || ctx.is_receive(node.label);
-            match node.end {
-                End::Cut { .. } if !seen => return Ok(false),
-                _ => stack.extend(node.children.iter().map(|&c| (c, seen))),
+            let Some(&w) = next.get(*i) else {
+                colour.insert(*v, 2);
+                stack.pop();
+                continue;
+            };
+            *i += 1;
+            match colour.get(&w) {
+                Some(1) => return Ok(false),
+                Some(_) => {}
+                None => {
+                    colour.insert(w, 1);
+                    let after = sends_from(w);
+                    stack.push((w, after, 0));
+                }
             }
         }
     }

@@ -191,7 +191,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether the action is a receive.
     pub(super) fn is_receive(&self, a: ActionId) -> bool {
-        self.table.kind(a) & 1 == 1
+        self.table.is_receive(a)
     }
 
     /// Whether the subtype can keep sending from `p` without ever receiving.

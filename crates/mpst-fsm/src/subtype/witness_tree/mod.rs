@@ -18,7 +18,7 @@
 //!    same way.
 //! 3. **Witnesses.** The subtrees rooted at the ancestors of growing cuts are the
 //!    candidates. Each must be finite (only equal repeats and successes) or a *witness*
-//!    ([`checks`]): every path from an ancestor back to a cut receives, the
+//!    ([`checks`]): every cycle through the cuts receives, the
 //!    accumulation along every path stays at least as high as where it started and
 //!    ends in states the cut leaf has, and everything the supertype's leaves produce
 //!    along the candidate (a regular language of receives, built as an automaton from
@@ -44,6 +44,7 @@
 
 mod checks;
 mod input_tree;
+mod step;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -54,6 +55,7 @@ use rustc_hash::FxHasher;
 use super::machine::{compile, ActionId};
 use crate::{Fsm, StateKind};
 use input_tree::{subset, Ctx, OutOfBudget, Tree};
+use step::one_step;
 
 /// The budget of the witness-tree search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +302,7 @@ impl Sim {
                 };
                 continue;
             }
-            if let Some(a) = self.growing_ancestor(&path, v, ctx) {
+            if let Some(a) = self.growing_ancestor(&path, v, ctx)? {
                 self.nodes[v as usize].end = End::Cut {
                     ancestor: a,
                     exact: false,
@@ -342,10 +344,24 @@ impl Sim {
         x.p == y.p && (x.tree == y.tree || subset(&x.leaves, &y.leaves))
     }
 
-    /// Among the ancestors since the context was last empty, the first `ni` similar to
-    /// `v` such that a later one `nj` is similar to `ni`, and the receives from `ni` to
-    /// `nj` lead `ni`'s and `v`'s contexts alike.
-    fn growing_ancestor(&self, path: &[u32], v: u32, ctx: &Ctx<'_>) -> Option<u32> {
+    /// Among the ancestors since the context was last empty, one `ni` similar to `v`
+    /// such that a later one `nj`, also similar to `v`, is similar to `ni`, and the
+    /// receives from `ni` to `nj` lead `ni`'s and `v`'s contexts alike.
+    ///
+    /// The condition asks for *some* such pair. The CONCUR'19 tool tries only the
+    /// first similar ancestor with the last one similar to it; that pair is tried
+    /// first here too (so every tree the tool cuts is cut alike), then the others,
+    /// nearest `nj` first: on paths that mix several loops the first ancestor can be
+    /// too shallow for the receives up to the last one, while a later pair repeats
+    /// (`snewex1 ≤ snewex2` of the tool's tests). A cut is only a claim that the
+    /// witness checks of its candidate subtree then verify, so the choice of pair
+    /// changes where the tree is cut, never what a proof needs.
+    fn growing_ancestor(
+        &self,
+        path: &[u32],
+        v: u32,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<Option<u32>, OutOfBudget> {
         let start = path
             .iter()
             .rposition(|&a| !self.nodes[a as usize].tree.is_branch())
@@ -354,20 +370,47 @@ impl Sim {
         let ys: Vec<usize> = (0..suffix.len())
             .filter(|&i| self.similar(suffix[i], v))
             .collect();
-        let (&first, rest) = ys.split_first()?;
-        let ni = suffix[first];
-        let &last = rest.iter().rev().find(|&&j| self.similar(ni, suffix[j]))?;
-        let receives: Vec<ActionId> = suffix[first + 1..=last]
+        let table = ctx.table;
+        let leads_alike = |i: usize, j: usize| {
+            let receives: Vec<ActionId> = suffix[i + 1..=j]
+                .iter()
+                .map(|&n| self.nodes[n as usize].label)
+                .filter(|&a| table.is_receive(a))
+                .collect();
+            extract(
+                &receives,
+                &self.nodes[suffix[i] as usize].tree,
+                &self.nodes[v as usize].tree,
+            )
+        };
+        // The tool's pair: the first similar ancestor and the last similar to it.
+        let Some((&first, rest)) = ys.split_first() else {
+            return Ok(None);
+        };
+        let tool = rest
             .iter()
-            .map(|&n| self.nodes[n as usize].label)
-            .filter(|&a| ctx.is_receive(a))
-            .collect();
-        extract(
-            &receives,
-            &self.nodes[ni as usize].tree,
-            &self.nodes[v as usize].tree,
-        )
-        .then_some(ni)
+            .rev()
+            .find(|&&j| self.similar(suffix[first], suffix[j]));
+        if let Some(&last) = tool {
+            if leads_alike(first, last) {
+                return Ok(Some(suffix[first]));
+            }
+        }
+        // Any other pair, the nearest first.
+        ctx.tick((ys.len() * ys.len() + suffix.len()) as u64)?;
+        let mut found = None;
+        'pairs: for (x, &j) in ys.iter().enumerate().rev() {
+            for &i in ys[..x].iter().rev() {
+                if (i, Some(&j)) == (first, tool) || !self.similar(suffix[i], suffix[j]) {
+                    continue;
+                }
+                if leads_alike(i, j) {
+                    found = Some(suffix[i]);
+                    break 'pairs;
+                }
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -383,96 +426,4 @@ fn extract(w: &[ActionId], first: &Tree, second: &Tree) -> bool {
         },
         _ => false,
     }
-}
-
-/// The children of `(p, tree)` in the simulation tree: (action, subtype state, context).
-/// Empty at a success; an error when no move is possible.
-fn one_step(
-    ctx: &mut Ctx<'_>,
-    p: u32,
-    tree: &Tree,
-) -> Result<Vec<(ActionId, u32, Tree)>, StepError> {
-    let (sub, sup) = (ctx.sub, ctx.sup);
-    let p_kind = sub.kind(p);
-    match tree {
-        Tree::Leaf(q) => {
-            let q = *q;
-            match (p_kind, sup.kind(q)) {
-                (StateKind::End, StateKind::End) => return Ok(Vec::new()),
-                (StateKind::Receive, StateKind::Receive) => {
-                    if !subset(&Ctx::barb(sup, q), &Ctx::barb(sub, p)) {
-                        return Err(StepError::Stuck(
-                            "the supertype may receive a message the subtype does not",
-                        ));
-                    }
-                    return Ok(sup
-                        .edges(q)
-                        .iter()
-                        .filter_map(|&(a, q2)| {
-                            Ctx::succ(sub, p, a).map(|p2| (a, p2, Tree::Leaf(q2)))
-                        })
-                        .collect());
-                }
-                (StateKind::Send, StateKind::Send)
-                    if subset(&Ctx::barb(sub, p), &Ctx::barb(sup, q)) =>
-                {
-                    return Ok(sub
-                        .edges(p)
-                        .iter()
-                        .filter_map(|&(a, p2)| {
-                            Ctx::succ(sup, q, a).map(|q2| (a, p2, Tree::Leaf(q2)))
-                        })
-                        .collect());
-                }
-                _ => {}
-            }
-        }
-        Tree::Branch(_) if p_kind == StateKind::Receive => {
-            let offered = Ctx::barb(sub, p);
-            let mut out = Vec::new();
-            for a in tree.front() {
-                if offered.binary_search(&a).is_err() {
-                    return Err(StepError::Stuck(
-                        "the subtype does not receive a message the supertype received ahead",
-                    ));
-                }
-                let p2 = Ctx::succ(sub, p, a).expect("offered");
-                out.push((a, p2, tree.next(a).expect("in front").clone()));
-            }
-            return Ok(out);
-        }
-        Tree::Branch(_) => {}
-    }
-    if p_kind != StateKind::Send {
-        return Err(StepError::Stuck(
-            "the subtype's next action does not match the supertype's",
-        ));
-    }
-    if ctx.sub_sends_forever(p) {
-        return Err(StepError::Stuck(
-            "the subtype sends ahead but can then send for ever without receiving",
-        ));
-    }
-    // Every leaf performs its receives up to its next send, then must offer the send.
-    let cap = ctx.max_tree;
-    let grown = tree.graft(&mut |q| ctx.in_tree(q), cap)?;
-    let Some(grown) = grown else {
-        return Err(StepError::Stuck(
-            "the supertype can receive for ever before the send the subtype anticipates",
-        ));
-    };
-    let offered = Ctx::barb(sub, p);
-    for q in grown.leaves() {
-        if !subset(&offered, &Ctx::barb(sup, q)) {
-            return Err(StepError::Stuck(
-                "the subtype sends ahead a message the supertype does not send after its receives",
-            ));
-        }
-    }
-    let mut out = Vec::new();
-    for &(a, p2) in sub.edges(p) {
-        let moved = grown.graft(&mut |q| Ok(Ctx::succ(sup, q, a).map(Tree::Leaf)), cap)?;
-        out.push((a, p2, moved.expect("every leaf offers the send")));
-    }
-    Ok(out)
 }
