@@ -13,8 +13,8 @@ use crate::protocol::{kernel_work, Ready, Value, K, S, T};
 pub struct Kernel(Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, Self>>>>);
 
 /// The kernel: one buffer at a time.
-pub async fn kernel(role: &mut K) -> Result<Infallible, Error> {
-    try_session(role, |mut s: Kernel<'_, K>| async move {
+pub async fn kernel(mut role: K) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: Kernel<'_, K>| async move {
         loop {
             let t = s.into_session().send(Ready).await?;
             let (Value(value), t) = t.receive().await?;

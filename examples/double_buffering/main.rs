@@ -25,8 +25,7 @@ use mpst::Error;
 use protocol::run;
 
 fn main() -> Result<(), Error> {
-    let run = run(10, |mut k| async move { kernel(&mut k).await });
-    let values = futures::executor::block_on(run)?;
+    let values = futures::executor::block_on(run(10, kernel))?;
     println!("the sink read {values:?}");
     Ok(())
 }
@@ -34,20 +33,10 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::{expected, run_tasks};
 
     #[test]
-    fn futures_executor() {
-        let run = run(200, |mut k| async move { kernel(&mut k).await });
-        let got = futures::executor::block_on(run).unwrap();
-        assert_eq!(got[..3], [-13, -11, -5]);
-        assert_eq!(got, expected(200));
-    }
-
-    #[test]
-    fn tokio_multi_thread() {
-        let got = run_tasks(500, |mut k| async move { kernel(&mut k).await });
-        assert_eq!(got.unwrap(), expected(500));
+    fn the_sink_reads_what_the_kernel_made_of_each_value() {
+        protocol::assert_moves_values(kernel);
     }
 }
 

@@ -55,7 +55,7 @@ async fn run_role(role: &str, count: usize, skew: bool) -> Result<String, BoxErr
     println!("CONNECTED");
     match role {
         "S" => match source(&mut connections.into_role()?).await? {},
-        "K" => match kernel(&mut connections.into_role()?).await? {},
+        "K" => match kernel(connections.into_role()?).await? {},
         "T" => {
             let mut t: T = connections.into_role()?;
             let (reporter, observations) = observer();

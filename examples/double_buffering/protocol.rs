@@ -128,3 +128,17 @@ where
 pub fn expected(count: usize) -> Vec<i32> {
     (0..count as i32).map(|i| 2 * (i * i - 7) + 1).collect()
 }
+
+/// The test of either kernel (plain or optimised): the sink reads what the kernel made of
+/// the source's values, 200 of them on the futures executor and 500 with each role a task
+/// on tokio's multi-thread runtime.
+#[cfg(test)]
+pub fn assert_moves_values<F>(kernel: impl Fn(K) -> F)
+where
+    F: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
+{
+    let got = futures::executor::block_on(run(200, &kernel)).unwrap();
+    assert_eq!(got[..3], [-13, -11, -5]);
+    assert_eq!(got, expected(200));
+    assert_eq!(run_tasks(500, kernel).unwrap(), expected(500));
+}

@@ -14,6 +14,7 @@ pub mod experiments;
 pub mod hops;
 pub mod load;
 pub mod markdown;
+pub mod open_loop;
 pub mod producers;
 pub mod profile;
 pub mod report;

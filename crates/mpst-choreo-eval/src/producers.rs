@@ -12,8 +12,9 @@ use mpst_choreo::{Choreography, Op, Result};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 
-use crate::drive::{Implementation, start_roles};
-use crate::load::{Recorder, Schedule, Spec, Summary, run_bounded, uniform_costs, until_answered};
+use crate::drive::Implementation;
+use crate::load::{Recorder, Spec, Summary};
+use crate::open_loop;
 
 mpst_choreo::roles! {
     /// The first producer.
@@ -47,11 +48,8 @@ pub struct Costs {
 impl Costs {
     /// Uniform 0–5 ms costs for `n` requests of each producer, from `seed`.
     pub fn uniform(seed: u64, n: u64) -> Self {
-        let max = Duration::from_millis(5);
-        Costs {
-            p1: Arc::new(uniform_costs(seed, n, max)),
-            p2: Arc::new(uniform_costs(seed.wrapping_add(1), n, max)),
-        }
+        let [p1, p2] = open_loop::uniform_pair(seed, n);
+        Costs { p1, p2 }
     }
 }
 
@@ -191,33 +189,19 @@ impl Actor for Producer {
 /// Runs one implementation at `spec.rate` requests per second per producer; the
 /// summary merges both producers' answers. Also returns how many sessions failed.
 pub fn run(imp: Implementation, spec: &Spec) -> (Summary, u64) {
-    let n = spec.requests();
-    let costs = Costs::uniform(spec.seed, n);
-    let mut result = None;
-    let end = run_bounded(spec, || async {
-        let schedule = Schedule::new(spec);
-        let recorder = Recorder::new(schedule, n, &SERIES);
-        let deadline = schedule.start + spec.bound();
-        let mut failures = None;
-        if imp == Implementation::Actors {
-            start_actors(&costs, &recorder, n).await;
-        } else {
-            let (rec, costs) = (recorder.clone(), costs.clone());
-            let in_order = imp == Implementation::InOrder;
-            let make = move |i: u64| Producers {
-                i,
-                costs: (costs.p1[i as usize], costs.p2[i as usize]),
-                recorder: rec.clone(),
-                in_order,
-            };
-            failures =
-                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
+    let costs = &Costs::uniform(spec.seed, spec.requests());
+    let actors = |recorder: Recorder, n| async move { start_actors(costs, &recorder, n).await };
+    let sessions = |recorder: Recorder, in_order| {
+        let costs = costs.clone();
+        move |i: u64| Producers {
+            i,
+            costs: (costs.p1[i as usize], costs.p2[i as usize]),
+            recorder: recorder.clone(),
+            in_order,
         }
-        until_answered(&recorder, deadline).await;
-        result = Some((recorder, failures.map_or(0, |f| f.count())));
-    });
-    let (recorder, failures) = result.expect("the run finished");
-    (recorder.summary(&SERIES, spec, end), failures)
+    };
+    let run = open_loop::run(imp, spec, &SERIES, actors, sessions);
+    (run.recorder.summary(&SERIES, spec, run.end), run.failures)
 }
 
 async fn start_actors(costs: &Costs, recorder: &Recorder, n: u64) {

@@ -12,8 +12,9 @@ use mpst_choreo::{Choreography, Op, Result};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 
-use crate::drive::{Implementation, start_roles};
-use crate::load::{Recorder, Schedule, Spec, Summary, run_bounded, uniform_costs, until_answered};
+use crate::drive::Implementation;
+use crate::load::{Recorder, Spec, Summary};
+use crate::open_loop;
 
 mpst_choreo::roles! {
     /// The key service.
@@ -47,11 +48,8 @@ pub struct Costs {
 impl Costs {
     /// Uniform 0–5 ms costs for `n` requests, from `seed`.
     pub fn uniform(seed: u64, n: u64) -> Self {
-        let max = Duration::from_millis(5);
-        Costs {
-            key: Arc::new(uniform_costs(seed, n, max)),
-            txt: Arc::new(uniform_costs(seed.wrapping_add(1), n, max)),
-        }
+        let [key, txt] = open_loop::uniform_pair(seed, n);
+        Costs { key, txt }
     }
 }
 
@@ -222,30 +220,17 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
 /// [`run`] with the given costs (one per request) instead of the seeded ones; zero
 /// costs leave only each implementation's own overhead in the latency.
 pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summary, Summary, u64) {
-    let n = spec.requests();
-    let mut result = None;
-    let end = run_bounded(spec, || async {
-        let schedule = Schedule::new(spec);
-        let recorder = Recorder::new(schedule, n, &["key", "txt"]);
-        let deadline = schedule.start + spec.bound();
-        let mut failures = None;
-        if imp == Implementation::Actors {
-            start_actors(&costs, &recorder, n).await;
-        } else {
-            let (rec, costs) = (recorder.clone(), costs.clone());
-            let in_order = imp == Implementation::InOrder;
-            let make = move |i: u64| {
-                let cost = (costs.key[i as usize], costs.txt[i as usize]);
-                ConcurrentSend::new(i, cost, rec.clone(), in_order)
-            };
-            failures =
-                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
+    let costs = &costs;
+    let actors = |recorder: Recorder, n| async move { start_actors(costs, &recorder, n).await };
+    let sessions = |recorder: Recorder, in_order| {
+        let costs = costs.clone();
+        move |i: u64| {
+            let cost = (costs.key[i as usize], costs.txt[i as usize]);
+            ConcurrentSend::new(i, cost, recorder.clone(), in_order)
         }
-        until_answered(&recorder, deadline).await;
-        result = Some((recorder, failures.map_or(0, |f| f.count())));
-    });
-    let (recorder, failures) = result.expect("the run finished");
-    let key = recorder.summary(&["key"], spec, end);
-    let txt = recorder.summary(&["txt"], spec, end);
-    (key, txt, failures)
+    };
+    let run = open_loop::run(imp, spec, &["key", "txt"], actors, sessions);
+    let key = run.recorder.summary(&["key"], spec, run.end);
+    let txt = run.recorder.summary(&["txt"], spec, run.end);
+    (key, txt, run.failures)
 }

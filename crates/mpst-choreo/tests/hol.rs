@@ -7,16 +7,14 @@
 
 mod common;
 
-use std::net::UdpSocket;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::LIMIT;
 use mpst_choreo::net::Hold;
-use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
-use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::transport::Envelope;
-use mpst_choreo::{Choreography, Endpoint, Op, Result, Roles, Transport, roles};
-use tokio::net::TcpListener;
+use mpst_choreo::net::quic::QuicConfig;
+use mpst_choreo::net::tcp::TcpConfig;
+use mpst_choreo::{Choreography, Endpoint, Op, Result, Role as _, Roles, Transport, roles};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
 
@@ -26,8 +24,6 @@ roles! {
     /// Binds them.
     pub struct B;
 }
-
-const LIMIT: Duration = Duration::from_secs(10);
 
 /// `A` sends 10, 11, 12, 13; `B` reports each value when it is bound.
 #[derive(Clone)]
@@ -56,14 +52,8 @@ impl Choreography for Burst {
 
 /// Holds back the message carrying 10 until the returned sender fires.
 fn hold_ten() -> (Hold, oneshot::Sender<()>) {
-    let (release, held) = oneshot::channel::<()>();
-    let held = futures::FutureExt::shared(async move {
-        let _ = held.await;
-    });
     let ten = postcard::to_stdvec(&10u64).unwrap();
-    let hold: Hold =
-        Arc::new(move |e: &Envelope| (e.payload == ten).then(|| Box::pin(held.clone()) as _));
-    (hold, release)
+    common::hold_where(move |e| e.payload == ten)
 }
 
 /// Runs the burst over `a` and `b`; the test sees each bound value on the receiver.
@@ -82,46 +72,23 @@ async fn next(values: &mut mpsc::UnboundedReceiver<u64>) -> u64 {
     timeout(LIMIT, values.recv()).await.unwrap().unwrap()
 }
 
-use mpst_choreo::Role as _;
-
 async fn quic_pair(hold: Hold) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
-    let identity = QuicIdentity::generate().unwrap();
-    let trusted = [identity.certificate().clone()];
-    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
     let held = QuicConfig {
         hold: Some(hold),
         ..QuicConfig::default()
     };
-    let (a, b) = tokio::join!(
-        QuicTransport::start(A::name(), sa, &identity, &trusted, [(B::name(), ab)], held),
-        QuicTransport::start(
-            B::name(),
-            sb,
-            &identity,
-            &trusted,
-            [(A::name(), aa)],
-            QuicConfig::default()
-        ),
-    );
-    (Arc::new(a.unwrap()), Arc::new(b.unwrap()))
+    let (a, b) = common::quic_pair(held, QuicConfig::default()).await;
+    (Arc::new(a), Arc::new(b))
 }
 
 async fn tcp_pair(hold: Hold, connections: usize) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
-    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
     let held = TcpConfig {
         connections_per_peer: connections,
         hold: Some(hold),
         ..TcpConfig::default()
     };
-    let (a, b) = tokio::join!(
-        TcpTransport::start(A::name(), la, [(B::name(), ab)], held),
-        TcpTransport::start(B::name(), lb, [(A::name(), aa)], TcpConfig::default()),
-    );
-    (Arc::new(a.unwrap()), Arc::new(b.unwrap()))
+    let (a, b) = common::tcp_pair(held, TcpConfig::default()).await;
+    (Arc::new(a), Arc::new(b))
 }
 
 #[tokio::test]

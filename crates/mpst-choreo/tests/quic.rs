@@ -6,26 +6,11 @@ mod common;
 use std::net::UdpSocket;
 use std::time::Duration;
 
-use common::{envelope, hold_sites, next, role};
-use futures::StreamExt;
+use common::quic_pair as pair;
+use common::{LIMIT, envelope, hold_sites, next, next_error, next_sorted, quiet, role};
 use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
 use mpst_choreo::transport::Transport;
 use tokio::time::timeout;
-
-const LIMIT: Duration = Duration::from_secs(10);
-
-async fn pair(a: QuicConfig, b: QuicConfig) -> (QuicTransport, QuicTransport) {
-    let identity = QuicIdentity::generate().unwrap();
-    let trusted = [identity.certificate().clone()];
-    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
-    let (a, b) = tokio::join!(
-        QuicTransport::start(role("A"), sa, &identity, &trusted, [(role("B"), ab)], a),
-        QuicTransport::start(role("B"), sb, &identity, &trusted, [(role("A"), aa)], b),
-    );
-    (a.unwrap(), b.unwrap())
-}
 
 #[tokio::test]
 async fn a_held_message_holds_back_no_other() {
@@ -42,21 +27,13 @@ async fn a_held_message_holds_back_no_other() {
         a.send(envelope("A", "B", site, 4000)).await.unwrap();
     }
     // Half of site 0 is on the wire, the rest held: sites 1..3 arrive meanwhile.
-    let mut first = Vec::new();
-    for _ in 0..3 {
-        first.push(next(&mut incoming).await);
-    }
-    first.sort();
+    let first = next_sorted(&mut incoming, 3).await;
     assert_eq!(first, [1, 2, 3]);
     release.send(()).unwrap();
     assert_eq!(next(&mut incoming).await, 0);
     timeout(LIMIT, a.close(LIMIT)).await.unwrap();
     // B read everything and closed after A's goodbye: no error follows.
-    assert!(
-        timeout(Duration::from_millis(100), incoming.next())
-            .await
-            .is_err()
-    );
+    assert!(quiet(&mut incoming, Duration::from_millis(100)).await);
 }
 
 #[tokio::test]
@@ -69,11 +46,7 @@ async fn many_messages_arrive_once_each_before_close_returns() {
         a.send(envelope("A", "B", site, 100)).await.unwrap();
     }
     timeout(LIMIT, a.close(LIMIT)).await.unwrap();
-    let mut got = Vec::new();
-    for _ in 0..300 {
-        got.push(next(&mut incoming).await);
-    }
-    got.sort();
+    let got = next_sorted(&mut incoming, 300).await;
     assert_eq!(got, (0..300).collect::<Vec<_>>());
 }
 
@@ -105,11 +78,7 @@ async fn oversized_messages_are_refused_at_both_ends() {
     .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
     a.send(envelope("A", "B", 1, 4096)).await.unwrap();
-    let err = timeout(LIMIT, incoming.next())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+    let err = next_error(&mut incoming).await;
     assert_eq!(err.peer, role("A"));
     assert!(err.to_string().contains("too long"), "{err}");
 }
@@ -137,11 +106,7 @@ async fn a_stranger_is_refused_and_reported() {
     );
     let err = timeout(LIMIT, stranger).await.unwrap().err().unwrap();
     assert_eq!(err.peer, role("B"));
-    let reported = timeout(LIMIT, incoming.next())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+    let reported = next_error(&mut incoming).await;
     assert!(reported.to_string().contains("no peer's"), "{reported}");
 }
 

@@ -7,26 +7,14 @@ use std::io::ErrorKind;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{envelope, hold_sites, next, role};
+use common::tcp_pair as pair;
+use common::{LIMIT, envelope, hello, hold_sites, next, next_error, next_sorted, quiet, role};
 use futures::{SinkExt, StreamExt};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::{Transport, TransportCause};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::timeout;
 use tokio_util::codec::{FramedWrite, LengthDelimitedCodec};
-
-const LIMIT: Duration = Duration::from_secs(10);
-
-async fn pair(a: TcpConfig, b: TcpConfig) -> (TcpTransport, TcpTransport) {
-    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
-    let (a, b) = tokio::join!(
-        TcpTransport::start(role("A"), la, [(role("B"), ab)], a),
-        TcpTransport::start(role("B"), lb, [(role("A"), aa)], b),
-    );
-    (a.unwrap(), b.unwrap())
-}
 
 #[tokio::test]
 async fn messages_overtake_a_held_one_on_other_connections() {
@@ -44,11 +32,7 @@ async fn messages_overtake_a_held_one_on_other_connections() {
     }
     // Four connections, round-robin: site 0 and site 4 share the held connection; the
     // six others arrive while site 0 is still held.
-    let mut first = Vec::new();
-    for _ in 0..6 {
-        first.push(next(&mut incoming).await);
-    }
-    first.sort();
+    let first = next_sorted(&mut incoming, 6).await;
     assert_eq!(first, [1, 2, 3, 5, 6, 7]);
     release.send(()).unwrap();
     assert_eq!(
@@ -74,11 +58,7 @@ async fn one_connection_is_fifo_so_a_held_message_blocks_all_behind_it() {
         a.send(envelope("A", "B", site, 16)).await.unwrap();
     }
     // Nothing can pass the held message on one byte stream.
-    assert!(
-        timeout(Duration::from_millis(200), incoming.next())
-            .await
-            .is_err()
-    );
+    assert!(quiet(&mut incoming, Duration::from_millis(200)).await);
     release.send(()).unwrap();
     let mut order = Vec::new();
     for _ in 0..4 {
@@ -99,18 +79,10 @@ async fn many_messages_arrive_once_each_and_close_flushes_them() {
     a.close().await;
     let err = a.send(envelope("A", "B", 999, 1)).await.unwrap_err();
     assert_eq!(err.peer, role("B"));
-    let mut got = Vec::new();
-    for _ in 0..500 {
-        got.push(next(&mut incoming).await);
-    }
-    got.sort();
+    let got = next_sorted(&mut incoming, 500).await;
     assert_eq!(got, (0..500).collect::<Vec<_>>());
     // A said goodbye on every connection: no error follows.
-    assert!(
-        timeout(Duration::from_millis(100), incoming.next())
-            .await
-            .is_err()
-    );
+    assert!(quiet(&mut incoming, Duration::from_millis(100)).await);
 }
 
 #[tokio::test]
@@ -143,11 +115,7 @@ async fn an_oversized_frame_is_an_error_at_the_receiver() {
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
     a.send(envelope("A", "B", 1, 4096)).await.unwrap();
-    let err = timeout(LIMIT, incoming.next())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+    let err = next_error(&mut incoming).await;
     assert_eq!(err.peer, role("A"));
     assert!(
         matches!(&err.cause, TransportCause::Io(e) if e.kind() == ErrorKind::InvalidData),
@@ -172,18 +140,7 @@ async fn bad_bytes_from_a_peer_are_errors_not_panics() {
         .unwrap();
     let addr = b.local_addr();
     let mut incoming = b.incoming(&role("B")).unwrap();
-    let hello_c = postcard::to_stdvec(&common::Hello::Hello {
-        from: role("A"),
-        to: role("C"),
-        lanes: 1,
-    })
-    .unwrap();
-    let hello_b = postcard::to_stdvec(&common::Hello::Hello {
-        from: role("A"),
-        to: role("B"),
-        lanes: 1,
-    })
-    .unwrap();
+    let (hello_c, hello_b) = (hello("A", "C"), hello("A", "B"));
     let cases: [(Vec<&[u8]>, &str); 4] = [
         (vec![&[0xff, 0xff, 0xff]], "undecodable frame"),
         (vec![&hello_c], "greeted role C, but this is B"),
@@ -192,11 +149,7 @@ async fn bad_bytes_from_a_peer_are_errors_not_panics() {
     ];
     for (frames, expected) in cases {
         raw(addr, &frames).await;
-        let err = timeout(LIMIT, incoming.next())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap_err();
+        let err = next_error(&mut incoming).await;
         assert!(
             err.to_string().contains(expected),
             "{err} (wanted {expected})"
@@ -207,11 +160,7 @@ async fn bad_bytes_from_a_peer_are_errors_not_panics() {
     tokio::io::AsyncWriteExt::write_all(&mut stream, &[0x40, 0, 0, 0, 1])
         .await
         .unwrap();
-    let err = timeout(LIMIT, incoming.next())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+    let err = next_error(&mut incoming).await;
     assert!(err.to_string().contains("frame size too big"), "{err}");
     assert!(err.peer.as_str().contains("127.0.0.1"), "{err}");
 }
@@ -296,12 +245,7 @@ async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
         .unwrap();
     let addr = b.local_addr();
     let mut incoming = b.incoming(&role("B")).unwrap();
-    let hello = postcard::to_stdvec(&common::Hello::Hello {
-        from: role("A"),
-        to: role("B"),
-        lanes: 1,
-    })
-    .unwrap();
+    let hello = hello("A", "B");
     // A fixed xorshift stream: the same 200 frames every run.
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut byte = move || {

@@ -8,59 +8,19 @@
 
 mod common;
 
+// The session-typed code, shared with `comparison/`: what both measure is the same.
+#[path = "protocols/double_buffering.rs"]
+mod protocol;
+
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
 use mpst::channel::Spsc;
-use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+use mpst::Error;
+use protocol::{kernel, optimised_kernel, sink, source, Label, Ready, Roles, Value};
 
 type Channel = Spsc<Label>;
-
-#[derive(Roles)]
-struct Roles(S, K, T);
-
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(K)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct K(#[route(S)] Channel, #[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct T(#[route(K)] Channel);
-
-#[derive(Message)]
-enum Label {
-    Ready(Ready),
-    Value(Value),
-}
-
-struct Ready;
-struct Value(Vec<i32>);
-
-#[session]
-type Source = Receive<K, Ready, Send<K, Value, Receive<K, Ready, Send<K, Value, End>>>>;
-
-#[session]
-type Sink = Send<K, Ready, Receive<K, Value, Send<K, Ready, Receive<K, Value, End>>>>;
-
-/// The projected kernel, twice: `S!ready. S?value. T?ready. T!value` twice.
-#[session]
-type Kernel = Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, KernelAgain>>>>;
-
-#[session]
-type KernelAgain = Send<S, Ready, Receive<S, Value, Receive<T, Ready, Send<T, Value, End>>>>;
-
-/// The optimised kernel (Listing 3) for two iterations: both `ready`s first.
-#[session]
-type OptimisedKernel = Send<S, Ready, Send<S, Ready, Receive<S, Value, OptimisedRest>>>;
-
-#[session]
-type OptimisedRest =
-    Receive<T, Ready, Send<T, Value, Receive<S, Value, Receive<T, Ready, Send<T, Value, End>>>>>;
 
 /// The source's work: fill a buffer of `n` integers.
 fn fill(n: usize, round: i32) -> Vec<i32> {
@@ -72,52 +32,11 @@ fn drain(buffer: &[i32]) -> i64 {
     buffer.iter().map(|&x| i64::from(x)).sum()
 }
 
-async fn source(role: &mut S, n: usize) -> Result<(), Error> {
-    try_session(role, |s: Source<'_, S>| async move {
-        let (Ready, s) = s.receive().await?;
-        let s = s.send(Value(fill(n, 0))).await?;
-        let (Ready, s) = s.receive().await?;
-        Ok(((), s.send(Value(fill(n, 1))).await?))
-    })
-    .await
-}
-
-async fn sink(role: &mut T) -> Result<i64, Error> {
-    try_session(role, |s: Sink<'_, T>| async move {
-        // Read (and free) each buffer as it arrives, as the bare sink does: holding the
-        // first while the second is filled would put two buffers in the cache at once.
-        let (Value(first), s) = s.send(Ready).await?.receive().await?;
-        let sum = drain(&first);
-        drop(first);
-        let (Value(second), end) = s.send(Ready).await?.receive().await?;
-        Ok((sum + drain(&second), end))
-    })
-    .await
-}
-
-async fn kernel(role: &mut K) -> Result<(), Error> {
-    try_session(role, |s: Kernel<'_, K>| async move {
-        let (Value(buffer), s) = s.send(Ready).await?.receive().await?;
-        let (Ready, s) = s.receive().await?;
-        let s = s.send(Value(buffer)).await?;
-        let (Value(buffer), s) = s.send(Ready).await?.receive().await?;
-        let (Ready, s) = s.receive().await?;
-        Ok(((), s.send(Value(buffer)).await?))
-    })
-    .await
-}
-
-async fn optimised_kernel(role: &mut K) -> Result<(), Error> {
-    try_session(role, |s: OptimisedKernel<'_, K>| async move {
-        let s = s.send(Ready).await?.send(Ready).await?;
-        let (Value(buffer), s) = s.receive().await?;
-        let (Ready, s) = s.receive().await?;
-        let s = s.send(Value(buffer)).await?;
-        let (Value(buffer), s) = s.receive().await?;
-        let (Ready, s) = s.receive().await?;
-        Ok(((), s.send(Value(buffer)).await?))
-    })
-    .await
+/// The session-typed sink's work: read each buffer as it arrives and free it, as the bare
+/// sink does (holding the first while the second is filled would put two buffers in the
+/// cache at once).
+fn read(sum: i64, buffer: Vec<i32>) -> i64 {
+    sum + drain(&buffer)
 }
 
 fn unexpected(role: &'static str) -> Error {
@@ -222,10 +141,16 @@ impl Fixture {
             t_k,
         } = self;
         let result = match variant {
-            Variant::Typed => block_on(try_join3(source(s, n), kernel(k), sink(t))),
-            Variant::TypedOptimised => {
-                block_on(try_join3(source(s, n), optimised_kernel(k), sink(t)))
-            }
+            Variant::Typed => block_on(try_join3(
+                source(s, |round| fill(n, round as i32)),
+                kernel(k),
+                sink(t, 0, read),
+            )),
+            Variant::TypedOptimised => block_on(try_join3(
+                source(s, |round| fill(n, round as i32)),
+                optimised_kernel(k),
+                sink(t, 0, read),
+            )),
             Variant::Bare => block_on(try_join3(
                 bare_source(s_k, n),
                 bare_kernel(k_s, k_t),
@@ -254,11 +179,7 @@ fn double_buffering(c: &mut Criterion) {
 }
 
 fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
-    let names = VARIANTS.map(|(name, _)| name);
-    let (_, variant) = VARIANTS
-        .into_iter()
-        .find(|(name, _)| *name == variant)
-        .ok_or_else(|| common::unknown(variant, &names))?;
+    let variant = common::variant(&VARIANTS, variant)?;
     let n = usize::try_from(n).map_err(|e| e.to_string())?;
     let mut fixture = Fixture::new();
     for _ in 0..sessions {

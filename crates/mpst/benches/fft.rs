@@ -209,11 +209,7 @@ fn fft(c: &mut Criterion) {
 }
 
 fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
-    let names = VARIANTS.map(|(name, _)| name);
-    let (_, variant) = VARIANTS
-        .into_iter()
-        .find(|(name, _)| *name == variant)
-        .ok_or_else(|| common::unknown(variant, &names))?;
+    let variant = common::variant(&VARIANTS, variant)?;
     let input = columns(&input(usize::try_from(n).map_err(|e| e.to_string())?));
     let mut fixture = Fixture::new();
     for _ in 0..sessions {

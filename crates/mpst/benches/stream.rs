@@ -8,54 +8,20 @@
 
 mod common;
 
+// The session-typed code, shared with `comparison/`: what both measure is the same.
+#[path = "protocols/stream.rs"]
+mod protocol;
+
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use futures::future::try_join;
 use futures::{SinkExt, StreamExt};
 use mpst::channel::Spsc;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{session, try_session, End, Error, Receive, Select, Send};
+use protocol::{sink, source, Label, Ready, Roles, Stop, Value, S, T};
 
 type Channel = Spsc<Label>;
-
-#[derive(Roles)]
-struct Roles(S, T);
-
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct T(#[route(S)] Channel);
-
-#[derive(Message)]
-enum Label {
-    Ready(Ready),
-    Value(Value),
-    Stop(Stop),
-}
-
-struct Ready;
-struct Value(i64);
-struct Stop;
-
-#[session]
-type Source = Receive<T, Ready, Select<T, SourceChoice>>;
-
-#[session]
-enum SourceChoice {
-    Value(Value, Source),
-    Stop(Stop, End),
-}
-
-#[session]
-type Sink = Send<S, Ready, Branch<S, SinkChoice>>;
-
-#[session]
-enum SinkChoice {
-    Value(Value, Sink),
-    Stop(Stop, End),
-}
+type Number = i64;
 
 #[session]
 type UnrolledSource =
@@ -76,18 +42,6 @@ type Drain = Receive<
     Ready,
     Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, End>>>>,
 >;
-
-async fn source(role: &mut S, n: i64) -> Result<(), Error> {
-    try_session(role, |mut s: Source<'_, S>| async move {
-        for i in 0..n {
-            let (Ready, t) = s.receive().await?;
-            s = t.select(Value(i)).await?;
-        }
-        let (Ready, t) = s.receive().await?;
-        Ok(((), t.select(Stop).await?))
-    })
-    .await
-}
 
 /// Needs `n >= 5`.
 async fn unrolled_source(role: &mut S, n: i64) -> Result<(), Error> {
@@ -116,20 +70,9 @@ async fn unrolled_source(role: &mut S, n: i64) -> Result<(), Error> {
     .await
 }
 
-async fn sink(role: &mut T) -> Result<i64, Error> {
-    try_session(role, |mut s: Sink<'_, T>| async move {
-        let mut sum = 0;
-        loop {
-            match s.send(Ready).await?.branch().await? {
-                SinkChoice::Value(Value(v), next) => {
-                    sum += v;
-                    s = next;
-                }
-                SinkChoice::Stop(Stop, end) => return Ok((sum, end)),
-            }
-        }
-    })
-    .await
+/// The session-typed sink's work: add up the values.
+fn add(sum: i64, value: i64) -> i64 {
+    sum + value
 }
 
 /// The hand-written twin's error for a message the protocol does not allow.
@@ -221,8 +164,8 @@ impl Fixture {
             bare_t,
         } = self;
         let result = match variant {
-            Variant::Typed => block_on(try_join(source(s, n), sink(t))),
-            Variant::TypedUnrolled => block_on(try_join(unrolled_source(s, n), sink(t))),
+            Variant::Typed => block_on(try_join(source(s, 0..n), sink(t, 0, add))),
+            Variant::TypedUnrolled => block_on(try_join(unrolled_source(s, n), sink(t, 0, add))),
             Variant::Bare => block_on(try_join(bare_source(bare_s, n), bare_sink(bare_t))),
         };
         result.expect("the stream session failed").1
@@ -246,11 +189,7 @@ fn stream(c: &mut Criterion) {
 }
 
 fn count(variant: &str, n: u64, sessions: u64) -> Result<(), String> {
-    let names = VARIANTS.map(|(name, _)| name);
-    let (_, variant) = VARIANTS
-        .into_iter()
-        .find(|(name, _)| *name == variant)
-        .ok_or_else(|| common::unknown(variant, &names))?;
+    let variant = common::variant(&VARIANTS, variant)?;
     if n < 5 {
         return Err("the unrolled source needs at least 5 values".to_owned());
     }

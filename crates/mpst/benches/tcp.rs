@@ -400,19 +400,15 @@ fn count(which: &str, n: u64, sessions: u64) -> Result<(), String> {
         "double_buffering:mpst",
         "double_buffering:tokio",
     ];
-    let (protocol, variant) = which
-        .split_once(':')
-        .and_then(|(protocol, name)| {
-            let (_, variant) = VARIANTS.into_iter().find(|(known, _)| *known == name)?;
-            Some((protocol, variant))
-        })
-        .ok_or_else(|| common::unknown(which, &names))?;
+    let unknown = || common::unknown(which, &names);
+    let (protocol, name) = which.split_once(':').ok_or_else(unknown)?;
+    let variant = common::variant(&VARIANTS, name).map_err(|_| unknown())?;
     let mut fixture = Fixture::new();
     for _ in 0..sessions {
         match protocol {
             "stream" => black_box(fixture.stream(variant, n as i64)),
             "double_buffering" => black_box(fixture.double_buffering(variant, n as usize)),
-            _ => return Err(common::unknown(which, &names)),
+            _ => return Err(unknown()),
         };
     }
     Ok(())

@@ -184,11 +184,7 @@ fn three_adder(c: &mut Criterion) {
 }
 
 fn count(variant: &str, _: u64, sessions: u64) -> Result<(), String> {
-    let names = VARIANTS.map(|(name, _)| name);
-    let (_, variant) = VARIANTS
-        .into_iter()
-        .find(|(name, _)| *name == variant)
-        .ok_or_else(|| common::unknown(variant, &names))?;
+    let variant = common::variant(&VARIANTS, variant)?;
     let mut fixture = Fixture::new();
     for _ in 0..sessions {
         black_box(fixture.session(variant));

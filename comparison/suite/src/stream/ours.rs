@@ -1,43 +1,20 @@
-// The session code of `stream` with our `mpst`, included twice by `lib.rs`: as
-// `stream::ours` over `Unbounded` and as `stream::ours_spsc` over `Spsc`.
-// The including module defines `WHAT` (the name in error messages) and `Channel`
-// (the route type).
+// Stream run with our `mpst`, included twice by `lib.rs`: as `stream::ours` over `Unbounded`
+// and as `stream::ours_spsc` over `Spsc`. The including module defines `WHAT` (the name in
+// error messages) and `Channel` (the route type). The roles, labels, projected session
+// types, source and sink are the runtime bench's, so that both measure the same code; the
+// optimised source, the comparison's own (like its peers'), is here.
 
-use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+#[path = "../../../../crates/mpst/benches/protocols/stream.rs"]
+mod protocol;
+
+use mpst::{session, try_session, Receive, Send};
+use protocol::{sink, source, source_loop, Label, Ready, Roles, Source, Value, S, T};
 
 use super::{check, value, UNROLL};
 use crate::{spawn, Result};
 
-#[derive(Roles)]
-struct Roles(S, T);
-
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct T(#[route(S)] Channel);
-
-#[derive(Message)]
-enum Label {
-    Ready(Ready),
-    Value(Value),
-    Stop(Stop),
-}
-
-struct Ready;
-struct Value(i32);
-struct Stop;
-
-#[session]
-struct Source(Receive<T, Ready, Select<T, SourceChoice>>);
-
-#[session]
-enum SourceChoice {
-    Value(Value, Source),
-    Stop(Stop, End),
-}
+/// The payload of `value`, as the peers send it.
+type Number = i32;
 
 /// The optimised source: [`UNROLL`] values first, then the matching `ready`s.
 #[session]
@@ -45,32 +22,6 @@ enum SourceChoice {
 type SourceOptimised = Send<T, Value, Send<T, Value, Send<T, Value, Send<T, Value, Send<T, Value,
     Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, Receive<T, Ready, Receive<T, Ready,
     Source>>>>>>>>>>;
-
-#[session]
-struct Sink(Send<S, Ready, Branch<S, SinkChoice>>);
-
-#[session]
-enum SinkChoice {
-    Value(Value, Sink),
-    Stop(Stop, End),
-}
-
-async fn source_loop(
-    mut s: Source<'_, S>,
-    from: usize,
-    n: usize,
-) -> Result<((), End<'_, S>), mpst::Error> {
-    for i in from..n {
-        let (Ready, choice) = s.into_session().receive().await?;
-        s = choice.select(Value(value(i))).await?;
-    }
-    let (Ready, choice) = s.into_session().receive().await?;
-    Ok(((), choice.select(Stop).await?))
-}
-
-async fn source(role: &mut S, n: usize) -> Result<(), mpst::Error> {
-    try_session(role, |s: Source<'_, S>| source_loop(s, 0, n)).await
-}
 
 async fn source_optimised(role: &mut S, n: usize) -> Result<(), mpst::Error> {
     try_session(role, |s: SourceOptimised<'_, S>| async move {
@@ -84,26 +35,14 @@ async fn source_optimised(role: &mut S, n: usize) -> Result<(), mpst::Error> {
         let (Ready, s) = s.receive().await?;
         let (Ready, s) = s.receive().await?;
         let (Ready, s) = s.receive().await?;
-        source_loop(s, UNROLL, n).await
+        source_loop(s, (UNROLL..n).map(value)).await
     })
     .await
 }
 
-async fn sink(role: &mut T) -> Result<(usize, i64), mpst::Error> {
-    try_session(role, |mut s: Sink<'_, T>| async move {
-        let (mut count, mut sum) = (0, 0);
-        loop {
-            match s.into_session().send(Ready).await?.branch().await? {
-                SinkChoice::Value(Value(v), next) => {
-                    count += 1;
-                    sum += i64::from(v);
-                    s = next;
-                }
-                SinkChoice::Stop(Stop, end) => return Ok(((count, sum), end)),
-            }
-        }
-    })
-    .await
+/// The comparison's sink counts the values and adds them up.
+fn count_and_add((count, sum): (usize, i64), v: Number) -> (usize, i64) {
+    (count + 1, sum + i64::from(v))
 }
 
 /// Streams `n` values (source and sink as two tokio tasks) and checks the sum; with
@@ -117,11 +56,13 @@ pub async fn run(n: usize, optimised: bool) -> Result {
         if optimised {
             Ok(source_optimised(&mut s, n).await?)
         } else {
-            Ok(source(&mut s, n).await?)
+            Ok(source(&mut s, (0..n).map(value)).await?)
         }
     };
     let source = spawn(WHAT, source);
-    let sink = spawn(WHAT, async move { Ok(sink(&mut t).await?) });
+    let sink = spawn(WHAT, async move {
+        Ok(sink(&mut t, (0, 0), count_and_add).await?)
+    });
     let (sent, received) = futures::join!(source, sink);
     sent?;
     check(WHAT, n, received?)

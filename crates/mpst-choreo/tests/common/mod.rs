@@ -1,15 +1,22 @@
 //! Helpers shared by the transport tests.
 #![allow(dead_code)]
 
-use std::sync::{Arc, Mutex};
+use std::net::UdpSocket;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use mpst_choreo::net::Hold;
-use mpst_choreo::transport::{Envelope, Incoming};
+use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
+use mpst_choreo::transport::{Envelope, Incoming, TransportError};
 use mpst_choreo::{Key, RoleName, Site, Token};
 use serde::Serialize;
+use tokio::net::TcpListener;
 use tokio::sync::oneshot;
+
+/// How long a test waits for anything that should happen.
+pub const LIMIT: Duration = Duration::from_secs(10);
 
 pub fn role(name: &'static str) -> RoleName {
     RoleName::from_static(name)
@@ -33,20 +40,84 @@ pub async fn next(incoming: &mut Incoming) -> u64 {
     }
 }
 
+/// The sites of the next `count` envelopes, sorted: for the tests in which messages may
+/// overtake each other.
+pub async fn next_sorted(incoming: &mut Incoming, count: usize) -> Vec<u64> {
+    let mut sites = Vec::with_capacity(count);
+    for _ in 0..count {
+        sites.push(next(incoming).await);
+    }
+    sites.sort();
+    sites
+}
+
+/// The next item of `incoming`, within [`LIMIT`], which must be an error.
+pub async fn next_error(incoming: &mut Incoming) -> TransportError {
+    match tokio::time::timeout(LIMIT, incoming.next()).await {
+        Ok(Some(Err(error))) => error,
+        other => panic!("no error: {other:?}"),
+    }
+}
+
+/// Whether nothing at all (no envelope, no error, no end) comes out of `incoming` within
+/// `wait`.
+pub async fn quiet(incoming: &mut Incoming, wait: Duration) -> bool {
+    tokio::time::timeout(wait, incoming.next()).await.is_err()
+}
+
 /// Holds back the envelopes of `sites` until the returned sender fires.
 pub fn hold_sites(sites: &[u64]) -> (Hold, oneshot::Sender<()>) {
-    let (release, held) = oneshot::channel::<()>();
-    let held = futures::FutureExt::shared(async move {
-        let _ = held.await;
-    });
     let sites = sites.to_vec();
-    let hold: Hold = Arc::new(move |e: &Envelope| {
-        sites
-            .contains(&e.key.site.id())
-            .then(|| Box::pin(held.clone()) as _)
+    hold_where(move |e| sites.contains(&e.key.site.id()))
+}
+
+/// Holds back the envelopes that `held` picks until the returned sender fires.
+pub fn hold_where(
+    held: impl Fn(&Envelope) -> bool + Send + Sync + 'static,
+) -> (Hold, oneshot::Sender<()>) {
+    let (release, released) = oneshot::channel::<()>();
+    let released = futures::FutureExt::shared(async move {
+        let _ = released.await;
     });
-    let _ = Mutex::new(());
+    let hold: Hold = Arc::new(move |e: &Envelope| held(e).then(|| Box::pin(released.clone()) as _));
     (hold, release)
+}
+
+/// Two TCP transports, `A` with `a` and `B` with `b`, connected to each other.
+pub async fn tcp_pair(a: TcpConfig, b: TcpConfig) -> (TcpTransport, TcpTransport) {
+    let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
+    let (a, b) = tokio::join!(
+        TcpTransport::start(role("A"), la, [(role("B"), ab)], a),
+        TcpTransport::start(role("B"), lb, [(role("A"), aa)], b),
+    );
+    (a.unwrap(), b.unwrap())
+}
+
+/// Two QUIC transports, `A` with `a` and `B` with `b`, sharing one generated identity and
+/// connected to each other.
+pub async fn quic_pair(a: QuicConfig, b: QuicConfig) -> (QuicTransport, QuicTransport) {
+    let identity = QuicIdentity::generate().unwrap();
+    let trusted = [identity.certificate().clone()];
+    let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    let (a, b) = tokio::join!(
+        QuicTransport::start(role("A"), sa, &identity, &trusted, [(role("B"), ab)], a),
+        QuicTransport::start(role("B"), sb, &identity, &trusted, [(role("A"), aa)], b),
+    );
+    (a.unwrap(), b.unwrap())
+}
+
+/// The greeting `from` → `to` on one lane, encoded as a stranger would write it.
+pub fn hello(from: &'static str, to: &'static str) -> Vec<u8> {
+    let hello = Hello::Hello {
+        from: role(from),
+        to: role(to),
+        lanes: 1,
+    };
+    postcard::to_stdvec(&hello).unwrap()
 }
 
 /// The wire's greeting, as a stranger would write it.

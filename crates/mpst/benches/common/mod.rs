@@ -30,6 +30,18 @@ pub fn main(bench: fn(&mut Criterion), count: Count) {
     criterion.final_summary();
 }
 
+/// The implementation called `name` among a bench's `variants`, or the error naming them
+/// all.
+pub fn variant<V: Copy>(variants: &[(&str, V)], name: &str) -> Result<V, String> {
+    match variants.iter().find(|(known, _)| *known == name) {
+        Some(&(_, variant)) => Ok(variant),
+        None => {
+            let known: Vec<&str> = variants.iter().map(|&(known, _)| known).collect();
+            Err(unknown(name, &known))
+        }
+    }
+}
+
 /// The error for an implementation name the bench does not have.
 pub fn unknown(variant: &str, known: &[&str]) -> String {
     format!(
