@@ -11,6 +11,7 @@ mod emit;
 mod error;
 mod names;
 mod protocol;
+pub mod state_names;
 
 pub use emit::{generate, generate_with, Options};
 pub use error::CodegenError;

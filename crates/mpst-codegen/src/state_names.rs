@@ -1,0 +1,207 @@
+//! The names of a role's state types: read off the messages that lead to each state, so
+//! that an edit in one branch of a protocol does not rename the states of another.
+//!
+//! # The rule
+//!
+//! The states of a role's FSM are named after the *path* that first reaches them: the
+//! shortest sequence of actions from the initial state, the least in action order among
+//! the shortest ones (the breadth-first path of [`Fsm::canonical`]). Along that path,
+//! a *choice step* is a transition out of a state with several transitions (a `Select`,
+//! `Choose` or `Branch`); every other step is forced. With `R` the role's identifier and
+//! `L` a label's type name (`Accept`, `CorrectI32`), a state's name is
+//!
+//! - `RSession` for the initial state;
+//! - otherwise `R`, then the label of every choice step of the path in order (the
+//!   branches taken, the *context*: `BDelegating`, `CDelegateAccept`), then, when the
+//!   path goes on after its last choice step, `After` and the label of its last step
+//!   (`BAcceptAfterDate`), followed by `n` when that label is the `n`-th (`n > 1`) step
+//!   with this label since the last choice step (`AAfterA2` after `a; b; a`).
+//!
+//! A choice step whose label another transition of the same state also carries (a
+//! `Choose` sending `quit` to two peers) adds the peer's identifier to its label
+//! (`QuitB`, `QuitC`). The choice enum of a state `X` is `XChoice`. Final states are
+//! `End`.
+//!
+//! # Why it is stable
+//!
+//! A name depends only on the path that names the state, not on state numbers. An edit
+//! in one branch of a choice (a message added, removed or renamed) changes the paths
+//! of that branch's states only, so the states of the other branches keep their names;
+//! the test `names_of_other_branches_survive_an_edit` of `tests/generated.rs` asserts
+//! it. Two limits: a state that several branches share (projection turns identical
+//! continuations into one state) is named after the first of its paths, and is renamed
+//! when an edit makes the branches' continuations differ; and a loop head is named
+//! after the path that enters the loop, not after its `rec` variable (FSMs carry no
+//! state names).
+//!
+//! Distinct states get distinct names by construction, except when names made of
+//! several labels run together (labels `a_b` vs `a` then `b` both give `AB`) or meet
+//! another generated type; the emitter then appends the least number that frees the
+//! name (`{name}2`, `{name}3`, in canonical state order), which renames only the
+//! colliding state.
+
+use std::collections::BTreeMap;
+
+use mpst_fsm::{Fsm, Message};
+
+/// How a state is named: the context of choices taken and the run of forced steps
+/// since the last of them.
+#[derive(Clone, Default)]
+struct PathName {
+    /// The labels of the choice steps of the path, concatenated.
+    context: String,
+    /// The last forced step since the last choice step, and how many steps with its label
+    /// that run has.
+    last: Option<(String, usize)>,
+    /// How many steps of each label the run of forced steps has.
+    run: BTreeMap<String, usize>,
+    /// The actions the name stands for: the choice steps, then the last forced step.
+    steps: Vec<String>,
+    /// The last forced step since the last choice step, as an action.
+    last_step: Option<String>,
+}
+
+/// The name of a state and the actions it is named after, for its documentation.
+pub(crate) struct StateName {
+    /// The Rust identifier (before clashes with other types are resolved).
+    pub ident: String,
+    /// `after `S!accept(String)` then `S?date(String)``, or `at the start`.
+    pub doc: String,
+}
+
+/// The name of each state of `fsm` (a canonical machine, see [`Fsm::canonical`]) for the
+/// role whose identifier stem is `role`: `None` for final states other than the initial
+/// one. `label` gives a message's type name, `peer` a role's identifier.
+pub(crate) fn state_names(
+    fsm: &Fsm,
+    role: &str,
+    label: impl Fn(&Message) -> String,
+    peer: impl Fn(&str) -> String,
+) -> Vec<Option<StateName>> {
+    let n = fsm.state_count();
+    let mut paths: Vec<Option<PathName>> = vec![None; n];
+    paths[fsm.initial()] = Some(PathName::default());
+    // Canonical numbering is breadth-first with transitions sorted by action, so the first
+    // transition to reach a state in this order is the last step of its naming path.
+    for s in fsm.canonical_order() {
+        let ts = fsm.transitions(s);
+        let Some(path) = paths[s].clone() else {
+            continue;
+        };
+        for t in ts {
+            if paths[t.target].is_some() {
+                continue;
+            }
+            let l = label(&t.action.message);
+            let mut next = path.clone();
+            if ts.len() > 1 {
+                next.context.push_str(&l);
+                let shared = ts
+                    .iter()
+                    .filter(|u| u.action.message.label == t.action.message.label)
+                    .count();
+                if shared > 1 {
+                    next.context.push_str(&peer(&t.action.peer));
+                }
+                next.last = None;
+                next.run.clear();
+                next.steps.push(t.action.to_string());
+                next.last_step = None;
+            } else {
+                let count = next.run.entry(l.clone()).or_insert(0);
+                *count += 1;
+                next.last = Some((l, *count));
+                next.last_step = Some(t.action.to_string());
+            }
+            paths[t.target] = Some(next);
+        }
+    }
+    (0..n)
+        .map(|s| {
+            if s == fsm.initial() {
+                return Some(StateName {
+                    ident: format!("{role}Session"),
+                    doc: "at the start".to_string(),
+                });
+            }
+            if fsm.is_final(s) {
+                return None;
+            }
+            let path = paths[s].as_ref()?;
+            let mut name = format!("{role}{}", path.context);
+            if let Some((last, count)) = &path.last {
+                name.push_str("After");
+                name.push_str(last);
+                if *count > 1 {
+                    name.push_str(&count.to_string());
+                }
+            }
+            let steps: Vec<String> = path
+                .steps
+                .iter()
+                .chain(&path.last_step)
+                .map(|a| format!("`{a}`"))
+                .collect();
+            Some(StateName {
+                ident: name,
+                doc: format!("after {}", steps.join(" then ")),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpst_fsm::{Action, StateId};
+
+    fn names(fsm: &Fsm) -> Vec<Option<String>> {
+        let fsm = fsm.canonical();
+        let named = state_names(
+            &fsm,
+            "R",
+            |m| crate::names::camel(&m.label, "L"),
+            |p| p.to_uppercase(),
+        );
+        named.into_iter().map(|n| n.map(|n| n.ident)).collect()
+    }
+
+    fn send(label: &str) -> Action {
+        Action::send("p", Message::new(label))
+    }
+
+    #[test]
+    fn forced_steps_count_repeated_labels_and_choices_reset_the_run() {
+        let mut fsm = Fsm::new("r");
+        let s: Vec<StateId> = (0..6).map(|_| fsm.add_state()).collect();
+        fsm.add_transition(0, send("a"), s[0]).unwrap();
+        fsm.add_transition(s[0], send("b"), s[1]).unwrap();
+        fsm.add_transition(s[1], send("a"), s[2]).unwrap();
+        fsm.add_transition(s[2], send("x"), s[3]).unwrap();
+        fsm.add_transition(s[2], send("y"), s[4]).unwrap();
+        fsm.add_transition(s[3], send("a"), s[5]).unwrap();
+        fsm.add_transition(s[5], send("b"), s[4]).unwrap();
+        let got = names(&fsm);
+        let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
+        assert_eq!(
+            got,
+            ["RSession", "RAfterA", "RAfterB", "RAfterA2", "RX", "RXAfterA"]
+        );
+    }
+
+    #[test]
+    fn a_label_sent_to_two_peers_in_one_choice_names_the_peer() {
+        let mut fsm = Fsm::new("r");
+        let (b, c) = (fsm.add_state(), fsm.add_state());
+        let end = fsm.add_state();
+        fsm.add_transition(0, Action::send("b", Message::new("quit")), b)
+            .unwrap();
+        fsm.add_transition(0, Action::send("c", Message::new("quit")), c)
+            .unwrap();
+        fsm.add_transition(b, send("z"), end).unwrap();
+        fsm.add_transition(c, send("y"), end).unwrap();
+        let got = names(&fsm);
+        let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
+        assert_eq!(got, ["RSession", "RQuitB", "RQuitC"]);
+    }
+}
