@@ -28,11 +28,11 @@ async fn watcher(role: &mut A, secret: i32) -> Result<(usize, i32), Error> {
         let mut hints = 0;
         loop {
             match s.branch().await? {
-                AAfterSecretChoice::More(More, next) | AAfterSecretChoice::Less(Less, next) => {
+                ALoopChoice::More(More, next) | ALoopChoice::Less(Less, next) => {
                     hints += 1;
                     s = next;
                 }
-                AAfterSecretChoice::CorrectI32(CorrectI32(n), end) => return Ok(((hints, n), end)),
+                ALoopChoice::CorrectI32(CorrectI32(n), end) => return Ok(((hints, n), end)),
             }
         }
     })

@@ -11,11 +11,15 @@
 //! `L` a label's type name (`Accept`, `CorrectI32`), a state's name is
 //!
 //! - `RSession` for the initial state;
-//! - otherwise `R`, then the label of every choice step of the path in order (the
-//!   branches taken, the *context*: `BDelegating`, `CDelegateAccept`), then, when the
-//!   path goes on after its last choice step, `After` and the label of its last step
-//!   (`BAcceptAfterDate`), followed by `n` when that label is the `n`-th (`n > 1`) step
-//!   with this label since the last choice step (`AAfterA2` after `a; b; a`).
+//! - `RX` for a state that `rec X` starts (projection names it, see
+//!   [`Fsm::state_name`]), unless several states carry that name (an unfolded loop);
+//! - otherwise `R`, then the name `X` of the nearest such `rec` state on the path, if
+//!   any, then the label of every choice step of the path after it (the branches
+//!   taken; with `X`, the *context*: `BDelegating`, `CDelegateAccept`, `BRoundBid`),
+//!   then, when the path goes on after its last choice step, `After` and the label of
+//!   its last step (`BAcceptAfterDate`), followed by `n` when that label is the `n`-th
+//!   (`n > 1`) step with this label since the last choice step (`AAfterA2` after
+//!   `a; b; a`).
 //!
 //! A choice step whose label another transition of the same state also carries (a
 //! `Choose` sending `quit` to two peers) adds the peer's identifier to its label
@@ -30,9 +34,10 @@
 //! the test `names_of_other_branches_survive_an_edit` of `tests/generated.rs` asserts
 //! it. Two limits: a state that several branches share (projection turns identical
 //! continuations into one state) is named after the first of its paths, and is renamed
-//! when an edit makes the branches' continuations differ; and a loop head is named
-//! after the path that enters the loop, not after its `rec` variable (FSMs carry no
-//! state names).
+//! when an edit makes the branches' continuations differ; and a `rec` at the very start
+//! names nothing (its state is `RSession`), nor does one of an FSM read from DOT.
+//! Naming loop heads after their `rec` makes the names inside a loop independent of
+//! the path into it.
 //!
 //! Distinct states get distinct names by construction, except when names made of
 //! several labels run together (labels `a_b` vs `a` then `b` both give `AB`) or meet
@@ -59,6 +64,8 @@ struct PathName {
     steps: Vec<String>,
     /// The last forced step since the last choice step, as an action.
     last_step: Option<String>,
+    /// The `rec` variable of the nearest named state the path passes, if any.
+    rec: Option<String>,
 }
 
 /// The name of a state and the actions it is named after, for its documentation.
@@ -81,6 +88,18 @@ pub(crate) fn state_names(
     let n = fsm.state_count();
     let mut paths: Vec<Option<PathName>> = vec![None; n];
     paths[fsm.initial()] = Some(PathName::default());
+    // The names of loop heads that only one state carries (an unfolded loop has
+    // several copies of its head: none of them is named after it).
+    let mut carriers: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in 0..n {
+        if let Some(name) = fsm.state_name(s) {
+            *carriers.entry(name).or_default() += 1;
+        }
+    }
+    let rec = |s: usize| {
+        fsm.state_name(s)
+            .filter(|name| carriers[name] == 1 && s != fsm.initial())
+    };
     // Canonical numbering is breadth-first with transitions sorted by action, so the first
     // transition to reach a state in this order is the last step of its naming path.
     for s in fsm.canonical_order() {
@@ -90,6 +109,14 @@ pub(crate) fn state_names(
         };
         for t in ts {
             if paths[t.target].is_some() {
+                continue;
+            }
+            if let Some(name) = rec(t.target) {
+                paths[t.target] = Some(PathName {
+                    context: crate::names::camel(name, "S"),
+                    rec: Some(name.to_string()),
+                    ..PathName::default()
+                });
                 continue;
             }
             let l = label(&t.action.message);
@@ -142,10 +169,12 @@ pub(crate) fn state_names(
                 .chain(&path.last_step)
                 .map(|a| format!("`{a}`"))
                 .collect();
-            Some(StateName {
-                ident: name,
-                doc: format!("after {}", steps.join(" then ")),
-            })
+            let doc = match (&path.rec, steps.is_empty()) {
+                (Some(rec), true) => format!("at the start of `rec {rec}`"),
+                (Some(rec), false) => format!("in `rec {rec}` after {}", steps.join(" then ")),
+                (None, _) => format!("after {}", steps.join(" then ")),
+            };
+            Some(StateName { ident: name, doc })
         })
         .collect()
 }
@@ -203,5 +232,24 @@ mod tests {
         let got = names(&fsm);
         let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
         assert_eq!(got, ["RSession", "RQuitB", "RQuitC"]);
+    }
+
+    #[test]
+    fn a_rec_state_is_named_after_its_variable_and_starts_the_context() {
+        let mut fsm = Fsm::new("r");
+        let (round, bid, end) = (fsm.add_state(), fsm.add_state(), fsm.add_state());
+        fsm.add_transition(0, send("lot"), round).unwrap();
+        fsm.add_transition(round, send("bid"), bid).unwrap();
+        fsm.add_transition(round, send("stop"), end).unwrap();
+        fsm.add_transition(bid, send("ack"), round).unwrap();
+        fsm.set_state_name(round, "round").unwrap();
+        let got = names(&fsm);
+        let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
+        assert_eq!(got, ["RSession", "RRound", "RRoundBid"]);
+        // Two states carrying the name (an unfolded loop): neither is named after it.
+        fsm.set_state_name(bid, "round").unwrap();
+        let got = names(&fsm);
+        let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
+        assert_eq!(got, ["RSession", "RAfterLot", "RBid"]);
     }
 }
