@@ -204,7 +204,7 @@ fn emit_role(
         if s != fsm.initial() {
             let free = |n: &str| {
                 !names.taken.contains_key(n)
-                    && !(choice && names.taken.contains_key(&format!("{n}Choice")))
+                    && (!choice || !names.taken.contains_key(&format!("{n}Choice")))
             };
             let mut k = 2;
             while !free(&unique) {
@@ -235,10 +235,10 @@ fn emit_role(
         }
     };
     let heads = loop_heads(&fsm);
-    for s in 0..fsm.state_count() {
+    for (s, state_doc) in docs.iter().enumerate() {
         let kind = fsm.kind(s);
         let name = state_name(s);
-        let doc = format!("/// Role `{}` {}.\n", fsm.role(), docs[s]);
+        let doc = format!("/// Role `{}` {state_doc}.\n", fsm.role());
         if kind == StateKind::Mixed {
             return Err(CodegenError::MixedState {
                 role: fsm.role().to_string(),
@@ -302,7 +302,7 @@ fn emit_role(
             out,
             "/// The choice role `{}` {verb} {}: one variant per label.\n#[session]\npub enum {choice} {{",
             fsm.role(),
-            docs[s]
+            state_doc
         );
         for t in ts {
             let label = names.label(&t.action.message).to_string();
