@@ -58,8 +58,9 @@ struct PathName {
     /// The last forced step since the last choice step, and how many steps with its label
     /// that run has.
     last: Option<(String, usize)>,
-    /// How many steps of each label the run of forced steps has.
-    run: BTreeMap<String, usize>,
+    /// The state where the run of forced steps since the last choice step starts: a
+    /// run is a chain, so counting labels per (run, label) counts them along the path.
+    run: usize,
     /// The actions the name stands for: the choice steps, then the last forced step.
     steps: Vec<String>,
     /// The last forced step since the last choice step, as an action.
@@ -87,7 +88,11 @@ pub(crate) fn state_names(
 ) -> Vec<Option<StateName>> {
     let n = fsm.state_count();
     let mut paths: Vec<Option<PathName>> = vec![None; n];
-    paths[fsm.initial()] = Some(PathName::default());
+    let mut counts: BTreeMap<(usize, String), usize> = BTreeMap::new();
+    paths[fsm.initial()] = Some(PathName {
+        run: fsm.initial(),
+        ..PathName::default()
+    });
     // The names of loop heads that only one state carries (an unfolded loop has
     // several copies of its head: none of them is named after it).
     let mut carriers: BTreeMap<&str, usize> = BTreeMap::new();
@@ -115,6 +120,7 @@ pub(crate) fn state_names(
                 paths[t.target] = Some(PathName {
                     context: crate::names::camel(name, "S"),
                     rec: Some(name.to_string()),
+                    run: t.target,
                     ..PathName::default()
                 });
                 continue;
@@ -131,11 +137,11 @@ pub(crate) fn state_names(
                     next.context.push_str(&peer(&t.action.peer));
                 }
                 next.last = None;
-                next.run.clear();
+                next.run = t.target;
                 next.steps.push(t.action.to_string());
                 next.last_step = None;
             } else {
-                let count = next.run.entry(l.clone()).or_insert(0);
+                let count = counts.entry((next.run, l.clone())).or_insert(0);
                 *count += 1;
                 next.last = Some((l, *count));
                 next.last_step = Some(t.action.to_string());
