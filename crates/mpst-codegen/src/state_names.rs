@@ -31,19 +31,21 @@
 //! A name depends only on the path that names the state, not on state numbers. An edit
 //! in one branch of a choice (a message added, removed or renamed) changes the paths
 //! of that branch's states only, so the states of the other branches keep their names;
-//! the test `names_of_other_branches_survive_an_edit` of `tests/generated.rs` asserts
-//! it. Two limits: a state that several branches share (projection turns identical
+//! the test `names_of_other_branches_survive_an_edit` of `tests/stable_names.rs`
+//! asserts it. Naming loop heads after their `rec` makes the names inside a loop
+//! independent of the path into it.
+//!
+//! Limits: a state that several branches share (projection turns identical
 //! continuations into one state) is named after the first of its paths, and is renamed
-//! when an edit makes the branches' continuations differ; and a `rec` at the very start
-//! names nothing (its state is `RSession`), nor does one of an FSM read from DOT.
-//! Naming loop heads after their `rec` makes the names inside a loop independent of
-//! the path into it.
+//! when an edit makes the branches' continuations differ; a `rec` at the very start
+//! names nothing (its state is `RSession`); and an FSM read from DOT carries no names,
+//! so its loop heads are named after their paths.
 //!
 //! Distinct states get distinct names by construction, except when names made of
-//! several labels run together (labels `a_b` vs `a` then `b` both give `AB`) or meet
-//! another generated type; the emitter then appends the least number that frees the
-//! name (`{name}2`, `{name}3`, in canonical state order), which renames only the
-//! colliding state.
+//! several labels run together (labels `a_b` vs `a` then `b` both give `AB`; a `rec`
+//! named like a label) or meet another generated type. The emitter then appends the
+//! least number that frees the name (`{name}2`, `{name}3`, in canonical state order),
+//! which renames only the colliding state.
 
 use std::collections::BTreeMap;
 
