@@ -89,6 +89,41 @@ fn names_of_other_branches_survive_an_edit() {
     assert!(after.contains_key("CPriceAfterNote"), "{:?}", after.keys());
 }
 
+/// A loop after an opening message; the edit adds a message before the loop.
+const LOOP: &str = "
+global protocol Rounds(role A, role B) {
+  hello() from A to B;
+  rec Round {
+    choice at A {
+      bid(i32) from A to B;
+      ack() from B to A;
+      continue Round;
+    } or {
+      stop() from A to B;
+    }
+  }
+}
+";
+
+#[test]
+fn names_inside_a_loop_survive_an_edit_before_it() {
+    let edited = LOOP.replace(
+        "  hello() from A to B;\n",
+        "  hello() from A to B;\n  extra() from A to B;\n",
+    );
+    let inside = |types: BTreeMap<String, String>| -> BTreeMap<String, String> {
+        types
+            .into_iter()
+            .filter(|(name, _)| name[1..].starts_with("Round"))
+            .collect()
+    };
+    let before = inside(state_types(LOOP));
+    for name in ["ARound", "ARoundChoice", "ARoundBid", "BRound", "BRoundBid"] {
+        assert!(before.contains_key(name), "{name} in {:?}", before.keys());
+    }
+    assert_eq!(before, inside(state_types(&edited)));
+}
+
 #[test]
 fn snapshots_of_a_protocol_and_its_edit() {
     let code =
