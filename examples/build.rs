@@ -14,6 +14,7 @@ const CLASSICS: &[(&str, Option<&str>)] = &[
     ("plus_minus/plus_minus.scr", None),
     ("simple_auth/simple_auth.scr", Some("SimpleAuth")),
     ("supplier_info/supplier_info.scr", None),
+    ("auction/auction.scr", None),
 ];
 
 /// Generated with serde derives and routes that run in memory or over TCP

@@ -29,8 +29,8 @@ async fn service(role: &mut S, cancel: bool) -> Result<Token, Error> {
             return Ok((None, s.select(Cancel).await?));
         }
         match s.select(Login).await?.branch().await? {
-            SState2Choice::Auth(Auth(token), end) => Ok((Some(token), end)),
-            SState2Choice::Refused(Refused, end) => Ok((None, end)),
+            SLoginChoice::Auth(Auth(token), end) => Ok((Some(token), end)),
+            SLoginChoice::Refused(Refused, end) => Ok((None, end)),
         }
     })
     .await
@@ -48,8 +48,8 @@ async fn client(role: &mut C, password: &str) -> Result<Token, Error> {
                     .branch()
                     .await?
                 {
-                    CState4Choice::Auth(Auth(token), end) => Ok((Some(token), end)),
-                    CState4Choice::Refused(Refused, end) => Ok((None, end)),
+                    CLoginAfterPasswordChoice::Auth(Auth(token), end) => Ok((Some(token), end)),
+                    CLoginAfterPasswordChoice::Refused(Refused, end) => Ok((None, end)),
                 }
             }
         }

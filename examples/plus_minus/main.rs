@@ -28,11 +28,11 @@ async fn watcher(role: &mut A, secret: i32) -> Result<(usize, i32), Error> {
         let mut hints = 0;
         loop {
             match s.branch().await? {
-                AState1Choice::More(More, next) | AState1Choice::Less(Less, next) => {
+                ALoopChoice::More(More, next) | ALoopChoice::Less(Less, next) => {
                     hints += 1;
                     s = next;
                 }
-                AState1Choice::CorrectI32(CorrectI32(n), end) => return Ok(((hints, n), end)),
+                ALoopChoice::CorrectI32(CorrectI32(n), end) => return Ok(((hints, n), end)),
             }
         }
     })
@@ -66,9 +66,9 @@ async fn guesser(role: &mut C, mut low: i32, mut high: i32) -> Result<Vec<i32>, 
             let guess = low + (high - low) / 2;
             guesses.push(guess);
             match s.into_session().send(Guess(guess)).await?.branch().await? {
-                CState1Choice::More(More, next) => (low, s) = (guess + 1, next),
-                CState1Choice::Less(Less, next) => (high, s) = (guess - 1, next),
-                CState1Choice::Correct(Correct, end) => return Ok((guesses, end)),
+                CAfterGuessChoice::More(More, next) => (low, s) = (guess + 1, next),
+                CAfterGuessChoice::Less(Less, next) => (high, s) = (guess - 1, next),
+                CAfterGuessChoice::Correct(Correct, end) => return Ok((guesses, end)),
             }
         }
     })

@@ -17,7 +17,7 @@ mod api {
     include!(concat!(env!("OUT_DIR"), "/simple_auth_simpleauth.rs"));
 }
 
-use api::{CSession, CState2Choice, Deny, Password, Retry, Roles, SSession, Username, C, S};
+use api::{CAfterPasswordChoice, CSession, Deny, Password, Retry, Roles, SSession, Username, C, S};
 
 /// How the session ended, with the number of attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,9 +46,13 @@ async fn client(role: &mut C, user: &str, passwords: &[&str]) -> Result<Verdict,
                 .branch()
                 .await?
             {
-                CState2Choice::Ok(api::Ok, end) => return Ok((Verdict::LoggedIn(attempts), end)),
-                CState2Choice::Deny(Deny, end) => return Ok((Verdict::Denied(attempts), end)),
-                CState2Choice::Retry(Retry, next) => s = next,
+                CAfterPasswordChoice::Ok(api::Ok, end) => {
+                    return Ok((Verdict::LoggedIn(attempts), end))
+                }
+                CAfterPasswordChoice::Deny(Deny, end) => {
+                    return Ok((Verdict::Denied(attempts), end))
+                }
+                CAfterPasswordChoice::Retry(Retry, next) => s = next,
             }
         }
     })

@@ -51,8 +51,12 @@ pub async fn buyer_b(role: &mut B, budget: i32, ask_c: bool) -> Result<Outcome, 
         } else if ask_c {
             let s = s.select(Delegating).await?.send(Delegate(rest)).await?;
             match s.branch().await? {
-                BState7Choice::Bought(Bought, end) => Ok((Outcome::BoughtByC(String::new()), end)),
-                BState7Choice::Declined(Declined, end) => Ok((Outcome::Declined, end)),
+                BDelegatingAfterDelegateChoice::Bought(Bought, end) => {
+                    Ok((Outcome::BoughtByC(String::new()), end))
+                }
+                BDelegatingAfterDelegateChoice::Declined(Declined, end) => {
+                    Ok((Outcome::Declined, end))
+                }
             }
         } else {
             let end = s.select(Quit).await?.send(Quit).await?;
@@ -91,15 +95,15 @@ pub async fn seller(role: &mut S) -> Result<Option<String>, Error> {
         let quote = price(&title);
         let s = s.send(Quote(quote)).await?.send(Quote(quote)).await?;
         match s.branch().await? {
-            SState3Choice::Accept(Accept(address), s) => {
+            SAfterQuote2Choice::Accept(Accept(address), s) => {
                 Ok((Some(address), s.send(Date("Monday".into())).await?))
             }
-            SState3Choice::Quit(Quit, end) => Ok((None, end)),
-            SState3Choice::Delegating(Delegating, s) => match s.branch().await? {
-                SState5Choice::Accept(Accept(address), s) => {
+            SAfterQuote2Choice::Quit(Quit, end) => Ok((None, end)),
+            SAfterQuote2Choice::Delegating(Delegating, s) => match s.branch().await? {
+                SDelegatingChoice::Accept(Accept(address), s) => {
                     Ok((Some(address), s.send(Date("Tuesday".into())).await?))
                 }
-                SState5Choice::Reject(Reject, end) => Ok((None, end)),
+                SDelegatingChoice::Reject(Reject, end) => Ok((None, end)),
             },
         }
     })

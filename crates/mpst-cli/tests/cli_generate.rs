@@ -20,11 +20,11 @@ fn generates_the_projected_api() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let code = text(&out.stdout);
     assert!(
-        code.contains("pub struct KSession(pub Send<S, Ready, KState1>);"),
+        code.contains("pub struct KSession(pub Send<S, Ready, KAfterReady>);"),
         "{code}"
     );
     assert!(
-        code.contains("pub type KState1 = Receive<S, Value, KState2>;"),
+        code.contains("pub type KAfterReady = Receive<S, Value, KAfterValue>;"),
         "{code}"
     );
 }
@@ -56,11 +56,11 @@ fn swaps_in_an_optimised_role_that_is_a_subtype() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let code = std::fs::read_to_string(&output).unwrap();
     assert!(
-        code.contains("pub type KSession = Send<S, Ready, KState1>;"),
+        code.contains("pub type KSession = Send<S, Ready, KAfterReady>;"),
         "{code}"
     );
     assert!(
-        code.contains("pub struct KState1(pub Send<S, Ready, KState2>);"),
+        code.contains("pub struct KAfterReady(pub Send<S, Ready, KAfterReady2>);"),
         "{code}"
     );
 }

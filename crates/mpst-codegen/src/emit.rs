@@ -183,13 +183,49 @@ fn emit_role(
 ) -> Result<(), CodegenError> {
     let fsm = fsm.canonical();
     let role = crate::names::stem(names.role(fsm.role())).to_string();
-    let state_name = |s: StateId| {
-        if s == 0 {
-            format!("{role}Session")
-        } else {
-            format!("{role}State{s}")
+    let state_names = crate::state_names::state_names(
+        &fsm,
+        &role,
+        |m| names.label(m).to_string(),
+        |p| crate::names::stem(names.role(p)).to_string(),
+    );
+    // Every named state but the initial one (claimed with the roles) claims its name and
+    // its choice enum's, taking the least free number after it if another type has one.
+    let mut claimed: Vec<String> = Vec::with_capacity(fsm.state_count());
+    let mut docs: Vec<String> = Vec::with_capacity(fsm.state_count());
+    for (s, named) in state_names.into_iter().enumerate() {
+        let Some(named) = named else {
+            claimed.push(String::new());
+            docs.push(String::new());
+            continue;
+        };
+        let choice = fsm.transitions(s).len() > 1;
+        let mut unique = named.ident.clone();
+        if s != fsm.initial() {
+            let free = |n: &str| {
+                !names.taken.contains_key(n)
+                    && (!choice || !names.taken.contains_key(&format!("{n}Choice")))
+            };
+            let mut k = 2;
+            while !free(&unique) {
+                unique = format!("{}{k}", named.ident);
+                k += 1;
+            }
+            names.claim(
+                &unique,
+                format!("the session type of role `{}` {}", fsm.role(), named.doc),
+            )?;
         }
-    };
+        if choice {
+            names.claim(
+                &format!("{unique}Choice"),
+                format!("the choice of role `{}` {}", fsm.role(), named.doc),
+            )?;
+        }
+        claimed.push(unique);
+        docs.push(named.doc);
+    }
+    let state_name = |s: StateId| claimed[s].clone();
     let next = |s: StateId, used: &mut BTreeSet<&'static str>| {
         if fsm.is_final(s) {
             used.insert("End");
@@ -199,10 +235,10 @@ fn emit_role(
         }
     };
     let heads = loop_heads(&fsm);
-    for s in 0..fsm.state_count() {
+    for (s, state_doc) in docs.iter().enumerate() {
         let kind = fsm.kind(s);
         let name = state_name(s);
-        let doc = format!("/// Role `{}`, state {s} of its FSM.\n", fsm.role());
+        let doc = format!("/// Role `{}` {state_doc}.\n", fsm.role());
         if kind == StateKind::Mixed {
             return Err(CodegenError::MixedState {
                 role: fsm.role().to_string(),
@@ -216,12 +252,6 @@ fn emit_role(
                 let _ = write!(out, "{doc}#[session]\npub type {name} = End;\n\n");
             }
             continue;
-        }
-        if s != 0 {
-            names.claim(
-                &name,
-                format!("the session type of state {s} of role `{}`", fsm.role()),
-            )?;
         }
         let peers: BTreeSet<&str> = ts.iter().map(|t| t.action.peer.as_str()).collect();
         let send = ts[0].action.direction == Direction::Send;
@@ -257,10 +287,6 @@ fn emit_role(
         };
         used.insert(primitive);
         let choice = format!("{name}Choice");
-        names.claim(
-            &choice,
-            format!("the choice of state {s} of role `{}`", fsm.role()),
-        )?;
         if several {
             let _ = write!(
                 out,
@@ -274,8 +300,9 @@ fn emit_role(
         }
         let _ = writeln!(
             out,
-            "/// The choice role `{}` {verb} in state {s}: one variant per label.\n#[session]\npub enum {choice} {{",
-            fsm.role()
+            "/// The choice role `{}` {verb} {}: one variant per label.\n#[session]\npub enum {choice} {{",
+            fsm.role(),
+            state_doc
         );
         for t in ts {
             let label = names.label(&t.action.message).to_string();
@@ -301,8 +328,9 @@ fn emit_role(
 /// The output defines, with `mpst` as its only dependency: `Channel`, one role struct per
 /// role (routes to every peer) and `Roles` (wiring them all), the `Label` enum with one
 /// type per label, and for each role `R` the session type `RSession` of its initial state,
-/// one named type `RState{n}` per other state (`n` in canonical numbering) and one
-/// `RState{n}Choice` enum per choice state. Recursion goes through `#[session]` structs at
+/// one named type per other state, named after the messages that lead to it (`RAccept`,
+/// `RAcceptAfterDate`: the rule and why an edit in one branch leaves the other branches'
+/// names alone are in [`state_names`](crate::state_names)), and one `{state}Choice` enum per choice state. Recursion goes through `#[session]` structs at
 /// the loop heads (use `into_session()` there) or through the choice enums. A state that
 /// sends to several peers is a `Choose` whose variants each name their peer
 /// (`#[to(Peer)]`); a state that receives from several peers is refused

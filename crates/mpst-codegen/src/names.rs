@@ -10,7 +10,7 @@ pub fn camel(name: &str, prefix: &str) -> String {
 }
 
 /// The stem of an identifier made by [`camel`] for composing longer names
-/// (`{role}Session`, `{role}State{n}`): without the `_` that [`camel`] appends to a
+/// (`{role}Session`, `{role}After{Label}`): without the `_` that [`camel`] appends to a
 /// keyword, so that `Self_` gives `SelfSession`, not the non-camel-case `Self_Session`.
 pub(crate) fn stem(ident: &str) -> &str {
     ident.trim_end_matches('_')

@@ -1,6 +1,6 @@
 //! The communicating finite-state machine model shared by every verification algorithm.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 
 use crate::fsm_index::ActionIndex;
@@ -247,14 +247,29 @@ pub enum FsmError {
 /// [`add_transition`](Fsm::add_transition) are deterministic: a state has at most one
 /// transition per (peer, direction, label); k-MC also accepts machines built with
 /// [`add_nondeterministic_transition`](Fsm::add_nondeterministic_transition).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A state may carry a name ([`Fsm::state_name`]): a hint for readers and generated
+/// code, such as the `rec` variable projection names a loop head after. Names are not
+/// behaviour: machines that differ only in their names are equal.
+#[derive(Debug, Clone)]
 pub struct Fsm {
     role: String,
     initial: StateId,
     states: Vec<Vec<Transition>>,
     /// Finds clashes in states of high out-degree in constant time.
     index: ActionIndex,
+    /// The names some states carry (see [`Fsm::state_name`]).
+    names: BTreeMap<StateId, String>,
 }
+
+impl PartialEq for Fsm {
+    /// Equal roles, initial states and transitions; state names are ignored.
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role && self.initial == other.initial && self.states == other.states
+    }
+}
+
+impl Eq for Fsm {}
 
 impl Fsm {
     /// A machine for `role` with a single (initial, final) state `0`.
@@ -264,7 +279,25 @@ impl Fsm {
             initial: 0,
             states: vec![Vec::new()],
             index: ActionIndex::default(),
+            names: BTreeMap::new(),
         }
+    }
+
+    /// The name `state` carries, if any: a hint for readers and generated code (projection
+    /// names a loop head after its `rec` variable), never part of the behaviour.
+    pub fn state_name(&self, state: StateId) -> Option<&str> {
+        self.names.get(&state).map(String::as_str)
+    }
+
+    /// Names `state` (replacing its name, if it had one); see [`Fsm::state_name`].
+    pub fn set_state_name(
+        &mut self,
+        state: StateId,
+        name: impl Into<String>,
+    ) -> Result<(), FsmError> {
+        self.check_state(state)?;
+        self.names.insert(state, name.into());
+        Ok(())
     }
 
     /// The role this machine describes.
@@ -488,11 +521,18 @@ impl Fsm {
                 ts
             })
             .collect();
+        let names = self
+            .names
+            .iter()
+            .filter(|(&old, _)| rename[old] != usize::MAX)
+            .map(|(&old, name)| (rename[old], name.clone()))
+            .collect();
         Fsm {
             role: self.role.clone(),
             initial: 0,
             states,
             index: ActionIndex::default(),
+            names,
         }
     }
 

@@ -73,3 +73,23 @@ fn set_role_cannot_create_self_communication() {
     m.set_role("t").unwrap();
     assert_eq!(m.role(), "t");
 }
+
+#[test]
+fn state_names_survive_canonical_renumbering_and_do_not_change_equality() {
+    let mut m = Fsm::new("k");
+    let (s1, s2) = (m.add_state(), m.add_state());
+    m.add_transition(s2, Action::send("s", ready()), s1)
+        .unwrap();
+    m.add_transition(s1, Action::receive("s", ready()), s2)
+        .unwrap();
+    m.set_initial(s1).unwrap();
+    let plain = m.clone();
+    m.set_state_name(s2, "Loop").unwrap();
+    assert!(m.set_state_name(9, "Nowhere").is_err());
+    assert_eq!(m.state_name(s2), Some("Loop"));
+    assert_eq!(m, plain);
+    // s1 is initial (0 once canonical), s2 becomes 1; the unreachable state 0 is dropped.
+    let c = m.canonical();
+    assert_eq!(c.state_name(1), Some("Loop"));
+    assert_eq!(c.state_name(0), None);
+}

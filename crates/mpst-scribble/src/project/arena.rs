@@ -54,6 +54,8 @@ pub(crate) struct Arena {
     /// The interned label of each message.
     msg_labels: Vec<Sym>,
     msg_index: FxHashMap<Message, MsgId>,
+    /// Recursion variables the projection made up (not written in the protocol).
+    generated: rustc_hash::FxHashSet<Sym>,
 }
 
 impl Arena {
@@ -66,6 +68,16 @@ impl Arena {
         self.names.push(name.to_owned());
         self.name_index.insert(name.to_owned(), s);
         s
+    }
+
+    /// Marks `s` as a name the projection made up: no state is named after it.
+    pub fn mark_generated(&mut self, s: Sym) {
+        self.generated.insert(s);
+    }
+
+    /// Whether `s` was made up by the projection rather than written in the protocol.
+    pub fn is_generated(&self, s: Sym) -> bool {
+        self.generated.contains(&s)
     }
 
     /// Whether `name` is interned already.

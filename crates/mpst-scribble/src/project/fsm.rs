@@ -5,7 +5,10 @@
 //! recursion shares the state of its body and a variable points back at its binder's
 //! state. Identical continuations (for instance what follows a choice, which the global
 //! type repeats in every branch) therefore become one state. The result is canonical
-//! ([`Fsm::canonical`]).
+//! ([`Fsm::canonical`]). A state that a `rec` starts carries the variable's name
+//! ([`Fsm::state_name`]; the outermost one when several `rec`s share the state, and
+//! none for the variables projection makes up), which the code generator names the
+//! state after.
 
 use mpst_fsm::{Action, Direction, Fsm, StateId};
 use rustc_hash::FxHashMap;
@@ -112,7 +115,21 @@ impl Builder<'_> {
             }
             match *self.arena.node(id) {
                 Node::Rec(var, body) => {
-                    let s = *rec_state.get_or_insert_with(|| self.fsm.add_state());
+                    let s = match rec_state {
+                        Some(s) => s,
+                        None => {
+                            // The outermost `rec` names the state (a hint for
+                            // generated code, see `Fsm::state_name`).
+                            let s = self.fsm.add_state();
+                            if !self.arena.is_generated(var) {
+                                self.fsm
+                                    .set_state_name(s, self.arena.name(var))
+                                    .map_err(|e| BuildError(e.to_string()))?;
+                            }
+                            rec_state = Some(s);
+                            s
+                        }
+                    };
                     self.states.insert((id, env), s);
                     env = self.envs.bind(var, s, env);
                     id = body;

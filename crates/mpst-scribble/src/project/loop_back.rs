@@ -137,7 +137,9 @@ impl<'a> Projector<'a> {
         loop {
             let name = format!("M{n}");
             if !self.arena.has_name(&name) {
-                return self.arena.sym(&name);
+                let s = self.arena.sym(&name);
+                self.arena.mark_generated(s);
+                return s;
             }
             n += 1;
         }
