@@ -134,8 +134,10 @@ proptest! {
     })]
 
     /// Machines of up to 20 states: every answer is reached within each budget, as the
-    /// searches account for them (steps of the rules, nodes of the witness trees,
-    /// configurations of the search for a wrong run) — never measured in time.
+    /// searches account for them (steps of the rules, nodes and work of the witness
+    /// trees, configurations of the search for a wrong run) — never measured in time.
+    /// (Release-mode wall times with the *default* budgets are measured by
+    /// `examples/budget_times.rs` and tabulated in BENCHMARKS.md.)
     #[test]
     fn every_answer_on_twenty_states_is_within_each_budget(sub in specs20(), sup in specs20()) {
         let (sub, sup) = (machine(&sub), machine(&sup));
@@ -147,7 +149,7 @@ proptest! {
                         prop_assert!(stats.max_depth <= OPTIONS.max_depth);
                         None
                     }
-                    Proof::WitnessTrees { nodes, .. } => Some(nodes),
+                    Proof::WitnessTrees { nodes, work, .. } => Some((nodes, work)),
                 };
                 (stats.pairs_explored, nodes)
             }
@@ -157,15 +159,16 @@ proptest! {
                     prop_assert!(*n <= OPTIONS.witness.max_configurations);
                 }
                 let nodes = match &u.witness_trees {
-                    Some(NotWitnessed::Budget { nodes, .. }) => Some(*nodes),
+                    Some(NotWitnessed::Budget { nodes, work, .. }) => Some((*nodes, *work)),
                     _ => None,
                 };
                 (u.not_proved.steps, nodes)
             }
         };
         prop_assert!(steps <= OPTIONS.max_steps + 1, "{steps} steps: {verdict}");
-        if let Some(nodes) = trees {
+        if let Some((nodes, work)) = trees {
             prop_assert!(nodes <= OPTIONS.trees.max_nodes, "{nodes} nodes: {verdict}");
+            prop_assert!(work <= OPTIONS.trees.max_work, "{work} units of work: {verdict}");
         }
     }
 }
