@@ -173,16 +173,16 @@ fn phases(run: &Run) -> String {
 
 fn main() {
     let mut rng = Rng(0x5EED_2026_1127_0014);
-    let mut runs = Vec::new();
+    let mut pairs = Vec::new();
     for i in 0..PAIRS_PER_KIND {
         let (sub, sup) = (random20(&mut rng), random20(&mut rng));
-        runs.push(measure(format!("random {i}"), sub, sup));
+        pairs.push((format!("random {i}"), sub, sup));
         let sup = random20(&mut rng);
-        runs.push(measure(format!("variant {i}"), variant(&sup), sup));
+        pairs.push((format!("variant {i}"), variant(&sup), sup));
     }
-    let random = runs.len();
+    let random = pairs.len();
     for &(name, sub, sup, _) in concur19::PAIRS {
-        runs.push(measure(name.to_string(), parse(sub), parse(sup)));
+        pairs.push((name.to_string(), parse(sub), parse(sup)));
     }
     for family in Family::ALL {
         for n in 1..=4 {
@@ -190,13 +190,31 @@ fn main() {
                 continue;
             };
             let (optimised, projected) = instance.checks()[0];
-            runs.push(measure(
+            pairs.push((
                 format!("{family} {n}"),
                 optimised.clone(),
                 projected.clone(),
             ));
         }
     }
+    // `budget_times NAME` checks only that pair, once (for instruction counts under
+    // `valgrind --tool=callgrind`, which the load does not disturb).
+    if let Some(only) = std::env::args().nth(1) {
+        for (name, sub, sup) in pairs.into_iter().filter(|p| p.0 == only) {
+            let run = measure(name, sub, sup);
+            println!(
+                "{}: {} | {}",
+                run.name,
+                counters(&run.verdict),
+                run.time.as_secs_f64()
+            );
+        }
+        return;
+    }
+    let mut runs: Vec<Run> = pairs
+        .into_iter()
+        .map(|(name, sub, sup)| measure(name, sub, sup))
+        .collect();
     println!("| set | pairs | largest machine (states) | proved | refuted | unknown | median | p99 | max |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (set, part) in [
