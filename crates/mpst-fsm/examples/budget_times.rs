@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 
 #[path = "../tests/support/concur19.rs"]
 mod concur19;
+#[path = "support/spec_machine.rs"]
+mod spec_machine;
 
 use mpst_fsm::families::Family;
 use mpst_fsm::subtype::{check, is_subtype, NotWitnessed, Options, Proof, Verdict};
 use mpst_fsm::witness::{against_dual, dual_is_a_context, Search};
-use mpst_fsm::{Action, Direction, Fsm, LocalType, Message};
+use mpst_fsm::{Action, Fsm, LocalType, Message};
+use spec_machine::{machine, Spec};
 
 /// Random pairs of each kind (independent, and a machine against its variant).
 const PAIRS_PER_KIND: usize = 500;
@@ -33,34 +36,16 @@ impl Rng {
     }
 }
 
-/// Like the property test's `specs20` + `machine`: 1 to 40 transitions (from, peer,
-/// send?, label, to) over states 0..20 and peers `p`, `q`; clashing transitions are
-/// skipped and a state keeps only sends or only receives, as its first one decides.
+/// Like the property test's `specs20`: 1 to 40 transitions (from, peer, send?, label,
+/// to) over states 0..20 and peers `p`, `q`, through the tests' own `machine`.
 fn random20(rng: &mut Rng) -> Fsm {
-    let mut fsm = Fsm::new("r");
-    for _ in 0..1 + rng.below(40) {
-        let (from, peer, send) = (rng.below(20), rng.below(2), rng.below(2) == 0);
-        let (label, to) = (rng.below(3), rng.below(20));
-        while fsm.state_count() <= from.max(to) {
-            fsm.add_state();
-        }
-        if let Some(first) = fsm.transitions(from).first() {
-            if first.action.is_send() != send {
-                continue;
-            }
-        }
-        let action = Action {
-            peer: ["p", "q"][peer].to_string(),
-            direction: if send {
-                Direction::Send
-            } else {
-                Direction::Receive
-            },
-            message: Message::new(["a", "b", "c"][label]),
-        };
-        let _ = fsm.add_transition(from, action, to);
-    }
-    fsm
+    let specs: Vec<Spec> = (0..1 + rng.below(40))
+        .map(|_| {
+            let (from, peer, send) = (rng.below(20), rng.below(2), rng.below(2) == 0);
+            (from, peer, send, rng.below(3), rng.below(20))
+        })
+        .collect();
+    machine(&specs)
 }
 
 /// `sup` with one extra branch `d` out of its first state that has transitions (the

@@ -8,39 +8,12 @@ use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, TreeBudget, Verdict
 use mpst_fsm::witness::{
     against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
 };
-use mpst_fsm::{Action, Direction, Fsm, Message};
+use mpst_fsm::{Action, Message};
 use proptest::prelude::*;
 
-/// A transition: (from, peer, send?, label, to).
-type Spec = (usize, usize, bool, usize, usize);
-
-/// A machine of role `r` talking to `p` and `q`; clashing transitions are skipped,
-/// and a state keeps only sends or only receives (a session type), as its first
-/// transition decides.
-fn machine(specs: &[Spec]) -> Fsm {
-    let mut fsm = Fsm::new("r");
-    for &(from, peer, send, label, to) in specs {
-        while fsm.state_count() <= from.max(to) {
-            fsm.add_state();
-        }
-        if let Some(first) = fsm.transitions(from).first() {
-            if first.action.is_send() != send {
-                continue;
-            }
-        }
-        let action = Action {
-            peer: ["p", "q"][peer].to_string(),
-            direction: if send {
-                Direction::Send
-            } else {
-                Direction::Receive
-            },
-            message: Message::new(["a", "b", "c"][label]),
-        };
-        let _ = fsm.add_transition(from, action, to);
-    }
-    fsm
-}
+#[path = "../examples/support/spec_machine.rs"]
+mod spec_machine;
+use spec_machine::{machine, Spec};
 
 fn specs() -> impl Strategy<Value = Vec<Spec>> {
     prop::collection::vec(
