@@ -8,39 +8,12 @@ use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, TreeBudget, Verdict
 use mpst_fsm::witness::{
     against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
 };
-use mpst_fsm::{Action, Direction, Fsm, Message};
+use mpst_fsm::{Action, Message};
 use proptest::prelude::*;
 
-/// A transition: (from, peer, send?, label, to).
-type Spec = (usize, usize, bool, usize, usize);
-
-/// A machine of role `r` talking to `p` and `q`; clashing transitions are skipped,
-/// and a state keeps only sends or only receives (a session type), as its first
-/// transition decides.
-fn machine(specs: &[Spec]) -> Fsm {
-    let mut fsm = Fsm::new("r");
-    for &(from, peer, send, label, to) in specs {
-        while fsm.state_count() <= from.max(to) {
-            fsm.add_state();
-        }
-        if let Some(first) = fsm.transitions(from).first() {
-            if first.action.is_send() != send {
-                continue;
-            }
-        }
-        let action = Action {
-            peer: ["p", "q"][peer].to_string(),
-            direction: if send {
-                Direction::Send
-            } else {
-                Direction::Receive
-            },
-            message: Message::new(["a", "b", "c"][label]),
-        };
-        let _ = fsm.add_transition(from, action, to);
-    }
-    fsm
-}
+#[path = "../examples/support/spec_machine.rs"]
+mod spec_machine;
+use spec_machine::{machine, Spec};
 
 fn specs() -> impl Strategy<Value = Vec<Spec>> {
     prop::collection::vec(
@@ -134,8 +107,10 @@ proptest! {
     })]
 
     /// Machines of up to 20 states: every answer is reached within each budget, as the
-    /// searches account for them (steps of the rules, nodes of the witness trees,
-    /// configurations of the search for a wrong run) — never measured in time.
+    /// searches account for them (steps of the rules, nodes and work of the witness
+    /// trees, configurations of the search for a wrong run) — never measured in time.
+    /// (Release-mode wall times with the *default* budgets are measured by
+    /// `examples/budget_times.rs` and tabulated in BENCHMARKS.md.)
     #[test]
     fn every_answer_on_twenty_states_is_within_each_budget(sub in specs20(), sup in specs20()) {
         let (sub, sup) = (machine(&sub), machine(&sup));
@@ -147,7 +122,7 @@ proptest! {
                         prop_assert!(stats.max_depth <= OPTIONS.max_depth);
                         None
                     }
-                    Proof::WitnessTrees { nodes, .. } => Some(nodes),
+                    Proof::WitnessTrees { nodes, work, .. } => Some((nodes, work)),
                 };
                 (stats.pairs_explored, nodes)
             }
@@ -157,15 +132,16 @@ proptest! {
                     prop_assert!(*n <= OPTIONS.witness.max_configurations);
                 }
                 let nodes = match &u.witness_trees {
-                    Some(NotWitnessed::Budget { nodes, .. }) => Some(*nodes),
+                    Some(NotWitnessed::Budget { nodes, work, .. }) => Some((*nodes, *work)),
                     _ => None,
                 };
                 (u.not_proved.steps, nodes)
             }
         };
         prop_assert!(steps <= OPTIONS.max_steps + 1, "{steps} steps: {verdict}");
-        if let Some(nodes) = trees {
+        if let Some((nodes, work)) = trees {
             prop_assert!(nodes <= OPTIONS.trees.max_nodes, "{nodes} nodes: {verdict}");
+            prop_assert!(work <= OPTIONS.trees.max_work, "{work} units of work: {verdict}");
         }
     }
 }

@@ -49,6 +49,9 @@ pub enum Proof {
         nodes: usize,
         /// Candidate subtrees shown to be finite or witnesses.
         candidates: usize,
+        /// Units of work the witness-tree search spent (at most
+        /// [`TreeBudget::max_work`](super::TreeBudget::max_work)).
+        work: u64,
     },
 }
 

@@ -194,6 +194,7 @@ pub fn check_observed(
                     proof: Proof::WitnessTrees {
                         nodes: proved.nodes,
                         candidates: proved.candidates,
+                        work: proved.work,
                     },
                 })
             }

@@ -71,7 +71,9 @@ impl fmt::Display for Verdict {
                     crate::format::count(stats.pairs_explored, "configuration"),
                     stats.max_depth
                 ),
-                Proof::WitnessTrees { nodes, candidates } => write!(
+                Proof::WitnessTrees {
+                    nodes, candidates, ..
+                } => write!(
                     f,
                     "subtype (proved by witness trees: {nodes} simulation-tree nodes, \
                      {candidates} witness subtrees; the rules explored {})",

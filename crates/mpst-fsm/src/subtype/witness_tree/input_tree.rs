@@ -176,13 +176,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Counts `n` units of work against the budget.
+    /// Counts `n` units of work against the budget; work that would exceed it is
+    /// refused before it is done (and not counted), so `work <= max_work` always.
     pub(super) fn tick(&mut self, n: u64) -> Result<(), OutOfBudget> {
         let before = self.work;
-        self.work += n;
-        if self.work > self.max_work {
+        if n > self.max_work - self.work {
             return Err(OutOfBudget);
         }
+        self.work += n;
         if before >> 10 != self.work >> 10 && self.deadline.is_some_and(|at| Instant::now() >= at) {
             return Err(OutOfBudget);
         }

@@ -110,6 +110,8 @@ pub enum NotWitnessed {
     Budget {
         /// Nodes built.
         nodes: usize,
+        /// Units of work spent (at most [`Budget::max_work`]).
+        work: u64,
         /// Whether it was the time limit (else the nodes, work or context size).
         time: bool,
     },
@@ -138,7 +140,7 @@ impl fmt::Display for NotWitnessed {
                 "the simulation subtree from subtype state {sub_state} is not a witness (its \
                  pending receives do not grow in a pattern the checks recognise)"
             ),
-            NotWitnessed::Budget { nodes, time } => write!(
+            NotWitnessed::Budget { nodes, time, .. } => write!(
                 f,
                 "the witness-tree {} ran out ({nodes} simulation-tree nodes)",
                 if *time { "time limit" } else { "budget" }
@@ -152,6 +154,7 @@ impl fmt::Display for NotWitnessed {
 pub(crate) struct Proved {
     pub nodes: usize,
     pub candidates: usize,
+    pub work: u64,
 }
 
 /// How a branch of the simulation tree ends.
@@ -229,13 +232,14 @@ pub(crate) fn prove(
         max_nodes: budget.max_nodes,
         stuck_at: 0,
     };
-    let out_of_budget = |sim: &Sim| NotWitnessed::Budget {
+    let out_of_budget = |sim: &Sim, ctx: &Ctx| NotWitnessed::Budget {
         nodes: sim.nodes.len(),
+        work: ctx.work,
         time: deadline.is_some_and(|at| Instant::now() >= at),
     };
     match sim.build(&mut ctx) {
         Ok(()) => {}
-        Err(StepError::Budget) => return Err(out_of_budget(&sim)),
+        Err(StepError::Budget) => return Err(out_of_budget(&sim, &ctx)),
         Err(StepError::Stuck(why)) => {
             let node = &sim.nodes[sim.stuck_at as usize];
             return Err(NotWitnessed::Stuck {
@@ -246,13 +250,14 @@ pub(crate) fn prove(
         }
     }
     match checks::candidates(&sim.nodes, &mut ctx) {
-        Err(OutOfBudget) => Err(out_of_budget(&sim)),
+        Err(OutOfBudget) => Err(out_of_budget(&sim, &ctx)),
         Ok(Err(root)) => Err(NotWitnessed::NotAWitness {
             sub_state: sim.nodes[root as usize].p as usize,
         }),
         Ok(Ok(candidates)) => Ok(Proved {
             nodes: sim.nodes.len(),
             candidates,
+            work: ctx.work,
         }),
     }
 }
