@@ -1,13 +1,15 @@
 //! Why an FSM or a protocol has no Rust API.
 
-use std::fmt;
-
 use mpst_fsm::StateId;
 
 /// A system of FSMs the runtime's session types cannot express, or names that collide.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CodegenError {
     /// A state both sends and receives: session types have no mixed choice.
+    #[error(
+        "role `{role}`, state {state}: the state both sends and receives; \
+         session types can only choose among sends or among receives"
+    )]
     MixedState {
         /// The role.
         role: String,
@@ -16,6 +18,11 @@ pub enum CodegenError {
     },
     /// A branch from several peers: `Branch` waits on one peer (a choice towards several
     /// peers is a `Choose`).
+    #[error(
+        "role `{role}`, state {state}: the state receives from several peers ({}); \
+         `Branch` receives from a single peer",
+        peers.join(", ")
+    )]
     SeveralPeers {
         /// The role.
         role: String,
@@ -25,6 +32,10 @@ pub enum CodegenError {
         peers: Vec<String>,
     },
     /// A payload sort that is not a Rust type path.
+    #[error(
+        "label `{label}` carries the sort `{sort}`, which is not a Rust type path; \
+         use a Rust type name (`i32`, `String`, `my::Type`)"
+    )]
     BadSort {
         /// The label carrying it.
         label: String,
@@ -32,6 +43,7 @@ pub enum CodegenError {
         sort: String,
     },
     /// Two protocol names become the same Rust identifier.
+    #[error("{first} and {second} would both be called `{ident}` in Rust; rename one")]
     NameClash {
         /// The identifier.
         ident: String,
@@ -41,42 +53,9 @@ pub enum CodegenError {
         second: String,
     },
     /// Two FSMs describe the same role.
+    #[error("two FSMs describe role `{0}`")]
     DuplicateRole(String),
     /// No FSM was given.
+    #[error("a protocol needs at least one role")]
     NoRoles,
 }
-
-impl fmt::Display for CodegenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CodegenError::MixedState { role, state } => write!(
-                f,
-                "role `{role}`, state {state}: the state both sends and receives; \
-                 session types can only choose among sends or among receives"
-            ),
-            CodegenError::SeveralPeers { role, state, peers } => write!(
-                f,
-                "role `{role}`, state {state}: the state receives from several peers ({}); \
-                 `Branch` receives from a single peer",
-                peers.join(", ")
-            ),
-            CodegenError::BadSort { label, sort } => write!(
-                f,
-                "label `{label}` carries the sort `{sort}`, which is not a Rust type path; \
-                 use a Rust type name (`i32`, `String`, `my::Type`)"
-            ),
-            CodegenError::NameClash {
-                ident,
-                first,
-                second,
-            } => write!(
-                f,
-                "{first} and {second} would both be called `{ident}` in Rust; rename one"
-            ),
-            CodegenError::DuplicateRole(role) => write!(f, "two FSMs describe role `{role}`"),
-            CodegenError::NoRoles => f.write_str("a protocol needs at least one role"),
-        }
-    }
-}
-
-impl std::error::Error for CodegenError {}

@@ -2,8 +2,6 @@
 //! parses, selects, checks and projects; optimised FSMs are swapped in after checking them
 //! by asynchronous subtyping; then the API is generated.
 
-use std::fmt;
-
 use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
@@ -15,12 +13,17 @@ use crate::{generate, CodegenError};
 pub use mpst_fsm::subtype::DEFAULT_VISITS;
 
 /// Why a protocol could not be turned into Rust.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
     /// The source does not parse, has no such protocol, or the protocol is ill-formed
     /// or cannot be projected.
+    #[error("{0}")]
     Frontend(FrontendError),
     /// An optimised FSM is for a role the protocol does not have.
+    #[error(
+        "the optimised FSM is for role `{role}`, but the protocol's roles are: {}",
+        available.join(", ")
+    )]
     UnknownRole {
         /// The role of the optimised FSM.
         role: String,
@@ -29,6 +32,10 @@ pub enum GenerateError {
     },
     /// An optimised FSM is not an asynchronous subtype of the projection: beside the
     /// projection's dual it has a run that goes wrong.
+    #[error(
+        "the optimised FSM of role `{role}` is not an asynchronous subtype of its \
+         projection:\n{refutation}"
+    )]
     NotSubtype {
         /// The role.
         role: String,
@@ -38,6 +45,10 @@ pub enum GenerateError {
     /// An optimised FSM is neither shown to be an asynchronous subtype of the
     /// projection nor refuted (a bound or budget was reached, or the rules cannot
     /// decide): it is not swapped in.
+    #[error(
+        "the optimised FSM of role `{role}` is not shown to be an asynchronous subtype \
+         of its projection, nor refuted:\n{unknown}"
+    )]
     Unknown {
         /// The role.
         role: String,
@@ -45,34 +56,9 @@ pub enum GenerateError {
         unknown: Box<Unknown>,
     },
     /// The FSMs have no Rust API.
+    #[error("{0}")]
     Codegen(CodegenError),
 }
-
-impl fmt::Display for GenerateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GenerateError::Frontend(e) => write!(f, "{e}"),
-            GenerateError::UnknownRole { role, available } => write!(
-                f,
-                "the optimised FSM is for role `{role}`, but the protocol's roles are: {}",
-                available.join(", ")
-            ),
-            GenerateError::NotSubtype { role, refutation } => write!(
-                f,
-                "the optimised FSM of role `{role}` is not an asynchronous subtype of its \
-                 projection:\n{refutation}"
-            ),
-            GenerateError::Unknown { role, unknown } => write!(
-                f,
-                "the optimised FSM of role `{role}` is not shown to be an asynchronous subtype \
-                 of its projection, nor refuted:\n{unknown}"
-            ),
-            GenerateError::Codegen(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for GenerateError {}
 
 impl From<FrontendError> for GenerateError {
     fn from(e: FrontendError) -> Self {
