@@ -345,11 +345,7 @@ fn send_profiles(plan: &Plan, spec: &Spec) -> (Vec<Point>, Vec<SendProfile>) {
     let mut open = Vec::new();
     let mut closed = Vec::new();
     for imp in Implementation::ALL {
-        let zero = std::sync::Arc::new(vec![std::time::Duration::ZERO; spec.requests() as usize]);
-        let costs = send::Costs {
-            key: zero.clone(),
-            txt: zero,
-        };
+        let costs = send::Costs::zero(spec.requests());
         let (k, _, failures) = send::run_with_costs(imp, spec, costs);
         progress("concurrent send, zero cost", imp, &k, failures);
         open.push(Point {

@@ -1,7 +1,8 @@
 //! The "why" section of `EVALUATION.md`: the evidence behind each missed goal, from
 //! profiles taken in the same run (how the models spent the window in model serving,
 //! the zero-cost overhead of each implementation in concurrent send) and from the
-//! profiles committed beside it (`evaluation/profile/hops.md`, `callgrind.md`).
+//! profiles committed beside it (`evaluation/profile/hops.md`, `lateness.md`,
+//! `callgrind.md`).
 
 use std::fmt::Write as _;
 
@@ -156,6 +157,9 @@ fn send_why(o: &mut String, s: &SendResults, profiles: &Profiles) {
     if let Some(text) = &profiles.hops {
         let _ = writeln!(o, "{}\n", text.trim());
     }
+    if let Some(text) = &profiles.lateness {
+        let _ = writeln!(o, "{}\n", text.trim());
+    }
     if let Some(text) = &profiles.callgrind {
         let _ = writeln!(o, "{}\n", text.trim());
         let _ = writeln!(
@@ -180,6 +184,9 @@ pub struct Profiles {
     pub hops: Option<String>,
     /// `callgrind.md`: instructions, polls, spawns per session (`callgrind.sh`).
     pub callgrind: Option<String>,
+    /// `lateness.md`: how late each implementation's sessions start and sleeps wake
+    /// (`lateness.sh`).
+    pub lateness: Option<String>,
 }
 
 impl Profiles {
@@ -189,6 +196,7 @@ impl Profiles {
         Profiles {
             hops: read("hops.md"),
             callgrind: read("callgrind.md"),
+            lateness: read("lateness.md"),
         }
     }
 }
