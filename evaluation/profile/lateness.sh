@@ -3,7 +3,7 @@
 # (which `cargo run --release -p mpst-choreo-eval` embeds in EVALUATION.md): the
 # benchmark with its seeded costs, 50 requests/s, two worker threads, `ks` and `cs`
 # noting how late each session started and each work's sleep woke; ROUNDS alternating
-# runs of each implementation.
+# runs of each implementation. The raw JSON lines are kept in lateness.jsonl.
 # Usage: evaluation/profile/lateness.sh [SECONDS] [ROUNDS]   (from the workspace root)
 set -eu
 SECONDS_PER_RUN=${1:-12}
@@ -22,5 +22,5 @@ done
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 "$(dirname "$0")/lateness.py" "$OUT" "$SECONDS_PER_RUN" "$ROUNDS" "$LOAD_BEFORE" "$LOAD" \
   > evaluation/profile/lateness.md
-rm -f "$OUT"
+mv "$OUT" evaluation/profile/lateness.jsonl
 cat evaluation/profile/lateness.md
