@@ -117,18 +117,23 @@ mod tests {
     use super::*;
     use crate::drive::Net;
 
+    /// 40 requests/s for `duration` seconds, every session counted.
+    fn small(duration: f64) -> Spec {
+        Spec {
+            rate: 40.0,
+            duration,
+            warmup: 0.0,
+            drain: 5.0,
+            seed: 7,
+            net: Net::Memory,
+            threads: 2,
+        }
+    }
+
     #[test]
     fn every_session_of_every_implementation_notes_all_four_series() {
         for imp in Implementation::ALL {
-            let spec = Spec {
-                rate: 40.0,
-                duration: 0.5,
-                warmup: 0.0,
-                drain: 5.0,
-                seed: 7,
-                net: Net::Memory,
-                threads: 2,
-            };
+            let spec = small(0.5);
             let l = trace(imp, &spec);
             assert_eq!(l.failures, 0, "{l:?}");
             assert_eq!(l.sessions, spec.requests(), "{l:?}");
@@ -141,15 +146,7 @@ mod tests {
 
     #[test]
     fn a_probe_left_off_notes_nothing() {
-        let spec = Spec {
-            rate: 40.0,
-            duration: 0.25,
-            warmup: 0.0,
-            drain: 5.0,
-            seed: 7,
-            net: Net::Memory,
-            threads: 2,
-        };
+        let spec = small(0.25);
         let costs = Costs::uniform(spec.seed, spec.requests());
         let probe = costs.probe.clone();
         let (key, _, failures) = send::run_with_costs(Implementation::OutOfOrder, &spec, costs);
