@@ -6,12 +6,12 @@
 //! `send_profile --open IMPLEMENTATION SECONDS` runs the open-loop benchmark instead
 //! (50 requests/s, two worker threads) with zero costs and prints the `key` summary;
 //! `send_profile --hops IMPLEMENTATION SECONDS` runs it with its seeded costs and the
-//! hop trace (choreographies only) and prints the median of each hop of `key`.
+//! hop trace (choreographies only) and prints the median of each hop of `key`;
+//! `send_profile --late IMPLEMENTATION SECONDS` runs it with its seeded costs and the
+//! timer-lateness trace (all three) and prints each lateness series.
 
 use std::process::ExitCode;
 use std::time::Duration;
-
-use std::sync::Arc;
 
 use mpst_choreo_eval::drive::{Implementation, Net};
 use mpst_choreo_eval::load::Spec;
@@ -20,7 +20,7 @@ use mpst_choreo_eval::{profile, send};
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mode = match args.first().map(String::as_str) {
-        Some(m @ ("--open" | "--hops")) => m.to_string(),
+        Some(m @ ("--open" | "--hops" | "--late")) => m.to_string(),
         _ => String::new(),
     };
     if !mode.is_empty() {
@@ -38,6 +38,10 @@ fn main() -> ExitCode {
         };
         if mode == "--hops" {
             return hops(imp, seconds);
+        }
+        if mode == "--late" {
+            let l = mpst_choreo_eval::lateness::trace(imp, &spec(seconds));
+            return print(&l);
         }
         return open_loop(imp, seconds);
     }
@@ -81,8 +85,12 @@ fn hops(imp: Implementation, seconds: f64) -> ExitCode {
         eprintln!("the hop trace observes choreography endpoints: in_order or out_of_order");
         return ExitCode::from(2);
     }
-    let h = mpst_choreo_eval::hops::trace(imp, &spec(seconds));
-    match serde_json::to_string(&h) {
+    print(&mpst_choreo_eval::hops::trace(imp, &spec(seconds)))
+}
+
+/// Prints `trace` as one JSON line.
+fn print(trace: &impl serde::Serialize) -> ExitCode {
+    match serde_json::to_string(trace) {
         Ok(line) => println!("{line}"),
         Err(e) => {
             eprintln!("cannot print the trace: {e}");
@@ -94,11 +102,7 @@ fn hops(imp: Implementation, seconds: f64) -> ExitCode {
 
 fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
     let spec = spec(seconds);
-    let zero = Arc::new(vec![Duration::ZERO; spec.requests() as usize]);
-    let costs = send::Costs {
-        key: zero.clone(),
-        txt: zero,
-    };
+    let costs = send::Costs::zero(spec.requests());
     let (key, _, failures) = send::run_with_costs(imp, &spec, costs);
     println!(
         "{{\"implementation\":\"{}\",\"key_median_ms\":{},\"key_p99_ms\":{},\"answered\":{},\"failures\":{failures}}}",
@@ -116,7 +120,7 @@ fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS"
+        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS\n       send_profile --late in_order|out_of_order|actors SECONDS"
     );
     ExitCode::from(2)
 }

@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
@@ -96,6 +96,51 @@ pub async fn sleep(duration: Duration) {
     if !duration.is_zero() {
         sleep_until(tokio::time::Instant::now() + duration).await;
     }
+}
+
+/// What a [`Probe`] noted: session, what woke (e.g. `"ks work"`), and how late it woke
+/// (actual wake-up minus intended instant).
+pub type Note = (u64, &'static str, Duration);
+
+/// Where the benchmark's sleeps note how late they woke, for the lateness trace. Off
+/// (the default) it holds nothing and [`Probe::note`] is one branch: no clock read, no
+/// lock.
+#[derive(Clone, Debug, Default)]
+pub struct Probe(Option<Arc<Mutex<Vec<Note>>>>);
+
+impl Probe {
+    /// A probe that keeps every note.
+    pub fn on() -> Self {
+        Probe(Some(Arc::new(Mutex::new(Vec::new()))))
+    }
+
+    /// Notes that `what` of session `i`, intended for `intended`, runs now.
+    pub fn note(&self, i: u64, what: &'static str, intended: Instant) {
+        if let Some(notes) = &self.0 {
+            let late = Instant::now().saturating_duration_since(intended);
+            if let Ok(mut notes) = notes.lock() {
+                notes.push((i, what, late));
+            }
+        }
+    }
+
+    /// Everything noted so far (nothing when off).
+    pub fn notes(&self) -> Vec<Note> {
+        self.0
+            .as_ref()
+            .and_then(|n| n.lock().ok().map(|n| n.clone()))
+            .unwrap_or_default()
+    }
+}
+
+/// [`sleep`], then notes on `probe` how late it woke as `what` of session `i`.
+pub async fn sleep_noted(duration: Duration, probe: &Probe, i: u64, what: &'static str) {
+    if probe.0.is_none() {
+        return sleep(duration).await;
+    }
+    let deadline = Instant::now() + duration;
+    sleep_until(deadline.into()).await;
+    probe.note(i, what, deadline);
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod drive;
 pub mod experiments;
 pub mod hops;
+pub mod lateness;
 pub mod load;
 pub mod markdown;
 pub mod open_loop;

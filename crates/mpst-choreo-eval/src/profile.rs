@@ -6,7 +6,6 @@
 //! the open-loop benchmark adds to its 0–5 ms costs; under callgrind (one thread) the
 //! same run counts instructions, polls and spawns per session.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -63,11 +62,7 @@ async fn closed_loop(
     threads: usize,
     bound: Duration,
 ) -> SendProfile {
-    let zero = Arc::new(vec![Duration::ZERO; sessions as usize]);
-    let costs = Costs {
-        key: zero.clone(),
-        txt: zero,
-    };
+    let costs = Costs::zero(sessions);
     let start = Instant::now();
     // Every request is "due" at `start`; the opening of each session is subtracted below.
     let schedule = Schedule {

@@ -12,8 +12,9 @@ use mpst_choreo::{Choreography, Op, Result};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::Probe;
 use crate::drive::Implementation;
-use crate::load::{Recorder, Spec, Summary};
+use crate::load::{Recorder, Schedule, Spec, Summary};
 use crate::open_loop;
 
 mpst_choreo::roles! {
@@ -43,13 +44,35 @@ pub struct Costs {
     pub key: Arc<Vec<Duration>>,
     /// `cs`'s time per request.
     pub txt: Arc<Vec<Duration>>,
+    /// Where `ks` and `cs` note how late each session started and each work's sleep
+    /// woke (`"ks start"`, `"ks work"`, `"cs start"`, `"cs work"`); off by default.
+    pub probe: Probe,
 }
 
 impl Costs {
     /// Uniform 0–5 ms costs for `n` requests, from `seed`.
     pub fn uniform(seed: u64, n: u64) -> Self {
         let [key, txt] = open_loop::uniform_pair(seed, n);
-        Costs { key, txt }
+        Costs {
+            key,
+            txt,
+            probe: Probe::default(),
+        }
+    }
+
+    /// No work at all for `n` requests: only each implementation's own overhead.
+    pub fn zero(n: u64) -> Self {
+        let zero = Arc::new(vec![Duration::ZERO; n as usize]);
+        Costs {
+            key: zero.clone(),
+            txt: zero,
+            probe: Probe::default(),
+        }
+    }
+
+    /// The same costs, with their lateness noted on `probe`.
+    pub fn noted(self, probe: Probe) -> Self {
+        Costs { probe, ..self }
     }
 }
 
@@ -59,6 +82,7 @@ pub struct ConcurrentSend {
     costs: (Duration, Duration),
     recorder: Recorder,
     in_order: bool,
+    probe: Probe,
 }
 
 impl ConcurrentSend {
@@ -70,7 +94,13 @@ impl ConcurrentSend {
             costs,
             recorder,
             in_order,
+            probe: Probe::default(),
         }
+    }
+
+    /// The same session, noting its services' lateness on `probe`.
+    pub fn noted(self, probe: Probe) -> Self {
+        ConcurrentSend { probe, ..self }
     }
 }
 
@@ -79,13 +109,17 @@ impl Choreography for ConcurrentSend {
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let (i, (ck, ct)) = (self.i, self.costs);
+        let due = self.recorder.schedule().at(i);
         let (rec_k, rec_t) = (self.recorder.clone(), self.recorder);
+        let (probe_k, probe_t) = (self.probe.clone(), self.probe);
         let key = compute_at(op.locally(KS, |_| i), |i| async move {
-            crate::clock::sleep(ck).await;
+            probe_k.note(i, "ks start", due.into_std());
+            crate::clock::sleep_noted(ck, &probe_k, i, "ks work").await;
             Key(i)
         });
         let txt = compute_at(op.locally(CS, |_| i), |i| async move {
-            crate::clock::sleep(ct).await;
+            probe_t.note(i, "cs start", due.into_std());
+            crate::clock::sleep_noted(ct, &probe_t, i, "cs work").await;
             Txt(i)
         });
         let (key, txt) = futures::join!(key, txt);
@@ -123,9 +157,10 @@ pub enum Msg {
 enum Node {
     /// A service: computes for `costs[i]` in a task of its own, sends to the server.
     Service {
-        costs: Arc<Vec<Duration>>,
+        costs: Costs,
         key: bool,
         server: ActorRef<Msg>,
+        schedule: Schedule,
     },
     /// The server: forwards everything to the client at once.
     Server(ActorRef<Msg>),
@@ -153,10 +188,26 @@ impl Actor for Node {
         _: &mut (),
     ) -> std::result::Result<(), ActorProcessingErr> {
         match (self, msg) {
-            (Node::Service { costs, key, server }, Msg::Request(i)) => {
-                let (cost, key, server) = (costs[i as usize], *key, server.clone());
+            (
+                Node::Service {
+                    costs,
+                    key,
+                    server,
+                    schedule,
+                },
+                Msg::Request(i),
+            ) => {
+                let (key, server, due) = (*key, server.clone(), schedule.at(i).into_std());
+                let series = if key { &costs.key } else { &costs.txt };
+                let (cost, probe) = (series[i as usize], costs.probe.clone());
+                let (start, work) = if key {
+                    ("ks start", "ks work")
+                } else {
+                    ("cs start", "cs work")
+                };
                 tokio::spawn(async move {
-                    crate::clock::sleep(cost).await;
+                    probe.note(i, start, due);
+                    crate::clock::sleep_noted(cost, &probe, i, work).await;
                     let _ = server.send_message(if key {
                         Msg::Key(Key(i))
                     } else {
@@ -193,9 +244,16 @@ pub async fn spawn_actors(costs: &Costs, recorder: &Recorder) -> Services {
     let client = spawn(Node::Client(recorder.clone())).await;
     let server = spawn(Node::Server(client)).await;
     let mut services = Vec::new();
-    for (costs, key) in [(&costs.key, true), (&costs.txt, false)] {
+    let schedule = recorder.schedule();
+    for key in [true, false] {
         let (costs, server) = (costs.clone(), server.clone());
-        services.push(spawn(Node::Service { costs, key, server }).await);
+        let node = Node::Service {
+            costs,
+            key,
+            server,
+            schedule,
+        };
+        services.push(spawn(node).await);
     }
     Services(services)
 }
@@ -226,7 +284,7 @@ pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summar
         let costs = costs.clone();
         move |i: u64| {
             let cost = (costs.key[i as usize], costs.txt[i as usize]);
-            ConcurrentSend::new(i, cost, recorder.clone(), in_order)
+            ConcurrentSend::new(i, cost, recorder.clone(), in_order).noted(costs.probe.clone())
         }
     };
     let run = open_loop::run(imp, spec, &["key", "txt"], actors, sessions);

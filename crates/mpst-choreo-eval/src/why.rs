@@ -1,7 +1,8 @@
 //! The "why" section of `EVALUATION.md`: the evidence behind each missed goal, from
 //! profiles taken in the same run (how the models spent the window in model serving,
 //! the zero-cost overhead of each implementation in concurrent send) and from the
-//! profiles committed beside it (`evaluation/profile/hops.md`, `callgrind.md`).
+//! profiles committed beside it (`evaluation/profile/hops.md`, `lateness.md`,
+//! `callgrind.md`).
 
 use std::fmt::Write as _;
 
@@ -147,13 +148,18 @@ fn send_why(o: &mut String, s: &SendResults, profiles: &Profiles) {
          itself costs tens of microseconds; the open-loop overhead is mostly waking parked \
          threads (the timer thread's wake-up of the scheduled start and of each sleeper, then the \
          runtime's workers) on a 2-core machine shared with other builds (load average below). \
-         The rest of the gap appears only with real costs; the hop trace below splits the \
-         measured `key` latency of both choreographies hop by hop to show where it is.\n",
+         The rest of the gap appears only with real costs, where every value also waits for \
+         its work's sleep to wake (a zero cost skips the sleep): the hop trace below splits the \
+         measured `key` latency of both choreographies hop by hop, and the lateness trace after \
+         it measures how late each implementation's sessions start and sleeps wake.\n",
         pct((ideal_in + d_in - ideal_out - d_out) / (ideal_in + d_in)),
         pct(1.0 - s.out_of_order_key_median_ms / s.in_order_key_median_ms),
         pct(1.0 - ideal_out / ideal_in),
     );
     if let Some(text) = &profiles.hops {
+        let _ = writeln!(o, "{}\n", text.trim());
+    }
+    if let Some(text) = &profiles.lateness {
         let _ = writeln!(o, "{}\n", text.trim());
     }
     if let Some(text) = &profiles.callgrind {
@@ -180,6 +186,9 @@ pub struct Profiles {
     pub hops: Option<String>,
     /// `callgrind.md`: instructions, polls, spawns per session (`callgrind.sh`).
     pub callgrind: Option<String>,
+    /// `lateness.md`: how late each implementation's sessions start and sleeps wake
+    /// (`lateness.sh`).
+    pub lateness: Option<String>,
 }
 
 impl Profiles {
@@ -189,6 +198,7 @@ impl Profiles {
         Profiles {
             hops: read("hops.md"),
             callgrind: read("callgrind.md"),
+            lateness: read("lateness.md"),
         }
     }
 }
