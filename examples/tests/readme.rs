@@ -47,50 +47,40 @@ fn the_readme_two_process_example_is_examples_net_ping() {
     assert_eq!(readme_block_containing("net_ping A|B"), body);
 }
 
-#[test]
-fn the_readme_figure_2_choreography_is_the_mpst_choreo_doctest() {
-    let lib = repository_file("crates/mpst-choreo/src/lib.rs");
-    let doc: Vec<&str> = lib
+/// The first doctest of the module docs (`//!`) of the repository file `path` whose
+/// opening fence is `fence` (e.g. "```" or "```no_run"), without its fences.
+fn first_module_doctest(path: &str, fence: &str) -> String {
+    let source = repository_file(path);
+    let doc: Vec<&str> = source
         .lines()
         .filter_map(|l| l.strip_prefix("//!"))
         .map(|l| l.strip_prefix(' ').unwrap_or(l))
         .collect();
     let start = doc
         .iter()
-        .position(|l| *l == "```")
-        .expect("a doctest in lib.rs")
+        .position(|l| *l == fence)
+        .unwrap_or_else(|| panic!("a doctest opened by {fence:?} in {path}"))
         + 1;
     let end = start
         + doc[start..]
             .iter()
             .position(|l| *l == "```")
             .expect("its end");
+    doc[start..end].join("\n")
+}
+
+#[test]
+fn the_readme_figure_2_choreography_is_the_mpst_choreo_doctest() {
     assert_eq!(
         readme_block_containing("ConcurrentSend"),
-        doc[start..end].join("\n")
+        first_module_doctest("crates/mpst-choreo/src/lib.rs", "```")
     );
 }
 
 #[test]
 fn the_readme_build_script_is_the_mpst_codegen_build_doctest() {
-    let build = repository_file("crates/mpst-codegen/src/build.rs");
-    let doc: Vec<&str> = build
-        .lines()
-        .filter_map(|l| l.strip_prefix("//!"))
-        .map(|l| l.strip_prefix(' ').unwrap_or(l))
-        .collect();
-    let start = doc
-        .iter()
-        .position(|l| *l == "```no_run")
-        .expect("a compiled doctest in build.rs")
-        + 1;
-    let end = start
-        + doc[start..]
-            .iter()
-            .position(|l| *l == "```")
-            .expect("its end");
     assert_eq!(
         readme_block_containing("Build::scribble"),
-        doc[start..end].join("\n")
+        first_module_doctest("crates/mpst-codegen/src/build.rs", "```no_run")
     );
 }
