@@ -1,0 +1,170 @@
+//! The relay's TCP proxy: each accepted connection is dialled on to the other host and
+//! its bytes pumped both ways in chunks, each chunk delayed, stalled ("lost") or turned
+//! into a reset by its seeded [`Fate`](crate::Fate); a partition holds every chunk (and
+//! every new connection's dial) until the link heals.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{ReadHalf, WriteHalf};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::mpsc;
+use tokio::time::{sleep_until, Instant};
+
+use super::{bump, LinkShared};
+use crate::impair::stream_seed;
+
+/// The largest chunk read at once.
+const CHUNK: usize = 16 * 1024;
+/// Chunks in flight per direction of a connection (bounds the relay's memory; a full
+/// pipe stops reading, so the sender feels back-pressure as over a real link).
+const IN_FLIGHT: usize = 64;
+
+/// Accepts connections at one end's front address and relays each to `target`.
+pub(super) async fn accept(
+    listener: TcpListener,
+    link: Arc<LinkShared>,
+    side: usize,
+    target: SocketAddr,
+    source: Ipv4Addr,
+    seed: u64,
+) {
+    let mut ordinal = 0u64;
+    loop {
+        let Ok((client, _)) = listener.accept().await else {
+            continue;
+        };
+        ordinal += 1;
+        bump(&link.counters.connections);
+        let seed = stream_seed(
+            seed,
+            &[link.index, side as u64, u64::from(target.port()), ordinal],
+        );
+        tokio::spawn(connection(client, link.clone(), side, target, source, seed));
+    }
+}
+
+/// Why a connection stopped other than by both sides closing.
+struct Broken;
+
+/// Relays one connection until both directions end, or resets both ends.
+async fn connection(
+    mut client: TcpStream,
+    link: Arc<LinkShared>,
+    side: usize,
+    target: SocketAddr,
+    source: Ipv4Addr,
+    seed: u64,
+) {
+    let _ = client.set_nodelay(true);
+    // A partition blackholes new connections too: the dial waits for the link.
+    link.wait_up().await;
+    let Ok(mut upstream) = dial(source, target).await else {
+        // The other host does not listen: refuse the way its kernel would have.
+        let _ = client.set_zero_linger();
+        return;
+    };
+    let _ = upstream.set_nodelay(true);
+    let mut resets = link.resets_requested.subscribe();
+    resets.borrow_and_update();
+    let outcome = {
+        let (cr, cw) = client.split();
+        let (ur, uw) = upstream.split();
+        let there = pump(cr, uw, &link, side, stream_seed(seed, &[0]));
+        let back = pump(ur, cw, &link, 1 - side, stream_seed(seed, &[1]));
+        tokio::select! {
+            r = async { tokio::try_join!(there, back) } => r.map(drop),
+            _ = resets.changed() => Err(Broken),
+        }
+    };
+    if outcome.is_err() {
+        bump(&link.counters.resets);
+        // Closing with a zero linger sends an RST to each end.
+        let _ = client.set_zero_linger();
+        let _ = upstream.set_zero_linger();
+    }
+}
+
+/// Connects to `target` from the `source` address (the front address by which the
+/// target host knows the dialling host).
+async fn dial(source: Ipv4Addr, target: SocketAddr) -> std::io::Result<TcpStream> {
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::from((source, 0)))?;
+    socket.connect(target).await
+}
+
+/// One chunk in flight, or the end of the stream.
+enum Item {
+    Data { release: Instant, bytes: Vec<u8> },
+    Eof,
+    Reset,
+}
+
+/// Pumps one direction (`dir` 0 from the link's first host) until end of stream.
+async fn pump(
+    mut from: ReadHalf<'_>,
+    mut to: WriteHalf<'_>,
+    link: &LinkShared,
+    dir: usize,
+    seed: u64,
+) -> Result<(), Broken> {
+    let (tx, mut rx) = mpsc::channel::<Item>(IN_FLIGHT);
+    let mut impairment = link.impairment.subscribe();
+    let mut fates = impairment.borrow_and_update().fates(seed);
+    let counters = &link.counters.dir[dir];
+    let reading = async move {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = from.read(&mut buf).await.map_err(|_| Broken)?;
+            if n == 0 {
+                let _ = tx.send(Item::Eof).await;
+                return Ok(());
+            }
+            if impairment.has_changed().unwrap_or(false) {
+                fates.set(&impairment.borrow_and_update());
+            }
+            let fate = fates.next().expect("fates never end");
+            if fate.reset {
+                let _ = tx.send(Item::Reset).await;
+                return Ok(());
+            }
+            let mut delay = fate.delay;
+            if fate.lost {
+                bump(&counters.stalled);
+                delay += impairment.borrow().stall;
+            }
+            let release = link.serialize(dir, n) + delay;
+            let bytes = buf[..n].to_vec();
+            tx.send(Item::Data { release, bytes })
+                .await
+                .map_err(|_| Broken)?;
+        }
+    };
+    let writing = async {
+        // A byte stream keeps its order: no chunk leaves before the one ahead of it.
+        let mut last = Instant::now();
+        while let Some(item) = rx.recv().await {
+            match item {
+                Item::Data { release, bytes } => {
+                    let release = release.max(last);
+                    sleep_until(release).await;
+                    link.wait_up().await;
+                    to.write_all(&bytes).await.map_err(|_| Broken)?;
+                    last = release;
+                    bump(&counters.chunks);
+                    counters
+                        .bytes
+                        .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+                Item::Eof => {
+                    let _ = to.shutdown().await;
+                    return Ok(());
+                }
+                Item::Reset => return Err(Broken),
+            }
+        }
+        Err(Broken)
+    };
+    tokio::try_join!(reading, writing).map(drop)
+}
