@@ -24,6 +24,11 @@ static SETUP: Mutex<()> = Mutex::new(());
 /// Stale namespaces of crashed runs are removed once per process.
 static CLEAN: Once = Once::new();
 
+/// Holds the process's namespace set-up lock.
+pub(crate) fn setup_lock() -> std::sync::MutexGuard<'static, ()> {
+    SETUP.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Describes a test bed: its hosts, the links between them, the ports the relay
 /// serves and the seed of every impairment decision.
 #[derive(Clone, Debug, Default)]
@@ -89,8 +94,10 @@ impl Builder {
     pub fn build(self) -> Result<TestBed> {
         self.validate()?;
         ns::check_available()?;
-        let _serial = SETUP.lock().unwrap_or_else(|p| p.into_inner());
-        CLEAN.call_once(ns::clean_stale);
+        let _serial = setup_lock();
+        CLEAN.call_once(|| {
+            let _ = ns::clean_stale();
+        });
         let bed = BEDS.fetch_add(1, Ordering::Relaxed);
         let stem = format!("{PREFIX}{}-{bed}", std::process::id());
         let mut namespaces = Vec::new();

@@ -47,7 +47,7 @@
 //!     .seed(42)
 //!     .build_or_skip("my_test")
 //! else {
-//!     return; // printed `SKIPPED my_test: ...` (or panicked, under CI)
+//!     return Ok(()); // printed `SKIPPED my_test: ...` (or panicked, under CI)
 //! };
 //! // Each role as a process configured by one TOML file, addressing its peer by name.
 //! let mut server = bed.host("bob").role("my-role", "listen = \"0.0.0.0:7000\"")?;
@@ -85,13 +85,16 @@ pub use handle::{DirectionStats, Host, Link, LinkStats, CONFIG_ENV};
 pub use impair::{Fate, Fates, Impairment};
 pub use process::Process;
 
-/// Reports that `test` cannot run here: prints `SKIPPED <test>: <why>`, or panics when
+/// Reports that `test` cannot run here: prints `SKIPPED <test>: <why>` on stderr, or panics when
 /// the environment variable `CI` is set (CI must run every test).
 pub fn skip_or_fail(test: &str, why: &dyn std::fmt::Display) {
     if std::env::var_os("CI").is_some() {
         panic!("{test}: cannot run under CI: {why}");
     }
-    println!("SKIPPED {test}: {why}");
+    // Written to the process's stderr directly, past the test harness's capture, so the
+    // line shows in every `cargo test` run.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
 }
 
 /// The names of every network namespace that exists now (`ip netns list`), for tests
@@ -101,4 +104,13 @@ pub fn list_namespaces() -> Result<Vec<String>> {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect())
+}
+
+/// Removes the namespaces left by crashed runs of this crate (a bed does this once per
+/// process when it is first built) and returns their names: only namespaces named with
+/// this crate's prefix whose marker names a process that no longer runs.
+pub fn remove_stale_namespaces() -> Result<Vec<String>> {
+    ns::check_available()?;
+    let _serial = bed::setup_lock();
+    ns::clean_stale()
 }

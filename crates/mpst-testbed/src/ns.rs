@@ -162,16 +162,17 @@ fn remove(name: &str) {
 
 /// Removes namespaces left by crashed runs of this crate: those with our prefix whose
 /// marker names a process that no longer runs. Anything without our marker is left alone.
-pub(crate) fn clean_stale() {
-    let Ok(list) = ip(&["netns", "list"], None) else {
-        return;
-    };
+pub(crate) fn clean_stale() -> Result<Vec<String>> {
+    let list = ip(&["netns", "list"], None)?;
+    let mut removed = Vec::new();
     for name in list.lines().filter_map(|l| l.split_whitespace().next()) {
         if name.starts_with(PREFIX) && is_stale(name) {
             eprintln!("mpst-testbed: removing stale namespace {name} of a crashed run");
             remove(name);
+            removed.push(name.to_string());
         }
     }
+    Ok(removed)
 }
 
 /// Whether `name`'s marker names a process that no longer runs (false when unsure).

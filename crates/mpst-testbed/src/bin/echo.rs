@@ -1,4 +1,5 @@
-//! `mpst-testbed-echo`: the test bed's own role program, a TCP echo server or pinger
+//! `mpst-testbed-echo`: the test bed's own role program, a TCP echo server (a thread
+//! per connection) or pinger
 //! configured by one TOML file (`--config PATH`, or the path in `MPST_CONFIG`), that
 //! exits with a status saying what happened. It is the pattern role binaries follow.
 //!
@@ -122,29 +123,46 @@ fn echo(listen: &str, count: u32, deadline: Instant) -> Result<(), Failure> {
     // Tells whoever started it that connections can come (stdout is a pipe in tests).
     println!("listening {listen}");
     let _ = std::io::stdout().flush();
+    // Each connection is echoed on its own thread; the echo ends when `count`
+    // connections have ended.
+    let mut served = Vec::new();
     for _ in 0..count {
         wait_readable(&listener, left(deadline, "waiting for a connection")?)?;
         let (mut stream, _) = listener
             .accept()
             .map_err(|e| Failure(3, format!("accepting on {listen}: {e}")))?;
-        let _ = stream.set_nodelay(true);
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            stream
-                .set_read_timeout(Some(left(deadline, "echoing")?))
-                .map_err(|e| io_failure("echoing", e))?;
-            let n = stream
-                .read(&mut buf)
-                .map_err(|e| io_failure("echoing", e))?;
-            if n == 0 {
-                break;
-            }
-            stream
-                .write_all(&buf[..n])
-                .map_err(|e| io_failure("echoing", e))?;
+        served.push(std::thread::spawn(move || echo_one(&mut stream, deadline)));
+    }
+    for connection in served {
+        match connection.join() {
+            Ok(Ok(())) => {}
+            // A connection reset or broken by the link ends that connection only.
+            Ok(Err(Failure(4, msg))) => eprintln!("mpst-testbed-echo: {msg}"),
+            Ok(Err(failure)) => return Err(failure),
+            Err(_) => return Err(Failure(4, "an echo thread panicked".into())),
         }
     }
     Ok(())
+}
+
+/// Echoes one connection until its peer closes it.
+fn echo_one(stream: &mut TcpStream, deadline: Instant) -> Result<(), Failure> {
+    let _ = stream.set_nodelay(true);
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        stream
+            .set_read_timeout(Some(left(deadline, "echoing")?))
+            .map_err(|e| io_failure("echoing", e))?;
+        let n = stream
+            .read(&mut buf)
+            .map_err(|e| io_failure("echoing", e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        stream
+            .write_all(&buf[..n])
+            .map_err(|e| io_failure("echoing", e))?;
+    }
 }
 
 /// Waits until `listener` has a connection to accept, at most `timeout`.

@@ -64,3 +64,18 @@ pub fn assert_exit(output: &Output, code: i32, what: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Polls `condition` (every 2 ms) until it holds or `within` passes; whether it held.
+/// For waiting on the relay's counters, never for timing claims.
+pub fn eventually(within: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if condition() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
