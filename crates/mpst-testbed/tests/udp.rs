@@ -10,7 +10,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use common::eventually;
-use mpst_testbed::{Impairment, TestBed};
+use mpst_testbed::{Impairment, LinkStats, TestBed};
 
 const PORT: u16 = 7001;
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -25,11 +25,24 @@ fn two_hosts(test: &str, impairment: Impairment, seed: u64) -> Option<TestBed> {
         .build_or_skip(test)
 }
 
-/// Bob's side: every datagram's first 4 bytes (a sequence number) go to the returned
-/// channel, and the datagram is echoed if `echo`; stops when `stop` is set.
-fn bob(bed: &TestBed, echo: bool, stop: Arc<AtomicBool>) -> mpsc::Receiver<u32> {
+/// Bob's side: a thread in bob reading datagrams whose first 4 bytes (a sequence number)
+/// go to `seen`, echoing them if asked; it stops when this is dropped.
+struct Bob {
+    seen: mpsc::Receiver<u32>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Bob {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn bob(bed: &TestBed, echo: bool) -> Bob {
+    let stop = Arc::new(AtomicBool::new(false));
     let (ready_tx, ready_rx) = mpsc::channel();
-    let (seen_tx, seen_rx) = mpsc::channel();
+    let (seen_tx, seen) = mpsc::channel();
+    let stopped = stop.clone();
     bed.host("bob").spawn_thread(move || {
         let socket = UdpSocket::bind(("0.0.0.0", PORT)).unwrap();
         socket
@@ -37,20 +50,17 @@ fn bob(bed: &TestBed, echo: bool, stop: Arc<AtomicBool>) -> mpsc::Receiver<u32> 
             .unwrap();
         ready_tx.send(()).unwrap();
         let mut buf = [0u8; 64];
-        while !stop.load(Ordering::Relaxed) {
-            match socket.recv_from(&mut buf) {
-                Ok((4, from)) => {
-                    let _ = seen_tx.send(u32::from_be_bytes(buf[..4].try_into().unwrap()));
-                    if echo {
-                        let _ = socket.send_to(&buf[..4], from);
-                    }
+        while !stopped.load(Ordering::Relaxed) {
+            if let Ok((4, from)) = socket.recv_from(&mut buf) {
+                let _ = seen_tx.send(u32::from_be_bytes(buf[..4].try_into().unwrap()));
+                if echo {
+                    let _ = socket.send_to(&buf[..4], from);
                 }
-                _ => continue,
             }
         }
     });
     ready_rx.recv_timeout(PATIENCE).expect("bob binds");
-    seen_rx
+    Bob { seen, stop }
 }
 
 /// Alice's socket, made inside alice and connected to bob's name.
@@ -70,21 +80,14 @@ fn within_binomial(observed: u64, n: u64, p: f64) -> bool {
     (observed as f64 - mean).abs() <= 5.0 * sigma
 }
 
-#[test]
-fn udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate() {
-    let (n, p) = (400u32, 0.1);
-    let Some(bed) = two_hosts(
-        "udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate",
-        Impairment::none().loss(p),
-        3,
-    ) else {
-        return;
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let _seen = bob(&bed, true, stop.clone());
+/// Sends `n` numbered datagrams from alice to bob's echo over a link losing each with
+/// probability `p`, one at a time (the next after its echo or 20 ms, so no socket buffer
+/// on the way ever overflows: every loss is the relay's), and returns the link's counters
+/// and the numbers whose echo came back, once every delivered echo has been read.
+fn lossy_round_trips(test: &str, seed: u64, n: u32, p: f64) -> Option<(LinkStats, HashSet<u32>)> {
+    let bed = two_hosts(test, Impairment::none().loss(p), seed)?;
+    let _bob = bob(&bed, true);
     let socket = alice(&bed);
-    // One datagram at a time (the next after its echo or 20 ms), so no socket buffer
-    // on the way ever overflows: every loss is the relay's.
     socket
         .set_read_timeout(Some(Duration::from_millis(20)))
         .unwrap();
@@ -102,24 +105,31 @@ fn udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate() {
     }
     let link = bed.link("alice", "bob");
     // Late echoes: wait until every echo the relay delivered has been read.
-    socket
-        .set_read_timeout(Some(Duration::from_millis(50)))
-        .unwrap();
     let settled = eventually(PATIENCE, || {
         if let Ok(4) = socket.recv(&mut buf) {
             echoed.insert(u32::from_be_bytes(buf[..4].try_into().unwrap()));
         }
         let s = link.stats();
-        s.inbound.datagrams == s.outbound.delivered && echoed.len() as u64 == s.inbound.delivered
+        s.outbound.datagrams == u64::from(n)
+            && s.inbound.datagrams == s.outbound.delivered
+            && echoed.len() as u64 == s.inbound.delivered
     });
-    stop.store(true, Ordering::Relaxed);
     let stats = link.stats();
-    assert!(
-        settled,
-        "echoes unaccounted for: {} read, {stats:?}",
-        echoed.len()
-    );
-    assert_eq!(stats.outbound.datagrams, u64::from(n));
+    assert!(settled, "{}: {} echoes read, {stats:?}", test, echoed.len());
+    Some((stats, echoed))
+}
+
+#[test]
+fn udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate() {
+    let (n, p) = (400u32, 0.1);
+    let Some((stats, echoed)) = lossy_round_trips(
+        "udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate",
+        3,
+        n,
+        p,
+    ) else {
+        return;
+    };
     assert!(
         within_binomial(stats.outbound.dropped, n.into(), p),
         "{} of {n} dropped at p = {p}",
@@ -140,6 +150,22 @@ fn udp_drop_rate_is_within_a_binomial_bound_of_the_configured_rate() {
 }
 
 #[test]
+fn the_same_seed_drops_the_same_datagrams() {
+    let test = "the_same_seed_drops_the_same_datagrams";
+    let Some((first, echoed)) = lossy_round_trips(test, 21, 150, 0.2) else {
+        return;
+    };
+    let (again, echoed_again) = lossy_round_trips(test, 21, 150, 0.2).unwrap();
+    let (other, echoed_other) = lossy_round_trips(test, 22, 150, 0.2).unwrap();
+    assert_eq!(echoed, echoed_again, "seed 21 twice");
+    assert_eq!(first.outbound.dropped, again.outbound.dropped);
+    assert_eq!(first.inbound.dropped, again.inbound.dropped);
+    // 150 round trips each lost with probability 0.36: two seeds agreeing on all of
+    // them by chance is out of the question.
+    assert_ne!(echoed, echoed_other, "seeds 21 and 22 ({other:?})");
+}
+
+#[test]
 fn udp_duplicates_reorders_and_partitions() {
     let Some(bed) = two_hosts(
         "udp_duplicates_reorders_and_partitions",
@@ -150,8 +176,8 @@ fn udp_duplicates_reorders_and_partitions() {
     ) else {
         return;
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let seen = bob(&bed, false, stop.clone());
+    let bob = bob(&bed, false);
+    let seen = &bob.seen;
     let socket = alice(&bed);
     let link = bed.link("alice", "bob");
     for seq in 0..100u32 {
@@ -194,7 +220,6 @@ fn udp_duplicates_reorders_and_partitions() {
         after.iter().all(|s| !(1000..1020).contains(s)),
         "a datagram crossed the partition: {after:?}"
     );
-    stop.store(true, Ordering::Relaxed);
 }
 
 #[test]
@@ -206,8 +231,8 @@ fn a_partition_in_flight_drops_delayed_datagrams() {
     ) else {
         return;
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let seen = bob(&bed, false, stop.clone());
+    let bob = bob(&bed, false);
+    let seen = &bob.seen;
     let socket = alice(&bed);
     let link = bed.link("alice", "bob");
     socket.send(&7u32.to_be_bytes()).unwrap();
@@ -221,5 +246,4 @@ fn a_partition_in_flight_drops_delayed_datagrams() {
         "a datagram crossed the partition"
     );
     assert_eq!(link.stats().outbound.delivered, 0);
-    stop.store(true, Ordering::Relaxed);
 }

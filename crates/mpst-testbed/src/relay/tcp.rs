@@ -32,8 +32,13 @@ pub(super) async fn accept(
 ) {
     let mut ordinal = 0u64;
     loop {
-        let Ok((client, _)) = listener.accept().await else {
-            continue;
+        let client = match listener.accept().await {
+            Ok((client, _)) => client,
+            Err(_) => {
+                // Out of descriptors or memory: wait a little rather than spin.
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
         };
         ordinal += 1;
         bump(&link.counters.connections);
