@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::handle::{Host, Link};
@@ -15,6 +16,9 @@ use crate::relay::{LinkPlan, LinkShared, Relay};
 
 /// At most this many hosts in one bed (one address octet each).
 pub const MAX_HOSTS: usize = 200;
+
+/// How long the relay retries dialling a host that does not listen yet, by default.
+pub const DEFAULT_DIAL_PATIENCE: Duration = Duration::from_secs(3);
 
 /// Beds built by this process so far (part of every namespace name).
 static BEDS: AtomicU32 = AtomicU32::new(0);
@@ -38,6 +42,7 @@ pub struct Builder {
     tcp_ports: Vec<u16>,
     udp_ports: Vec<u16>,
     seed: u64,
+    dial_patience: Option<Duration>,
 }
 
 impl Builder {
@@ -80,6 +85,15 @@ impl Builder {
     /// Relays UDP datagrams to `port` on every link.
     pub fn udp_port(mut self, port: u16) -> Self {
         self.udp_ports.push(port);
+        self
+    }
+
+    /// How long the relay retries dialling a host that does not listen (yet) on a
+    /// relayed TCP port before it resets the connection (default
+    /// [`DEFAULT_DIAL_PATIENCE`]). A role's `connect` succeeds against the relay at once,
+    /// so roles started together need not start in order; zero resets at once.
+    pub fn dial_patience(mut self, patience: Duration) -> Self {
+        self.dial_patience = Some(patience);
         self
     }
 
@@ -179,6 +193,7 @@ impl Builder {
                     real: [real(a), real(b)],
                     tcp_ports: self.tcp_ports.clone(),
                     udp_ports: self.udp_ports.clone(),
+                    dial_patience: self.dial_patience.unwrap_or(DEFAULT_DIAL_PATIENCE),
                 },
             })
             .collect();

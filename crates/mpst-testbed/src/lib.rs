@@ -14,7 +14,7 @@ mod ns;
 mod process;
 mod relay;
 
-pub use bed::{Builder, TestBed, MAX_HOSTS};
+pub use bed::{Builder, TestBed, DEFAULT_DIAL_PATIENCE, MAX_HOSTS};
 pub use error::{Error, Result};
 pub use handle::{DirectionStats, Host, Link, LinkStats, CONFIG_ENV};
 pub use impair::{Fate, Fates, Impairment};

@@ -6,10 +6,14 @@ mod common;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{assert_exit, echo_server, ping, ECHO, PROCESS_TIMEOUT};
-use mpst_testbed::{Error, Impairment, TestBed};
+use common::{assert_exit, echo_server, eventually, ping, ping_command, ECHO, PROCESS_TIMEOUT};
+use mpst_testbed::{Builder, Error, Impairment, TestBed};
 
 fn bed(test: &str) -> Option<TestBed> {
+    builder().build_or_skip(test)
+}
+
+fn builder() -> Builder {
     TestBed::builder()
         .host("alice")
         .host("bob")
@@ -20,7 +24,6 @@ fn bed(test: &str) -> Option<TestBed> {
             Impairment::none().delay(Duration::from_millis(2)),
         )
         .tcp_port(7000)
-        .build_or_skip(test)
 }
 
 #[test]
@@ -69,7 +72,10 @@ fn exit_statuses_name_what_went_wrong() {
 
 #[test]
 fn a_process_past_its_time_out_is_killed() {
-    let Some(bed) = bed("a_process_past_its_time_out_is_killed") else {
+    let Some(bed) = builder()
+        .dial_patience(Duration::ZERO)
+        .build_or_skip("a_process_past_its_time_out_is_killed")
+    else {
         return;
     };
     let mut server = echo_server(&bed, "bob", 7000, 1);
@@ -86,4 +92,19 @@ fn a_process_past_its_time_out_is_killed() {
         "{:?}: {err}",
         out.status
     );
+}
+
+#[test]
+fn roles_may_start_in_any_order() {
+    let Some(bed) = bed("roles_may_start_in_any_order") else {
+        return;
+    };
+    // The ping starts first: its connection reaches the relay, which keeps dialling bob.
+    let mut client = ping_command(&bed, "alice", "bob:7000", 3, 16);
+    let client = bed.host("alice").spawn(&mut client).unwrap();
+    let link = bed.link("alice", "bob");
+    assert!(eventually(PROCESS_TIMEOUT, || link.stats().connections == 1));
+    let _server = echo_server(&bed, "bob", 7000, 1);
+    let out = client.wait_output(PROCESS_TIMEOUT).unwrap();
+    assert_exit(&out, 0, "a ping started before its echo");
 }

@@ -35,8 +35,16 @@ fn without_root_tests_skip_and_under_ci_they_fail() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = dir.path().join("probe");
-    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Copied by another process: a file this process held open for writing could leak
+    // into a child forked meanwhile by another test's thread, and exec would then fail
+    // with "text file busy".
+    let copied = Command::new("install")
+        .args(["-m", "755"])
+        .arg(std::env::current_exe().unwrap())
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let run = |ci: bool| {
         let mut command = Command::new("setpriv");
         command

@@ -113,6 +113,8 @@ pub(crate) struct LinkPlan {
     pub(crate) real: [Ipv4Addr; 2],
     pub(crate) tcp_ports: Vec<u16>,
     pub(crate) udp_ports: Vec<u16>,
+    /// How long a TCP dial to a host that does not listen yet is retried.
+    pub(crate) dial_patience: Duration,
 }
 
 impl LinkPlan {
@@ -227,6 +229,7 @@ async fn bind_all(links: &[LinkPlan], seed: u64) -> Result<()> {
                     target,
                     source,
                     seed,
+                    link.dial_patience,
                 ));
             }
             for &port in &link.udp_ports {

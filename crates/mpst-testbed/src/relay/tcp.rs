@@ -1,10 +1,12 @@
-//! The relay's TCP proxy: each accepted connection is dialled on to the other host and
+//! The relay's TCP proxy: each accepted connection is dialled on to the other host
+//! (retried for the bed's dial patience while that host does not listen yet) and
 //! its bytes pumped both ways in chunks, each chunk delayed, stalled ("lost") or turned
 //! into a reset by its seeded [`Fate`](crate::Fate); a partition holds every chunk (and
 //! every new connection's dial) until the link heals.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{ReadHalf, WriteHalf};
@@ -29,6 +31,7 @@ pub(super) async fn accept(
     target: SocketAddr,
     source: Ipv4Addr,
     seed: u64,
+    patience: Duration,
 ) {
     let mut ordinal = 0u64;
     loop {
@@ -36,7 +39,7 @@ pub(super) async fn accept(
             Ok((client, _)) => client,
             Err(_) => {
                 // Out of descriptors or memory: wait a little rather than spin.
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
@@ -46,7 +49,15 @@ pub(super) async fn accept(
             seed,
             &[link.index, side as u64, u64::from(target.port()), ordinal],
         );
-        tokio::spawn(connection(client, link.clone(), side, target, source, seed));
+        tokio::spawn(connection(
+            client,
+            link.clone(),
+            side,
+            target,
+            source,
+            seed,
+            patience,
+        ));
     }
 }
 
@@ -61,12 +72,14 @@ async fn connection(
     target: SocketAddr,
     source: Ipv4Addr,
     seed: u64,
+    patience: Duration,
 ) {
     let _ = client.set_nodelay(true);
     // A partition blackholes new connections too: the dial waits for the link.
     link.wait_up().await;
-    let Ok(mut upstream) = dial(source, target).await else {
-        // The other host does not listen: refuse the way its kernel would have.
+    let Ok(mut upstream) = dial_patiently(source, target, patience).await else {
+        // The other host does not listen: reset (the dialler's connect has already
+        // succeeded against the relay, so a refusal can only show as a reset).
         let _ = client.set_zero_linger();
         return;
     };
@@ -88,6 +101,27 @@ async fn connection(
         // Closing with a zero linger sends an RST to each end.
         let _ = client.set_zero_linger();
         let _ = upstream.set_zero_linger();
+    }
+}
+
+/// Dials until the target answers or `patience` has passed, backing off from 5 to 100
+/// ms, as the dialling role itself would retry a refused connection.
+async fn dial_patiently(
+    source: Ipv4Addr,
+    target: SocketAddr,
+    patience: Duration,
+) -> std::io::Result<TcpStream> {
+    let deadline = Instant::now() + patience;
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match dial(source, target).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) if Instant::now() + pause >= deadline => return Err(e),
+            Err(_) => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+        }
     }
 }
 

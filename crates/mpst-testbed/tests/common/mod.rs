@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use mpst_testbed::{Process, TestBed};
@@ -35,16 +35,22 @@ pub fn echo_server(bed: &TestBed, host: &str, port: u16, count: u32) -> Process 
 
 /// Runs a ping role on `host` against `peer` (`name:port`) and returns its output.
 pub fn ping(bed: &TestBed, host: &str, peer: &str, count: u32, size: usize) -> Output {
-    let config = format!(
-        "mode = \"ping\"\npeer = \"{peer}\"\ncount = {count}\nsize = {size}\ntimeout_ms = 15000\n"
-    );
-    let mut command = bed.host(host).role(ECHO, &config).expect("config written");
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut command = ping_command(bed, host, peer, count, size);
     bed.host(host)
         .spawn(&mut command)
         .expect("ping starts")
         .wait_output(PROCESS_TIMEOUT)
         .expect("ping finishes")
+}
+
+/// The command of a ping role on `host` against `peer` (`name:port`), output piped.
+pub fn ping_command(bed: &TestBed, host: &str, peer: &str, count: u32, size: usize) -> Command {
+    let config = format!(
+        "mode = \"ping\"\npeer = \"{peer}\"\ncount = {count}\nsize = {size}\ntimeout_ms = 15000\n"
+    );
+    let mut command = bed.host(host).role(ECHO, &config).expect("config written");
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
 }
 
 /// The round-trip times (microseconds) a ping printed.
