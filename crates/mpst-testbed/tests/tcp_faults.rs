@@ -1,5 +1,6 @@
 //! TCP through an impaired link: a partition stalls a connection (and new ones) until it
-//! heals, a reset breaks it, seeded loss stalls chunks without corrupting them and
+//! heals, a reset breaks it, seeded loss stalls chunks without corrupting them, jitter
+//! reorders messages across connections, and
 //! seeded resets break connections.
 
 mod common;
@@ -129,4 +130,60 @@ fn seeded_resets_break_a_connection_with_a_reset() {
     assert_exit(&out, 4, "ping over a resetting link");
     assert_eq!(bed.link("alice", "bob").stats().resets, 1);
     assert!(server.wait_timeout(PROCESS_TIMEOUT).unwrap().success());
+}
+
+#[test]
+fn jitter_lets_a_later_message_on_another_connection_overtake() {
+    let Some(bed) = two_hosts(
+        "jitter_lets_a_later_message_on_another_connection_overtake",
+        Impairment::none()
+            .delay(Duration::from_millis(10))
+            .jitter(Duration::from_millis(10)),
+    ) else {
+        return;
+    };
+    // Bob records, in arrival order, (connection, byte) from two connections.
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel::<(usize, u8)>();
+    bed.host("bob").spawn_thread(move || {
+        let listener = std::net::TcpListener::bind("0.0.0.0:7000").unwrap();
+        ready_tx.send(()).unwrap();
+        for id in 0..2 {
+            let (mut stream, _) = listener.accept().unwrap();
+            let seen = seen_tx.clone();
+            std::thread::spawn(move || {
+                let mut byte = [0u8; 1];
+                while let Ok(1) = stream.read(&mut byte) {
+                    let _ = seen.send((id, byte[0]));
+                }
+            });
+        }
+    });
+    ready_rx.recv_timeout(PATIENCE).unwrap();
+    let mut first = connect(bed.host("alice"));
+    first.write_all(&[255]).unwrap();
+    // Bob's first accepted connection is `first` once its byte has arrived.
+    assert_eq!(seen_rx.recv_timeout(PATIENCE).unwrap(), (0, 255));
+    let mut second = connect(bed.host("alice"));
+    // Round i: byte i on `first`, then on `second`; the next round once both arrived (so
+    // each byte is a chunk of its own and draws its own delay).
+    let mut arrivals = Vec::new();
+    let mut overtaken = 0;
+    for i in 0..20u8 {
+        first.write_all(&[i]).unwrap();
+        second.write_all(&[i]).unwrap();
+        let round = [
+            seen_rx.recv_timeout(PATIENCE).unwrap(),
+            seen_rx.recv_timeout(PATIENCE).unwrap(),
+        ];
+        let mut sorted = round;
+        sorted.sort_unstable();
+        assert_eq!(sorted, [(0, i), (1, i)], "round {i}");
+        // With independent delays of 10 ± 10 ms, the later send sometimes arrives first.
+        if round[0] == (1, i) {
+            overtaken += 1;
+        }
+        arrivals.extend(round);
+    }
+    assert!(overtaken > 0, "no message overtook another: {arrivals:?}");
 }
