@@ -129,7 +129,8 @@ fn clamp(p: f64) -> f64 {
 /// What happens to one TCP chunk or UDP datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fate {
-    /// Its delay (delay, jitter, a reordering gap or a stall included).
+    /// Its delay: `delay ± jitter`, plus the reordering gap if it is held back (a lost
+    /// TCP chunk waits the impairment's `stall` on top).
     pub delay: Duration,
     /// UDP: dropped. TCP: stalled (its `delay` includes the stall).
     pub lost: bool,

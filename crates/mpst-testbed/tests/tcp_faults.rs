@@ -1,7 +1,6 @@
 //! TCP through an impaired link: a partition stalls a connection (and new ones) until it
 //! heals, a reset breaks it, seeded loss stalls chunks without corrupting them, jitter
-//! reorders messages across connections, and
-//! seeded resets break connections.
+//! reorders messages across connections, and seeded resets break connections.
 
 mod common;
 

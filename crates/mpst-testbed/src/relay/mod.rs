@@ -9,6 +9,7 @@
 //! other's real addresses and the router does not forward, so nothing bypasses the relay.
 
 mod tcp;
+mod timer;
 mod udp;
 
 use std::net::{Ipv4Addr, SocketAddr};

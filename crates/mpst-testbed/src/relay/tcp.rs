@@ -12,7 +12,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{ReadHalf, WriteHalf};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
-use tokio::time::{sleep_until, Instant};
+use tokio::time::Instant;
+
+use super::timer::sleep_until;
 
 use super::{bump, LinkShared};
 use crate::impair::stream_seed;

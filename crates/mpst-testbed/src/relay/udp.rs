@@ -9,9 +9,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use tokio::net::UdpSocket;
-use tokio::time::sleep_until;
 
-use super::{bump, LinkShared};
+use super::{bump, timer::sleep_until, LinkShared};
 use crate::impair::{stream_seed, Fates};
 
 /// The largest datagram relayed.
