@@ -206,6 +206,7 @@ impl Builder {
             .prefix(&format!("{stem}-"))
             .tempdir()
             .map_err(|e| Error::io("creating the bed's directory", e))?;
+        ns::mark_dir(dir.path())?;
         Ok(TestBed {
             relay: Some(relay),
             namespaces,
@@ -373,6 +374,11 @@ impl TestBed {
             .iter()
             .map(|n| n.name().to_string())
             .collect()
+    }
+
+    /// The bed's temporary directory (role configurations; removed with the bed).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     /// The seed of the bed's impairment decisions.

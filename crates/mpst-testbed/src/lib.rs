@@ -41,9 +41,10 @@ pub fn list_namespaces() -> Result<Vec<String>> {
         .collect())
 }
 
-/// Removes the namespaces left by crashed runs of this crate (a bed does this once per
-/// process when it is first built) and returns their names: only namespaces named with
-/// this crate's prefix whose marker names a process that no longer runs.
+/// Removes the namespaces and bed directories left by crashed runs of this crate (a bed
+/// does this once per process when it is first built) and returns the namespaces' names:
+/// only those named with this crate's prefix whose marker names a process that no longer
+/// runs.
 pub fn remove_stale_namespaces() -> Result<Vec<String>> {
     ns::check_available()?;
     let _serial = bed::setup_lock();

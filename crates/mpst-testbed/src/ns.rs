@@ -160,8 +160,9 @@ fn remove(name: &str) {
     let _ = std::fs::remove_dir_all(etc_dir(name));
 }
 
-/// Removes namespaces left by crashed runs of this crate: those with our prefix whose
-/// marker names a process that no longer runs. Anything without our marker is left alone.
+/// Removes namespaces (and temporary directories) left by crashed runs of this crate:
+/// those with our prefix whose marker names a process that no longer runs. Anything
+/// without our marker is left alone.
 pub(crate) fn clean_stale() -> Result<Vec<String>> {
     let list = ip(&["netns", "list"], None)?;
     let mut removed = Vec::new();
@@ -172,12 +173,37 @@ pub(crate) fn clean_stale() -> Result<Vec<String>> {
             removed.push(name.to_string());
         }
     }
+    // The bed directories (role configurations) of crashed runs, marked the same way.
+    if let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) {
+        for entry in entries.flatten() {
+            let named_ours = entry.file_name().to_string_lossy().starts_with(PREFIX);
+            if named_ours && marks_stale(&entry.path().join(DIR_MARKER)) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     Ok(removed)
+}
+
+/// The marker file of a bed's temporary directory.
+pub(crate) const DIR_MARKER: &str = ".mpst-testbed";
+
+/// Writes the marker naming this process into a bed's temporary directory `dir`.
+pub(crate) fn mark_dir(dir: &std::path::Path) -> Result<()> {
+    let path = dir.join(DIR_MARKER);
+    std::fs::write(&path, marker() + "\n")
+        .map_err(|e| Error::io(format!("writing {}", path.display()), e))
 }
 
 /// Whether `name`'s marker names a process that no longer runs (false when unsure).
 fn is_stale(name: &str) -> bool {
-    let Ok(hosts) = std::fs::read_to_string(etc_dir(name).join("hosts")) else {
+    marks_stale(&etc_dir(name).join("hosts"))
+}
+
+/// Whether the file at `path` starts with our marker naming a process that no longer
+/// runs (false when unsure).
+fn marks_stale(path: &std::path::Path) -> bool {
+    let Ok(hosts) = std::fs::read_to_string(path) else {
         return false;
     };
     let Some(line) = hosts.lines().next().filter(|l| l.starts_with(MARKER)) else {

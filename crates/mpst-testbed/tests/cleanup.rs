@@ -34,6 +34,7 @@ fn dropping_a_bed_removes_its_namespaces_files_and_processes() {
         return;
     };
     let names = bed.namespaces();
+    let dir = bed.dir().to_path_buf();
     assert_eq!(names.len(), 3, "a router and two hosts: {names:?}");
     let listed = list_namespaces().unwrap();
     assert!(names.iter().all(|n| listed.contains(n)), "{listed:?}");
@@ -41,6 +42,7 @@ fn dropping_a_bed_removes_its_namespaces_files_and_processes() {
     let mut server = echo_server(&bed, "bob", 7000, 1);
     drop(bed);
     assert_gone(&names);
+    assert!(!dir.exists(), "{} is still there", dir.display());
     let status = server.wait_timeout(PROCESS_TIMEOUT).unwrap();
     assert_eq!(status.signal(), Some(9), "killed by SIGKILL: {status:?}");
 }
@@ -88,7 +90,16 @@ fn only_namespaces_of_dead_runs_are_removed_as_stale() {
             .unwrap();
         assert!(added.success());
     }
+    // A bed directory of the same dead run.
+    let stale_dir = std::env::temp_dir().join(format!("mpst-tb-{pid}-stale-dir"));
+    std::fs::create_dir_all(&stale_dir).unwrap();
+    std::fs::write(
+        stale_dir.join(".mpst-testbed"),
+        format!("# mpst-testbed pid={pid} start=1\n"),
+    )
+    .unwrap();
     let removed = mpst_testbed::remove_stale_namespaces().unwrap();
+    assert!(!stale_dir.exists(), "a stale bed directory was left");
     let foreign_kept = list_namespaces().unwrap().contains(&foreign);
     // Clean up the foreign one by hand before asserting.
     let _ = std::process::Command::new("ip")
@@ -98,6 +109,10 @@ fn only_namespaces_of_dead_runs_are_removed_as_stale() {
     assert!(removed.contains(&stale), "{removed:?}");
     assert_gone(&[stale]);
     assert!(foreign_kept, "a namespace without our marker was removed");
+    assert!(
+        live.dir().join(".mpst-testbed").exists(),
+        "a live bed's directory went"
+    );
     let listed = list_namespaces().unwrap();
     for name in live.namespaces() {
         assert!(!removed.contains(&name), "a live bed's {name} was removed");
