@@ -247,3 +247,55 @@ fn a_partition_in_flight_drops_delayed_datagrams() {
     );
     assert_eq!(link.stats().outbound.delivered, 0);
 }
+
+#[test]
+fn udp_keeps_ports_so_each_side_sees_the_other_at_its_name() {
+    let Some(bed) = two_hosts(
+        "udp_keeps_ports_so_each_side_sees_the_other_at_its_name",
+        Impairment::none(),
+        0,
+    ) else {
+        return;
+    };
+    let (alice, bob) = (bed.host("alice"), bed.host("bob"));
+    // Both on the declared port, each dialling and answering on it (as a QUIC endpoint).
+    let a = alice
+        .run(|| UdpSocket::bind(("0.0.0.0", PORT)))
+        .unwrap()
+        .unwrap();
+    let b = bob
+        .run(|| UdpSocket::bind(("0.0.0.0", PORT)))
+        .unwrap()
+        .unwrap();
+    // And a client on an ephemeral port.
+    let e = alice.run(|| UdpSocket::bind("0.0.0.0:0")).unwrap().unwrap();
+    for s in [&a, &b, &e] {
+        s.set_read_timeout(Some(PATIENCE)).unwrap();
+    }
+    let bob_there = SocketAddr::from((alice.resolve("bob").unwrap(), PORT));
+    let alice_there = SocketAddr::from((bob.resolve("alice").unwrap(), PORT));
+    let mut buf = [0u8; 16];
+
+    a.send_to(b"ping", bob_there).unwrap();
+    let (n, from) = b.recv_from(&mut buf).unwrap();
+    assert_eq!((&buf[..n], from), (&b"ping"[..], alice_there));
+    b.send_to(b"pong", from).unwrap();
+    let (n, from) = a.recv_from(&mut buf).unwrap();
+    assert_eq!((&buf[..n], from), (&b"pong"[..], bob_there));
+    // Bob can also start the exchange, to the address alice's name has on his host.
+    b.send_to(b"hello", alice_there).unwrap();
+    let (n, from) = a.recv_from(&mut buf).unwrap();
+    assert_eq!((&buf[..n], from), (&b"hello"[..], bob_there));
+
+    let port = e.local_addr().unwrap().port();
+    e.send_to(b"eph", bob_there).unwrap();
+    let (n, from) = b.recv_from(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"eph");
+    assert_eq!(
+        from,
+        SocketAddr::from((bob.resolve("alice").unwrap(), port))
+    );
+    b.send_to(b"back", from).unwrap();
+    let (n, from) = e.recv_from(&mut buf).unwrap();
+    assert_eq!((&buf[..n], from), (&b"back"[..], bob_there));
+}

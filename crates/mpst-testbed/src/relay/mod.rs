@@ -5,7 +5,7 @@
 //! Addressing: for a link between hosts `a` and `b`, host `a` reaches `b` at a *front*
 //! address of the router that exists only for that direction; the relay listens there,
 //! and dials `b`'s real address from `b`'s front address of the link, so `b` sees the
-//! peer address that `a`'s host name resolves to on `b`. Hosts have no route to each
+//! peer address that `a`'s host name resolves to on `b` (for UDP with the same port). Hosts have no route to each
 //! other's real addresses and the router does not forward, so nothing bypasses the relay.
 
 mod tcp;
@@ -233,20 +233,13 @@ async fn bind_all(links: &[LinkPlan], seed: u64) -> Result<()> {
                     link.dial_patience,
                 ));
             }
+        }
+        let udp = udp::UdpLink::new(link.shared.clone(), link.front, link.real, seed);
+        for side in 0..2 {
             for &port in &link.udp_ports {
-                let at = SocketAddr::from((link.front[side], port));
-                let socket = tokio::net::UdpSocket::bind(at)
-                    .await
-                    .map_err(|e| Error::io(format!("relay binding UDP {at}"), e))?;
-                let (target, source) = link.route(side, port);
-                tokio::spawn(udp::front(
-                    Arc::new(socket),
-                    link.shared.clone(),
-                    side,
-                    target,
-                    source,
-                    seed,
-                ));
+                udp.socket(side, port).map_err(|e| {
+                    Error::io(format!("relay binding UDP {}:{port}", link.front[side]), e)
+                })?;
             }
         }
     }

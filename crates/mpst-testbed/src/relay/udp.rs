@@ -1,121 +1,132 @@
 //! The relay's UDP datagram relay: every datagram gets a seeded [`Fate`](crate::Fate)
 //! (dropped, delayed with jitter, held back to be overtaken, duplicated); a partition
-//! drops everything. Each client address seen at a front socket gets its own upstream
-//! socket, bound to the front address by which the target knows the client's host, so
-//! replies come back through the relay (this is what a QUIC connection needs).
+//! drops everything.
+//!
+//! Ports are kept, as on a network without NAT: a datagram from host `x`'s port `s` to
+//! the address of host `y`'s name, port `d`, reaches `y` from port `s` of the address
+//! `x`'s name has on `y`. So a QUIC endpoint that dials and accepts on one port is seen
+//! by its peer at exactly the address the peer was configured with (mpst-choreo's QUIC
+//! transport identifies peers that way). The relay therefore has one socket per (link
+//! side, port): the declared ports bound when the bed is built, a client's other source
+//! ports bound when its first datagram passes; every socket both receives its side's
+//! datagrams and emits the other side's.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::net::UdpSocket;
 
 use super::{bump, timer::sleep_until, LinkShared};
-use crate::impair::{stream_seed, Fates};
+use crate::impair::{stream_seed, Fate, Fates};
 
 /// The largest datagram relayed.
 const MAX_DATAGRAM: usize = 65_536;
 /// Marks UDP streams' seeds apart from TCP's.
 const UDP: u64 = 0x5544_5000;
 
-/// Where a relayed datagram goes.
-#[derive(Clone)]
-enum Out {
-    /// Through a connected upstream socket.
-    Connected(Arc<UdpSocket>),
-    /// From the front socket back to a client.
-    To(Arc<UdpSocket>, SocketAddr),
-}
-
-impl Out {
-    async fn send(&self, bytes: &[u8]) {
-        let _ = match self {
-            Out::Connected(s) => s.send(bytes).await,
-            Out::To(s, to) => s.send_to(bytes, *to).await,
-        };
-    }
-}
-
-/// Serves one end's front socket: relays its clients' datagrams to `target`.
-pub(super) async fn front(
-    socket: Arc<UdpSocket>,
+/// The UDP side of one link.
+#[derive(Debug)]
+pub(super) struct UdpLink {
     link: Arc<LinkShared>,
-    side: usize,
-    target: SocketAddr,
-    source: Ipv4Addr,
-    seed: u64,
-) {
-    let port = u64::from(target.port());
-    let mut fates = link
-        .impairment
-        .borrow()
-        .fates(stream_seed(seed, &[UDP, link.index, side as u64, port]));
+    /// For each side: the router address at which that side reaches the other.
+    front: [Ipv4Addr; 2],
+    /// For each side: its host's real address.
+    real: [Ipv4Addr; 2],
+    /// Each direction's one stream of fates (whatever the ports, so the n-th datagram
+    /// in a direction meets the n-th fate: ephemeral ports do not change the schedule).
+    fates: [Mutex<Fates>; 2],
+    /// The relay's sockets, by (side of the front address, port).
+    sockets: Mutex<HashMap<(usize, u16), Arc<UdpSocket>>>,
+}
+
+impl UdpLink {
+    pub(super) fn new(
+        link: Arc<LinkShared>,
+        front: [Ipv4Addr; 2],
+        real: [Ipv4Addr; 2],
+        seed: u64,
+    ) -> Arc<Self> {
+        let fates = |dir: u64| {
+            let seed = stream_seed(seed, &[UDP, link.index, dir]);
+            Mutex::new(link.impairment.borrow().fates(seed))
+        };
+        Arc::new(UdpLink {
+            fates: [fates(0), fates(1)],
+            link,
+            front,
+            real,
+            sockets: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The socket at `side`'s front address and `port`, bound (and served) if new.
+    /// (Synchronous: `serve` calls it, and it spawns `serve`.)
+    pub(super) fn socket(
+        self: &Arc<Self>,
+        side: usize,
+        port: u16,
+    ) -> std::io::Result<Arc<UdpSocket>> {
+        if let Some(socket) = self.lock().get(&(side, port)) {
+            return Ok(socket.clone());
+        }
+        let std = std::net::UdpSocket::bind(SocketAddr::from((self.front[side], port)))?;
+        std.set_nonblocking(true)?;
+        let socket = Arc::new(UdpSocket::from_std(std)?);
+        self.lock().insert((side, port), socket.clone());
+        tokio::spawn(serve(self.clone(), side, port, socket.clone()));
+        Ok(socket)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(usize, u16), Arc<UdpSocket>>> {
+        self.sockets.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Relays what `side`'s host sends to the socket at (`side`'s front address, `port`) on
+/// to the other host, from the same source port.
+async fn serve(udp: Arc<UdpLink>, side: usize, port: u16, socket: Arc<UdpSocket>) {
+    let link = &udp.link;
     let mut impairment = link.impairment.subscribe();
-    let mut sessions: HashMap<SocketAddr, Out> = HashMap::new();
+    impairment.borrow_and_update();
+    let other = 1 - side;
     let mut buf = vec![0u8; MAX_DATAGRAM];
     loop {
-        let Ok((n, client)) = socket.recv_from(&mut buf).await else {
+        // ICMP errors (a port not listening yet) surface here: keep serving.
+        let Ok((n, from)) = socket.recv_from(&mut buf).await else {
             continue;
         };
-        let out = match sessions.get(&client) {
-            Some(out) => out.clone(),
-            None => {
-                let Ok(up) = upstream(source, target).await else {
-                    continue;
-                };
-                let up = Arc::new(up);
-                let ordinal = sessions.len() as u64 + 1;
-                let back_seed =
-                    stream_seed(seed, &[UDP, link.index, 1 - side as u64, port, ordinal]);
-                tokio::spawn(back(
-                    up.clone(),
-                    Out::To(socket.clone(), client),
-                    link.clone(),
-                    1 - side,
-                    back_seed,
-                ));
-                let out = Out::Connected(up);
-                sessions.insert(client, out.clone());
-                out
+        // Only `side`'s host routes to this address; anything else is not relayed.
+        if from.ip() != udp.real[side] {
+            continue;
+        }
+        let Ok(out) = udp.socket(other, from.port()) else {
+            continue;
+        };
+        let fate = {
+            let mut fates = udp.fates[side].lock().unwrap_or_else(|p| p.into_inner());
+            if impairment.has_changed().unwrap_or(false) {
+                fates.set(&impairment.borrow_and_update());
             }
+            fates.next().expect("fates never end")
         };
-        if impairment.has_changed().unwrap_or(false) {
-            fates.set(&impairment.borrow_and_update());
-        }
-        relay(&link, side, &mut fates, &buf[..n], out).await;
+        let to = SocketAddr::from((udp.real[other], port));
+        relay(link, side, fate, &buf[..n], out, to).await;
     }
 }
 
-/// A socket bound to `source` (any port) and connected to `target`.
-async fn upstream(source: Ipv4Addr, target: SocketAddr) -> std::io::Result<UdpSocket> {
-    let up = UdpSocket::bind(SocketAddr::from((source, 0))).await?;
-    up.connect(target).await?;
-    Ok(up)
-}
-
-/// Relays the replies arriving at an upstream socket back to its client.
-async fn back(up: Arc<UdpSocket>, out: Out, link: Arc<LinkShared>, dir: usize, seed: u64) {
-    let mut fates = link.impairment.borrow().fates(seed);
-    let mut impairment = link.impairment.subscribe();
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        // ICMP errors (the target not listening yet) surface here: keep serving.
-        let Ok(n) = up.recv(&mut buf).await else {
-            continue;
-        };
-        if impairment.has_changed().unwrap_or(false) {
-            fates.set(&impairment.borrow_and_update());
-        }
-        relay(&link, dir, &mut fates, &buf[..n], out.clone()).await;
-    }
-}
-
-/// Decides one datagram's fate and delivers its copies (at once when undelayed, else
+/// Applies one datagram's fate and delivers its copies (at once when undelayed, else
 /// from a timer task, so later datagrams may overtake it).
-async fn relay(link: &Arc<LinkShared>, dir: usize, fates: &mut Fates, bytes: &[u8], out: Out) {
+async fn relay(
+    link: &Arc<LinkShared>,
+    dir: usize,
+    fate: Fate,
+    bytes: &[u8],
+    out: Arc<UdpSocket>,
+    to: SocketAddr,
+) {
     let counters = &link.counters.dir[dir];
     bump(&counters.datagrams);
-    let fate = fates.next().expect("fates never end");
     if fate.lost || link.is_partitioned() {
         bump(&counters.dropped);
         return;
@@ -128,7 +139,7 @@ async fn relay(link: &Arc<LinkShared>, dir: usize, fates: &mut Fates, bytes: &[u
         }
         let release = wire + delay;
         if release <= tokio::time::Instant::now() {
-            out.send(bytes).await;
+            let _ = out.send_to(bytes, to).await;
             bump(&counters.delivered);
         } else {
             let (link, out, bytes) = (link.clone(), out.clone(), bytes.to_vec());
@@ -138,7 +149,7 @@ async fn relay(link: &Arc<LinkShared>, dir: usize, fates: &mut Fates, bytes: &[u
                 if link.is_partitioned() {
                     bump(&link.counters.dir[dir].dropped);
                 } else {
-                    out.send(&bytes).await;
+                    let _ = out.send_to(&bytes, to).await;
                     bump(&link.counters.dir[dir].delivered);
                 }
             });
