@@ -78,13 +78,17 @@ impl Builder {
     /// Relays TCP connections to `port` on every link (a role listening on `port` is
     /// reachable by its host name there).
     pub fn tcp_port(mut self, port: u16) -> Self {
-        self.tcp_ports.push(port);
+        if !self.tcp_ports.contains(&port) {
+            self.tcp_ports.push(port);
+        }
         self
     }
 
     /// Relays UDP datagrams to `port` on every link.
     pub fn udp_port(mut self, port: u16) -> Self {
-        self.udp_ports.push(port);
+        if !self.udp_ports.contains(&port) {
+            self.udp_ports.push(port);
+        }
         self
     }
 
@@ -132,13 +136,11 @@ impl Builder {
         let mut hosts = Vec::new();
         let mut router_batch = String::from("link set lo up\n");
         for (i, name) in self.hosts.iter().enumerate() {
+            // The hosts linked to host i.
             let peers: Vec<usize> = pairs
                 .iter()
-                .filter_map(|&(a, b)| match () {
-                    () if a == i => Some(b),
-                    () if b == i => Some(a),
-                    () => None,
-                })
+                .filter(|&&(a, b)| a == i || b == i)
+                .map(|&(a, b)| a + b - i)
                 .collect();
             let mut hosts_file = format!("{LOCALHOST}{} {name}\n", real(i));
             for &j in &peers {
@@ -256,6 +258,11 @@ impl Builder {
             if !seen.insert(h) {
                 return Err(Error::Config(format!("host {h:?} is declared twice")));
             }
+        }
+        if self.tcp_ports.contains(&0) || self.udp_ports.contains(&0) {
+            return Err(Error::Config(
+                "port 0 cannot be relayed: declare the ports roles listen on".into(),
+            ));
         }
         let mut linked = HashSet::new();
         for (a, b, _) in &self.links {

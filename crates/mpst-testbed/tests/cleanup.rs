@@ -145,6 +145,8 @@ fn bad_descriptions_are_refused_with_the_reason() {
             .link("a", "a", Impairment::none()),
     );
     assert!(msg.contains("joins a host to itself"), "{msg}");
+    let msg = refused(TestBed::builder().host("a").tcp_port(0));
+    assert!(msg.contains("port 0"), "{msg}");
     let msg = refused(TestBed::builder());
     assert!(msg.contains("1 to 200 hosts"), "{msg}");
 }
