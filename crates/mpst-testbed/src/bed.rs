@@ -375,6 +375,21 @@ impl TestBed {
             .unwrap_or_else(|| panic!("the test bed has no link between {a:?} and {b:?}"))
     }
 
+    /// Every link of host `name`, each seen from it (cut them all to isolate the host).
+    pub fn links_of(&self, name: &str) -> Vec<Link<'_>> {
+        let Some(i) = self.hosts.iter().position(|h| h.name == name) else {
+            return Vec::new();
+        };
+        self.links
+            .iter()
+            .filter(|l| l.ends.contains(&i))
+            .map(|l| Link {
+                shared: &l.plan.shared,
+                reversed: l.ends[0] != i,
+            })
+            .collect()
+    }
+
     /// The names of every namespace of the bed (the router's first).
     pub fn namespaces(&self) -> Vec<String> {
         self.namespaces

@@ -186,3 +186,43 @@ fn jitter_lets_a_later_message_on_another_connection_overtake() {
     }
     assert!(overtaken > 0, "no message overtook another: {arrivals:?}");
 }
+
+#[test]
+fn isolating_a_host_cuts_its_links_only() {
+    let Some(bed) = TestBed::builder()
+        .host("alice")
+        .host("bob")
+        .host("carol")
+        .full_mesh(Impairment::none())
+        .tcp_port(7000)
+        .build_or_skip("isolating_a_host_cuts_its_links_only")
+    else {
+        return;
+    };
+    let _bob = echo_server(&bed, "bob", 7000, 1);
+    let _carol = echo_server(&bed, "carol", 7000, 1);
+    let dial = |peer: &str| {
+        let addr = SocketAddr::from((bed.host("alice").resolve(peer).unwrap(), 7000));
+        bed.host("alice")
+            .run(move || TcpStream::connect(addr))
+            .unwrap()
+            .unwrap()
+    };
+    let (mut to_bob, mut to_carol) = (dial("bob"), dial("carol"));
+    let cut = bed.links_of("bob");
+    assert_eq!(cut.len(), 2, "bob is linked to alice and carol");
+    for link in &cut {
+        link.partition();
+    }
+    assert!(bed.link("alice", "bob").is_partitioned());
+    assert!(bed.link("carol", "bob").is_partitioned());
+    assert!(!bed.link("alice", "carol").is_partitioned());
+    to_bob.write_all(b"b").unwrap();
+    to_carol.write_all(b"c").unwrap();
+    assert_eq!(read_n(&mut to_carol, 1, PATIENCE).unwrap(), b"c");
+    assert!(is_timeout(&read_n(&mut to_bob, 1, QUIET).unwrap_err()));
+    for link in &cut {
+        link.heal();
+    }
+    assert_eq!(read_n(&mut to_bob, 1, PATIENCE).unwrap(), b"b");
+}
