@@ -53,6 +53,12 @@ impl<'a> Host<'a> {
             .map(|&(_, addr)| addr)
     }
 
+    /// Whether the calling thread is inside this host's network namespace (a check
+    /// before talking to the bed's addresses, which mean nothing elsewhere).
+    pub fn is_current(&self) -> bool {
+        crate::thread_in_namespace(&self.info.namespace)
+    }
+
     /// A command running `program` inside the host (`ip netns exec`), which sees the
     /// host's `/etc/hosts`; the environment passes through, stdin is null. Start it
     /// with [`Process::spawn`] (or [`Host::spawn`]) to have it killed on drop.
@@ -109,6 +115,27 @@ impl<'a> Host<'a> {
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
+    }
+
+    /// A multi-thread tokio runtime (with `workers` worker threads, at least 1) whose
+    /// every thread, blocking pool included, lives inside the host: sockets made by
+    /// tasks *spawned* on it are the host's. (A future given to `block_on` runs on the
+    /// calling thread, outside the host: spawn the work and await its handle.)
+    pub fn runtime(&self, workers: usize) -> Result<tokio::runtime::Runtime> {
+        let ns = self.info.namespace.clone();
+        // Fail here, not in a runtime thread, when the namespace cannot be entered.
+        std::thread::scope(|s| s.spawn(|| crate::ns::enter(&ns)).join())
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers.max(1))
+            .enable_all()
+            .on_thread_start(move || {
+                if let Err(e) = crate::ns::enter(&ns) {
+                    panic!("a runtime thread cannot enter its host: {e}");
+                }
+            })
+            .build()
+            .map_err(|e| Error::io("building a host's runtime", e))
     }
 
     /// Like [`Host::run`], on a detached thread whose handle is returned.

@@ -50,3 +50,10 @@ pub fn remove_stale_namespaces() -> Result<Vec<String>> {
     let _serial = bed::setup_lock();
     ns::clean_stale()
 }
+
+/// Whether the calling thread is inside the network namespace `name` (see
+/// [`Host::namespace`]); for a task that must not talk to the bed's addresses from
+/// outside the bed.
+pub fn thread_in_namespace(name: &str) -> bool {
+    ns::thread_is_in(name)
+}

@@ -237,3 +237,14 @@ pub(crate) fn enter(name: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// Whether the calling thread is inside the network namespace `name`.
+pub(crate) fn thread_is_in(name: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let here = std::fs::metadata("/proc/thread-self/ns/net");
+    let there = std::fs::metadata(PathBuf::from("/run/netns").join(name));
+    match (here, there) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}

@@ -46,6 +46,12 @@ fn hosts_reach_each_other_by_name_through_the_relay_only() {
     assert!(text.starts_with(&resolved), "getent said {text:?}");
     assert_ne!(alice.resolve("bob"), Some(bed.host("bob").address()));
 
+    let ns = alice.namespace().to_string();
+    assert!(alice
+        .run(move || mpst_testbed::thread_in_namespace(&ns))
+        .unwrap());
+    assert!(!alice.is_current());
+
     // The real address of another host is not routed: nothing bypasses the relay.
     let bob_real = SocketAddr::from((bed.host("bob").address(), 7000));
     let direct = alice
@@ -108,4 +114,57 @@ fn bandwidth_limit_bounds_a_transfer_from_below() {
     let rtt = rtts(&out)[0];
     assert!(rtt >= 250_000, "32 KiB each way took {rtt} us at 128 KiB/s");
     assert_eq!(bed.link("alice", "bob").stats().outbound.bytes, size as u64);
+}
+
+#[test]
+fn tasks_spawned_on_a_host_runtime_use_the_hosts_network() {
+    let Some(bed) = TestBed::builder()
+        .host("alice")
+        .host("bob")
+        .link("alice", "bob", Impairment::none())
+        .tcp_port(7000)
+        .build_or_skip("tasks_spawned_on_a_host_runtime_use_the_hosts_network")
+    else {
+        return;
+    };
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let bob = bed.host("bob").runtime(2).unwrap();
+    let alice = bed.host("alice").runtime(1).unwrap();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let bob_host = bed.host("bob").namespace().to_string();
+    assert!(
+        !bed.host("bob").is_current(),
+        "the test's own thread is outside"
+    );
+    let server = bob.spawn(async move {
+        assert!(mpst_testbed::thread_in_namespace(&bob_host));
+        let listener = tokio::net::TcpListener::bind("0.0.0.0:7000").await?;
+        ready_tx.send(()).unwrap();
+        let (mut stream, _) = listener.accept().await?;
+        let mut buf = [0u8; 5];
+        stream.read_exact(&mut buf).await?;
+        stream.write_all(&buf).await?;
+        std::io::Result::Ok(())
+    });
+    ready_rx.recv_timeout(PROCESS_TIMEOUT).unwrap();
+    // Only inside alice does bob's name lead anywhere: the relay is reachable from hosts.
+    let bob_there = SocketAddr::from((bed.host("alice").resolve("bob").unwrap(), 7000));
+    let alice_host = bed.host("alice").namespace().to_string();
+    let client = alice.spawn(async move {
+        // Never dial the bed's addresses from outside the bed.
+        assert!(mpst_testbed::thread_in_namespace(&alice_host));
+        let mut stream = tokio::net::TcpStream::connect(bob_there).await?;
+        stream.write_all(b"hello").await?;
+        let mut buf = [0u8; 5];
+        stream.read_exact(&mut buf).await?;
+        std::io::Result::Ok(buf)
+    });
+    let echoed = alice
+        .block_on(async { tokio::time::timeout(PROCESS_TIMEOUT, client).await })
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(&echoed, b"hello");
+    bob.block_on(server).unwrap().unwrap();
+    assert_eq!(bed.link("alice", "bob").stats().outbound.bytes, 5);
 }
