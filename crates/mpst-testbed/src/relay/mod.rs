@@ -223,15 +223,14 @@ async fn bind_all(links: &[LinkPlan], seed: u64) -> Result<()> {
                     .await
                     .map_err(|e| Error::io(format!("relay binding TCP {at}"), e))?;
                 let (target, source) = link.route(side, port);
-                tokio::spawn(tcp::accept(
-                    listener,
-                    link.shared.clone(),
+                let route = tcp::Route {
+                    link: link.shared.clone(),
                     side,
                     target,
                     source,
-                    seed,
-                    link.dial_patience,
-                ));
+                    patience: link.dial_patience,
+                };
+                tokio::spawn(tcp::accept(listener, route, seed));
             }
         }
         let udp = udp::UdpLink::new(link.shared.clone(), link.front, link.real, seed);

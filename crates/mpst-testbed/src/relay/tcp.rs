@@ -25,17 +25,24 @@ const CHUNK: usize = 16 * 1024;
 /// pipe stops reading, so the sender feels back-pressure as over a real link).
 const IN_FLIGHT: usize = 64;
 
-/// Accepts connections at one end's front address and relays each to `target`.
-pub(super) async fn accept(
-    listener: TcpListener,
-    link: Arc<LinkShared>,
-    side: usize,
-    target: SocketAddr,
-    source: Ipv4Addr,
-    seed: u64,
-    patience: Duration,
-) {
+/// Where the connections accepted at one front address go.
+#[derive(Debug, Clone)]
+pub(super) struct Route {
+    pub(super) link: Arc<LinkShared>,
+    /// The side of the link whose host dials.
+    pub(super) side: usize,
+    /// The other host's real address and the port.
+    pub(super) target: SocketAddr,
+    /// The address the dialling host's name has on the other host.
+    pub(super) source: Ipv4Addr,
+    /// How long a dial to a host that does not listen yet is retried.
+    pub(super) patience: Duration,
+}
+
+/// Accepts connections at one end's front address and relays each along `route`.
+pub(super) async fn accept(listener: TcpListener, route: Route, seed: u64) {
     let mut ordinal = 0u64;
+    let port = u64::from(route.target.port());
     loop {
         let client = match listener.accept().await {
             Ok((client, _)) => client,
@@ -46,20 +53,9 @@ pub(super) async fn accept(
             }
         };
         ordinal += 1;
-        bump(&link.counters.connections);
-        let seed = stream_seed(
-            seed,
-            &[link.index, side as u64, u64::from(target.port()), ordinal],
-        );
-        tokio::spawn(connection(
-            client,
-            link.clone(),
-            side,
-            target,
-            source,
-            seed,
-            patience,
-        ));
+        bump(&route.link.counters.connections);
+        let seed = stream_seed(seed, &[route.link.index, route.side as u64, port, ordinal]);
+        tokio::spawn(connection(client, route.clone(), seed));
     }
 }
 
@@ -67,15 +63,14 @@ pub(super) async fn accept(
 struct Broken;
 
 /// Relays one connection until both directions end, or resets both ends.
-async fn connection(
-    mut client: TcpStream,
-    link: Arc<LinkShared>,
-    side: usize,
-    target: SocketAddr,
-    source: Ipv4Addr,
-    seed: u64,
-    patience: Duration,
-) {
+async fn connection(mut client: TcpStream, route: Route, seed: u64) {
+    let Route {
+        link,
+        side,
+        target,
+        source,
+        patience,
+    } = route;
     let _ = client.set_nodelay(true);
     // A partition blackholes new connections too: the dial waits for the link.
     link.wait_up().await;
