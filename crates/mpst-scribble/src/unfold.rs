@@ -512,9 +512,16 @@ mod tests {
             rec X { choice at A { a() from A to B; choice at B { continue X; } or { n() from B to A; } }
                     or { s() from A to B; } }
         }";
+        let error = first_error(other_chooser);
+        assert_eq!(error.kind, crate::ErrorKind::UndirectedChoice);
         assert_eq!(
-            first_error(other_chooser).kind,
-            crate::ErrorKind::UndirectedChoice
+            error.message,
+            "this branch starts with `continue X` instead of a message from `B`"
+        );
+        assert!(
+            error.notes[0].contains("a choice that `B` makes too"),
+            "{:?}",
+            error.notes
         );
         // No message since the choice jumped to: an unguarded recursion.
         let unguarded = "global protocol P(role A, role B) {
