@@ -22,28 +22,35 @@ const CLASSICS: &[(&str, Option<&str>)] = &[
 /// runs (`<name>/net.rs`).
 const NETWORKED: &[&str] = &["three_buyers/three_buyers.scr"];
 
-/// Generated with an optimised role swapped in once subtyping proves it safe (the
-/// optimised top-down workflow): the kernel of PPoPP 2022 Listing 3, for
-/// `double_buffering/built.rs`. A refuted or unproved kernel fails the build with its
+/// Generated with the optimised kernel of PPoPP 2022 Listing 3 beside the projections
+/// (`KOptimised` beside `KSession`), once subtyping proves it safe (the optimised top-down
+/// workflow), with serde derives and routes that run in memory or over TCP: one module for
+/// every double-buffering example (`double_buffering/protocol.rs`), whose source and sink
+/// run unchanged beside any kernel. A refuted or unproved kernel fails the build with its
 /// diagnostic.
-fn optimised() -> Result<std::path::PathBuf, mpst_codegen::build::BuildError> {
+fn double_buffering() -> Result<std::path::PathBuf, mpst_codegen::build::BuildError> {
     mpst_codegen::build::Build::scribble("double_buffering/double_buffering.scr")
         .optimised("K", "double_buffering/kernel_optimised.dot")
-        .out_file("double_buffering_optimised.rs")
+        .options(networked())
         .generate()
+}
+
+/// Serde derives on the labels and routes that run in memory or over TCP
+/// (`mpst generate --serde --channel mpst::net::AnyRoute<Label>`).
+fn networked() -> mpst_codegen::Options {
+    mpst_codegen::Options::default()
+        .serde(true)
+        .channel("mpst::net::AnyRoute<Label>")
 }
 
 fn main() -> ExitCode {
     let mut failed = false;
-    if let Err(error) = optimised() {
+    if let Err(error) = double_buffering() {
         eprintln!("error: {error}");
         failed = true;
     }
-    let networked = mpst_codegen::Options::default()
-        .serde(true)
-        .channel("mpst::net::AnyRoute<Label>");
     for scr in NETWORKED {
-        if let Err(error) = mpst_codegen::build::scribble_with(scr, None, &networked) {
+        if let Err(error) = mpst_codegen::build::scribble_with(scr, None, &networked()) {
             eprintln!("error: {error}");
             failed = true;
         }

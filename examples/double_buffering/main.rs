@@ -6,9 +6,11 @@
 //! `ready`, and sends it the `value`.
 //!
 //! Roles: `S` produces values, `K` transforms each (`2 * v + 1`) on its way, `T` consumes
-//! them. The session types are the projections of `double_buffering.scr` (top-down
-//! workflow). With this kernel only one buffer is in use at a time; `optimised.rs` has the
-//! kernel of Listing 3, which uses both.
+//! them. The session types are the projections of `double_buffering.scr`: the source's
+//! and the sink's generated at build time (top-down workflow, `protocol.rs`), the
+//! kernel's written by hand and checked equal to its projection (hybrid workflow). With
+//! this kernel only one buffer is in use at a time; `optimised.rs` has the kernel of
+//! Listing 3, which uses both, beside the same source and sink.
 //!
 //! The protocol never ends: `T` reports each value it reads on a side channel and the run
 //! stops after a given number of values.
@@ -40,9 +42,10 @@ mod tests {
     }
 }
 
-/// The workflows of PPoPP 2022 §2 on this example: each hand-written session type is the
-/// projection of its role from `double_buffering.scr` (checked through serialisation, names
-/// normalised, payloads compared), and the system of serialised roles is k-MC (bottom-up).
+/// The workflows of PPoPP 2022 §2 on this example: each session type (the kernel's
+/// written by hand) is the projection of its role from `double_buffering.scr` (checked
+/// through serialisation, names normalised, payloads compared), and the system of
+/// serialised roles is k-MC (bottom-up).
 #[cfg(test)]
 mod workflows {
     use super::*;
@@ -55,17 +58,17 @@ mod workflows {
 
     #[test]
     fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<protocol::Source<'static, S>>(SCR, "S");
+        verify::assert_equals_projection::<protocol::SSession<'static, S>>(SCR, "S");
         verify::assert_equals_projection::<Kernel<'static, K>>(SCR, "K");
-        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
+        verify::assert_equals_projection::<protocol::TSession<'static, T>>(SCR, "T");
     }
 
     #[test]
     fn the_serialised_system_is_1_mc() {
         let system = [
-            serialize::<protocol::Source<'static, S>>().unwrap(),
+            serialize::<protocol::SSession<'static, S>>().unwrap(),
             serialize::<Kernel<'static, K>>().unwrap(),
-            serialize::<protocol::Sink<'static, T>>().unwrap(),
+            serialize::<protocol::TSession<'static, T>>().unwrap(),
         ];
         let report = mpst_fsm::least_k(&system, 3).unwrap();
         assert!(report.is_kmc(), "{report}");

@@ -22,7 +22,7 @@ use kernel::{kernel, Kernel};
 use mpst::net::Fingerprint;
 use mpst_examples::net::{rendezvous, report, Launch};
 use mpst_examples::{observe, observer};
-use protocol::{sink, source, Sink, Source, K, S, T};
+use protocol::{sink, source, SSession, TSession, K, S, T};
 
 /// The protocol name (and version) every role announces in the handshake.
 const PROTOCOL: &str = "double_buffering/1";
@@ -33,9 +33,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// are built from this binary, so each checks its peers' (see `mpst::net::Config::expect`).
 fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], BoxError> {
     Ok([
-        ("S", Fingerprint::of::<Source<'static, S>>()?),
+        ("S", Fingerprint::of::<SSession<'static, S>>()?),
         ("K", Fingerprint::of::<Kernel<'static, K>>()?),
-        ("T", Fingerprint::of::<Sink<'static, T>>()?),
+        ("T", Fingerprint::of::<TSession<'static, T>>()?),
     ])
 }
 

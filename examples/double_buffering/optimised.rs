@@ -78,16 +78,16 @@ mod workflows {
 
     #[test]
     fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::Source<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
+        verify::assert_equals_projection::<protocol::SSession<'static, S>>(SCR, "S");
+        verify::assert_equals_projection::<protocol::TSession<'static, T>>(SCR, "T");
     }
 
     #[test]
     fn the_optimised_system_is_k_mc() {
         let system = [
             serialize::<Kernel<'static, K>>().unwrap(),
-            serialize::<protocol::Source<'static, S>>().unwrap(),
-            serialize::<protocol::Sink<'static, T>>().unwrap(),
+            serialize::<protocol::SSession<'static, S>>().unwrap(),
+            serialize::<protocol::TSession<'static, T>>().unwrap(),
         ];
         let report = mpst_fsm::least_k(&system, 8).unwrap();
         assert!(report.is_kmc(), "{report}");

@@ -1,60 +1,31 @@
-//! The double-buffering protocol's roles, labels, source and sink, shared by the plain
-//! and the optimised kernel (`main.rs`, `optimised.rs`) and by the multi-process run
-//! (`net.rs`): the optimisation changes only the kernel. The runs of the protocol take the
-//! kernel as a parameter for the same reason.
+//! The double-buffering protocol's roles, labels, source and sink, shared by every kernel
+//! (`main.rs` and `optimised.rs` with hand-written session types, `built.rs` with the
+//! generated ones) and by the multi-process run (`net.rs`): the optimisation changes only
+//! the kernel. The runs of the protocol take the kernel as a parameter for the same reason.
+//!
+//! The roles, labels and the session types of the source and the sink are generated at
+//! build time from `double_buffering.scr` (`examples/build.rs`), together with the
+//! kernel's projection `KSession` and, once subtyping proves it, the optimised kernel of
+//! `kernel_optimised.dot` as `KOptimised`: one module, one set of roles and labels, so the
+//! source and the sink below run unchanged beside any kernel.
 
 use std::convert::Infallible;
 use std::future::Future;
 
 use futures::{future::try_join3, TryFutureExt};
-use mpst::{session, try_session, Error, Message, Payload, Receive, Role, Roles, Send};
+use mpst::{try_session, Error};
 use mpst_examples::{observe, observer, Observer};
 
-/// In memory (`Roles::default()`) or over TCP (`mpst::net::Connections::into_role`).
-type Channel = mpst::net::AnyRoute<Label>;
-
-/// The three roles, wired to each other.
-#[derive(Roles)]
-pub struct Roles(pub S, pub K, pub T);
-
-/// The source: fills buffers.
-#[derive(Role)]
-#[message(Label)]
-pub struct S(#[route(K)] Channel, #[route(T)] Channel);
-
-/// The kernel: owns both buffers, copies from the source to the sink.
-#[derive(Role)]
-#[message(Label)]
-pub struct K(#[route(S)] Channel, #[route(T)] Channel);
-
-/// The sink: reads buffers.
-#[derive(Role)]
-#[message(Label)]
-pub struct T(#[route(S)] Channel, #[route(K)] Channel);
-
-/// The labels of `double_buffering.scr` (PPoPP 2022 Listing 2); serde for `mpst::net`.
-#[derive(Message, serde::Serialize, serde::Deserialize)]
-pub enum Label {
-    /// `ready()`
-    Ready(Ready),
-    /// `value(i32)`
-    Value(Value),
+/// The generated API of `double_buffering.scr`: every role's projection and the optimised
+/// kernel `KOptimised`; labels with serde derives and routes that run in memory
+/// (`Roles::default()`) or over TCP (`mpst::net::Connections::into_role`). The kernels'
+/// types are used by `built.rs` only, hence `dead_code` allowed.
+#[allow(dead_code)]
+pub mod api {
+    include!(concat!(env!("OUT_DIR"), "/double_buffering.rs"));
 }
 
-/// `ready()`: a buffer is free (to the source) or the sink can read (to the kernel).
-#[derive(Payload, serde::Serialize, serde::Deserialize)]
-pub struct Ready;
-/// `value(i32)`: the content of one buffer.
-#[derive(Payload, serde::Serialize, serde::Deserialize)]
-pub struct Value(pub i32);
-
-/// The source's projection: `mu x. K?ready. K!value. x`.
-#[session]
-pub struct Source(Receive<K, Ready, Send<K, Value, Self>>);
-
-/// The sink's projection: `mu x. K!ready. K?value. x`.
-#[session]
-pub struct Sink(Send<K, Ready, Receive<K, Value, Self>>);
+pub use api::{Ready, Roles, SSession, TSession, Value, K, S, T};
 
 /// The `i`-th value the source produces.
 pub fn produce(i: i32) -> i32 {
@@ -69,7 +40,7 @@ pub fn kernel_work(value: i32) -> i32 {
 /// The source: each time the kernel is ready, sends the next value `produce(0)`,
 /// `produce(1)`, ...
 pub async fn source(role: &mut S) -> Result<Infallible, Error> {
-    try_session(role, |mut s: Source<'_, S>| async move {
+    try_session(role, |mut s: SSession<'_, S>| async move {
         let mut i = 0i32;
         loop {
             let (Ready, t) = s.into_session().receive().await?;
@@ -82,7 +53,7 @@ pub async fn source(role: &mut S) -> Result<Infallible, Error> {
 
 /// The sink: tells the kernel it is ready, receives a value and reports it, forever.
 pub async fn sink(role: &mut T, observer: Observer<i32>) -> Result<Infallible, Error> {
-    try_session(role, |mut s: Sink<'_, T>| async move {
+    try_session(role, |mut s: TSession<'_, T>| async move {
         loop {
             let (Value(value), t) = s.into_session().send(Ready).await?.receive().await?;
             observer.report(value);
@@ -98,7 +69,7 @@ pub async fn run<F>(count: usize, kernel: impl FnOnce(K) -> F) -> Result<Vec<i32
 where
     F: Future<Output = Result<Infallible, Error>>,
 {
-    let Roles(mut s, k, mut t) = Roles::default();
+    let Roles { mut s, k, mut t } = Roles::default();
     let (reporter, observations) = observer();
     let processes = try_join3(source(&mut s), kernel(k), sink(&mut t, reporter));
     observe(processes.map_ok(|(never, _, _)| never), observations, count).await
@@ -111,7 +82,7 @@ where
     F: Future<Output = Result<Infallible, Error>> + std::marker::Send + 'static,
 {
     let runtime = mpst_examples::tokio_runtime().unwrap();
-    let Roles(mut s, k, mut t) = Roles::default();
+    let Roles { mut s, k, mut t } = Roles::default();
     let (reporter, observations) = observer();
     runtime.block_on(async {
         let tasks = vec![

@@ -376,7 +376,7 @@ role machines.
 
 - **Top-down**: the Rust API can be generated from the projections (`mpst generate`, \
 `mpst_codegen::build`), with the optimised roles checked by asynchronous subtyping and \
-swapped in (`--optimised ROLE=FSM.dot`).
+generated beside the projections (`--optimised ROLE=FSM.dot`).
 - **Bottom-up (k-MC)**: the system of role machines (projections, optimised roles swapped \
 in) is k-multiparty compatible; the least k tried from 1 to 8 (`mpst kmc`, \
 `mpst::verify::check_kmc` on serialised session types).

@@ -30,7 +30,7 @@ fn generates_the_projected_api() {
 }
 
 #[test]
-fn swaps_in_an_optimised_role_that_is_a_subtype() {
+fn generates_an_optimised_role_that_is_a_subtype_beside_the_projections() {
     // The kernel of Listing 3: two readies up front, then the loop.
     let kernel = temp(
         "kernel.dot",
@@ -56,13 +56,22 @@ fn swaps_in_an_optimised_role_that_is_a_subtype() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let code = std::fs::read_to_string(&output).unwrap();
     assert!(
-        code.contains("pub type KSession = Send<S, Ready, KAfterReady>;"),
+        code.contains("pub type KOptimised = Send<S, Ready, KOptimisedAfterReady>;"),
         "{code}"
     );
     assert!(
-        code.contains("pub struct KAfterReady(pub Send<S, Ready, KAfterReady2>);"),
+        code.contains(
+            "pub struct KOptimisedAfterReady(pub Send<S, Ready, KOptimisedAfterReady2>);"
+        ),
         "{code}"
     );
+    // One module: the projections (roles, labels and every role's session type) are
+    // those generated without the optimised role, which comes after them.
+    let plain = mpst(&["generate", &double_buffering()]);
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    let plain = text(&plain.stdout);
+    assert!(code.starts_with(plain.trim_end()), "{code}");
+    assert!(code.contains("pub struct KSession(pub Send<S, Ready, KAfterReady>);"));
 }
 
 #[test]

@@ -49,6 +49,12 @@ fn the_new_crate_builds_its_api_from_the_protocol_and_passes_its_tests() {
     }
     let scr = std::fs::read_to_string(krate.join("hello_protocol.scr")).unwrap();
     assert!(scr.contains("global protocol HelloProtocol(role C, role S, role L)"));
+    // The build script uses the builder the README and mpst-codegen's docs show.
+    let build = std::fs::read_to_string(krate.join("build.rs")).unwrap();
+    assert!(
+        build.contains("Build::scribble(\"hello_protocol.scr\").generate()?;"),
+        "{build}"
+    );
 
     // The workspace's lock file pins the same versions as the workspace's build, and its
     // target directory already holds them: offline, nothing is fetched.

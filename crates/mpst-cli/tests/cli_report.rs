@@ -161,6 +161,54 @@ fn report_with_a_bad_optimised_role_fails_and_charts_what_goes_wrong() {
     assert_eq!(code, 2, "role K is not in the travel agency");
 }
 
+/// A choice whose second branch starts at the wrong role: the error is at that branch,
+/// its secondary label "the choice is made here" at the `choice` line.
+const WRONG_SENDER: &str = "global protocol WrongSender(role A, role B) {
+  choice at A {
+    yes() from A to B;
+  } or {
+    no() from B to A;
+  }
+}
+";
+
+#[test]
+fn a_secondary_label_is_shown_under_its_own_line_and_the_machines_have_a_legend() {
+    let file = tmp("wrong_sender.scr");
+    std::fs::write(&file, WRONG_SENDER).expect("writable");
+    let (code, _, html) = report(file.to_str().expect("UTF-8"), &[], "wrong_sender.html");
+    assert_eq!(code, 1, "{html}");
+    let choice = html
+        .find(">  choice at A {</span>")
+        .expect("the choice line");
+    let secondary = html
+        .find("<span class=\"diag secondary\">↑ the choice is made here (for the error on line 5)")
+        .expect("the secondary label, naming the error's line");
+    let next_line = html[choice..].find("<span class=\"line").unwrap() + choice;
+    assert!(
+        choice < secondary && secondary < next_line,
+        "the label sits right under the choice line: {html}"
+    );
+    let error = html.find("<span class=\"diag\">error:").expect("the error");
+    let branch = html.find(">    no() from B to A;</span>").unwrap();
+    assert!(branch < error, "the error sits under its own line");
+    let message = &html[error..html[error..].find("</span>").unwrap() + error];
+    assert!(
+        !message.contains("the choice is made here"),
+        "the secondary label is not repeated in the error's message: {message}"
+    );
+
+    let (_, _, valid) = report(&example("travel_agency"), &[], "legend.html");
+    let legend = valid
+        .split("<h3>Machines</h3>\n")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .expect("a legend under the machines' heading");
+    for meaning in ["send", "receive", "initial state", "final state"] {
+        assert!(legend.contains(meaning), "{meaning} in {legend}");
+    }
+}
+
 #[test]
 fn report_of_malformed_input_still_shows_the_source_and_its_error() {
     let file = tmp("malformed.scr");
@@ -244,6 +292,8 @@ fn reports_render_in_headless_chromium_without_errors() {
         println!("skipped: no chromium (install Debian's `chromium` to run this test)");
         return;
     };
+    let wrong_sender = tmp("browser_wrong_sender.scr");
+    std::fs::write(&wrong_sender, WRONG_SENDER).expect("writable");
     let cases = [
         (example("travel_agency"), vec![], 3usize, "valid"),
         (
@@ -252,6 +302,7 @@ fn reports_render_in_headless_chromium_without_errors() {
             4,
             "violation",
         ),
+        (wrong_sender.display().to_string(), vec![], 0, "invalid"),
     ];
     for (file, extra, machines, name) in cases {
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();

@@ -6,13 +6,11 @@
 //! use mpst_codegen::build::{Build, BuildError};
 //!
 //! fn main() -> Result<(), BuildError> {
-//!     // The projections of every role: $OUT_DIR/double_buffering.rs
-//!     Build::scribble("protocols/double_buffering.scr").generate()?;
-//!     // Role K replaced by the FSM of kernel.dot, once subtyping proves it safe:
-//!     // $OUT_DIR/double_buffering_optimised.rs
+//!     // Every role's projection (`KSession`, `SSession`, `TSession`), and beside them
+//!     // the FSM of kernel.dot for role K as `KOptimised`, once subtyping proves it safe:
+//!     // $OUT_DIR/double_buffering.rs
 //!     Build::scribble("protocols/double_buffering.scr")
 //!         .optimised("K", "protocols/kernel.dot")
-//!         .out_file("double_buffering_optimised.rs")
 //!         .generate()?;
 //!     Ok(())
 //! }
@@ -23,6 +21,10 @@
 //!     include!(concat!(env!("OUT_DIR"), "/double_buffering.rs"));
 //! }
 //! ```
+//!
+//! One module holds the projections and the optimised types, with one set of roles and
+//! labels: the processes of `S` and `T`, written against `SSession` and `TSession`, run
+//! unchanged beside a `K` written against either `KSession` or `KOptimised`.
 //!
 //! Cargo reruns the script when the Scribble file or a DOT file changes. A failure fails
 //! the build with the whole diagnostic, as `mpst` prints it: `file:line:col`, the source
@@ -47,7 +49,7 @@ pub use error::{BuildError, BuildErrorKind};
 pub use mpst_fsm::subtype::Options as SubtypingOptions;
 use render::Input;
 
-use crate::{generate_with, role_fsms_with, Options, DEFAULT_VISITS};
+use crate::{generate_optimised, prove_optimised, Options, DEFAULT_VISITS};
 
 /// A build-time generation: a Scribble file, the protocol, optimised roles, the
 /// subtyping bounds, the generation [`Options`] and where to write. Made by
@@ -87,11 +89,14 @@ impl Build {
         self
     }
 
-    /// Uses the FSM of the digraph named `role` in the DOT file `dot` for `role` instead
-    /// of its projection, once [subtyping](mpst_fsm::subtype::check) *proves* it an
-    /// asynchronous subtype of the projection. A refutation fails the build with the run
-    /// that goes wrong; so does an unknown answer, with why and how to raise the bound.
-    /// Repeat for several roles.
+    /// Generates the FSM of the digraph named `role` in the DOT file `dot` as
+    /// `{role}Optimised` (e.g. `KOptimised`) beside the role's projection (`KSession`),
+    /// once [subtyping](mpst_fsm::subtype::check) *proves* it an asynchronous subtype of
+    /// the projection. Roles and labels are generated once, so the other roles' processes
+    /// compile unchanged beside the optimised one (see
+    /// [`generate_optimised`]). A refutation fails the build
+    /// with the run that goes wrong; so does an unknown answer, with why and how to raise
+    /// the bound. Repeat for several roles.
     pub fn optimised(mut self, role: impl Into<String>, dot: impl Into<PathBuf>) -> Self {
         self.optimised.push((role.into(), dot.into()));
         self
@@ -119,8 +124,7 @@ impl Build {
         self
     }
 
-    /// The name of the file written in the output directory, e.g.
-    /// `"double_buffering_optimised.rs"`.
+    /// The name of the file written in the output directory, e.g. `"api.rs"`.
     pub fn out_file(mut self, name: impl Into<String>) -> Self {
         self.out_file = Some(name.into());
         self
@@ -180,11 +184,12 @@ impl Build {
         let loaded = mpst_scribble::load(&name, &text, self.protocol.as_deref())
             .map_err(|error| scr.scribble(error))?;
         let machines = optimised::read(&self.optimised)?;
-        let fsms: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
-        let roles = role_fsms_with(&loaded, &fsms, &self.subtyping)
+        let better: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
+        prove_optimised(&loaded, &better, &self.subtyping)
             .map_err(|error| optimised::refused(&loaded, &machines, error, &self.subtyping))?;
+        let projections: Vec<_> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
         let protocol = &loaded.protocol.name.text;
-        generate_with(protocol, &roles, &self.options).map_err(|error| {
+        generate_optimised(protocol, &projections, &better, &self.options).map_err(|error| {
             BuildError::plain(
                 BuildErrorKind::NoApi,
                 format!("{name}: protocol `{protocol}` has no Rust API: {error}"),

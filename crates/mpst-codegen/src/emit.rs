@@ -1,145 +1,13 @@
 //! The generator proper: one FSM per role to the Rust source of the runtime API.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use mpst_fsm::{Direction, Fsm, Message, StateId, StateKind};
+use mpst_fsm::{Direction, Fsm, StateId, StateKind};
 
-use crate::names::{camel, is_builtin, rust_sort};
+use crate::names::is_builtin;
+use crate::symbols::{collect_names, Names};
 use crate::CodegenError;
-
-/// A label's Rust type and the Rust types of its payloads.
-struct LabelType {
-    ident: String,
-    payloads: Vec<String>,
-    written: String,
-    /// Whether the label is carried with several payload lists (one type each).
-    overloaded: bool,
-    /// For such a type not named after the label, the label it reports:
-    /// `#[message(label = "..")]` on its variant.
-    renamed: Option<String>,
-}
-
-/// Everything the emitter needs about the protocol's names.
-struct Names {
-    roles: BTreeMap<String, String>,
-    /// By (label, label with its payload sorts).
-    labels: BTreeMap<(String, String), LabelType>,
-    taken: BTreeMap<String, String>,
-}
-
-impl Names {
-    fn claim(&mut self, ident: &str, what: String) -> Result<(), CodegenError> {
-        if let Some(first) = self.taken.get(ident) {
-            return Err(CodegenError::NameClash {
-                ident: ident.to_string(),
-                first: first.clone(),
-                second: what,
-            });
-        }
-        self.taken.insert(ident.to_string(), what);
-        Ok(())
-    }
-
-    fn role<'a>(&'a self, role: &'a str) -> &'a str {
-        // Every peer was registered from the FSMs' transitions before emission.
-        self.roles.get(role).map(String::as_str).unwrap_or(role)
-    }
-
-    fn label<'a>(&'a self, message: &'a Message) -> &'a str {
-        self.labels
-            .get(&(message.label.clone(), payloads_written(message)))
-            .map(|l| l.ident.as_str())
-            .unwrap_or(&message.label)
-    }
-}
-
-fn payloads_written(message: &Message) -> String {
-    let sorts: Vec<&str> = message.payloads.iter().map(|p| p.ty.as_str()).collect();
-    format!("{}({})", message.label, sorts.join(", "))
-}
-
-fn collect_names(protocol: &str, fsms: &[Fsm]) -> Result<Names, CodegenError> {
-    let mut names = Names {
-        roles: BTreeMap::new(),
-        labels: BTreeMap::new(),
-        taken: BTreeMap::new(),
-    };
-    for fixed in ["Label", "Channel", "Roles"] {
-        names.claim(
-            fixed,
-            format!("the generated `{fixed}` type of protocol `{protocol}`"),
-        )?;
-    }
-    let mut roles: BTreeSet<&str> = BTreeSet::new();
-    for fsm in fsms {
-        if !roles.insert(fsm.role()) {
-            return Err(CodegenError::DuplicateRole(fsm.role().to_string()));
-        }
-    }
-    for fsm in fsms {
-        roles.extend(fsm.peers());
-    }
-    for role in roles {
-        let ident = camel(role, "R");
-        names.claim(&ident, format!("role `{role}`"))?;
-        names.claim(
-            &format!("{}Session", crate::names::stem(&ident)),
-            format!("the session type of role `{role}`"),
-        )?;
-        names.roles.insert(role.to_string(), ident);
-    }
-    // Each label with each of its payload lists; a label carried with several lists is
-    // overloaded: one type per list, `Correct` for none and `CorrectI32` for `(i32)`.
-    let mut messages: BTreeMap<&str, BTreeMap<String, &Message>> = BTreeMap::new();
-    for (_, t) in fsms.iter().flat_map(Fsm::all_transitions) {
-        let message = &t.action.message;
-        messages
-            .entry(&message.label)
-            .or_default()
-            .entry(payloads_written(message))
-            .or_insert(message);
-    }
-    let messages = messages.into_iter().flat_map(|(label, forms)| {
-        let overloaded = forms.len() > 1;
-        forms
-            .into_values()
-            .map(move |message| (label, message, overloaded))
-    });
-    for (label, message, overloaded) in messages {
-        let base = camel(label, "L");
-        let payloads = message
-            .payloads
-            .iter()
-            .map(|p| {
-                rust_sort(&p.ty).ok_or_else(|| CodegenError::BadSort {
-                    label: label.to_string(),
-                    sort: p.ty.clone(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let written = payloads_written(message);
-        let ident = if overloaded {
-            let sorts: String = payloads.iter().map(|p| camel(p, "T")).collect();
-            format!("{base}{sorts}")
-        } else {
-            base.clone()
-        };
-        let what = if overloaded { &written } else { label };
-        names.claim(&ident, format!("label `{what}`"))?;
-        names.labels.insert(
-            (label.to_string(), written.clone()),
-            LabelType {
-                payloads,
-                written,
-                overloaded,
-                renamed: (ident != base).then_some(base),
-                ident,
-            },
-        );
-    }
-    Ok(names)
-}
 
 /// The states of `fsm` entered again by a back edge of a depth-first walk from the initial
 /// state: recursion must pass through a nominal type there.
@@ -174,18 +42,33 @@ fn loop_heads(fsm: &Fsm) -> BTreeSet<StateId> {
     heads
 }
 
-/// Emits the session types of one role.
+/// Emits the session types of one role: its projection, or with `optimised` an optimised
+/// machine whose types are named `{role}Optimised...`.
 fn emit_role(
     out: &mut String,
     fsm: &Fsm,
     names: &mut Names,
     used: &mut BTreeSet<&'static str>,
+    optimised: bool,
 ) -> Result<(), CodegenError> {
     let fsm = fsm.canonical();
-    let role = crate::names::stem(names.role(fsm.role())).to_string();
+    let mut role = crate::names::stem(names.role(fsm.role())).to_string();
+    let start = if optimised {
+        role.push_str("Optimised");
+        role.clone()
+    } else {
+        format!("{role}Session")
+    };
+    // How the documentation names the machine.
+    let who = if optimised {
+        format!("`{}` (optimised)", fsm.role())
+    } else {
+        format!("`{}`", fsm.role())
+    };
     let state_names = crate::state_names::state_names(
         &fsm,
         &role,
+        &start,
         |m| names.label(m).to_string(),
         |p| crate::names::stem(names.role(p)).to_string(),
     );
@@ -213,13 +96,13 @@ fn emit_role(
             }
             names.claim(
                 &unique,
-                format!("the session type of role `{}` {}", fsm.role(), named.doc),
+                format!("the session type of role {who} {}", named.doc),
             )?;
         }
         if choice {
             names.claim(
                 &format!("{unique}Choice"),
-                format!("the choice of role `{}` {}", fsm.role(), named.doc),
+                format!("the choice of role {who} {}", named.doc),
             )?;
         }
         claimed.push(unique);
@@ -238,7 +121,7 @@ fn emit_role(
     for (s, state_doc) in docs.iter().enumerate() {
         let kind = fsm.kind(s);
         let name = state_name(s);
-        let doc = format!("/// Role `{}` {state_doc}.\n", fsm.role());
+        let doc = format!("/// Role {who} {state_doc}.\n");
         if kind == StateKind::Mixed {
             return Err(CodegenError::MixedState {
                 role: fsm.role().to_string(),
@@ -300,8 +183,7 @@ fn emit_role(
         }
         let _ = writeln!(
             out,
-            "/// The choice role `{}` {verb} {}: one variant per label.\n#[session]\npub enum {choice} {{",
-            fsm.role(),
+            "/// The choice role {who} {verb} {}: one variant per label.\n#[session]\npub enum {choice} {{",
             state_doc
         );
         for t in ts {
@@ -330,8 +212,9 @@ fn emit_role(
 /// type per label, and for each role `R` the session type `RSession` of its initial state,
 /// one named type per other state, named after the messages that lead to it (`RAccept`,
 /// `RAcceptAfterDate`: the rule and why an edit in one branch leaves the other branches'
-/// names alone are in [`state_names`](crate::state_names)), and one `{state}Choice` enum per choice state. Recursion goes through `#[session]` structs at
-/// the loop heads (use `into_session()` there) or through the choice enums. A state that
+/// names alone are in [`state_names`](crate::state_names)), and one `{state}Choice` enum
+/// per choice state. Recursion goes through `#[session]` structs at the loop heads (use
+/// `into_session()` there) or through the choice enums. A state that
 /// sends to several peers is a `Choose` whose variants each name their peer
 /// (`#[to(Peer)]`); a state that receives from several peers is refused
 /// ([`CodegenError::SeveralPeers`]).
@@ -378,6 +261,34 @@ pub fn generate_with(
     fsms: &[Fsm],
     options: &Options,
 ) -> Result<String, CodegenError> {
+    generate_optimised(protocol, fsms, &[], options)
+}
+
+/// [`generate_with`], and beside the session types of the `fsms` (one per role, the
+/// projections) the session types of `optimised` machines of some of those roles, each
+/// under its own name: `{role}Optimised` for the initial state, `{role}Optimised...` for
+/// the others (`KOptimised`, `KOptimisedAfterReady`). One module thus holds every role's
+/// projection and each optimised role, with the roles and labels generated once: a process
+/// written against a projection compiles unchanged beside a process of an optimised role,
+/// since both use the same role structs, labels and `Roles`.
+///
+/// Everything generated for the `fsms` alone is generated here too, with the same names
+/// (the optimised types come after them); a label that only an optimised machine carries
+/// adds a variant to `Label`. Whether an optimised machine is safe in place of its
+/// projection is not checked here: [`generate_scribble`](crate::generate_scribble) and the
+/// [build helper](crate::build::Build::optimised) generate it only once asynchronous
+/// subtyping proves it.
+///
+/// # Errors
+/// As [`generate_with`]; an optimised machine for a role that no FSM of `fsms` has
+/// ([`CodegenError::OptimisedUnknownRole`]), or two for one role
+/// ([`CodegenError::DuplicateRole`]).
+pub fn generate_optimised(
+    protocol: &str,
+    fsms: &[Fsm],
+    optimised: &[Fsm],
+    options: &Options,
+) -> Result<String, CodegenError> {
     let serde = if options.serde {
         ", serde::Serialize, serde::Deserialize"
     } else {
@@ -386,15 +297,22 @@ pub fn generate_with(
     if fsms.is_empty() {
         return Err(CodegenError::NoRoles);
     }
-    let mut names = collect_names(protocol, fsms)?;
+    let mut names = collect_names(protocol, fsms, optimised)?;
     let mut fsms: Vec<&Fsm> = fsms.iter().collect();
     fsms.sort_by(|a, b| a.role().cmp(b.role()));
+    let mut optimised: Vec<&Fsm> = optimised.iter().collect();
+    optimised.sort_by(|a, b| a.role().cmp(b.role()));
 
     let mut used: BTreeSet<&'static str> =
         ["Message", "Payload", "Role", "Roles", "session"].into();
     let mut sessions = String::new();
     for fsm in &fsms {
-        emit_role(&mut sessions, fsm, &mut names, &mut used)?;
+        emit_role(&mut sessions, fsm, &mut names, &mut used, false)?;
+    }
+    // After every projection, so that the projections' names are those of a module
+    // without optimised roles.
+    for fsm in &optimised {
+        emit_role(&mut sessions, fsm, &mut names, &mut used, true)?;
     }
 
     let mut out = String::new();

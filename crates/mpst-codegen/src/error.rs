@@ -52,7 +52,18 @@ pub enum CodegenError {
         /// What the second use is.
         second: String,
     },
-    /// Two FSMs describe the same role.
+    /// An optimised FSM is for a role that no projection has.
+    #[error(
+        "the optimised FSM is for role `{role}`, but the protocol's roles are: {}",
+        available.join(", ")
+    )]
+    OptimisedUnknownRole {
+        /// The role of the optimised FSM.
+        role: String,
+        /// The roles of the projections.
+        available: Vec<String>,
+    },
+    /// Two FSMs describe the same role (or two optimised FSMs the same role).
     #[error("two FSMs describe role `{0}`")]
     DuplicateRole(String),
     /// No FSM was given.

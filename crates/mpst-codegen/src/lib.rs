@@ -5,10 +5,12 @@
 //! and one session type per role, ready for `include!` or to be written to a file.
 //!
 //! From a build script, [`build::Build`] does the whole top-down workflow: it reads a
-//! Scribble file, swaps in optimised roles from DOT files once asynchronous subtyping
-//! *proves* them safe, and writes the API into `$OUT_DIR`, so nothing generated is
-//! committed. A failure fails the build with the rendered diagnostic (`file:line:col`,
-//! the source line with carets, notes such as the run that goes wrong):
+//! Scribble file, adds optimised roles from DOT files beside the projections
+//! (`KOptimised` beside `KSession`, with one set of roles and labels:
+//! [`generate_optimised`]) once asynchronous subtyping *proves* them safe, and writes the
+//! API into `$OUT_DIR`, so nothing generated is committed. A failure fails the build with
+//! the rendered diagnostic (`file:line:col`, the source line with carets, notes such as
+//! the run that goes wrong):
 //!
 //! ```no_run
 //! // build.rs
@@ -47,8 +49,11 @@ mod error;
 mod names;
 mod protocol;
 pub mod state_names;
+mod symbols;
 
-pub use emit::{generate, generate_with, Options};
+pub use emit::{generate, generate_optimised, generate_with, Options};
 pub use error::CodegenError;
 pub use names::{foreign_sorts, rust_sort};
-pub use protocol::{generate_scribble, role_fsms, role_fsms_with, GenerateError, DEFAULT_VISITS};
+pub use protocol::{
+    generate_scribble, prove_optimised, role_fsms, role_fsms_with, GenerateError, DEFAULT_VISITS,
+};

@@ -1,12 +1,13 @@
 //! From a Scribble source to generated Rust: the front end ([`mpst_scribble::frontend`])
-//! parses, selects, checks and projects; optimised FSMs are swapped in after checking them
-//! by asynchronous subtyping; then the API is generated.
+//! parses, selects, checks and projects; optimised FSMs are proved asynchronous subtypes
+//! of their projections; then the API is generated, the optimised FSMs beside the
+//! projections.
 
 use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
 
-use crate::{generate, CodegenError};
+use crate::{generate_optimised, CodegenError, Options};
 
 /// The default bound on visits per state pair used to check optimised FSMs: the same
 /// as `mpst subtype`'s.
@@ -44,7 +45,7 @@ pub enum GenerateError {
     },
     /// An optimised FSM is neither shown to be an asynchronous subtype of the
     /// projection nor refuted (a bound or budget was reached, or the rules cannot
-    /// decide): it is not swapped in.
+    /// decide): it is not used.
     #[error(
         "the optimised FSM of role `{role}` is not shown to be an asynchronous subtype \
          of its projection, nor refuted:\n{unknown}"
@@ -85,9 +86,28 @@ pub fn role_fsms_with(
     optimised: &[Fsm],
     options: &subtype::Options,
 ) -> Result<Vec<Fsm>, GenerateError> {
+    prove_optimised(loaded, optimised, options)?;
     let mut fsms: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
     for better in optimised {
-        let Some(slot) = fsms.iter_mut().find(|f| f.role() == better.role()) else {
+        if let Some(slot) = fsms.iter_mut().find(|f| f.role() == better.role()) {
+            *slot = better.clone();
+        }
+    }
+    Ok(fsms)
+}
+
+/// Checks that each `optimised` FSM is for a role of the `loaded` protocol and is shown to
+/// be an asynchronous subtype of that role's projection ([`mpst_fsm::subtype::check`]
+/// under `options`): `Ok` only when every one is *proved*; a refutation and an unknown
+/// answer are errors.
+pub fn prove_optimised(
+    loaded: &Loaded,
+    optimised: &[Fsm],
+    options: &subtype::Options,
+) -> Result<(), GenerateError> {
+    for better in optimised {
+        let mut projections = loaded.projections.iter().map(|p| &p.fsm);
+        let Some(projection) = projections.find(|f| f.role() == better.role()) else {
             return Err(GenerateError::UnknownRole {
                 role: better.role().to_string(),
                 available: loaded
@@ -99,20 +119,22 @@ pub fn role_fsms_with(
             });
         };
         let role = better.role().to_string();
-        match check(better, slot, options) {
+        match check(better, projection, options) {
             Verdict::Subtype(_) => {}
             Verdict::NotSubtype(refutation) => {
                 return Err(GenerateError::NotSubtype { role, refutation })
             }
             Verdict::Unknown(unknown) => return Err(GenerateError::Unknown { role, unknown }),
         }
-        *slot = better.clone();
     }
-    Ok(fsms)
+    Ok(())
 }
 
 /// Generates the Rust API of protocol `wanted` (or the only one) of the Scribble `source`
-/// called `file` (for diagnostics), with the given optimised FSMs checked and swapped in.
+/// called `file` (for diagnostics): every role's projection, and beside them each of the
+/// `optimised` FSMs under its own name (`KOptimised`, see [`generate_optimised`]) once
+/// subtyping proves it (bounded by `visits`). Roles and labels are generated once, so
+/// processes of the other roles compile unchanged beside an optimised one.
 pub fn generate_scribble(
     file: &str,
     source: &str,
@@ -121,6 +143,9 @@ pub fn generate_scribble(
     visits: usize,
 ) -> Result<String, GenerateError> {
     let loaded = mpst_scribble::load(file, source, wanted)?;
-    let fsms = role_fsms(&loaded, optimised, visits)?;
-    generate(&loaded.protocol.name.text, &fsms).map_err(GenerateError::Codegen)
+    prove_optimised(&loaded, optimised, &subtype::Options::new(visits))?;
+    let fsms: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
+    let protocol = &loaded.protocol.name.text;
+    generate_optimised(protocol, &fsms, optimised, &Options::default())
+        .map_err(GenerateError::Codegen)
 }

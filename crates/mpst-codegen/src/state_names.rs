@@ -10,7 +10,9 @@
 //! `Choose` or `Branch`); every other step is forced. With `R` the role's identifier and
 //! `L` a label's type name (`Accept`, `CorrectI32`), a state's name is
 //!
-//! - `RSession` for the initial state;
+//! - `RSession` for the initial state (`ROptimised` for an optimised machine generated
+//!   beside the projections, whose other states then start with `ROptimised` instead of
+//!   `R`);
 //! - `RX` for a state that `rec X` starts (projection names it, see
 //!   [`Fsm::state_name`]), unless several states carry that name (an unfolded loop);
 //! - otherwise `R`, then the name `X` of the nearest such `rec` state on the path, if
@@ -80,11 +82,13 @@ pub(crate) struct StateName {
 }
 
 /// The name of each state of `fsm` (a canonical machine, see [`Fsm::canonical`]) for the
-/// role whose identifier stem is `role`: `None` for final states other than the initial
-/// one. `label` gives a message's type name, `peer` a role's identifier.
+/// role whose identifier stem is `role` (`KOptimised` for an optimised machine), the
+/// initial state named `start` (`KSession`, `KOptimised`): `None` for final states other
+/// than the initial one. `label` gives a message's type name, `peer` a role's identifier.
 pub(crate) fn state_names(
     fsm: &Fsm,
     role: &str,
+    start: &str,
     label: impl Fn(&Message) -> String,
     peer: impl Fn(&str) -> String,
 ) -> Vec<Option<StateName>> {
@@ -155,7 +159,7 @@ pub(crate) fn state_names(
         .map(|s| {
             if s == fsm.initial() {
                 return Some(StateName {
-                    ident: format!("{role}Session"),
+                    ident: start.to_string(),
                     doc: "at the start".to_string(),
                 });
             }
@@ -197,6 +201,7 @@ mod tests {
         let named = state_names(
             &fsm,
             "R",
+            "RSession",
             |m| crate::names::camel(&m.label, "L"),
             |p| p.to_uppercase(),
         );

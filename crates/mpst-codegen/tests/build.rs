@@ -1,6 +1,7 @@
 //! The build-script helper as a build script calls it, without spawning Cargo: an
-//! optimised role proved by subtyping is swapped in; a refuted one, an unknown answer and
-//! bad inputs fail with the rendered diagnostic (file:line:col, the line, carets, notes).
+//! optimised role proved by subtyping is generated beside the projections; a refuted one,
+//! an unknown answer and bad inputs fail with the rendered diagnostic (file:line:col, the
+//! line, carets, notes).
 
 use std::path::{Path, PathBuf};
 
@@ -55,15 +56,15 @@ fn failure(build: &Build) -> BuildError {
 }
 
 #[test]
-fn a_proved_optimised_role_replaces_its_projection() {
+fn a_proved_optimised_role_is_generated_beside_its_projection() {
     let out = scratch("proved");
     let dot = example("kernel_optimised.dot");
     let written = with_kernel(&dot, &out).generate().unwrap();
     assert_eq!(written, out.join("db.rs"));
     let code = std::fs::read_to_string(&written).unwrap();
 
-    // The same as generating from the FSMs directly: projections for S and T, the DOT's
-    // machine for K.
+    // The same as generating from the FSMs directly: every role's projection, and the
+    // DOT's machine for K as `KOptimised`.
     let scr = std::fs::read_to_string(example("double_buffering.scr")).unwrap();
     let kernel = mpst_fsm::parse_dot(&std::fs::read_to_string(&dot).unwrap()).unwrap();
     let direct = mpst_codegen::generate_scribble(
@@ -79,7 +80,17 @@ fn a_proved_optimised_role_replaces_its_projection() {
         .out_dir(&out)
         .code()
         .unwrap();
-    assert_ne!(code, plain, "the kernel is not its projection");
+    // The module without the optimised role, then the optimised role's types: the other
+    // roles' processes compile unchanged beside it.
+    let (same, added) = code.split_at(plain.len());
+    assert_eq!(same, plain);
+    assert!(
+        added.starts_with(
+            "\n/// Role `K` (optimised) at the start.\n#[session]\n\
+             pub type KOptimised = Send<S, Ready, KOptimisedAfterReady>;\n"
+        ),
+        "{added}"
+    );
     // Cargo reruns the script when the protocol or the DOT file changes.
     let build = with_kernel(&dot, &out);
     let inputs: Vec<&Path> = build.inputs().collect();

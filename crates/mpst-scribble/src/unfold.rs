@@ -10,15 +10,21 @@
 //! interactions, so this accepts every such branch a global type can express: several
 //! of them, in nested choices, to an outer `rec`, through inner ones.
 //!
-//! A branch that jumps back to a choice (no message since that choice: the recursion
-//! is unguarded) stays a `continue`, and a `rec X { continue X; }` loop leaves the
-//! protocol as it is, so well-formedness reports them as before. A protocol without
-//! `continue`-led branches is not touched.
+//! A branch that jumps back to an enclosing choice by the same role, with messages since
+//! that choice (nuscr's `ChoiceRec`: `rec X { choice at A { .. } or { m() from A to B;
+//! choice at A { continue X; } or { .. } } }`), does what one of that choice's branches
+//! does: it is replaced by copies of those branches, each going on as its original does
+//! (only while the protocol written back is at most twice as large as the graph, see
+//! [`Writer::jumps_to_choice`]). A branch that jumps back to a choice with no message
+//! since it (the recursion is unguarded) stays a `continue`, and a `rec X { continue X; }`
+//! loop leaves the protocol as it is, so well-formedness reports them as before. A
+//! protocol without `continue`-led branches is not touched.
 //!
 //! The graph has one node per node of the protocol; writing it back visits each once
 //! and copies, per `continue`-led branch, the messages from where it jumps to up to the
-//! next choice. Both walks go along message sequences by iteration, and recurse only into
-//! choices and recursions.
+//! next choice, or the branches of the choice it jumps to (bounded as above). Both walks
+//! go along message sequences by iteration, and recurse only into choices and
+//! recursions.
 
 use std::collections::HashSet;
 
@@ -43,6 +49,9 @@ pub fn continue_led(protocol: &mut GlobalProtocol) {
         target: vec![false; count],
         used: rec_names(&protocol.body),
         graph: &graph,
+        choices: Vec::new(),
+        messages: 0,
+        written: 0,
     };
     for (id, node) in graph.nodes.iter().enumerate() {
         if let Node::Jump { var: Some(var), .. } = node {
@@ -193,9 +202,16 @@ struct Writer<'g> {
     target: Vec<bool>,
     /// Every variable of the protocol, so fresh ones differ.
     used: HashSet<String>,
+    /// The choices being written around the current point, outermost first, each with
+    /// the number of messages written on the path when it was entered.
+    choices: Vec<(usize, usize)>,
+    /// The number of messages written on the path to the current point.
+    messages: usize,
+    /// How many messages and choices have been written.
+    written: usize,
 }
 
-impl Writer<'_> {
+impl<'g> Writer<'g> {
     /// Writes the node `id` leads to; `head` if it starts a branch of a choice.
     fn write(&mut self, id: usize, head: bool) -> Option<Global> {
         let graph = self.graph;
@@ -230,10 +246,25 @@ impl Writer<'_> {
                 Node::End => break Global::End,
                 Node::Choice { at, branches, span } => {
                     self.on_path[n] = true;
-                    let written = branches
-                        .iter()
-                        .map(|b| self.write(*b, true))
-                        .collect::<Option<Vec<_>>>();
+                    self.written += 1;
+                    let messages = self.messages + spine.len();
+                    self.messages = messages;
+                    self.choices.push((n, messages));
+                    let mut written = Some(Vec::with_capacity(branches.len()));
+                    for &b in branches {
+                        let flattened = match self.jumps_to_choice(b, n, at) {
+                            Some(choice) => choice.iter().map(|c| self.write(*c, true)).collect(),
+                            None => vec![self.write(b, true)],
+                        };
+                        for branch in flattened {
+                            match (&mut written, branch) {
+                                (Some(all), Some(branch)) => all.push(branch),
+                                _ => written = None,
+                            }
+                        }
+                    }
+                    self.choices.pop();
+                    self.messages = messages - spine.len();
                     self.on_path[n] = false;
                     let choice = Global::Choice {
                         at: at.clone(),
@@ -248,6 +279,7 @@ impl Writer<'_> {
             }
         };
         let mut global = last;
+        self.written += spine.len();
         for (n, copy) in spine.into_iter().rev() {
             let Node::Message {
                 from,
@@ -272,6 +304,35 @@ impl Writer<'_> {
             }
         }
         Some(global)
+    }
+
+    /// The branches of the choice that branch `b` of the choice `n` at `at` jumps back
+    /// to, when `b` starts with a `continue` to an enclosing choice by the same role with
+    /// a message since it: `b` then does what one of those branches does, so it is
+    /// replaced by them, as `rec X { choice at A { m() from A to B; ..; choice at A {
+    /// continue X; } or { .. } } }` means `.. choice at A { m() from A to B; ..; } or
+    /// { .. }` (nuscr's `ChoiceRec`). `None` otherwise, and once the protocol written so
+    /// far is twice as large as the graph (each replacement writes that choice's branches
+    /// again; without a bound nested ones could multiply): the branch then stays a
+    /// `continue`, which well-formedness reports as before.
+    fn jumps_to_choice(&mut self, b: usize, n: usize, at: &Name) -> Option<&'g [usize]> {
+        let graph = self.graph;
+        let resolved = graph.resolve(b)?;
+        resolved.via.as_ref()?;
+        let target = resolved.node;
+        let Node::Choice {
+            at: by, branches, ..
+        } = &graph.nodes[target]
+        else {
+            return None;
+        };
+        // Jumping to the choice itself, or with no message since the choice jumped to,
+        // is an unguarded recursion: left for well-formedness to report.
+        let &(_, since) = self.choices.iter().find(|(c, _)| *c == target)?;
+        if target == n || since == self.messages || by.text != at.text {
+            return None;
+        }
+        (self.written <= 2 * graph.nodes.len()).then_some(branches.as_slice())
     }
 
     /// `global` (written for node `n`) inside a `rec` if something jumps back to `n`.
@@ -376,5 +437,98 @@ mod tests {
         let errors = check(&protocols[0]);
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].kind, crate::ErrorKind::UnguardedVariable);
+    }
+
+    /// The first error of the first protocol of `source`.
+    fn first_error(source: &str) -> crate::Diagnostic {
+        let protocols = parse(source).expect("parses");
+        let errors = check(&protocols[0]);
+        errors.into_iter().next().expect("an error")
+    }
+
+    #[test]
+    fn a_branch_that_jumps_back_to_an_enclosing_choice_is_replaced_by_its_branches() {
+        let source = "global protocol P(role A, role B) {
+            rec X { choice at A { a() from A to B; continue X; }
+                    or { b() from A to B; choice at A { continue X; } or { c() from A to B; } } }
+        }";
+        // After `b`, B may get `a` (the outer choice again), `b` (then the inner choice
+        // again) or `c`.
+        let b = local(source, "B");
+        assert_eq!(
+            b,
+            "rec X. A?{a(). X, b(). rec X_1. A?{a(). X, b(). X_1, c(). end}}"
+        );
+    }
+
+    #[test]
+    fn replacing_branches_is_bounded_by_the_size_of_the_protocol() {
+        // Every branch of the outer choice jumps back to it from several places: each
+        // replacement copies the other branches, which hold jumps of their own, so
+        // without a bound the copies would multiply with every branch.
+        let (branches, sites) = (6, 4);
+        let arms: Vec<String> = (0..branches)
+            .map(|b| {
+                let mut arm = format!("s{b}() from A to B;");
+                for i in (0..sites).rev() {
+                    arm = format!(
+                        "m{b}_{i}() from A to B; choice at A {{ continue X; }} or {{ {arm} }}"
+                    );
+                }
+                format!("{{ {arm} }}")
+            })
+            .collect();
+        let source = format!(
+            "global protocol P(role A, role B) {{ rec X {{ choice at A {} }} }}",
+            arms.join(" or ")
+        );
+        // Parsing unfolds: the protocol as written has 3 nodes per site (a message, a
+        // choice, a `continue`), 2 per branch (its last message and `end`) and 2 more.
+        let protocols = parse(&source).expect("parses");
+        let written = branches * (3 * sites + 2) + 2;
+        let unfolded = size(&protocols[0].body);
+        assert!(
+            unfolded > written,
+            "branches are replaced: {unfolded} nodes"
+        );
+        assert!(unfolded <= 8 * written, "{written} -> {unfolded} nodes");
+    }
+
+    /// The number of nodes of a global type.
+    fn size(g: &crate::Global) -> usize {
+        use crate::Global;
+        match g {
+            Global::End | Global::Continue(_) => 1,
+            Global::Message { cont, .. } => 1 + size(cont),
+            Global::Rec { body, .. } => 1 + size(body),
+            Global::Choice { branches, .. } => 1 + branches.iter().map(size).sum::<usize>(),
+        }
+    }
+
+    #[test]
+    fn jumps_to_a_choice_that_cannot_be_its_branches_are_rejected_as_before() {
+        // By another role: the branch would start with a message from `B`.
+        let other_chooser = "global protocol P(role A, role B) {
+            rec X { choice at A { a() from A to B; choice at B { continue X; } or { n() from B to A; } }
+                    or { s() from A to B; } }
+        }";
+        let error = first_error(other_chooser);
+        assert_eq!(error.kind, crate::ErrorKind::UndirectedChoice);
+        assert_eq!(
+            error.message,
+            "this branch starts with `continue X` instead of a message from `B`"
+        );
+        assert!(
+            error.notes[0].contains("a choice that `B` makes too"),
+            "{:?}",
+            error.notes
+        );
+        // No message since the choice jumped to: an unguarded recursion.
+        let unguarded = "global protocol P(role A, role B) {
+            rec X { choice at A { choice at A { continue X; } or { a() from A to B; } }
+                    or { b() from A to B; } }
+        }";
+        let error = first_error(unguarded);
+        assert_eq!(error.kind, crate::ErrorKind::UnguardedVariable, "{error:?}");
     }
 }

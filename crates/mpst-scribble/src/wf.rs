@@ -333,14 +333,24 @@ impl<'g> Checker<'g> {
                 if unguarded {
                     return Err(None);
                 }
-                Err(Some(Diagnostic::new(
-                    ErrorKind::UndirectedChoice,
-                    name.span,
-                    format!(
-                        "this branch starts with `continue {}` instead of a message from `{}`",
-                        name.text, at.text
-                    ),
-                )))
+                Err(Some(
+                    Diagnostic::new(
+                        ErrorKind::UndirectedChoice,
+                        name.span,
+                        format!(
+                            "this branch starts with `continue {}` instead of a message from `{}`",
+                            name.text, at.text
+                        ),
+                    )
+                    .with_note(format!(
+                        "a branch may start with `continue {}` when `rec {}` starts with a \
+                         message, or with a choice that `{}` makes too and that a message \
+                         separates from this one (the branch then takes that choice's \
+                         branches, as long as the copies keep the protocol within twice its \
+                         size)",
+                        name.text, name.text, at.text
+                    )),
+                ))
             }
             Global::End => Err(Some(Diagnostic::new(
                 ErrorKind::UndirectedChoice,

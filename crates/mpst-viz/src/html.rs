@@ -12,6 +12,10 @@ use std::fmt::Write as _;
 
 use crate::svg::{escape, inline};
 
+mod legend;
+
+use legend::{counterexamples_legend, machines_legend};
+
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
@@ -21,7 +25,8 @@ pub enum Severity {
     Warning,
 }
 
-/// A diagnostic attached to the source: byte range and message.
+/// A diagnostic attached to the source: byte range and message, and the other places it
+/// points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     /// Error or warning.
@@ -31,6 +36,20 @@ pub struct Note {
     /// One past its last byte.
     pub end: usize,
     /// What is wrong, in one or more lines.
+    pub message: String,
+    /// Other places that explain it (e.g. "the choice is made here"), each shown on its
+    /// own line under the line where it starts.
+    pub labels: Vec<Secondary>,
+}
+
+/// A place a [`Note`] points at besides its own, with what is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secondary {
+    /// First byte of the source it points at.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// What is there, e.g. `the choice is made here`.
     pub message: String,
 }
 
@@ -125,6 +144,9 @@ pre{font-size:13px;white-space:pre-wrap;background:#f3f4f6;padding:8px;border-ra
 .source .flagged{background:#fee2e2} .source .flagged.warning{background:#fef3c7}
 .source .diag{display:block;padding:0 8px 0 calc(3em + 8px);color:#991b1b;font-weight:bold;white-space:pre-wrap}
 .source .diag.warning{color:#92400e}
+.source .marked{background:#eef2ff} .source .diag.secondary{color:#3730a3;font-weight:normal}
+.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13px;color:#374151;margin:0 0 8px}
+.legend span{display:inline-flex;align-items:center;gap:6px} .legend .mark{display:inline-block;box-sizing:border-box}
 .pictures{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 figure{margin:0;border:1px solid #e5e7eb;border-radius:6px;padding:6px;background:white;max-width:100%;overflow:auto}
 figcaption{font-size:13px;color:#374151;margin-bottom:4px}
@@ -190,15 +212,30 @@ fn line_of(source: &str, offset: usize) -> usize {
 }
 
 /// The source, one numbered line each, lines under a diagnostic highlighted and its
-/// message below the line where it starts.
+/// message below the line where it starts; each secondary label of a diagnostic on its
+/// own line below the line where the label starts, its lines marked.
 fn source_listing(out: &mut String, source: &str, notes: &[Note]) {
     let lines: Vec<&str> = source.split('\n').collect();
+    let lines_of = |start: usize, end: usize| {
+        let first = line_of(source, start);
+        let last = line_of(source, end.max(start + 1) - 1).max(first);
+        (first, last)
+    };
     let spans: Vec<(usize, usize, &Note)> = notes
         .iter()
         .map(|n| {
-            let first = line_of(source, n.start);
-            let last = line_of(source, n.end.max(n.start + 1) - 1).max(first);
+            let (first, last) = lines_of(n.start, n.end);
             (first, last, n)
+        })
+        .collect();
+    // Each secondary label, with the line of the diagnostic it belongs to.
+    let secondaries: Vec<(usize, usize, &Secondary, &Note, usize)> = spans
+        .iter()
+        .flat_map(|&(line, _, note)| {
+            note.labels.iter().map(move |label| {
+                let (first, last) = lines_of(label.start, label.end);
+                (first, last, label, note, line)
+            })
         })
         .collect();
     out.push_str("<pre class=\"source\">");
@@ -208,11 +245,13 @@ fn source_listing(out: &mut String, source: &str, notes: &[Note]) {
             .filter(|(a, b, _)| *a <= i && i <= *b)
             .map(|(_, _, n)| *n)
             .collect();
+        let marked = secondaries.iter().any(|(a, b, ..)| *a <= i && i <= *b);
         let class = match covering
             .iter()
             .map(|n| n.severity)
             .min_by_key(|s| *s != Severity::Error)
         {
+            None if marked => "line marked",
             None => "line",
             Some(Severity::Error) => "line flagged",
             Some(Severity::Warning) => "line flagged warning",
@@ -227,6 +266,18 @@ fn source_listing(out: &mut String, source: &str, notes: &[Note]) {
                 out,
                 "<span class=\"{class}\">{word}: {}</span>",
                 escape(&note.message)
+            );
+        }
+        for (_, _, label, note, at) in secondaries.iter().filter(|(a, ..)| *a == i) {
+            let word = match note.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let _ = write!(
+                out,
+                "<span class=\"diag secondary\">↑ {} (for the {word} on line {})</span>",
+                escape(&label.message),
+                at + 1
             );
         }
     }
@@ -272,14 +323,18 @@ fn section(out: &mut String, s: &Section, id: &mut usize) {
         out.push_str("</div>\n");
     }
     if !s.counterexamples.is_empty() {
-        out.push_str("<h3>What goes wrong</h3>\n<div class=\"pictures\">");
+        out.push_str("<h3>What goes wrong</h3>\n");
+        out.push_str(&counterexamples_legend());
+        out.push_str("<div class=\"pictures\">");
         for c in &s.counterexamples {
             figure(out, "counterexample", &s.name, &c.caption, &c.svg, id);
         }
         out.push_str("</div>\n");
     }
     if !s.machines.is_empty() {
-        out.push_str("<h3>Machines</h3>\n<div class=\"pictures\">");
+        out.push_str("<h3>Machines</h3>\n");
+        out.push_str(&machines_legend());
+        out.push_str("<div class=\"pictures\">");
         for m in &s.machines {
             let caption = match &m.optimised {
                 None => format!("role {} (projection)", m.role),
@@ -341,6 +396,11 @@ mod tests {
                 start: 9,
                 end: 12,
                 message: "no <good>".into(),
+                labels: vec![Secondary {
+                    start: 0,
+                    end: 4,
+                    message: "because of <this>".into(),
+                }],
             }],
             sections: vec![Section {
                 name: "P".into(),
@@ -392,11 +452,56 @@ mod tests {
         assert!(html.contains(
             "<span class=\"line flagged\">bad line</span><span class=\"diag\">error: no &lt;good&gt;</span>"
         ));
-        assert!(html.contains("<span class=\"line\">line one</span>"));
+        assert!(html.contains("<span class=\"line\">last</span>"));
         assert!(
             html.contains("<details open>"),
             "a failing verdict shows its explanation"
         );
+    }
+
+    #[test]
+    fn a_secondary_label_sits_on_its_own_line_under_its_own_line() {
+        let html = report_html(&report());
+        // Under line 1, where the label points, not under line 2 with the error.
+        assert!(
+            html.contains(
+                "<span class=\"line marked\">line one</span><span class=\"diag secondary\">\
+                 ↑ because of &lt;this&gt; (for the error on line 2)</span><span class=\"line flagged\">"
+            ),
+            "{html}"
+        );
+        assert!(html.contains(
+            "<span class=\"diag\">error: no &lt;good&gt;</span><span class=\"line\">last</span>"
+        ));
+    }
+
+    #[test]
+    fn the_machines_have_a_legend_of_their_colours() {
+        let html = report_html(&report());
+        let legend = html
+            .split("<h3>Machines</h3>\n")
+            .nth(1)
+            .and_then(|rest| rest.split("</p>").next())
+            .expect("a legend after the heading");
+        // The colours the machine pictures draw sends and receives in.
+        let picture = crate::fsm::fsm_svg(&{
+            let mut fsm = mpst_fsm::Fsm::new("A");
+            let (a, b) = (fsm.add_state(), fsm.add_state());
+            let m = mpst_fsm::Message::new("m");
+            fsm.add_transition(0, mpst_fsm::Action::send("B", m.clone()), a)
+                .unwrap();
+            fsm.add_transition(a, mpst_fsm::Action::receive("B", m), b)
+                .unwrap();
+            fsm
+        });
+        for (colour, meaning) in [("#1f4e9e", "send"), ("#1d7a3a", "receive")] {
+            assert!(picture.contains(colour), "{colour} in {picture}");
+            assert!(
+                legend.contains(&format!("2px solid {colour}\"></i>{meaning}")),
+                "{legend}"
+            );
+        }
+        assert!(legend.contains("initial state") && legend.contains("final state"));
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! `mpst generate`: the Rust session API of a Scribble protocol, with optimised roles
-//! swapped in once they are shown to be asynchronous subtypes of their projections.
+//! generated beside the projections (`KOptimised` beside `KSession`, one set of roles and
+//! labels) once they are shown to be asynchronous subtypes of their projections.
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate_with, role_fsms, GenerateError, Options, DEFAULT_VISITS};
+use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options, DEFAULT_VISITS};
+use mpst_fsm::subtype;
 
 use crate::bounds::parse_bound;
 use mpst_scribble::Loaded;
@@ -27,8 +29,9 @@ pub struct Args {
     /// The protocol to generate (needed when the file has several).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
-    /// Use the FSM in FSM.dot for ROLE instead of its projection, after checking that it
-    /// is an asynchronous subtype of the projection. Repeatable.
+    /// Also generate the FSM in FSM.dot for ROLE, as `<ROLE>Optimised` beside the role's
+    /// projection `<ROLE>Session`, after checking that it is an asynchronous subtype of the
+    /// projection; the other roles' code is unchanged. Repeatable.
     #[arg(long, value_name = "ROLE=FSM.dot")]
     pub optimised: Vec<String>,
     /// Bound on visits per state pair when checking optimised FSMs.
@@ -75,8 +78,8 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         protocol: protocol.clone(),
         projections,
     };
-    let fsms = match role_fsms(&front, &optimised, args.visits) {
-        Ok(fsms) => fsms,
+    match prove_optimised(&front, &optimised, &subtype::Options::new(args.visits)) {
+        Ok(()) => {}
         Err(GenerateError::Frontend(error)) => return loaded.report(&error),
         Err(GenerateError::UnknownRole { role, available }) => {
             return Err(UsageError(format!(
@@ -93,12 +96,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Fails);
         }
-    };
+    }
+    let fsms: Vec<_> = front.projections.iter().map(|p| p.fsm.clone()).collect();
     let mut options = Options::default().serde(args.serde);
     if let Some(channel) = &args.channel {
         options = options.channel(channel.clone());
     }
-    let code = match generate_with(&protocol.name.text, &fsms, &options) {
+    let code = match generate_optimised(&protocol.name.text, &fsms, &optimised, &options) {
         Ok(code) => code,
         Err(error) => {
             output::err(&format!(

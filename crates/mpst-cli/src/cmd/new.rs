@@ -227,17 +227,15 @@ global protocol {Camel}(role C, role S, role L) {
 const BUILD_RS: &str = r#"//! Generates the session API of {snake}.scr into $OUT_DIR/{snake}.rs (src/lib.rs includes
 //! it), so nothing generated is committed and editing the protocol regenerates it.
 
-use std::process::ExitCode;
+use mpst_codegen::build::{Build, BuildError};
 
-fn main() -> ExitCode {
-    match mpst_codegen::build::scribble("{snake}.scr") {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(error) => {
-            // Cargo shows a build script's stderr when it fails.
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> Result<(), BuildError> {
+    // A failure fails the build with the whole diagnostic (file:line:col, the line,
+    // carets). To add an optimised role beside the projections, once subtyping proves
+    // it safe (as `COptimised`, next to `CSession`):
+    // `.optimised("C", "c_optimised.dot")` before `.generate()`.
+    Build::scribble("{snake}.scr").generate()?;
+    Ok(())
 }
 "#;
 

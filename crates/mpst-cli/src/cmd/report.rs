@@ -12,7 +12,9 @@ use mpst_fsm::Fsm;
 use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
 use mpst_scribble::wf::unused_roles;
 use mpst_scribble::{Diagnostic, GlobalProtocol};
-use mpst_viz::html::{Figure, Machine, Note, Report, Section, Severity, Status, Verdict};
+use mpst_viz::html::{
+    Figure, Machine, Note, Report, Secondary, Section, Severity, Status, Verdict,
+};
 use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
 use crate::load::dot::read_fsms;
@@ -55,11 +57,10 @@ struct Optimised {
     fsm: Fsm,
 }
 
+/// A diagnostic for the page: its message and notes under the line it points at, each
+/// secondary label ("the choice is made here") under the line that label points at.
 fn note(d: &Diagnostic, severity: Severity) -> Note {
     let mut message = d.to_string();
-    for label in &d.labels {
-        message.push_str(&format!("\n  {}", label.message));
-    }
     for n in &d.notes {
         message.push_str(&format!("\n  note: {n}"));
     }
@@ -68,6 +69,15 @@ fn note(d: &Diagnostic, severity: Severity) -> Note {
         start: d.span.start,
         end: d.span.end,
         message,
+        labels: d
+            .labels
+            .iter()
+            .map(|label| Secondary {
+                start: label.span.start,
+                end: label.span.end,
+                message: label.message.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -125,6 +135,7 @@ fn section(
                 "role `{}` of `{name}` takes no part in any interaction",
                 role.text
             ),
+            labels: Vec::new(),
         });
     }
     let projections = match parsed.project(protocol) {

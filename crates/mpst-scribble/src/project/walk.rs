@@ -4,6 +4,8 @@
 //! loop (no call-stack depth per message), local types are hash-consed so identical
 //! branches merge in constant time, and merges are memoised.
 
+use std::ops::Range;
+
 use mpst_fsm::Direction;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -38,6 +40,10 @@ pub(crate) struct Projector<'a> {
     pub(super) unfolding: u32,
     /// How many more recursion variables may be unfolded ([`super::loop_back`]).
     pub(super) unfold_budget: u32,
+    /// Every `continue` reached without an action of the role since its `rec` (an
+    /// unguarded loop for the role, projected as `end`), in walk order: a choice's
+    /// diagnostic names the one in a branch it cannot merge.
+    pub(super) unguarded: Vec<&'a Name>,
 }
 
 impl<'a> Projector<'a> {
@@ -56,6 +62,7 @@ impl<'a> Projector<'a> {
             unfolded: FxHashMap::default(),
             unfolding: 0,
             unfold_budget: super::loop_back::UNFOLD_BUDGET,
+            unguarded: Vec::new(),
         }
     }
 
@@ -122,7 +129,10 @@ impl<'a> Projector<'a> {
                         ),
                     )),
                     // The role did nothing since `rec`: it does not take part in the loop.
-                    Some(&(_, bound, _)) if bound == actions => Ok(self.arena.end()),
+                    Some(&(_, bound, _)) if bound == actions => {
+                        self.unguarded.push(name);
+                        Ok(self.arena.end())
+                    }
                     Some(_) => Ok(self.arena.intern(Node::Var(var))),
                 }
             }
@@ -136,13 +146,17 @@ impl<'a> Projector<'a> {
             }
             Global::Choice { at, branches, span } => {
                 let mut projections = Vec::with_capacity(branches.len());
+                // The unguarded `continue`s of each branch, as a range of `unguarded`.
+                let mut unguarded = Vec::with_capacity(branches.len());
                 for branch in branches {
+                    let before = self.unguarded.len();
                     projections.push(self.walk(branch, actions)?);
+                    unguarded.push(before..self.unguarded.len());
                 }
                 if at.text == self.role {
                     self.select(at, branches, *span, &projections)
                 } else {
-                    self.merge_branches(at, branches, *span, &projections)
+                    self.merge_branches(at, branches, *span, &projections, &unguarded)
                 }
             }
         }
@@ -218,13 +232,15 @@ impl<'a> Projector<'a> {
         }))
     }
 
-    /// A third party's merge of its projections of every branch.
+    /// A third party's merge of its projections of every branch; `unguarded` holds the
+    /// range of [`Projector::unguarded`] that each branch's walk added.
     fn merge_branches(
         &mut self,
         at: &Name,
         branches: &[Global],
         span: Span,
         projections: &[LId],
+        unguarded: &[Range<usize>],
     ) -> Result<LId, Diagnostic> {
         if projections.is_empty() {
             return Ok(self.arena.end());
@@ -272,24 +288,64 @@ impl<'a> Projector<'a> {
                 super::loop_back::UNFOLD_BUDGET
             )
         });
-        let d = Diagnostic::new(
-                        ErrorKind::Unmergeable,
-                        here,
-                        format!(
-                            "role `{}` behaves differently in the branches of the choice at `{}` but cannot tell which was taken",
-                            self.role, at.text
-                        ),
-                    )
-                    .with_label(there, format!("`{}` behaves differently in this branch", self.role))
-                    .with_label(at.span, "the choice is made here")
-                    .with_note(format!(
-                        "in one branch `{}` continues as `{x}`, in another as `{y}`",
-                        self.role
-                    ))
-                    .with_note(
-                        "a role that does not choose may behave differently across branches only by \
-                         first receiving from one and the same role, with distinct labels",
-                    );
+        // A side that is `end` because the role reached `continue` without taking part
+        // in the loop: say so, rather than that the role ends there.
+        let loops = |branch: usize| {
+            let range = unguarded.get(branch).cloned().unwrap_or_default();
+            self.unguarded
+                .get(range)
+                .and_then(|names| names.first().copied())
+        };
+        let idle = match (x.as_str(), y.as_str()) {
+            ("end", other) => loops(j).map(|name| (name, other)),
+            (other, "end") => loops(i).map(|name| (name, other)),
+            _ => None,
+        };
+        let role = self.role;
+        let mut d = Diagnostic::new(
+            ErrorKind::Unmergeable,
+            here,
+            format!(
+                "role `{role}` behaves differently in the branches of the choice at `{}` but \
+                 cannot tell which was taken",
+                at.text
+            ),
+        )
+        .with_label(
+            there,
+            format!("`{role}` behaves differently in this branch"),
+        )
+        .with_label(at.span, "the choice is made here");
+        d = match idle {
+            Some((name, other)) => d
+                .with_label(
+                    name.span,
+                    format!(
+                        "`{role}` takes no part in `rec {}` before this `continue`",
+                        name.text
+                    ),
+                )
+                .with_note(format!(
+                    "in one branch the loop `rec {var}` goes on without `{role}`: `{role}` \
+                     reaches `continue {var}` having done nothing since `rec {var}`, so for \
+                     `{role}` the loop would repeat no action (it is unguarded for `{role}`) \
+                     and is projected as `end`; in another branch `{role}` continues as \
+                     `{other}`",
+                    var = name.text
+                ))
+                .with_note(format!(
+                    "`{role}` must learn whether the loop goes on: a message to `{role}` in \
+                     the branch that continues tells it"
+                )),
+            None => d
+                .with_note(format!(
+                    "in one branch `{role}` continues as `{x}`, in another as `{y}`"
+                ))
+                .with_note(
+                    "a role that does not choose may behave differently across branches only \
+                     by first receiving from one and the same role, with distinct labels",
+                ),
+        };
         Err(match budget {
             Some(note) => d.with_note(note),
             None => d,
