@@ -24,6 +24,10 @@ struct Machine {
     /// For each state, every `(channel, message)` it can ever receive from there on,
     /// sorted: a head message outside it is never received.
     readable: Vec<Vec<(u32, u32)>>,
+    /// For each state from which the machine can send for ever (an infinite path of
+    /// states whose transitions are all sends), the transition of that path to take;
+    /// `u32::MAX` for the other states.
+    escape: Vec<u32>,
 }
 
 impl Machine {
@@ -50,13 +54,49 @@ impl Machine {
                 out
             })
             .collect();
+        let escape = escapes(&states);
         Machine {
             name,
             initial,
             states,
             readable,
+            escape,
         }
     }
+}
+
+/// For each state, a transition that stays among the states that can send for ever, or
+/// `u32::MAX`: the greatest set of states whose transitions are all sends (at least one)
+/// and one of which leads back into the set.
+fn escapes(states: &[Vec<Trans>]) -> Vec<u32> {
+    let mut inside: Vec<bool> = states
+        .iter()
+        .map(|ts| !ts.is_empty() && ts.iter().all(|t| t.send))
+        .collect();
+    loop {
+        let mut changed = false;
+        for (s, ts) in states.iter().enumerate() {
+            if inside[s] && !ts.iter().any(|t| inside[t.target as usize]) {
+                inside[s] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    states
+        .iter()
+        .enumerate()
+        .map(|(s, ts)| {
+            if !inside[s] {
+                return u32::MAX;
+            }
+            ts.iter()
+                .position(|t| inside[t.target as usize])
+                .map_or(u32::MAX, |i| i as u32)
+        })
+        .collect()
 }
 
 struct Chan {
@@ -70,6 +110,16 @@ pub(super) struct Net {
     machines: Vec<Machine>,
     chans: Vec<Chan>,
     messages: Vec<Message>,
+    /// Whether a message its receiver can leave unread for ever, by sending for ever,
+    /// is a wrong run (a candidate beside a supertype's dual: see [`super::against_dual`]).
+    escapes: bool,
+}
+
+/// A bad configuration: what goes wrong, and for an orphan its receiver leaves unread
+/// by sending for ever, that receiver.
+pub(super) struct Bad {
+    pub kind: ViolationKind,
+    pub escape: Option<u32>,
 }
 
 #[derive(Default)]
@@ -107,11 +157,12 @@ impl Builder {
         m
     }
 
-    fn finish(self, machines: Vec<Machine>) -> Net {
+    fn finish(self, machines: Vec<Machine>, escapes: bool) -> Net {
         Net {
             machines,
             chans: self.chans,
             messages: self.messages,
+            escapes,
         }
     }
 }
@@ -167,7 +218,7 @@ impl Net {
                 states,
             ));
         }
-        Ok(b.finish(machines))
+        Ok(b.finish(machines, false))
     }
 
     /// Machine 0 is `sub`, machine 1 plays every peer of `sup` dually.
@@ -241,7 +292,7 @@ impl Net {
             env_peers.join("+")
         };
         machines.push(Machine::new(name, sup.initial() as u32, env_states));
-        b.finish(machines)
+        b.finish(machines, true)
     }
 
     /// Initial states and empty channels: `[state.., len, msgs.., len, msgs..]`.
@@ -336,7 +387,7 @@ impl Net {
     }
 
     /// Why `config` is bad for good, if it is.
-    pub(super) fn bad(&self, config: &[u32]) -> Option<ViolationKind> {
+    pub(super) fn bad(&self, config: &[u32]) -> Option<Bad> {
         let offs = self.offsets(config);
         let head = |c: u32| {
             let o = offs[c as usize];
@@ -348,11 +399,14 @@ impl Net {
             if !ts.is_empty() && ts.iter().all(blocked) {
                 let chan = &self.chans[ts[0].chan as usize];
                 let msg = head(ts[0].chan).unwrap_or_default();
-                return Some(ViolationKind::UnspecifiedReception {
-                    role: chan.to.clone(),
-                    from: chan.from.clone(),
-                    message: self.messages[msg as usize].clone(),
-                    expected: ts.iter().map(|t| t.step.action.clone()).collect(),
+                return Some(Bad {
+                    kind: ViolationKind::UnspecifiedReception {
+                        role: chan.to.clone(),
+                        from: chan.from.clone(),
+                        message: self.messages[msg as usize].clone(),
+                        expected: ts.iter().map(|t| t.step.action.clone()).collect(),
+                    },
+                    escape: None,
                 });
             }
             // A head its receiver can never take from here on stays for ever.
@@ -365,11 +419,17 @@ impl Net {
                     .then_some((chan, msg))
             });
             if let Some((chan, msg)) = orphan {
-                return Some(ViolationKind::Orphan {
-                    from: chan.from.clone(),
-                    to: chan.to.clone(),
-                    message: self.messages[msg as usize].clone(),
-                });
+                return Some(self.orphan(chan, msg, None));
+            }
+        }
+        // A head its receiver can leave unread for ever by sending for ever.
+        if self.escapes {
+            for (c, chan) in self.chans.iter().enumerate() {
+                let m = chan.receiver;
+                let escapes = self.machines[m as usize].escape[config[m as usize] as usize];
+                if let Some(msg) = head(c as u32).filter(|_| escapes != u32::MAX) {
+                    return Some(self.orphan(chan, msg, Some(m)));
+                }
             }
         }
         let moves = self.machines.iter().enumerate().any(|(m, machine)| {
@@ -387,7 +447,44 @@ impl Net {
             .filter(|(m, machine)| !machine.states[config[*m] as usize].is_empty())
             .map(|(_, machine)| machine.name.clone())
             .collect();
-        (!waiting.is_empty()).then_some(ViolationKind::Deadlock { waiting })
+        (!waiting.is_empty()).then_some(Bad {
+            kind: ViolationKind::Deadlock { waiting },
+            escape: None,
+        })
+    }
+
+    fn orphan(&self, chan: &Chan, msg: u32, escape: Option<u32>) -> Bad {
+        Bad {
+            kind: ViolationKind::Orphan {
+                from: chan.from.clone(),
+                to: chan.to.clone(),
+                message: self.messages[msg as usize].clone(),
+            },
+            escape,
+        }
+    }
+
+    /// The sends by which machine `m` leaves state `state` for ever without receiving:
+    /// the steps up to the loop, and the loop (`state` must be able to).
+    pub(super) fn escape_lasso(&self, m: u32, state: u32) -> (Vec<Step>, Vec<Step>) {
+        let machine = &self.machines[m as usize];
+        let mut order: Vec<u32> = Vec::new();
+        let mut position: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut at = state;
+        while let std::collections::hash_map::Entry::Vacant(e) = position.entry(at) {
+            e.insert(order.len());
+            order.push(at);
+            at = machine.states[at as usize][machine.escape[at as usize] as usize].target;
+        }
+        let step = |s: u32| {
+            machine.states[s as usize][machine.escape[s as usize] as usize]
+                .step
+                .clone()
+        };
+        let loop_at = position[&at];
+        let lead_in = order[..loop_at].iter().map(|&s| step(s)).collect();
+        let cycle = order[loop_at..].iter().map(|&s| step(s)).collect();
+        (lead_in, cycle)
     }
 
     /// `config` in terms of the machines' names and the channels.
