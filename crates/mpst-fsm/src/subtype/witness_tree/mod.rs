@@ -38,22 +38,7 @@
 //! not (`smallinnerloop1 ≤ innerloop2` of the tool's tests: the supertype's receives
 //! grow as a tree on the pair, as a single word on the duals).
 //!
-//! That is sound because subtyping is closed under duality: `T ≤ S` exactly when
-//! `dual(S) ≤ dual(T)`. In the definition of Ghilezan, Pantović, Prokić, Scalas and
-//! Yoshida ("Precise Subtyping for Asynchronous Multiparty Sessions", POPL 2021), which
-//! the rules of PPoPP 2022 are sound for, `T ≤ S` holds when for every single-output
-//! tree `U` of `T` and every single-input tree `V` of `S` some single-input tree of `U`
-//! refines some single-output tree of `V`. Taking duals exchanges single-output and
-//! single-input trees, so it remains to see that a refinement of single-input,
-//! single-output sequences `W ≲ W'` holds exactly when `dual(W') ≲ dual(W)`. Both say
-//! that `W` and `W'` perform the same actions with each peer in each direction, in the
-//! same order (the `act` conditions of the rules force every action `W'` has to come,
-//! also in infinite sequences), and that wherever the two order a pair of actions
-//! differently, the one `W` performs first is a send moved ahead of a receive, or one of
-//! two receives from different peers, or one of two sends to different peers. Swapping
-//! the sides and the directions maps each of these three cases onto one of them. (The
-//! property test `subtype_duality_props` checks a pair and its duals against each other:
-//! what one proves, the other never refutes.)
+//! That is sound because subtyping is closed under duality (see `duality`).
 //!
 //! # Scope
 //!
@@ -71,6 +56,7 @@
 //! allocated in proportion to a bound up front.
 
 mod checks;
+mod duality;
 mod input_tree;
 mod step;
 
@@ -82,6 +68,7 @@ use rustc_hash::FxHasher;
 
 use super::machine::{compile, ActionId};
 use crate::{Fsm, StateKind};
+use duality::dual;
 use input_tree::{subset, Ctx, OutOfBudget, Tree};
 use step::one_step;
 
@@ -262,7 +249,10 @@ pub(crate) fn prove(
         max_work: budget.max_work - work,
         max_tree: budget.max_tree,
     };
-    let (second, dual_nodes, dual_work) = attempt(&dual(sup), &dual(sub), &rest, deadline);
+    let (Some(dual_sup), Some(dual_sub)) = (dual(sup), dual(sub)) else {
+        return Err(why);
+    };
+    let (second, dual_nodes, dual_work) = attempt(&dual_sup, &dual_sub, &rest, deadline);
     match second {
         Ok(proved) => Ok(Proved {
             nodes: nodes + proved.nodes,
@@ -277,24 +267,6 @@ pub(crate) fn prove(
         }),
         Err(_) => Err(why),
     }
-}
-
-/// The dual of a machine: every send becomes a receive and every receive a send (same
-/// peers, messages, states and initial state).
-fn dual(fsm: &Fsm) -> Fsm {
-    let mut out = Fsm::new(fsm.role());
-    while out.state_count() < fsm.state_count() {
-        out.add_state();
-    }
-    out.set_initial(fsm.initial())
-        .expect("the initial state exists");
-    for (from, t) in fsm.all_transitions() {
-        let mut action = t.action.clone();
-        action.direction = action.direction.dual();
-        out.add_transition(from, action, t.target)
-            .expect("a deterministic machine's dual is deterministic");
-    }
-    out
 }
 
 /// One witness-tree attempt on `sub ≤ sup` (both directed and deterministic), with
