@@ -29,7 +29,7 @@ struct Machine {
     readable: Vec<Vec<(u32, u32)>>,
     /// For each state from which the machine can send for ever (an infinite path of
     /// states whose transitions are all sends), the transition of that path to take;
-    /// `u32::MAX` for the other states.
+    /// `u32::MAX` for the other states (empty unless the net looks for those escapes).
     escape: Vec<u32>,
 }
 
@@ -57,13 +57,12 @@ impl Machine {
                 out
             })
             .collect();
-        let escape = escapes(&states);
         Machine {
             name,
             initial,
             states,
             readable,
-            escape,
+            escape: Vec::new(),
         }
     }
 }
@@ -261,6 +260,9 @@ impl Net {
             env_peers.join("+")
         };
         machines.push(Machine::new(name, sup.initial() as u32, env_states));
+        for machine in &mut machines {
+            machine.escape = escapes(&machine.states);
+        }
         b.finish(machines, true)
     }
 

@@ -10,20 +10,39 @@ use crate::kmc::Step;
 /// `u32::MAX`: the greatest set of states whose transitions are all sends (at least one)
 /// and one of which leads back into the set.
 pub(super) fn escapes(states: &[Vec<Trans>]) -> Vec<u32> {
+    // Start from the states that only send, and drop those with no transition left into
+    // the set, each once: a worklist over reversed transitions, so linear in the machine.
     let mut inside: Vec<bool> = states
         .iter()
         .map(|ts| !ts.is_empty() && ts.iter().all(|t| t.send))
         .collect();
-    loop {
-        let mut changed = false;
-        for (s, ts) in states.iter().enumerate() {
-            if inside[s] && !ts.iter().any(|t| inside[t.target as usize]) {
-                inside[s] = false;
-                changed = true;
-            }
+    let mut into: Vec<usize> = states
+        .iter()
+        .map(|ts| ts.iter().filter(|t| inside[t.target as usize]).count())
+        .collect();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
+    for (s, ts) in states.iter().enumerate() {
+        for t in ts {
+            preds[t.target as usize].push(s as u32);
         }
-        if !changed {
-            break;
+    }
+    let mut dropped: Vec<usize> = (0..states.len())
+        .filter(|&s| inside[s] && into[s] == 0)
+        .collect();
+    while let Some(s) = dropped.pop() {
+        if !inside[s] {
+            continue;
+        }
+        inside[s] = false;
+        // One entry per transition `p → s`, each counted once in `into[p]`.
+        for &p in &preds[s] {
+            let p = p as usize;
+            if inside[p] {
+                into[p] -= 1;
+                if into[p] == 0 {
+                    dropped.push(p);
+                }
+            }
         }
     }
     states
