@@ -1,7 +1,8 @@
-//! Prints the results table of `BENCHMARKS.md` ("Three answers"): `subtype::check` on
-//! the papers' examples (PPoPP'22 and CONCUR'19, with the CONCUR'19 tool's test
-//! pairs summarised), the families of both, nested cycles and generated pairs, with
-//! the answer and the median time of 5 runs. Run with
+//! Prints the results tables of `BENCHMARKS.md` ("Three answers" and "The CONCUR'19
+//! corpus, pair for pair"): `subtype::check` on the papers' examples (PPoPP'22 and
+//! CONCUR'19), the families of both, nested cycles and generated pairs, with the answer
+//! and the median time of 5 runs; then every test pair of the CONCUR'19 tool, summarised
+//! by the tool's answer and pair for pair. Run with
 //! `cargo run --release -p mpst-fsm --example verdicts`.
 
 use std::time::{Duration, Instant};
