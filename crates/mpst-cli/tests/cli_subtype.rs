@@ -342,16 +342,40 @@ fn huge_bounds_answer_within_the_budget_and_bounds_are_checked() {
     let out = mpst(&["subtype", &send_loop, &waits, "--visits", "10000000"]);
     assert_eq!(code(&out), 1, "{}", stdout(&out));
     assert!(stdout(&out).contains("never received"), "{}", stdout(&out));
-    // A true subtype beyond the rules: unknown, with the place.
+    // Sending ahead of a loop of receives the supertype may never leave: refuted, the
+    // dual sending `b` for ever instead of taking `a`.
+    let ahead = file(
+        "huge",
+        "ahead.dot",
+        "digraph r { 0 -> 1 [label=\"p!a()\"]; 1 -> 1 [label=\"q?b()\"]; 1 -> 0 [label=\"q?c()\"]; }",
+    );
+    let receive_loop = file(
+        "huge",
+        "receive_loop.dot",
+        "digraph r { 0 -> 0 [label=\"q?b()\"]; 0 -> 1 [label=\"q?c()\"]; 1 -> 0 [label=\"p!a()\"]; }",
+    );
+    let out = mpst(&["subtype", &ahead, &receive_loop, "--visits", "10000000"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("(q: r!b()) repeated for ever"),
+        "{}",
+        stdout(&out)
+    );
+    // A true subtype beyond the rules (and the witness trees): unknown, with the place
+    // (`ctxta1 ≤ ctxta2` of the CONCUR'19 tool's tests).
     let sub = file(
         "huge",
         "acc_sub.dot",
-        "digraph r { 0 -> 1 [label=\"p!a()\"]; 1 -> 1 [label=\"q?b()\"]; 1 -> 0 [label=\"q?c()\"]; }",
+        "digraph r { 0 -> 1 [label=\"p?a()\"]; 0 -> 2 [label=\"p?b()\"]; 1 -> 3 [label=\"p!x()\"]; \
+         2 -> 4 [label=\"p!y()\"]; 3 -> 0 [label=\"p!x()\"]; 4 -> 5 [label=\"p?a()\"]; \
+         4 -> 4 [label=\"p?b()\"]; 5 -> 6 [label=\"p!x()\"]; 6 -> 0 [label=\"p!x()\"]; }",
     );
     let sup = file(
         "huge",
         "acc_sup.dot",
-        "digraph r { 0 -> 0 [label=\"q?b()\"]; 0 -> 1 [label=\"q?c()\"]; 1 -> 0 [label=\"p!a()\"]; }",
+        "digraph r { 0 -> 1 [label=\"p?a()\"]; 1 -> 2 [label=\"p?a()\"]; 1 -> 3 [label=\"p?b()\"]; \
+         2 -> 1 [label=\"p!x()\"]; 3 -> 4 [label=\"p!x()\"]; 3 -> 0 [label=\"p!y()\"]; \
+         4 -> 3 [label=\"p?b()\"]; }",
     );
     let out = mpst(&[
         "subtype",

@@ -11,7 +11,20 @@
 //! - **orphan**: a message waits at the head of a queue whose receiver can never
 //!   receive it from its current state on (in particular, it has ended);
 //! - **unspecified reception**: a machine whose transitions are all receives finds, on
-//!   every queue it reads, a head it does not accept.
+//!   every queue it reads, a head it does not accept;
+//! - beside a supertype's dual only ([`against_dual`]), an **orphan left by choice**: a
+//!   message waits at the head of a queue whose receiver can, from its current state,
+//!   send for ever without receiving (every state on the way only sends;
+//!   [`WrongRun::escape`] shows those sends). That is bad for good for a process that
+//!   always makes those choices, and such a process refutes as well: with fewer
+//!   internal choices than the candidate it is a subtype of the candidate, and when the
+//!   receiver is the dual, keeping only the supertype's receive branches it takes gives
+//!   a supertype of the supertype whose dual is that process. Subtyping (Ghilezan et
+//!   al., "Precise Subtyping for Asynchronous Multiparty Sessions", POPL 2021)
+//!   quantifies over every single-output tree of the subtype and every single-input
+//!   tree of the supertype, and pruning only drops some of those, so if the candidate
+//!   were a subtype, the pruned pair would be one too; beside it the message is never
+//!   received, while the pruned supertype beside its dual takes every message.
 //!
 //! Machines may be non-deterministic. Runs are shortest (breadth first). When the
 //! budget stops the search before the reachable configurations are exhausted, the
@@ -65,6 +78,22 @@ pub struct WrongRun {
     pub trace: Vec<Step>,
     /// The configuration it reaches.
     pub configuration: Configuration,
+    /// For an orphan its receiver could still take (beside a supertype's dual only):
+    /// the sends by which the receiver leaves it unread for ever.
+    pub escape: Option<Escape>,
+}
+
+/// How a machine leaves a message unread for ever: from its state in the configuration
+/// reached, it sends `lead_in`, then `cycle` over and over, never receiving. A process
+/// that always makes these choices is one of the candidate's (it has fewer internal
+/// choices) or, when the receiver is the dual, the dual of a supertype of the
+/// supertype (fewer external choices), so the message is an orphan for good there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escape {
+    /// The machine's sends up to the cycle.
+    pub lead_in: Vec<Step>,
+    /// The sends it repeats for ever (at least one).
+    pub cycle: Vec<Step>,
 }
 
 impl fmt::Display for WrongRun {
@@ -79,7 +108,26 @@ impl fmt::Display for WrongRun {
                 writeln!(f, "  {:>3}. {step}", i + 1)?;
             }
         }
-        write!(f, "reaching {}", self.configuration)
+        write!(f, "reaching {}", self.configuration)?;
+        if let Some(escape) = &self.escape {
+            let shown = |steps: &[Step]| {
+                steps
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" . ")
+            };
+            write!(f, "\nwhere the receiver can leave it unread for ever: ")?;
+            if !escape.lead_in.is_empty() {
+                write!(f, "{}, then ", shown(&escape.lead_in))?;
+            }
+            write!(
+                f,
+                "({}) repeated for ever, never receiving",
+                shown(&escape.cycle)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -209,7 +257,7 @@ fn search(net: &Net, budget: &Budget) -> Search {
     let mut capped = false;
     while let Some(c) = queue.pop_front() {
         let config = configs[c as usize].clone();
-        if let Some(kind) = net.bad(&config) {
+        if let Some(bad) = net.bad(&config) {
             let mut steps = Vec::new();
             let mut at = c;
             while parents[at as usize].0 != u32::MAX {
@@ -218,10 +266,15 @@ fn search(net: &Net, budget: &Budget) -> Search {
                 at = parent;
             }
             steps.reverse();
+            let escape = bad.escape.map(|m| {
+                let (lead_in, cycle) = net.escape_lasso(m, config[m as usize]);
+                Escape { lead_in, cycle }
+            });
             return Search::Found(Box::new(WrongRun {
-                kind,
+                kind: bad.kind,
                 trace: steps,
                 configuration: net.configuration(&config),
+                escape,
             }));
         }
         for (m, t, next) in net.successors(&config, budget.max_queue, &mut capped) {

@@ -14,8 +14,16 @@ fn fsm(text: &str) -> Fsm {
 
 const KERNEL: &str = "rec x. s!ready(). s?value(). t?ready(). t!value(). x";
 
-/// A true subtype beyond the rules of Fig. 5: the subtype sends `a` one round early
-/// while any number of `b` accumulate behind it (CONCUR'19's unbounded accumulation).
+/// A subtype beyond both the rules of Fig. 5 and the witness trees (`ctxta1 ≤ ctxta2`
+/// of the CONCUR'19 tool's tests, which its tool answers "Maybe" for): the receives it
+/// leaves pending grow like a context-free language.
+const BEYOND_SUB: &str =
+    "rec x. p?{a(). p!x(). p!x(). x, b(). p!y(). rec y. p?{b(). y, a(). p!x(). p!x(). x}}";
+const BEYOND_SUP: &str =
+    "rec x. p?a(). rec y. p?{a(). p!x(). y, b(). rec z. p!{x(). p?b(). z, y(). x}}";
+
+/// Not a subtype, though any number of `b` may accumulate behind the `a` the subtype
+/// sends ahead: the supertype may take `q?b` for ever and never send `a`.
 const ACCUMULATING_SUB: &str = "rec x. p!a(). rec y. q?{b(). y, c(). x}";
 const ACCUMULATING_SUP: &str = "rec x. rec y. q?{b(). y, c(). p!a(). x}";
 
@@ -91,8 +99,31 @@ fn a_bound_too_small_is_unknown_not_refuted() {
 }
 
 #[test]
-fn true_subtypes_beyond_the_rules_are_unknown_within_the_budget() {
+fn a_send_ahead_of_a_receive_loop_is_refuted_by_the_loop() {
     let (sub, sup) = (fsm(ACCUMULATING_SUB), fsm(ACCUMULATING_SUP));
+    for visits in [1, 100, 10_000_000] {
+        let verdict = check(&sub, &sup, &Options::new(visits));
+        let Verdict::NotSubtype(refutation) = &verdict else {
+            panic!("visits {visits}: {verdict}")
+        };
+        let run = &refutation.run;
+        // `r` sends `a` to `p`; the dual, as `q`, sends `b` for ever instead of taking it.
+        assert!(
+            matches!(&run.kind, ViolationKind::Orphan { to, .. } if to == "p"),
+            "{verdict}"
+        );
+        assert_eq!(run.trace.len(), 1, "{verdict}");
+        let escape = run.escape.as_ref().expect("left unread by a send loop");
+        assert!(escape.lead_in.is_empty(), "{verdict}");
+        assert_eq!(escape.cycle[0].to_string(), "q: r!b()", "{verdict}");
+        assert!(replays_to_wrong_against_dual(&sub, &sup, &run.trace));
+        assert!(!replays_to_wrong_against_dual(&sup, &sup, &run.trace));
+    }
+}
+
+#[test]
+fn true_subtypes_beyond_the_rules_are_unknown_within_the_budget() {
+    let (sub, sup) = (fsm(BEYOND_SUB), fsm(BEYOND_SUP));
     for visits in [1, 5, 20, 100, 10_000_000] {
         let verdict = check(&sub, &sup, &Options::new(visits));
         let Verdict::Unknown(unknown) = &verdict else {

@@ -52,6 +52,10 @@ pub enum Proof {
         /// Units of work the witness-tree search spent (at most
         /// [`TreeBudget::max_work`](super::TreeBudget::max_work)).
         work: u64,
+        /// The trees proved the pair of duals, `dual(sup) ≤ dual(sub)`, which holds
+        /// exactly when `sub ≤ sup` does (subtyping is closed under duality); the
+        /// counts include the first, failed attempt on the pair itself.
+        on_duals: bool,
     },
 }
 

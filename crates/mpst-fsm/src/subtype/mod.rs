@@ -5,11 +5,13 @@
 //! # Three answers
 //!
 //! [`check`] answers [`Verdict::Subtype`] when the rules below prove the pair, or else
-//! when the witness trees of CONCUR 2019 do (`witness_tree`: pending receives that grow
-//! without bound, which no bound on visits can follow; [`Stats::proof`] says which),
-//! [`Verdict::NotSubtype`] only with a run that goes wrong — the candidate beside the
-//! dual of the supertype reaches a deadlock, an orphan message or an unspecified
-//! reception ([`crate::witness`]) — and [`Verdict::Unknown`] otherwise, with where and
+//! when the witness trees of CONCUR 2019 do, on the pair or on its duals
+//! (`witness_tree`: pending receives that grow without bound, which no bound on visits
+//! can follow; [`Stats::proof`] says which), [`Verdict::NotSubtype`] only with a run
+//! that goes wrong — the candidate beside the dual of the supertype reaches a deadlock,
+//! an orphan message (one its receiver can never take, or can leave unread for ever by
+//! sending for ever) or an unspecified reception ([`crate::witness`]) — and
+//! [`Verdict::Unknown`] otherwise, with where and
 //! why the rules stopped. Every search has a budget ([`Options`]), so every check
 //! answers quickly and in bounded memory.
 //!
@@ -195,6 +197,7 @@ pub fn check_observed(
                         nodes: proved.nodes,
                         candidates: proved.candidates,
                         work: proved.work,
+                        on_duals: proved.dual,
                     },
                 })
             }

@@ -72,11 +72,19 @@ impl fmt::Display for Verdict {
                     stats.max_depth
                 ),
                 Proof::WitnessTrees {
-                    nodes, candidates, ..
+                    nodes,
+                    candidates,
+                    on_duals,
+                    ..
                 } => write!(
                     f,
-                    "subtype (proved by witness trees: {nodes} simulation-tree nodes, \
+                    "subtype (proved by witness trees{}: {nodes} simulation-tree nodes, \
                      {candidates} witness subtrees; the rules explored {})",
+                    if on_duals {
+                        " on the duals, dual(supertype) ≤ dual(subtype)"
+                    } else {
+                        ""
+                    },
                     crate::format::count(stats.pairs_explored, "configuration")
                 ),
             },

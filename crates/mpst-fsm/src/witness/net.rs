@@ -7,6 +7,9 @@ use rustc_hash::FxHashMap;
 use super::{dual_step, message_key};
 use crate::kmc::{Configuration, KmcError, Step, ViolationKind};
 use crate::{Fsm, Message};
+use escape::escapes;
+
+mod escape;
 
 /// One transition: a send onto or a receive from a channel, and how it is shown.
 struct Trans {
@@ -24,6 +27,10 @@ struct Machine {
     /// For each state, every `(channel, message)` it can ever receive from there on,
     /// sorted: a head message outside it is never received.
     readable: Vec<Vec<(u32, u32)>>,
+    /// For each state from which the machine can send for ever (an infinite path of
+    /// states whose transitions are all sends), the transition of that path to take;
+    /// `u32::MAX` for the other states (empty unless the net looks for those escapes).
+    escape: Vec<u32>,
 }
 
 impl Machine {
@@ -55,6 +62,7 @@ impl Machine {
             initial,
             states,
             readable,
+            escape: Vec::new(),
         }
     }
 }
@@ -70,6 +78,16 @@ pub(super) struct Net {
     machines: Vec<Machine>,
     chans: Vec<Chan>,
     messages: Vec<Message>,
+    /// Whether a message its receiver can leave unread for ever, by sending for ever,
+    /// is a wrong run (a candidate beside a supertype's dual: see [`super::against_dual`]).
+    escapes: bool,
+}
+
+/// A bad configuration: what goes wrong, and for an orphan its receiver leaves unread
+/// by sending for ever, that receiver.
+pub(super) struct Bad {
+    pub kind: ViolationKind,
+    pub escape: Option<u32>,
 }
 
 #[derive(Default)]
@@ -107,11 +125,12 @@ impl Builder {
         m
     }
 
-    fn finish(self, machines: Vec<Machine>) -> Net {
+    fn finish(self, machines: Vec<Machine>, escapes: bool) -> Net {
         Net {
             machines,
             chans: self.chans,
             messages: self.messages,
+            escapes,
         }
     }
 }
@@ -167,7 +186,7 @@ impl Net {
                 states,
             ));
         }
-        Ok(b.finish(machines))
+        Ok(b.finish(machines, false))
     }
 
     /// Machine 0 is `sub`, machine 1 plays every peer of `sup` dually.
@@ -241,7 +260,10 @@ impl Net {
             env_peers.join("+")
         };
         machines.push(Machine::new(name, sup.initial() as u32, env_states));
-        b.finish(machines)
+        for machine in &mut machines {
+            machine.escape = escapes(&machine.states);
+        }
+        b.finish(machines, true)
     }
 
     /// Initial states and empty channels: `[state.., len, msgs.., len, msgs..]`.
@@ -336,7 +358,7 @@ impl Net {
     }
 
     /// Why `config` is bad for good, if it is.
-    pub(super) fn bad(&self, config: &[u32]) -> Option<ViolationKind> {
+    pub(super) fn bad(&self, config: &[u32]) -> Option<Bad> {
         let offs = self.offsets(config);
         let head = |c: u32| {
             let o = offs[c as usize];
@@ -348,11 +370,14 @@ impl Net {
             if !ts.is_empty() && ts.iter().all(blocked) {
                 let chan = &self.chans[ts[0].chan as usize];
                 let msg = head(ts[0].chan).unwrap_or_default();
-                return Some(ViolationKind::UnspecifiedReception {
-                    role: chan.to.clone(),
-                    from: chan.from.clone(),
-                    message: self.messages[msg as usize].clone(),
-                    expected: ts.iter().map(|t| t.step.action.clone()).collect(),
+                return Some(Bad {
+                    kind: ViolationKind::UnspecifiedReception {
+                        role: chan.to.clone(),
+                        from: chan.from.clone(),
+                        message: self.messages[msg as usize].clone(),
+                        expected: ts.iter().map(|t| t.step.action.clone()).collect(),
+                    },
+                    escape: None,
                 });
             }
             // A head its receiver can never take from here on stays for ever.
@@ -365,11 +390,17 @@ impl Net {
                     .then_some((chan, msg))
             });
             if let Some((chan, msg)) = orphan {
-                return Some(ViolationKind::Orphan {
-                    from: chan.from.clone(),
-                    to: chan.to.clone(),
-                    message: self.messages[msg as usize].clone(),
-                });
+                return Some(self.orphan(chan, msg, None));
+            }
+        }
+        // A head its receiver can leave unread for ever by sending for ever.
+        if self.escapes {
+            for (c, chan) in self.chans.iter().enumerate() {
+                let m = chan.receiver;
+                let escapes = self.machines[m as usize].escape[config[m as usize] as usize];
+                if let Some(msg) = head(c as u32).filter(|_| escapes != u32::MAX) {
+                    return Some(self.orphan(chan, msg, Some(m)));
+                }
             }
         }
         let moves = self.machines.iter().enumerate().any(|(m, machine)| {
@@ -387,7 +418,21 @@ impl Net {
             .filter(|(m, machine)| !machine.states[config[*m] as usize].is_empty())
             .map(|(_, machine)| machine.name.clone())
             .collect();
-        (!waiting.is_empty()).then_some(ViolationKind::Deadlock { waiting })
+        (!waiting.is_empty()).then_some(Bad {
+            kind: ViolationKind::Deadlock { waiting },
+            escape: None,
+        })
+    }
+
+    fn orphan(&self, chan: &Chan, msg: u32, escape: Option<u32>) -> Bad {
+        Bad {
+            kind: ViolationKind::Orphan {
+                from: chan.from.clone(),
+                to: chan.to.clone(),
+                message: self.messages[msg as usize].clone(),
+            },
+            escape,
+        }
     }
 
     /// `config` in terms of the machines' names and the channels.

@@ -84,3 +84,37 @@ fn systems_are_checked_like_kmc_and_nondeterminism_is_accepted() {
     assert!(matches!(run.kind, ViolationKind::Deadlock { .. }), "{run}");
     assert!(replays_to_wrong(&[a, b], &run.trace));
 }
+
+#[test]
+fn a_message_left_unread_by_a_send_loop_refutes_only_beside_a_dual() {
+    // The candidate may send `n` for ever and never take the `m` the dual sent first.
+    let sup = fsm("p", "q?m(). rec x. q!{n(). x, o(). end}");
+    let sub = fsm("p", "rec x. q!{n(). x, o(). q?m(). end}");
+    let search = against_dual(&sub, &sup, &Budget::default());
+    let run = search.wrong_run().expect("an orphan left by choice");
+    assert!(matches!(&run.kind, ViolationKind::Orphan { message, .. } if message.label == "m"));
+    let escape = run.escape.as_ref().expect("the send loop");
+    assert!(escape.lead_in.is_empty());
+    let cycle: Vec<String> = escape.cycle.iter().map(ToString::to_string).collect();
+    assert_eq!(cycle, ["p: q!n()"]);
+    assert!(
+        run.to_string().contains("(p: q!n()) repeated for ever"),
+        "{run}"
+    );
+    assert!(replays_to_wrong_against_dual(&sub, &sup, &run.trace));
+    assert!(!replays_to_wrong_against_dual(&sup, &sup, &run.trace));
+    // Sends that must end in the receive are no escape: sending ahead is safe.
+    let sup = fsm("p", "q?m(). q!a(). q!b(). end");
+    let sub = fsm("p", "q!a(). q!b(). q?m(). end");
+    let search = against_dual(&sub, &sup, &Budget::default());
+    assert!(matches!(search, Search::Safe(_)), "{search:?}");
+    // In a system the receiver's choices are its own to make later: no wrong run.
+    let a = fsm("a", "b!m(). rec y. b?{n(). y, o(). end}");
+    let b = fsm("b", "rec x. a!{n(). x, o(). a?m(). end}");
+    let budget = Budget {
+        max_configurations: 1000,
+        max_queue: 4,
+    };
+    let found = find_wrong_run(&[a, b], &budget).unwrap();
+    assert!(found.wrong_run().is_none(), "{found:?}");
+}

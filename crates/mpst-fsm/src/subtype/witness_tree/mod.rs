@@ -28,6 +28,18 @@
 //! If any node of the tree fails, or a candidate is not a witness, nothing is proved;
 //! that is **not** a refutation ([`super::check`] looks for a run that goes wrong).
 //!
+//! # Duality
+//!
+//! When the pair itself is not proved (its tree is stuck or a candidate is no witness),
+//! the same technique tries the pair of duals, `dual(sup) ≤ dual(sub)` (every send made
+//! a receive and every receive a send), with what is left of the budget — as the
+//! CONCUR'19 tool does in its second pass. The pending receives of one side are the
+//! pending sends of the other, and one pattern is often regular where the other is
+//! not (`smallinnerloop1 ≤ innerloop2` of the tool's tests: the supertype's receives
+//! grow as a tree on the pair, as a single word on the duals).
+//!
+//! That is sound because subtyping is closed under duality (see `duality`).
+//!
 //! # Scope
 //!
 //! The technique is binary: sends may overtake receives, nothing else is reordered.
@@ -39,10 +51,12 @@
 //! # Budget
 //!
 //! [`Budget`]: at most so many tree nodes, so much work (ancestor comparisons,
-//! accumulation and automata steps) and input trees of at most so many nodes; the
-//! recursion is capped too. Nothing is allocated in proportion to a bound up front.
+//! accumulation and automata steps) and input trees of at most so many nodes, for both
+//! attempts together (the pair, then the duals); the recursion is capped too. Nothing is
+//! allocated in proportion to a bound up front.
 
 mod checks;
+mod duality;
 mod input_tree;
 mod step;
 
@@ -54,10 +68,11 @@ use rustc_hash::FxHasher;
 
 use super::machine::{compile, ActionId};
 use crate::{Fsm, StateKind};
+use duality::dual;
 use input_tree::{subset, Ctx, OutOfBudget, Tree};
 use step::one_step;
 
-/// The budget of the witness-tree search.
+/// The budget of the witness-tree search (the pair and its duals together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// At most this many simulation-tree nodes.
@@ -70,11 +85,11 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 5 000 nodes, 500 000 units of work, contexts of 65 536 nodes.
+    /// 5 000 nodes, 1 000 000 units of work, contexts of 65 536 nodes.
     fn default() -> Self {
         Budget {
             max_nodes: 5_000,
-            max_work: 500_000,
+            max_work: 1_000_000,
             max_tree: 65_536,
         }
     }
@@ -155,6 +170,8 @@ pub(crate) struct Proved {
     pub nodes: usize,
     pub candidates: usize,
     pub work: u64,
+    /// Proved on the pair of duals.
+    pub dual: bool,
 }
 
 /// How a branch of the simulation tree ends.
@@ -197,7 +214,11 @@ impl From<OutOfBudget> for StepError {
     }
 }
 
-/// Tries to prove `sub ≤ sup` with witness trees (both machines deterministic).
+/// Tries to prove `sub ≤ sup` with witness trees (both machines deterministic): on
+/// the pair itself, and when its simulation tree is stuck or not a witness, on the
+/// pair of duals `dual(sup) ≤ dual(sub)` with what is left of the budget (see the
+/// module's "Duality"). When both fail, the answer is the first attempt's reason,
+/// unless the second ran out of budget.
 pub(crate) fn prove(
     sub: &Fsm,
     sup: &Fsm,
@@ -217,6 +238,45 @@ pub(crate) fn prove(
             }
         }
     }
+    let (first, nodes, work) = attempt(sub, sup, budget, deadline);
+    let why = match first {
+        Ok(proved) => return Ok(proved),
+        Err(why @ NotWitnessed::Budget { .. }) => return Err(why),
+        Err(why) => why,
+    };
+    let rest = Budget {
+        max_nodes: budget.max_nodes - nodes,
+        max_work: budget.max_work - work,
+        max_tree: budget.max_tree,
+    };
+    let (Some(dual_sup), Some(dual_sub)) = (dual(sup), dual(sub)) else {
+        return Err(why);
+    };
+    let (second, dual_nodes, dual_work) = attempt(&dual_sup, &dual_sub, &rest, deadline);
+    match second {
+        Ok(proved) => Ok(Proved {
+            nodes: nodes + proved.nodes,
+            work: work + proved.work,
+            dual: true,
+            ..proved
+        }),
+        Err(NotWitnessed::Budget { time, .. }) => Err(NotWitnessed::Budget {
+            nodes: nodes + dual_nodes,
+            work: work + dual_work,
+            time,
+        }),
+        Err(_) => Err(why),
+    }
+}
+
+/// One witness-tree attempt on `sub ≤ sup` (both directed and deterministic), with
+/// the nodes and work it spent.
+fn attempt(
+    sub: &Fsm,
+    sup: &Fsm,
+    budget: &Budget,
+    deadline: Option<Instant>,
+) -> (Result<Proved, NotWitnessed>, usize, u64) {
     let (table, sub_m, sup_m) = compile(sub, sup);
     let mut ctx = Ctx::new(
         &table,
@@ -237,29 +297,30 @@ pub(crate) fn prove(
         work: ctx.work,
         time: deadline.is_some_and(|at| Instant::now() >= at),
     };
-    match sim.build(&mut ctx) {
-        Ok(()) => {}
-        Err(StepError::Budget) => return Err(out_of_budget(&sim, &ctx)),
+    let result = match sim.build(&mut ctx) {
+        Err(StepError::Budget) => Err(out_of_budget(&sim, &ctx)),
         Err(StepError::Stuck(why)) => {
             let node = &sim.nodes[sim.stuck_at as usize];
-            return Err(NotWitnessed::Stuck {
+            Err(NotWitnessed::Stuck {
                 sub_state: node.p as usize,
                 super_states: node.leaves.iter().map(|&q| q as usize).collect(),
                 why,
-            });
+            })
         }
-    }
-    match checks::candidates(&sim.nodes, &mut ctx) {
-        Err(OutOfBudget) => Err(out_of_budget(&sim, &ctx)),
-        Ok(Err(root)) => Err(NotWitnessed::NotAWitness {
-            sub_state: sim.nodes[root as usize].p as usize,
-        }),
-        Ok(Ok(candidates)) => Ok(Proved {
-            nodes: sim.nodes.len(),
-            candidates,
-            work: ctx.work,
-        }),
-    }
+        Ok(()) => match checks::candidates(&sim.nodes, &mut ctx) {
+            Err(OutOfBudget) => Err(out_of_budget(&sim, &ctx)),
+            Ok(Err(root)) => Err(NotWitnessed::NotAWitness {
+                sub_state: sim.nodes[root as usize].p as usize,
+            }),
+            Ok(Ok(candidates)) => Ok(Proved {
+                nodes: sim.nodes.len(),
+                candidates,
+                work: ctx.work,
+                dual: false,
+            }),
+        },
+    };
+    (result, sim.nodes.len(), ctx.work)
 }
 
 struct Sim {
