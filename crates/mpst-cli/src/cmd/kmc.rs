@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use mpst_fsm::kmc::{check_kmc_observed, KmcError, KmcOptions, KmcReport};
 
-use crate::bounds::{parse_bound, parse_seconds};
+use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 
 /// The default budget of one `mpst kmc` run, over every k of the range: a few seconds
 /// and at most about 50 MB for small systems, whatever the range.
@@ -99,6 +99,11 @@ pub struct Args {
     /// SVG sequence chart on stdout (the report then goes to stderr).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TraceFormat::Text)]
     trace_format: TraceFormat,
+    /// Refuse an input file longer than this many bytes (default 16 MiB); raise it for
+    /// large generated systems (`mpst gen nested-choice 8` writes about 40 MB).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::load::MAX_INPUT_BYTES,
+          value_parser = parse_budget)]
+    max_input_size: u64,
     /// `--format text|json`.
     #[command(flatten)]
     pub output: crate::json::FormatArg,
@@ -107,7 +112,7 @@ pub struct Args {
 /// Runs the command: exit 0 if the system is k-MC (for the least k of the range),
 /// 1 with the counterexample if not, 2 on unreadable input, 3 when the budget runs out.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let system = dot::read_nondeterministic_fsms(&args.files)?;
+    let system = dot::read_nondeterministic_fsms(&args.files, args.max_input_size)?;
     if system.is_empty() {
         return Err(UsageError("the DOT files contain no digraph".into()));
     }

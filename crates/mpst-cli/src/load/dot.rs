@@ -24,26 +24,32 @@ use crate::UsageError;
 /// naming `file:line:col`, with the offending line and a caret); or two digraphs with
 /// the same role name (a system has one machine per role).
 pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, true, false)
+    read(paths, true, false, super::MAX_INPUT_BYTES)
 }
 
 /// [`read_fsms`] accepting non-deterministic machines, for k-MC: the system is closed,
-/// so an action whose peer no digraph is named after is an error at its label.
-pub fn read_nondeterministic_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, false, true)
+/// so an action whose peer no digraph is named after is an error at its label. Each
+/// file may hold at most `max_bytes` bytes (`mpst kmc --max-input-size`; the default is
+/// [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES)).
+pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
+    paths: &[P],
+    max_bytes: u64,
+) -> Result<Vec<Fsm>, UsageError> {
+    read(paths, false, true, max_bytes)
 }
 
 fn read<P: AsRef<Path>>(
     paths: &[P],
     deterministic: bool,
     closed: bool,
+    max_bytes: u64,
 ) -> Result<Vec<Fsm>, UsageError> {
     let mut files = SimpleFiles::new();
     // Each machine with the file it was read from.
     let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
-        let source = super::read(path)?;
+        let source = super::read_limited(path, max_bytes)?;
         let name = path.display().to_string();
         let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
             .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;

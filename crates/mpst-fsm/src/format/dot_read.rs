@@ -107,7 +107,9 @@ fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Loca
     let mut parser = Parser::new(input)?;
     parser.deterministic = deterministic;
     parser.sorts = *sorts;
-    let mut fsms = Vec::new();
+    let mut fsms: Vec<LocatedFsm> = Vec::new();
+    // Each role's digraph, so that a duplicate is found without scanning the others.
+    let mut roles: FxHashMap<String, usize> = FxHashMap::default();
     loop {
         if parser.peek.kind == Kind::Eof {
             if fsms.is_empty() {
@@ -118,8 +120,8 @@ fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Loca
         let name = parser.peek.clone();
         let machine = parser.digraph()?;
         let role = machine.fsm.role();
-        if let Some(first) = fsms.iter().find(|m: &&LocatedFsm| m.fsm.role() == role) {
-            let line = DotError::at(input, first.spans.digraph.start, 0, "").line;
+        if let Some(&first) = roles.get(role) {
+            let line = DotError::at(input, fsms[first].spans.digraph.start, 0, "").line;
             return Err(parser.error_at(
                 &name,
                 format!(
@@ -128,6 +130,7 @@ fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<Loca
                 ),
             ));
         }
+        roles.insert(role.to_owned(), fsms.len());
         fsms.push(machine);
     }
 }

@@ -77,6 +77,7 @@
 mod analysis;
 mod explore;
 mod paths;
+mod queue;
 mod scc;
 mod store;
 mod system;
@@ -87,7 +88,7 @@ use std::fmt;
 pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
 
 use crate::{Action, Fsm, StateId};
-use explore::{queue_offsets, Explored, Explorer, Graph};
+use explore::{Explored, Explorer, Graph};
 use paths::Paths;
 use system::System;
 
@@ -113,9 +114,10 @@ pub struct KmcOptions {
     /// interleaving, for comparison).
     pub reduce: bool,
     /// Give up with [`KmcError::TooManyConfigurations`] beyond this many
-    /// configurations, or beyond the memory that many configurations take with 8
-    /// messages queued each on average (queues grow with `k`, so this bounds memory
-    /// whatever the bound). Nothing is allocated in proportion to `k`.
+    /// configurations, or beyond the memory that many configurations take with 4
+    /// runs of one message queued each on average (queues are run-length encoded and
+    /// can grow with `k`, so this bounds memory whatever the bound). Nothing is
+    /// allocated in proportion to `k`.
     pub max_configurations: usize,
 }
 
@@ -304,7 +306,7 @@ fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
     let words = graph.store.get(c);
     let n = sys.machines.len();
     let mut offs = Vec::new();
-    queue_offsets(n, sys.queues.len(), words, &mut offs);
+    queue::offsets(n, sys.queues.len(), words, &mut offs);
     let states = (0..n)
         .map(|m| (sys.role(m as u32).to_string(), words[m] as StateId))
         .collect();
@@ -312,15 +314,13 @@ fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
         .queues
         .iter()
         .zip(&offs)
-        .filter(|(_, &o)| words[o] > 0)
+        .filter(|(_, &o)| queue::len(words, o) > 0)
         .map(|(&(from, to), &o)| {
-            let len = words[o] as usize;
             (
                 sys.role(from).to_string(),
                 sys.role(to).to_string(),
-                words[o + 1..o + 1 + len]
-                    .iter()
-                    .map(|&msg| sys.messages[msg as usize].clone())
+                queue::messages(words, o)
+                    .map(|msg| sys.messages[msg as usize].clone())
                     .collect(),
             )
         })
