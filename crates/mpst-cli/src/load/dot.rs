@@ -44,7 +44,9 @@ fn read<P: AsRef<Path>>(
     closed: bool,
     max_bytes: u64,
 ) -> Result<Vec<Fsm>, UsageError> {
-    let mut files = SimpleFiles::new();
+    // Each file's name and text; codespan's line index of a file is only built when a
+    // problem across files is reported (it costs a pass over a large input).
+    let mut sources: Vec<(String, String)> = Vec::new();
     // Each machine with the file it was read from.
     let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
     for path in paths {
@@ -53,11 +55,17 @@ fn read<P: AsRef<Path>>(
         let name = path.display().to_string();
         let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
             .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;
-        let file = files.add(name, source);
+        let file = sources.len();
+        sources.push((name, source));
         machines.extend(read.into_iter().map(|m| (m, file)));
     }
     let located: Vec<&LocatedFsm> = machines.iter().map(|(m, _)| m).collect();
     if let Err(err) = check_system(&located, closed) {
+        let mut files = SimpleFiles::new();
+        for (name, source) in sources {
+            files.add(name, source);
+        }
+        // `SimpleFiles` numbers files in the order they are added.
         let file_of = |machine: usize| machines[machine].1;
         return Err(UsageError(render_system_error(&files, file_of, &err)));
     }
