@@ -197,7 +197,7 @@ fn plot(points: &[Point]) -> String {
     type Value = fn(&Point) -> f64;
     let rows: [(&str, Value, &str); 2] = [
         ("s", |p| p.seconds, "#1f77b4"),
-        ("MB", |p| p.peak_mb, "#d62728"),
+        ("MiB", |p| p.peak_mb, "#d62728"),
     ];
     let mut svg = String::new();
     let _ = writeln!(
@@ -239,7 +239,7 @@ fn plot(points: &[Point]) -> String {
                 if r == 0 {
                     "check time (s)"
                 } else {
-                    "peak RSS (MB)"
+                    "peak RSS (MiB)"
                 }
             );
             let _ = writeln!(
