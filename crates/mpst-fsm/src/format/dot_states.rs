@@ -39,8 +39,13 @@ const UNSEEN: StateId = StateId::MAX;
 impl<'a> Graph<'a> {
     /// The state called `name`, if it has been mentioned.
     pub fn get(&self, name: &str) -> Option<StateId> {
+        // A numeral too large when first seen went to the map, and stays there even
+        // once the vector has grown past it.
         match numeral(name) {
-            Some(v) if v < self.numbered.len() => Some(self.numbered[v]).filter(|&id| id != UNSEEN),
+            Some(v) if v < self.numbered.len() && self.numbered[v] != UNSEEN => {
+                Some(self.numbered[v])
+            }
+            _ if self.names.is_empty() => None,
             _ => self.names.get(name).copied(),
         }
     }
@@ -99,5 +104,19 @@ mod tests {
         // 7 and "7" are one state, 007 and 999999999 two others.
         assert_eq!(fsms[0].state_count(), 3);
         assert_eq!(fsms[0].transition_count(), 3);
+    }
+
+    #[test]
+    fn a_large_numeral_seen_first_stays_one_state_when_the_vector_grows_past_it() {
+        // `2000` is named first, when it is too large for the vector; then 0..3000
+        // are named, and the vector grows past 2000.
+        let mut dot = String::from("digraph a {\n2000;\n");
+        for i in 0..3000 {
+            dot.push_str(&format!("{i} -> {} [label=\"b!m\"];\n", i + 1));
+        }
+        dot.push_str("}\n");
+        let fsm = &crate::format::parse_dot(&dot).unwrap()[0];
+        assert_eq!(fsm.state_count(), 3001);
+        assert_eq!(fsm.transition_count(), 3000);
     }
 }
