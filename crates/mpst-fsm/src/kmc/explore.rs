@@ -296,7 +296,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
     /// Any eligible machine gives a persistent set, so this order only decides how
     /// many configurations are explored, never what is found. Starting the round
     /// where the last move was, rather than at machine 0, lets a wave of moves go on
-    /// around the system: on the ring of `n` roles it explores `2n + 1`
+    /// around the system: on the ring of `n` roles it explores `2n`
     /// configurations, where a fixed order explores `n(n + 1) / 2` (every role but the
     /// first resending as soon as its queue frees, so a wave of resends runs behind
     /// the token at each of its steps).
