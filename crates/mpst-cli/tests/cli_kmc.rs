@@ -308,7 +308,10 @@ fn max_input_size_raises_or_lowers_the_input_limit() {
     exits_with(
         &out,
         2,
-        &format!("is larger than the limit of 0.000 MiB ({below} bytes)"),
+        &format!(
+            "is larger than the limit of 0.000 MiB ({below} bytes); raise it with \
+             --max-input-size BYTES"
+        ),
     );
     let exact = largest.to_string();
     let out = run(&files, &["--k", "1", "--max-input-size", &exact]);

@@ -24,7 +24,7 @@ use crate::UsageError;
 /// naming `file:line:col`, with the offending line and a caret); or two digraphs with
 /// the same role name (a system has one machine per role).
 pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, true, false, super::MAX_INPUT_BYTES)
+    read(paths, true, false, super::MAX_INPUT_BYTES, "")
 }
 
 /// [`read_fsms`] accepting non-deterministic machines, for k-MC: the system is closed,
@@ -35,7 +35,13 @@ pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
     paths: &[P],
     max_bytes: u64,
 ) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, false, true, max_bytes)
+    read(
+        paths,
+        false,
+        true,
+        max_bytes,
+        "; raise it with --max-input-size BYTES",
+    )
 }
 
 fn read<P: AsRef<Path>>(
@@ -43,6 +49,7 @@ fn read<P: AsRef<Path>>(
     deterministic: bool,
     closed: bool,
     max_bytes: u64,
+    hint: &str,
 ) -> Result<Vec<Fsm>, UsageError> {
     // Each file's name and text; codespan's line index of a file is only built when a
     // problem across files is reported (it costs a pass over a large input).
@@ -51,7 +58,7 @@ fn read<P: AsRef<Path>>(
     let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
-        let source = super::read_limited(path, max_bytes)?;
+        let source = super::read_limited_or(path, max_bytes, hint)?;
         let name = path.display().to_string();
         let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
             .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;

@@ -24,22 +24,28 @@ pub fn read(path: &Path) -> Result<String, UsageError> {
 
 /// [`read`] with a given limit in bytes (any `u64`: `mpst kmc --max-input-size`).
 pub fn read_limited(path: &Path, limit: u64) -> Result<String, UsageError> {
+    read_limited_or(path, limit, "")
+}
+
+/// [`read_limited`], adding `hint` (how to raise the limit) to the message of a file
+/// over it.
+pub fn read_limited_or(path: &Path, limit: u64, hint: &str) -> Result<String, UsageError> {
     let shown = path.display();
     let file =
         std::fs::File::open(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     // Sized from the file's length when it has one (a regular file), so that reading
     // a large input does not copy it while the buffer doubles.
-    let hint = file
+    let expected = file
         .metadata()
         .map_or(0, |m| m.len())
         .min(limit.saturating_add(1));
-    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     if bytes.len() as u64 > limit {
         return Err(UsageError(format!(
-            "{shown}: the file is larger than the limit of {} ({limit} bytes)",
+            "{shown}: the file is larger than the limit of {} ({limit} bytes){hint}",
             mebibytes(limit)
         )));
     }
