@@ -291,3 +291,36 @@ fn the_time_limit_of_a_range_is_checked() {
         assert!(stderr(&out).contains("--time-limit"), "{}", stderr(&out));
     }
 }
+
+/// A file over the input limit is refused with the limit named (exit 2); the same
+/// file under a raised `--max-input-size` is checked. The limit is on each file.
+#[test]
+fn max_input_size_raises_or_lowers_the_input_limit() {
+    let system = families::ring(3).optimised_system();
+    let files = dot_files("max_input_size", &system);
+    let largest = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("written").len())
+        .max()
+        .expect("three files");
+    let below = (largest - 1).to_string();
+    let out = run(&files, &["--k", "1", "--max-input-size", &below]);
+    exits_with(
+        &out,
+        2,
+        &format!(
+            "is larger than the limit of 0.000 MiB ({below} bytes); raise it with \
+             --max-input-size BYTES"
+        ),
+    );
+    let exact = largest.to_string();
+    let out = run(&files, &["--k", "1", "--max-input-size", &exact]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("k-MC holds for k = 1"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&files, &["--k", "1", "--max-input-size", "0"]);
+    exits_with(&out, 2, "at least 1");
+}

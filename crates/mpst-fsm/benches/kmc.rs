@@ -4,7 +4,9 @@
 //! `kmc/<family>/<n>` checks the optimised system at the least bound it needs
 //! (computed once, outside the measurement); `kmc-k/k_buffering/<n>` uses the generous
 //! bound `k = n + 1`; `subtype/<family>/<n>` checks every optimised machine against its
-//! projection. Run: `cargo bench -p mpst-fsm --bench kmc`.
+//! projection. `kmc-scaling/<family>/<n>` checks the optimised system at sizes up to
+//! the ring of 1,000 roles and 10,000-buffering (time only; peak memory per size is
+//! measured by `examples/kmc_scaling.rs`). Run: `cargo bench -p mpst-fsm --bench kmc`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use mpst_fsm::families::{self, Instance};
@@ -67,5 +69,42 @@ fn k_buffering(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stream, nested_choice, ring, k_buffering);
+/// How the check's time grows with `n`, at the least bound of each family.
+fn scaling(c: &mut Criterion) {
+    /// A family's name, generator, sizes and least bound at a size.
+    type Scaled = (
+        &'static str,
+        fn(usize) -> Instance,
+        &'static [usize],
+        fn(usize) -> usize,
+    );
+    let families: [Scaled; 4] = [
+        ("ring", families::ring, &[250, 500, 1000], |_| 1),
+        ("nested_choice", families::nested_choice, &[4, 5, 6], |_| 1),
+        (
+            "k_buffering",
+            families::k_buffering,
+            &[1000, 3000, 10_000],
+            |n| n.div_ceil(2),
+        ),
+        ("stream", families::stream, &[1000, 3000, 10_000], |n| {
+            n.div_ceil(2)
+        }),
+    ];
+    for (name, make, sizes, bound) in families {
+        let mut group = c.benchmark_group(format!("kmc-scaling/{name}"));
+        group.sample_size(10);
+        for &n in sizes {
+            let system = make(n).optimised_system();
+            let k = bound(n);
+            assert!(check_kmc(&system, k).expect("well-formed").is_kmc());
+            group.bench_with_input(BenchmarkId::from_parameter(n), &system, |b, system| {
+                b.iter(|| check_kmc(system, k).expect("a well-formed system").is_kmc())
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, stream, nested_choice, ring, k_buffering, scaling);
 criterion_main!(benches);

@@ -164,3 +164,31 @@ fn a_ring_that_sends_too_early_everywhere_deadlocks_nowhere_but_one_that_receive
     );
     assert!(v.trace.is_empty());
 }
+
+/// The reduction's round resumes at the role that moved last, so the token goes once
+/// around the ring and the explored path closes after two configurations per role
+/// (a fixed order explored n(n+1)/2).
+#[test]
+fn the_ring_explores_two_configurations_per_role() {
+    for n in [2, 3, 10, 100, 300] {
+        let report = check_kmc(&families::ring(n).optimised_system(), 1).unwrap();
+        assert!(report.is_kmc(), "ring {n}: {report}");
+        assert_eq!(report.configurations, 2 * n, "ring {n}");
+    }
+}
+
+/// Queues are run-length encoded: 2,000 unrolled sends at k = 1,000 fit a budget of
+/// 10,000 configurations, whose memory share (a few words of queue each) a plain
+/// list of up to 1,000 queued messages per configuration would exceed.
+#[test]
+fn long_queues_of_one_message_take_a_few_words() {
+    let options = KmcOptions {
+        max_configurations: 10_000,
+        ..KmcOptions::new(1000)
+    };
+    for instance in [families::stream(2000), families::k_buffering(2000)] {
+        let report = check_kmc_with(&instance.optimised_system(), &options).unwrap();
+        assert!(report.is_kmc(), "{:?}: {report}", instance.family);
+        assert!(report.configurations > 4000, "{report}");
+    }
+}

@@ -24,34 +24,55 @@ use crate::UsageError;
 /// naming `file:line:col`, with the offending line and a caret); or two digraphs with
 /// the same role name (a system has one machine per role).
 pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, true, false)
+    read(paths, true, false, super::MAX_INPUT_BYTES, "")
 }
 
 /// [`read_fsms`] accepting non-deterministic machines, for k-MC: the system is closed,
-/// so an action whose peer no digraph is named after is an error at its label.
-pub fn read_nondeterministic_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, false, true)
+/// so an action whose peer no digraph is named after is an error at its label. Each
+/// file may hold at most `max_bytes` bytes (`mpst kmc --max-input-size`; the default is
+/// [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES)).
+pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
+    paths: &[P],
+    max_bytes: u64,
+) -> Result<Vec<Fsm>, UsageError> {
+    read(
+        paths,
+        false,
+        true,
+        max_bytes,
+        "; raise it with --max-input-size BYTES",
+    )
 }
 
 fn read<P: AsRef<Path>>(
     paths: &[P],
     deterministic: bool,
     closed: bool,
+    max_bytes: u64,
+    hint: &str,
 ) -> Result<Vec<Fsm>, UsageError> {
-    let mut files = SimpleFiles::new();
+    // Each file's name and text; codespan's line index of a file is only built when a
+    // problem across files is reported (it costs a pass over a large input).
+    let mut sources: Vec<(String, String)> = Vec::new();
     // Each machine with the file it was read from.
     let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
     for path in paths {
         let path = path.as_ref();
-        let source = super::read(path)?;
+        let source = super::read_limited_or(path, max_bytes, hint)?;
         let name = path.display().to_string();
         let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
             .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;
-        let file = files.add(name, source);
+        let file = sources.len();
+        sources.push((name, source));
         machines.extend(read.into_iter().map(|m| (m, file)));
     }
     let located: Vec<&LocatedFsm> = machines.iter().map(|(m, _)| m).collect();
     if let Err(err) = check_system(&located, closed) {
+        let mut files = SimpleFiles::new();
+        for (name, source) in sources {
+            files.add(name, source);
+        }
+        // `SimpleFiles` numbers files in the order they are added.
         let file_of = |machine: usize| machines[machine].1;
         return Err(UsageError(render_system_error(&files, file_of, &err)));
     }

@@ -22,22 +22,44 @@ pub fn read(path: &Path) -> Result<String, UsageError> {
     read_limited(path, MAX_INPUT_BYTES)
 }
 
-/// [`read`] with a given limit.
+/// [`read`] with a given limit in bytes (any `u64`: `mpst kmc --max-input-size`).
 pub fn read_limited(path: &Path, limit: u64) -> Result<String, UsageError> {
+    read_limited_or(path, limit, "")
+}
+
+/// [`read_limited`], adding `hint` (how to raise the limit) to the message of a file
+/// over it.
+pub fn read_limited_or(path: &Path, limit: u64, hint: &str) -> Result<String, UsageError> {
     let shown = path.display();
     let file =
         std::fs::File::open(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
+    // Sized from the file's length when it has one (a regular file), so that reading
+    // a large input does not copy it while the buffer doubles.
+    let expected = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(limit.saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     if bytes.len() as u64 > limit {
         return Err(UsageError(format!(
-            "{shown}: the file is larger than the limit of {} MiB ({limit} bytes)",
-            limit / (1024 * 1024)
+            "{shown}: the file is larger than the limit of {} ({limit} bytes){hint}",
+            mebibytes(limit)
         )));
     }
     decode(&shown.to_string(), bytes)
+}
+
+/// `limit` in MiB, with a fraction when it is not whole (`16 MiB`, `0.5 MiB`).
+fn mebibytes(limit: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if limit % MIB == 0 {
+        format!("{} MiB", limit / MIB)
+    } else {
+        format!("{:.3} MiB", limit as f64 / MIB as f64)
+    }
 }
 
 /// The text of `bytes` read from `name`: UTF-8, a leading byte-order mark dropped.

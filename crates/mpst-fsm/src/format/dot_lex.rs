@@ -1,13 +1,17 @@
 //! The DOT tokenizer: identifiers, numerals, quoted strings, punctuation and comments.
 
+use std::borrow::Cow;
+
 use super::DotError;
 
 /// What a token is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// An identifier, numeral or quoted string (`quoted`), already unescaped.
+pub(super) enum Kind<'a> {
+    /// An identifier, numeral or quoted string (`quoted`), already unescaped: a slice
+    /// of the input unless unescaping changed it, so that reading allocates nothing
+    /// per token.
     Id {
-        text: String,
+        text: Cow<'a, str>,
         quoted: bool,
     },
     LBrace,
@@ -28,13 +32,13 @@ pub(super) enum Kind {
 
 /// A token with its byte range in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Token {
-    pub kind: Kind,
+pub(super) struct Token<'a> {
+    pub kind: Kind<'a>,
     pub start: usize,
     pub end: usize,
 }
 
-impl Token {
+impl Token<'_> {
     /// How the token reads in an error message, e.g. `` `->` `` or `end of input`.
     pub fn describe(&self, input: &str) -> String {
         match &self.kind {
@@ -58,7 +62,7 @@ impl Token {
     }
 }
 
-fn punct(kind: &Kind) -> &'static str {
+fn punct(kind: &Kind<'_>) -> &'static str {
     match kind {
         Kind::LBrace => "{",
         Kind::RBrace => "}",
@@ -90,8 +94,15 @@ fn is_id_continue(c: char) -> bool {
 
 impl<'a> Lexer<'a> {
     /// A tokenizer at the start of `input`.
+    #[cfg(test)]
     pub fn new(input: &'a str) -> Self {
         Lexer { input, pos: 0 }
+    }
+
+    /// A tokenizer at byte `pos` of `input` (a character boundary), positions still
+    /// counted from the start of `input`.
+    pub fn new_at(input: &'a str, pos: usize) -> Self {
+        Lexer { input, pos }
     }
 
     fn rest(&self) -> &'a str {
@@ -110,8 +121,16 @@ impl<'a> Lexer<'a> {
     /// output, which Graphviz ignores).
     fn skip_trivia(&mut self) -> Result<(), DotError> {
         loop {
+            // ASCII whitespace byte by byte, then any other Unicode whitespace.
+            let bytes = self.input.as_bytes();
+            while self.pos < bytes.len() && bytes[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
             let rest = self.rest();
-            let trimmed = rest.trim_start();
+            let trimmed = match rest.as_bytes().first() {
+                Some(b) if b.is_ascii() => rest,
+                _ => rest.trim_start(),
+            };
             self.pos += rest.len() - trimmed.len();
             let at_line_start = || {
                 let before = &self.input[..self.pos];
@@ -138,7 +157,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; [`Kind::Eof`] at the end (repeatedly).
-    pub fn next_token(&mut self) -> Result<Token, DotError> {
+    pub fn next_token(&mut self) -> Result<Token<'a>, DotError> {
         self.skip_trivia()?;
         let start = self.pos;
         let Some(c) = self.peek_char() else {
@@ -149,7 +168,7 @@ impl<'a> Lexer<'a> {
             });
         };
         let rest = self.rest();
-        let single = |kind: Kind| (kind, 1);
+        let single = |kind: Kind<'a>| (kind, 1);
         let (kind, len) = match c {
             '{' => single(Kind::LBrace),
             '}' => single(Kind::RBrace),
@@ -171,11 +190,16 @@ impl<'a> Lexer<'a> {
             }
             c if c.is_ascii_digit() || c == '-' || c == '.' => return self.numeral(),
             c if is_id_start(c) => {
-                let len = rest
+                // ASCII letters, digits and `_` byte by byte; the rest char by char.
+                let ascii = rest
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                let len = rest[ascii..]
                     .char_indices()
                     .find(|&(_, c)| !is_id_continue(c))
-                    .map_or(rest.len(), |(i, _)| i);
-                let text = rest[..len].to_owned();
+                    .map_or(rest.len(), |(i, _)| ascii + i);
+                let text = Cow::Borrowed(&rest[..len]);
                 (
                     Kind::Id {
                         text,
@@ -201,7 +225,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// `-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)`.
-    fn numeral(&mut self) -> Result<Token, DotError> {
+    fn numeral(&mut self) -> Result<Token<'a>, DotError> {
         let start = self.pos;
         let bytes = self.rest().as_bytes();
         let mut i = usize::from(bytes.first() == Some(&b'-'));
@@ -223,7 +247,7 @@ impl<'a> Lexer<'a> {
         self.pos += i;
         Ok(Token {
             kind: Kind::Id {
-                text: self.input[start..self.pos].to_owned(),
+                text: Cow::Borrowed(&self.input[start..self.pos]),
                 quoted: false,
             },
             start,
@@ -233,7 +257,7 @@ impl<'a> Lexer<'a> {
 
     /// A double-quoted string; `\"` and `\\` are unescaped, `\` before a newline joins
     /// lines, other escapes (`\n`, `\l`, ...) are kept verbatim as Graphviz does.
-    fn quoted(&mut self) -> Result<Token, DotError> {
+    fn quoted(&mut self) -> Result<Token<'a>, DotError> {
         let start = self.pos;
         match unescape(&self.input[start..]) {
             Some((text, len)) => {
@@ -254,13 +278,22 @@ impl<'a> Lexer<'a> {
 }
 
 /// Unescapes the quoted string at the start of `raw` (which begins with `"`); returns
-/// the text and the number of bytes consumed, or `None` if it is not closed.
-fn unescape(raw: &str) -> Option<(String, usize)> {
+/// the text and the number of bytes consumed, or `None` if it is not closed. A string
+/// without a backslash is a slice of `raw`.
+fn unescape(raw: &str) -> Option<(Cow<'_, str>, usize)> {
+    let body = &raw[1..];
+    match body.find(['"', '\\']) {
+        Some(end) if body.as_bytes()[end] == b'"' => {
+            return Some((Cow::Borrowed(&body[..end]), end + 2));
+        }
+        None => return None,
+        Some(_) => {}
+    }
     let mut text = String::new();
     let mut chars = raw.char_indices().skip(1).peekable();
     while let Some((i, c)) = chars.next() {
         match c {
-            '"' => return Some((text, i + 1)),
+            '"' => return Some((Cow::Owned(text), i + 1)),
             '\\' => match chars.peek().map(|&(_, c)| c) {
                 Some(q @ ('"' | '\\')) => {
                     text.push(q);
@@ -285,7 +318,7 @@ fn unescape(raw: &str) -> Option<(String, usize)> {
 
 /// The input byte offset of byte `content_offset` of the text of `token` (an
 /// [`Kind::Id`]), accounting for the quote and escapes.
-pub(super) fn source_offset(input: &str, token: &Token, content_offset: usize) -> usize {
+pub(super) fn source_offset(input: &str, token: &Token<'_>, content_offset: usize) -> usize {
     let quoted = matches!(token.kind, Kind::Id { quoted: true, .. });
     if !quoted {
         return token.start + content_offset;
@@ -319,7 +352,7 @@ pub(super) fn source_offset(input: &str, token: &Token, content_offset: usize) -
 mod tests {
     use super::*;
 
-    fn kinds(input: &str) -> Vec<Kind> {
+    fn kinds(input: &str) -> Vec<Kind<'_>> {
         let mut lexer = Lexer::new(input);
         let mut out = Vec::new();
         loop {
@@ -331,9 +364,9 @@ mod tests {
         }
     }
 
-    fn id(text: &str, quoted: bool) -> Kind {
+    fn id(text: &str, quoted: bool) -> Kind<'_> {
         Kind::Id {
-            text: text.to_owned(),
+            text: Cow::Borrowed(text),
             quoted,
         }
     }

@@ -1,13 +1,17 @@
 //! The DOT reader: one [`Fsm`] per `digraph`, in nuscr's, Rumpsteak's and our dialect.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
 use super::dot_lex::{source_offset, Kind, Lexer, Token};
 use super::dot_spans::{DotSpans, LocatedFsm};
+use super::dot_split::{read_shares, Share};
+use super::dot_states::Graph;
 use super::label::parse_label;
 use super::DotError;
 use crate::ident::{normal_sort, SortTable};
-use crate::{Fsm, FsmError, StateId};
+use crate::{Action, Fsm, FsmError, Message, StateId};
 
 /// Reads every `digraph` of `input` as a communicating FSM.
 ///
@@ -104,78 +108,109 @@ pub fn parse_dot_located(
 }
 
 fn parse(input: &str, deterministic: bool, sorts: &SortTable) -> Result<Vec<LocatedFsm>, DotError> {
-    let mut parser = Parser::new(input)?;
+    let read = |start: usize, cut: usize| read_share(input, start, cut, deterministic, sorts);
+    let shares = match read_shares(input, read) {
+        Some(shares) => shares,
+        None => vec![read(0, usize::MAX)],
+    };
+    let mut fsms: Vec<LocatedFsm> = Vec::new();
+    // Each role's digraph, so that a duplicate is found without scanning the others.
+    let mut roles: FxHashMap<String, usize> = FxHashMap::default();
+    for share in shares {
+        for (name, machine) in share.machines {
+            let role = machine.fsm.role();
+            if let Some(&first) = roles.get(role) {
+                let line = DotError::at(input, fsms[first].spans.digraph.start, 0, "").line;
+                return Err(DotError::at(
+                    input,
+                    name.start,
+                    name.end - name.start,
+                    format!(
+                        "two digraphs are named `{role}` (the first on line {line}): expected \
+                         one digraph per role"
+                    ),
+                ));
+            }
+            roles.insert(role.to_owned(), fsms.len());
+            fsms.push(machine);
+        }
+        if let Some(error) = share.error {
+            return Err(error);
+        }
+    }
+    if fsms.is_empty() {
+        return Err(Parser::new_at(input, 0)?.expected("`digraph`"));
+    }
+    Ok(fsms)
+}
+
+/// Reads digraphs from byte `start` (where a token starts) until the next token
+/// starts at or beyond `cut` or the input ends; see [`read_shares`].
+fn read_share(
+    input: &str,
+    start: usize,
+    cut: usize,
+    deterministic: bool,
+    sorts: &SortTable,
+) -> Share {
+    let mut machines = Vec::new();
+    let mut parser = match Parser::new_at(input, start) {
+        Ok(parser) => parser,
+        Err(error) => {
+            return Share {
+                machines,
+                error: Some(error),
+                stop: start,
+            }
+        }
+    };
     parser.deterministic = deterministic;
     parser.sorts = *sorts;
-    let mut fsms = Vec::new();
-    loop {
-        if parser.peek.kind == Kind::Eof {
-            if fsms.is_empty() {
-                return Err(parser.expected("`digraph`"));
+    while parser.peek.kind != Kind::Eof && parser.peek.start < cut {
+        let name = parser.peek.start..parser.peek.end;
+        match parser.digraph() {
+            Ok(machine) => machines.push((name, machine)),
+            Err(error) => {
+                return Share {
+                    machines,
+                    error: Some(error),
+                    stop: parser.peek.start,
+                }
             }
-            return Ok(fsms);
         }
-        let name = parser.peek.clone();
-        let machine = parser.digraph()?;
-        let role = machine.fsm.role();
-        if let Some(first) = fsms.iter().find(|m: &&LocatedFsm| m.fsm.role() == role) {
-            let line = DotError::at(input, first.spans.digraph.start, 0, "").line;
-            return Err(parser.error_at(
-                &name,
-                format!(
-                    "two digraphs are named `{role}` (the first on line {line}): expected one \
-                     digraph per role"
-                ),
-            ));
-        }
-        fsms.push(machine);
+    }
+    Share {
+        machines,
+        error: None,
+        stop: parser.peek.start,
     }
 }
 
 struct Parser<'a> {
     input: &'a str,
     lexer: Lexer<'a>,
-    peek: Token,
+    peek: Token<'a>,
     /// Whether a second transition with the same peer, direction and label is an error.
     deterministic: bool,
     /// The front end's sort spellings, for [`normal_sort`].
     sorts: SortTable,
-}
-
-/// One machine under construction: state names to ids.
-struct Graph {
-    fsm: Fsm,
-    names: FxHashMap<String, StateId>,
-    spans: DotSpans,
-}
-
-impl Graph {
-    /// The state called `name`, first mentioned at `token` if it is new.
-    fn state(&mut self, name: &str, token: &Token) -> StateId {
-        if let Some(&id) = self.names.get(name) {
-            return id;
-        }
-        self.spans.add_state(name, token.start..token.end);
-        // `Fsm::new` made state 0, which the first name takes.
-        let id = if self.names.is_empty() {
-            0
-        } else {
-            self.fsm.add_state()
-        };
-        self.names.insert(name.to_owned(), id);
-        id
-    }
+    /// The states of an edge chain, kept between edges so that reading an edge
+    /// allocates nothing for it.
+    ids: Vec<StateId>,
+    /// The states of an edge chain as written, kept likewise.
+    chain: Vec<(Cow<'a, str>, Token<'a>)>,
 }
 
 /// One `key = value` attribute, with the value's token for error positions.
-struct Attribute {
-    key: String,
-    value: Option<(String, Token)>,
+struct Attribute<'a> {
+    key: Cow<'a, str>,
+    value: Option<(Cow<'a, str>, Token<'a>)>,
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a str) -> Result<Self, DotError> {
-        let mut lexer = Lexer::new(input);
+    /// A parser whose first token starts at byte `start` of `input`.
+    fn new_at(input: &'a str, start: usize) -> Result<Self, DotError> {
+        let mut lexer = Lexer::new_at(input, start);
         let peek = lexer.next_token()?;
         Ok(Parser {
             input,
@@ -183,15 +218,17 @@ impl<'a> Parser<'a> {
             peek,
             deterministic: true,
             sorts: SortTable::NONE,
+            ids: Vec::new(),
+            chain: Vec::new(),
         })
     }
 
-    fn bump(&mut self) -> Result<Token, DotError> {
+    fn bump(&mut self) -> Result<Token<'a>, DotError> {
         let next = self.lexer.next_token()?;
         Ok(std::mem::replace(&mut self.peek, next))
     }
 
-    fn error_at(&self, token: &Token, message: impl Into<String>) -> DotError {
+    fn error_at(&self, token: &Token<'_>, message: impl Into<String>) -> DotError {
         DotError::at(self.input, token.start, token.end - token.start, message)
     }
 
@@ -200,7 +237,7 @@ impl<'a> Parser<'a> {
         self.error_at(&self.peek, format!("expected {what}, found {found}"))
     }
 
-    fn eat(&mut self, kind: &Kind) -> Result<bool, DotError> {
+    fn eat(&mut self, kind: &Kind<'_>) -> Result<bool, DotError> {
         if &self.peek.kind == kind {
             self.bump()?;
             Ok(true)
@@ -209,7 +246,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, kind: &Kind, what: &str) -> Result<Token, DotError> {
+    fn expect(&mut self, kind: &Kind<'_>, what: &str) -> Result<Token<'a>, DotError> {
         if &self.peek.kind == kind {
             self.bump()
         } else {
@@ -217,14 +254,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn id(&mut self, what: &str) -> Result<(String, Token), DotError> {
+    fn id(&mut self, what: &str) -> Result<(Cow<'a, str>, Token<'a>), DotError> {
         if !matches!(self.peek.kind, Kind::Id { .. }) {
             return Err(self.expected(what));
         }
         let mut token = self.bump()?;
         let text = match &mut token.kind {
             Kind::Id { text, .. } => std::mem::take(text),
-            _ => String::new(),
+            _ => Cow::Borrowed(""),
         };
         Ok((text, token))
     }
@@ -249,8 +286,10 @@ impl<'a> Parser<'a> {
         let (role, name) = self.id("the role name after `digraph`")?;
         let open = self.expect(&Kind::LBrace, "`{` after the role name")?;
         let mut graph = Graph {
-            fsm: Fsm::new(role.clone()),
+            fsm: Fsm::new(role.as_ref()),
             names: FxHashMap::default(),
+            numbered: Vec::new(),
+            count: 0,
             spans: DotSpans::new(name.start..name.end),
         };
         loop {
@@ -275,12 +314,13 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.expected("a state, an edge, an attribute statement or `}`")),
             }
         }
+        let zero = graph.get("0");
         let mut fsm = graph.fsm;
-        if let Some(&zero) = graph.names.get("0") {
+        if let Some(zero) = zero {
             // Every state in `names` exists, so this cannot fail.
             let _ = fsm.set_initial(zero);
         }
-        if graph.names.is_empty() {
+        if graph.count == 0 {
             // `Fsm::new` made state 0: it is where the digraph is.
             graph.spans.add_state(&role, name.start..name.end);
         }
@@ -290,7 +330,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn statement(&mut self, graph: &mut Graph) -> Result<(), DotError> {
+    fn statement(&mut self, graph: &mut Graph<'a>) -> Result<(), DotError> {
         if ["graph", "node", "edge"]
             .iter()
             .any(|k| self.peek.is_keyword(k))
@@ -324,7 +364,7 @@ impl<'a> Parser<'a> {
             )),
             Kind::Arrow => self.edge(graph, name, first),
             _ => {
-                graph.state(&name, &first);
+                graph.state(name, &first);
                 if self.peek.kind == Kind::LBracket {
                     self.attributes()?;
                 }
@@ -335,11 +375,13 @@ impl<'a> Parser<'a> {
 
     fn edge(
         &mut self,
-        graph: &mut Graph,
-        first: String,
-        first_token: Token,
+        graph: &mut Graph<'a>,
+        first: Cow<'a, str>,
+        first_token: Token<'a>,
     ) -> Result<(), DotError> {
-        let mut chain = vec![(first, first_token)];
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        chain.push((first, first_token));
         while self.eat(&Kind::Arrow)? {
             if self.peek.kind == Kind::LBrace || self.peek.is_keyword("subgraph") {
                 return Err(self.error_at(&self.peek, "subgraphs are not supported"));
@@ -357,10 +399,13 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let ids: Vec<StateId> = chain
-            .iter()
-            .map(|(name, token)| graph.state(name, token))
-            .collect();
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        ids.extend(
+            chain
+                .iter()
+                .map(|(name, token)| graph.state(name.clone(), token)),
+        );
         let attributes = if self.peek.kind == Kind::LBracket {
             self.attributes()?
         } else {
@@ -393,13 +438,20 @@ impl<'a> Parser<'a> {
         for payload in &mut action.message.payloads {
             payload.ty = normal_sort(&payload.ty, &self.sorts);
         }
+        let hops = ids.len() - 1;
         for (hop, pair) in ids.windows(2).enumerate() {
+            // The last hop (the only one, but in a chain) takes the action itself.
+            let action = if hop + 1 == hops {
+                std::mem::replace(&mut action, Action::send("", Message::new("")))
+            } else {
+                action.clone()
+            };
             let added = if self.deterministic {
-                graph.fsm.add_transition(pair[0], action.clone(), pair[1])
+                graph.fsm.add_transition(pair[0], action, pair[1])
             } else {
                 graph
                     .fsm
-                    .add_nondeterministic_transition(pair[0], action.clone(), pair[1])
+                    .add_nondeterministic_transition(pair[0], action, pair[1])
             };
             if let Err(e) = added {
                 let source = &chain[hop].0;
@@ -422,11 +474,13 @@ impl<'a> Parser<'a> {
                 .spans
                 .add_transition(pair[0], label_token.start..label_token.end);
         }
+        self.ids = ids;
+        self.chain = chain;
         Ok(())
     }
 
     /// One or more `[key = value, ...]` lists.
-    fn attributes(&mut self) -> Result<Vec<Attribute>, DotError> {
+    fn attributes(&mut self) -> Result<Vec<Attribute<'a>>, DotError> {
         let mut out = Vec::new();
         while self.eat(&Kind::LBracket)? {
             loop {

@@ -19,6 +19,8 @@ mod dot;
 mod dot_lex;
 mod dot_read;
 mod dot_spans;
+mod dot_split;
+mod dot_states;
 mod error;
 mod label;
 mod mermaid;

@@ -5,8 +5,9 @@
 
 use crate::{Direction, StateKind};
 
-use super::explore::{queue_offsets, Graph};
+use super::explore::Graph;
 use super::paths::Paths;
+use super::queue;
 use super::scc::{components, Adjacency};
 use super::system::System;
 use super::violation::ViolationKind;
@@ -112,11 +113,13 @@ fn analyse_in(
     let mut offs = Vec::with_capacity(nq);
     for c in 0..graph.store.len() as u32 {
         let config = graph.store.get(c);
-        queue_offsets(n, nq, config, &mut offs);
+        queue::offsets(n, nq, config, &mut offs);
         for (m, machine) in sys.machines.iter().enumerate() {
             for t in machine.outgoing(config[m]) {
                 let tr = machine.trans[t];
-                if tr.dir == Direction::Send && config[offs[tr.queue as usize]] as usize >= k {
+                if tr.dir == Direction::Send
+                    && queue::len(config, offs[tr.queue as usize]) as usize >= k
+                {
                     full[tr.queue as usize].push((c, t as u32));
                 }
             }
@@ -232,15 +235,18 @@ fn safety(
             if hi <= n {
                 continue;
             }
-            queue_offsets(n, nq, config, &mut offs);
+            queue::offsets(n, nq, config, &mut offs);
             for (q, &o) in offs.iter().enumerate().take(hi - n).skip(lo.max(n) - n) {
-                if config[o] > 0 && !has(c, n + q) {
-                    let (from, to) = sys.queues[q];
-                    consider(v, &|| ViolationKind::Orphan {
-                        from: sys.role(from).to_string(),
-                        to: sys.role(to).to_string(),
-                        message: sys.messages[config[o + 1] as usize].clone(),
-                    });
+                match queue::head(config, o) {
+                    Some(head) if !has(c, n + q) => {
+                        let (from, to) = sys.queues[q];
+                        consider(v, &|| ViolationKind::Orphan {
+                            from: sys.role(from).to_string(),
+                            to: sys.role(to).to_string(),
+                            message: sys.messages[head as usize].clone(),
+                        });
+                    }
+                    _ => {}
                 }
             }
         }

@@ -16,6 +16,7 @@
 
 use crate::{Direction, StateKind};
 
+use super::queue;
 use super::scc;
 use super::store::Store;
 use super::system::System;
@@ -27,7 +28,8 @@ pub(crate) const UNEXPANDED: u32 = u32::MAX;
 /// `chosen` of a configuration expanded with every enabled transition.
 pub(crate) const FULL: u32 = u32::MAX - 1;
 
-/// The queued messages per configuration the memory budget allows on average.
+/// The words of queued runs (two per run) per configuration the memory budget
+/// allows on average.
 pub(crate) const WORDS_QUEUED: usize = 8;
 
 /// One explored transition between two configurations.
@@ -50,6 +52,9 @@ pub(crate) struct Graph {
     pub store: Store,
     /// Every explored transition.
     pub edges: Vec<Edge>,
+    /// For every configuration, the machine whose move discovered it (that of the
+    /// initial configuration is 0): where [`Explorer::choose`] starts its round.
+    pub via: Vec<u32>,
 }
 
 /// What the exploration found.
@@ -59,16 +64,6 @@ pub(crate) enum Explored {
     /// A configuration that is bad by itself (deadlock, orphan in a terminal
     /// configuration, unspecified reception); exploration stopped there.
     Stopped(Graph, u32, ViolationKind),
-}
-
-/// Computes the offset of every queue's length word in `config`.
-pub(crate) fn queue_offsets(machines: usize, queues: usize, config: &[u32], offs: &mut Vec<usize>) {
-    offs.clear();
-    let mut pos = machines;
-    for _ in 0..queues {
-        offs.push(pos);
-        pos += 1 + config[pos] as usize;
-    }
 }
 
 /// The exploration of one system with one bound.
@@ -100,14 +95,17 @@ impl<'s, 'a> Explorer<'s, 'a> {
             reduce,
             // Configuration numbers must stay below the `chosen` markers.
             limit: limit.min(FULL as usize - 1),
-            word_limit: limit.saturating_mul(sys.machines.len() + sys.queues.len() + WORDS_QUEUED),
+            word_limit: limit
+                .saturating_mul(sys.machines.len() + 2 * sys.queues.len() + WORDS_QUEUED),
         }
     }
 
     /// The initial configuration: initial states, empty queues.
     fn initial(&self) -> Vec<u32> {
         let mut c: Vec<u32> = self.sys.machines.iter().map(|m| m.initial).collect();
-        c.resize(c.len() + self.sys.queues.len(), 0);
+        for _ in &self.sys.queues {
+            c.extend_from_slice(&queue::EMPTY);
+        }
         c
     }
 
@@ -115,8 +113,8 @@ impl<'s, 'a> Explorer<'s, 'a> {
         let tr = &self.sys.machines[m].trans[t];
         let o = offs[tr.queue as usize];
         match tr.dir {
-            Direction::Send => c[o] < self.k,
-            Direction::Receive => c[o] > 0 && c[o + 1] == tr.msg,
+            Direction::Send => queue::len(c, o) < self.k,
+            Direction::Receive => queue::head(c, o) == Some(tr.msg),
         }
     }
 
@@ -125,7 +123,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
     fn blocked_for_good(&self, c: &[u32], offs: &[usize], m: usize, t: usize) -> bool {
         let tr = &self.sys.machines[m].trans[t];
         let o = offs[tr.queue as usize];
-        tr.dir == Direction::Receive && c[o] > 0 && c[o + 1] != tr.msg
+        tr.dir == Direction::Receive && queue::head(c, o).is_some_and(|h| h != tr.msg)
     }
 
     /// Explores the state space: every configuration is expanded with the
@@ -140,6 +138,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
         let mut graph = Graph {
             store: Store::new(),
             edges: Vec::new(),
+            via: vec![0],
         };
         graph.store.intern(&self.initial());
         let mut chosen = vec![UNEXPANDED];
@@ -190,7 +189,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
         out: &mut Vec<(u32, u32)>,
     ) {
         let n = self.sys.machines.len();
-        queue_offsets(n, self.sys.queues.len(), config, offs);
+        queue::offsets(n, self.sys.queues.len(), config, offs);
         out.clear();
         for m in 0..n {
             for t in self.sys.machines[m].outgoing(config[m]) {
@@ -243,7 +242,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
             return Ok((FULL, self.stuck(&s.cur, &s.offs)));
         }
         let chosen = if self.reduce {
-            self.choose(&s.cur, &s.offs, enabled)
+            self.choose(&s.cur, &s.offs, enabled, graph.via[index as usize])
         } else {
             None
         };
@@ -267,23 +266,15 @@ impl<'s, 'a> Explorer<'s, 'a> {
     ) -> Result<u32, KmcError> {
         let tr = self.sys.machines[m as usize].trans[t as usize];
         let o = s.offs[tr.queue as usize];
-        s.next.clear();
         match tr.dir {
-            Direction::Send => {
-                let end = o + 1 + s.cur[o] as usize;
-                s.next.extend_from_slice(&s.cur[..end]);
-                s.next.push(tr.msg);
-                s.next.extend_from_slice(&s.cur[end..]);
-                s.next[o] += 1;
-            }
-            Direction::Receive => {
-                s.next.extend_from_slice(&s.cur[..o + 1]);
-                s.next.extend_from_slice(&s.cur[o + 2..]);
-                s.next[o] -= 1;
-            }
+            Direction::Send => queue::push(&s.cur, o, tr.msg, &mut s.next),
+            Direction::Receive => queue::pop(&s.cur, o, &mut s.next),
         }
         s.next[m as usize] = tr.target;
         let (dst, new) = graph.store.intern(&s.next);
+        if new {
+            graph.via.push(m);
+        }
         graph.edges.push(Edge {
             src: index,
             dst,
@@ -299,8 +290,24 @@ impl<'s, 'a> Explorer<'s, 'a> {
     }
 
     /// The eligible machine with the fewest enabled transitions, receivers first,
-    /// then by input order; `None` if no machine is eligible.
-    fn choose(&self, cur: &[u32], offs: &[usize], enabled: &[(u32, u32)]) -> Option<u32> {
+    /// then the first in a round of the machines that starts at `pivot` (the one
+    /// that moved last); `None` if no machine is eligible.
+    ///
+    /// Any eligible machine gives a persistent set, so this order only decides how
+    /// many configurations are explored, never what is found. Starting the round
+    /// where the last move was, rather than at machine 0, lets a wave of moves go on
+    /// around the system: on the ring of `n` roles it explores `2n`
+    /// configurations, where a fixed order explores `n(n + 1) / 2` (every role but the
+    /// first resending as soon as its queue frees, so a wave of resends runs behind
+    /// the token at each of its steps).
+    fn choose(
+        &self,
+        cur: &[u32],
+        offs: &[usize],
+        enabled: &[(u32, u32)],
+        pivot: u32,
+    ) -> Option<u32> {
+        let n = self.sys.machines.len() as u32;
         let mut best: Option<((usize, bool, u32), u32)> = None;
         let mut i = 0;
         while i < enabled.len() {
@@ -319,7 +326,7 @@ impl<'s, 'a> Explorer<'s, 'a> {
                 });
             if eligible {
                 let sends = machine.trans[outgoing.start].dir == Direction::Send;
-                let key = (count, sends, m);
+                let key = (count, sends, (m + n - pivot) % n);
                 match best {
                     Some((b, _)) if b <= key => {}
                     _ => best = Some((key, m)),
@@ -345,10 +352,12 @@ impl<'s, 'a> Explorer<'s, 'a> {
                 let first = machine.trans[outgoing.start];
                 let o = offs[first.queue as usize];
                 let from = self.sys.queues[first.queue as usize].0;
+                // Blocked for good: the queue has a head.
+                let head = queue::head(c, o).unwrap_or_default();
                 return Some(ViolationKind::UnspecifiedReception {
                     role: self.sys.role(m as u32).to_string(),
                     from: self.sys.role(from).to_string(),
-                    message: self.sys.messages[c[o + 1] as usize].clone(),
+                    message: self.sys.messages[head as usize].clone(),
                     expected: outgoing
                         .map(|t| self.sys.action(m as u32, t).clone())
                         .collect(),
@@ -372,12 +381,12 @@ impl<'s, 'a> Explorer<'s, 'a> {
             return Some(ViolationKind::Deadlock { waiting });
         }
         for (q, &o) in offs.iter().enumerate() {
-            if c[o] > 0 {
+            if let Some(head) = queue::head(c, o) {
                 let (from, to) = self.sys.queues[q];
                 return Some(ViolationKind::Orphan {
                     from: self.sys.role(from).to_string(),
                     to: self.sys.role(to).to_string(),
-                    message: self.sys.messages[c[o + 1] as usize].clone(),
+                    message: self.sys.messages[head as usize].clone(),
                 });
             }
         }

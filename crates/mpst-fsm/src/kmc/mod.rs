@@ -28,11 +28,15 @@
 //!
 //! Roles, queues and messages are interned to small integers and every reachable
 //! configuration is stored once, as a compact slice of words in a hash-consed arena
-//! (`store`). The exploration (`explore`) expands a configuration with the
-//! transitions of a single role when they are *persistent*: enabled or blocked for
-//! good, and independent of whatever the other roles can do before that role moves.
-//! Independent roles are then interleaved in one order instead of all orders; the
-//! optimised ring of 30 roles has 465 configurations instead of more than 2^30.
+//! (`store`), each queue run-length encoded (`queue`: `k` copies of one message take
+//! two words, whatever `k`). The exploration (`explore`) expands a configuration with
+//! the transitions of a single role when they are *persistent*: enabled or blocked
+//! for good, and independent of whatever the other roles can do before that role
+//! moves. Independent roles are then interleaved in one order instead of all orders.
+//! Which eligible role is taken decides only how many configurations are explored:
+//! the round of roles starts at the one that moved last, so that a wave of moves
+//! carries on around the system; the optimised ring of `n` roles then has `2n`
+//! configurations (a fixed order gave `n(n + 1) / 2`, no reduction more than `2^n`).
 //! Reduction alone could postpone a role forever while the others cycle, so (`scc`)
 //! every terminal strongly connected component of the explored graph must take every
 //! transition enabled in it; configurations where one is ignored are expanded fully
@@ -77,6 +81,7 @@
 mod analysis;
 mod explore;
 mod paths;
+mod queue;
 mod scc;
 mod store;
 mod system;
@@ -87,7 +92,7 @@ use std::fmt;
 pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
 
 use crate::{Action, Fsm, StateId};
-use explore::{queue_offsets, Explored, Explorer, Graph};
+use explore::{Explored, Explorer, Graph};
 use paths::Paths;
 use system::System;
 
@@ -113,9 +118,10 @@ pub struct KmcOptions {
     /// interleaving, for comparison).
     pub reduce: bool,
     /// Give up with [`KmcError::TooManyConfigurations`] beyond this many
-    /// configurations, or beyond the memory that many configurations take with 8
-    /// messages queued each on average (queues grow with `k`, so this bounds memory
-    /// whatever the bound). Nothing is allocated in proportion to `k`.
+    /// configurations, or beyond the memory that many configurations take with 4
+    /// runs of one message queued each on average (queues are run-length encoded and
+    /// can grow with `k`, so this bounds memory whatever the bound). Nothing is
+    /// allocated in proportion to `k`.
     pub max_configurations: usize,
 }
 
@@ -304,7 +310,7 @@ fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
     let words = graph.store.get(c);
     let n = sys.machines.len();
     let mut offs = Vec::new();
-    queue_offsets(n, sys.queues.len(), words, &mut offs);
+    queue::offsets(n, sys.queues.len(), words, &mut offs);
     let states = (0..n)
         .map(|m| (sys.role(m as u32).to_string(), words[m] as StateId))
         .collect();
@@ -312,15 +318,13 @@ fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
         .queues
         .iter()
         .zip(&offs)
-        .filter(|(_, &o)| words[o] > 0)
+        .filter(|(_, &o)| queue::len(words, o) > 0)
         .map(|(&(from, to), &o)| {
-            let len = words[o] as usize;
             (
                 sys.role(from).to_string(),
                 sys.role(to).to_string(),
-                words[o + 1..o + 1 + len]
-                    .iter()
-                    .map(|&msg| sys.messages[msg as usize].clone())
+                queue::messages(words, o)
+                    .map(|msg| sys.messages[msg as usize].clone())
                     .collect(),
             )
         })

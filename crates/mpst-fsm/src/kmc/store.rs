@@ -1,9 +1,8 @@
 //! Hash-consed storage of configurations: every configuration is a slice of `u32`
 //! words kept once in one arena and numbered in order of discovery.
 //!
-//! A configuration of `n` machines and `m` queues is laid out as
-//! `[state_0 .. state_{n-1}, len_0, msgs_0.., len_1, msgs_1.., ..]`: each machine's
-//! local state, then each queue as its length followed by its messages (head first).
+//! The words of a configuration are laid out as [`super::queue`] says: each
+//! machine's local state, then each queue run-length encoded.
 
 use std::hash::BuildHasher;
 

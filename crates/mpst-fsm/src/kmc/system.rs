@@ -52,11 +52,12 @@ pub(crate) struct System<'a> {
     pub origin: Vec<Vec<(usize, usize)>>,
 }
 
-/// A message's identity for matching a send with a receive: label and payload sorts.
-fn sort_key(message: &Message) -> (String, Vec<String>) {
+/// A message's identity for matching a send with a receive: label and payload sorts,
+/// borrowed (no allocation for a message without payloads).
+fn sort_key(message: &Message) -> (&str, Vec<&str>) {
     (
-        message.label.clone(),
-        message.payloads.iter().map(|p| p.ty.clone()).collect(),
+        &message.label,
+        message.payloads.iter().map(|p| p.ty.as_str()).collect(),
     )
 }
 
@@ -75,7 +76,7 @@ impl<'a> System<'a> {
         }
         let mut queue_index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         let mut queues = Vec::new();
-        let mut message_index: FxHashMap<(String, Vec<String>), u32> = FxHashMap::default();
+        let mut message_index: FxHashMap<(&str, Vec<&str>), u32> = FxHashMap::default();
         let mut messages = Vec::new();
         let mut machines = Vec::with_capacity(fsms.len());
         let mut origin = Vec::with_capacity(fsms.len());
