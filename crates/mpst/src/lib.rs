@@ -215,8 +215,11 @@
 //!   `derive(Roles)`. Fields without `#[route]` are filled with `Default::default()`. The
 //!   `Role` impl also defines [`Role::poll_flush`] (flush every route, in field order, and
 //!   name the peer whose flush failed), [`Role::begin`] and [`Role::abort`] (call
-//!   [`channel::Abort`] on every route), so each route type must be a `Sink<Label>` and
-//!   implement [`channel::Abort`].
+//!   [`channel::Abort`] on every route), [`Role::abort_handle`] (every route's
+//!   [`channel::Abort::handle`], nested in pairs) and the constants [`Role::DETACHED`]
+//!   (every route's `Abort::DETACHED`) and [`Role::BUFFERED`] (any route's
+//!   `Abort::BUFFERED`), so each route type must be a `Sink<Label>` and implement
+//!   [`channel::Abort`].
 //! * `#[derive(Roles)] struct Roles(A, B, ..)` (tuple or named fields): `impl Default`,
 //!   creating one [`channel::Pair`] per pair of roles routing to each other. Both ends'
 //!   route types must be `'static` and `Pair` with each other.
