@@ -14,8 +14,9 @@
 //! ```
 //! use mpst::{try_session, session, End, Message, Receive, Role, Roles, Send};
 //!
-//! // Every pair of roles talks over a bidirectional in-memory channel of labels.
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! // Every pair of roles talks over a bidirectional in-memory route of labels (`Spsc`:
+//! // one allocation per pair of roles, the fastest in-memory route).
+//! type Channel = mpst::channel::Spsc<Label>;
 //!
 //! // All roles of the protocol; `Roles::default()` creates and wires every channel.
 //! #[derive(Roles)]
@@ -103,7 +104,7 @@
 //! ```
 //! use mpst::{try_session, session, Branch, End, Message, Receive, Role, Roles, Select, Send};
 //!
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! type Channel = mpst::channel::Spsc<Label>;
 //!
 //! #[derive(Roles)]
 //! struct Roles(S, T);
@@ -315,7 +316,7 @@
 //! ```
 //! use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
 //!
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! type Channel = mpst::channel::Spsc<Label>;
 //! #[derive(Roles)]
 //! struct Roles(C, S);
 //! #[derive(Role)]
