@@ -95,7 +95,7 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Tran
         listeners.iter().map(|(n, _, a)| (n.clone(), *a)).collect();
     let config = TcpConfig {
         connections_per_peer: 2,
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
     let starts = listeners.into_iter().map(|(name, listener, _)| {
         let peers: Vec<_> = addrs.iter().filter(|(n, _)| *n != name).cloned().collect();

@@ -81,7 +81,7 @@ async fn connect(roles: &[RoleName], quic: bool) -> Vec<Net> {
     let addrs: Vec<SocketAddr> = listeners.iter().map(|l| l.local_addr().unwrap()).collect();
     let starts = roles.iter().zip(listeners).map(|(role, listener)| {
         let peers = peers_of(role, &addrs);
-        TcpTransport::start(role.clone(), listener, peers, TcpConfig::default())
+        TcpTransport::start(role.clone(), listener, peers, TcpConfig::insecure_plaintext())
     });
     let started = futures::future::try_join_all(starts).await.unwrap();
     started.into_iter().map(|t| Net::Tcp(Arc::new(t))).collect()

@@ -21,9 +21,9 @@ async fn messages_overtake_a_held_one_on_other_connections() {
     let (hold, release) = hold_sites(&[0]);
     let config = TcpConfig {
         hold: Some(hold),
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
-    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
@@ -48,9 +48,9 @@ async fn one_connection_is_fifo_so_a_held_message_blocks_all_behind_it() {
     let config = TcpConfig {
         connections_per_peer: 1,
         hold: Some(hold),
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
-    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
@@ -69,7 +69,7 @@ async fn one_connection_is_fifo_so_a_held_message_blocks_all_behind_it() {
 
 #[tokio::test]
 async fn many_messages_arrive_once_each_and_close_flushes_them() {
-    let (a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+    let (a, b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
@@ -89,9 +89,9 @@ async fn many_messages_arrive_once_each_and_close_flushes_them() {
 async fn an_oversized_envelope_is_refused_when_sent() {
     let config = TcpConfig {
         max_frame_len: 1024,
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
-    let (a, _b) = timeout(LIMIT, pair(config, TcpConfig::default()))
+    let (a, _b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let err = a.send(envelope("A", "B", 1, 2048)).await.unwrap_err();
@@ -108,9 +108,9 @@ async fn an_oversized_envelope_is_refused_when_sent() {
 async fn an_oversized_frame_is_an_error_at_the_receiver() {
     let small = TcpConfig {
         max_frame_len: 1024,
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
-    let (a, b) = timeout(LIMIT, pair(TcpConfig::default(), small))
+    let (a, b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), small))
         .await
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
@@ -135,16 +135,16 @@ async fn raw(addr: std::net::SocketAddr, frames: &[&[u8]]) {
 
 #[tokio::test]
 async fn bad_bytes_from_a_peer_are_errors_not_panics() {
-    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let addr = b.local_addr();
     let mut incoming = b.incoming(&role("B")).unwrap();
     let (hello_c, hello_b) = (hello("A", "C"), hello("A", "B"));
     let cases: [(Vec<&[u8]>, &str); 4] = [
-        (vec![&[0xff, 0xff, 0xff]], "undecodable frame"),
+        (vec![&[0xff, 0xff, 0xff]], "undecodable greeting"),
         (vec![&hello_c], "greeted role C, but this is B"),
-        (vec![&[2]], "the first frame is not a greeting"),
+        (vec![&[1, 5]], "the first frame is not a greeting"),
         (vec![&hello_b], "closed without a goodbye"),
     ];
     for (frames, expected) in cases {
@@ -155,7 +155,8 @@ async fn bad_bytes_from_a_peer_are_errors_not_panics() {
             "{err} (wanted {expected})"
         );
     }
-    // A length prefix of 1 GiB is refused before anything is read.
+    // Before its greeting a stranger cannot make B buffer more than a few KiB: a length
+    // prefix of 1 GiB is refused before anything is read.
     let mut stream = TcpStream::connect(addr).await.unwrap();
     tokio::io::AsyncWriteExt::write_all(&mut stream, &[0x40, 0, 0, 0, 1])
         .await
@@ -177,11 +178,11 @@ async fn roles_may_start_in_any_order() {
         role("A"),
         la,
         [(role("B"), ab)],
-        TcpConfig::default(),
+        TcpConfig::insecure_plaintext(),
     ));
     tokio::task::yield_now().await;
     let lb = sb.listen(64).unwrap();
-    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::default());
+    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::insecure_plaintext());
     let b = timeout(LIMIT, b).await.unwrap().unwrap();
     let a = timeout(LIMIT, a).await.unwrap().unwrap().unwrap();
     let mut incoming = a.incoming(&role("A")).unwrap();
@@ -196,7 +197,7 @@ async fn an_absent_peer_fails_at_the_deadline_naming_it() {
     let addr = nobody.local_addr().unwrap();
     let config = TcpConfig {
         connect_deadline: Duration::from_millis(200),
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
     let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let started = TcpTransport::start(role("A"), la, [(role("B"), addr)], config);
@@ -207,7 +208,7 @@ async fn an_absent_peer_fails_at_the_deadline_naming_it() {
 
 #[tokio::test]
 async fn the_incoming_stream_is_the_roles_own_and_taken_once() {
-    let (a, _b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+    let (a, _b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     assert!(a.incoming(&role("B")).is_err());
@@ -216,13 +217,39 @@ async fn the_incoming_stream_is_the_roles_own_and_taken_once() {
     assert!(matches!(err.cause, TransportCause::Unavailable(_)), "{err}");
 }
 
+/// A relay to `to` that holds every connection until `open` says true.
+async fn gated_relay(to: std::net::SocketAddr) -> (std::net::SocketAddr, tokio::sync::watch::Sender<bool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (open, gate) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            let mut gate = gate.clone();
+            tokio::spawn(async move {
+                if gate.wait_for(|open| *open).await.is_err() {
+                    return;
+                }
+                let Ok(mut outbound) = TcpStream::connect(to).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            });
+        }
+    });
+    (addr, open)
+}
+
 #[tokio::test]
 async fn a_role_that_finished_first_keeps_listening_until_its_peers_connected() {
     let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
-    // A connects to B's (listening) socket and finishes before B has even started.
-    let a = TcpTransport::start(role("A"), la, [(role("B"), ab)], TcpConfig::default());
+    // B reaches A only through a relay that holds B's connections until it is opened.
+    let (relay, open) = gated_relay(aa).await;
+    let config = TcpConfig::insecure_plaintext;
+    let b = tokio::spawn(TcpTransport::start(role("B"), lb, [(role("A"), relay)], config()));
+    // A connects to B and finishes before B has reached it.
+    let a = TcpTransport::start(role("A"), la, [(role("B"), ab)], config());
     let a = timeout(LIMIT, a).await.unwrap().unwrap();
     let closing = tokio::spawn(async move {
         a.close().await;
@@ -232,15 +259,15 @@ async fn a_role_that_finished_first_keeps_listening_until_its_peers_connected() 
         tokio::task::yield_now().await;
     }
     assert!(!closing.is_finished(), "A stopped before B connected");
-    // B starts late and can still reach A.
-    let b = TcpTransport::start(role("B"), lb, [(role("A"), aa)], TcpConfig::default());
-    timeout(LIMIT, b).await.unwrap().unwrap();
+    // B is late and can still reach A.
+    open.send(true).unwrap();
+    timeout(LIMIT, b).await.unwrap().unwrap().unwrap();
     timeout(LIMIT, closing).await.unwrap().unwrap();
 }
 
 #[tokio::test]
 async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
-    let (_a, b) = timeout(LIMIT, pair(TcpConfig::default(), TcpConfig::default()))
+    let (_a, b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), TcpConfig::insecure_plaintext()))
         .await
         .unwrap();
     let addr = b.local_addr();

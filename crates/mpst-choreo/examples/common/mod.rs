@@ -201,7 +201,7 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
     let peers = others(peers).map(|p| (p.name, p.addr));
     let config = TcpConfig {
         connect_deadline: Duration::from_secs(20),
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
     let started = TcpTransport::start(name.clone(), listener, peers, config);
     Ok(Net::Tcp(Arc::new(

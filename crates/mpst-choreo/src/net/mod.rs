@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+#[cfg(feature = "quic")]
+use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
@@ -29,19 +31,11 @@ pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
 /// wants). `None` sends the envelope at once.
 pub type Hold = Arc<dyn Fn(&Envelope) -> Option<BoxFuture<'static, ()>> + Send + Sync>;
 
-/// What travels on a connection or stream: a greeting naming both ends (TCP), envelopes,
-/// and a goodbye that tells a clean close from a lost peer.
+/// What travels on a QUIC stream: one envelope, or a goodbye that tells a clean close
+/// from a lost peer.
+#[cfg(feature = "quic")]
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum Wire {
-    /// First frame of every TCP connection.
-    Hello {
-        /// The connecting role.
-        from: RoleName,
-        /// The role it wants to reach.
-        to: RoleName,
-        /// How many connections the connecting role opens to it.
-        lanes: u32,
-    },
     /// One message.
     Message(Envelope),
     /// The sender will send nothing more on this connection.
@@ -107,6 +101,7 @@ pub(crate) fn decode_error(peer: &RoleName, message: impl Into<String>) -> Trans
 }
 
 /// Decodes a whole frame: trailing bytes are an error too, not ignored.
+#[cfg(feature = "quic")]
 pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
     match postcard::take_from_bytes::<Wire>(bytes) {
         Ok((wire, [])) => Ok(wire),
@@ -120,7 +115,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
 }
 
 /// The encoding of `wire`, checked against the frame-size limit.
-pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>, TransportError> {
+pub(crate) fn encode<W: Serialize>(
+    peer: &RoleName,
+    wire: &W,
+    max: usize,
+) -> Result<Vec<u8>, TransportError> {
     let bytes = postcard::to_stdvec(wire).map_err(|e| {
         io_error(
             peer,

@@ -469,7 +469,6 @@ async fn read(
                     envelope.from, envelope.to
                 ),
             )),
-            Ok(Wire::Hello { .. }) => Err(decode_error(peer, "a greeting on a QUIC stream")),
             Err(message) => Err(decode_error(peer, message)),
         },
         Err(e) => Err(io_error(

@@ -42,30 +42,32 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
 use std::net::SocketAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use futures::{SinkExt, StreamExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use futures::SinkExt;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
-use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
-    io_error,
-};
+use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, encode, io_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, Transport, TransportError};
+use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
 
-/// How a [`TcpTransport`] connects.
+mod accept;
+mod setup;
+
+use accept::{Counters, Ctx};
+use setup::{Conn, Frame, Setup};
+
+/// How a [`TcpTransport`] connects and what it accepts.
 #[derive(Clone)]
 pub struct TcpConfig {
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
@@ -76,17 +78,38 @@ pub struct TcpConfig {
     pub connect_deadline: Duration,
     /// The pause between two connection attempts.
     pub retry_interval: Duration,
+    /// How long a connection may take to be set up (greeting and answer); a connection
+    /// that has not finished by then is closed and counted as refused.
+    pub handshake_timeout: Duration,
+    /// How long a frame that has begun to arrive may take to be whole; a lane whose
+    /// frame stalls longer is closed. Between frames a lane may idle indefinitely.
+    pub frame_timeout: Duration,
+    /// Connections being set up at once; more are closed at once and counted as refused.
+    pub max_handshakes: usize,
+    /// Connections held at once, set up or not; more are closed at once.
+    pub max_connections: usize,
+    /// The program both ends must run (e.g. the choreography's name); a peer greeting
+    /// with another is refused.
+    pub program: String,
     /// Holds chosen envelopes back before they are written (fault injection for tests).
     pub hold: Option<Hold>,
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
+impl TcpConfig {
+    /// Plain TCP: no peer proves its role, so anyone who can reach the port can speak
+    /// for a role and forge its messages. For loopback measurements and networks where
+    /// every host is trusted, never across a network you do not control.
+    pub fn insecure_plaintext() -> Self {
         TcpConfig {
             connections_per_peer: 4,
             max_frame_len: DEFAULT_MAX_FRAME,
             connect_deadline: Duration::from_secs(10),
             retry_interval: Duration::from_millis(20),
+            handshake_timeout: Duration::from_secs(10),
+            frame_timeout: Duration::from_secs(30),
+            max_handshakes: 64,
+            max_connections: 1024,
+            program: String::new(),
             hold: None,
         }
     }
@@ -99,13 +122,37 @@ impl std::fmt::Debug for TcpConfig {
             .field("max_frame_len", &self.max_frame_len)
             .field("connect_deadline", &self.connect_deadline)
             .field("retry_interval", &self.retry_interval)
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("frame_timeout", &self.frame_timeout)
+            .field("max_handshakes", &self.max_handshakes)
+            .field("max_connections", &self.max_connections)
+            .field("program", &self.program)
             .field("hold", &self.hold.is_some())
             .finish()
     }
 }
 
+/// What a [`TcpTransport`] has refused so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    /// Connections closed before any envelope of theirs was read: over a cap, too slow
+    /// to set up, or refused by the set-up (wrong program or role, no peer's role, not
+    /// authenticated).
+    pub connections_refused: u64,
+    /// Frames refused on set-up lanes: an envelope naming another sender than the lane's
+    /// peer or another receiver than this role, or a frame of another run (a replay).
+    pub envelopes_refused: u64,
+    /// Failed `accept()` calls (each followed by a growing pause).
+    pub accept_errors: u64,
+}
+
 /// One outgoing connection's queue: frames, each maybe held back first.
-type Lane = mpsc::UnboundedSender<(Option<BoxFuture<'static, ()>>, Bytes)>;
+type Queue = mpsc::UnboundedSender<(Option<BoxFuture<'static, ()>>, Bytes)>;
+
+struct Lane {
+    queue: Queue,
+    run: u64,
+}
 
 struct Lanes {
     lanes: Vec<Lane>,
@@ -126,6 +173,7 @@ pub struct TcpTransport {
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
     connect_deadline: Duration,
+    counters: Arc<Counters>,
 }
 
 impl TcpTransport {
@@ -144,7 +192,8 @@ impl TcpTransport {
 
     /// Accepts peers on `listener` and opens `connections_per_peer` connections to each
     /// peer, retrying until `connect_deadline` while a peer is not listening yet, so roles
-    /// may start in any order. Fails naming the first peer that could not be reached.
+    /// may start in any order. Fails naming the first peer that could not be reached (or
+    /// that refused, with its reason).
     pub async fn start(
         role: RoleName,
         listener: TcpListener,
@@ -154,49 +203,48 @@ impl TcpTransport {
         let local = listener
             .local_addr()
             .map_err(|e| io_error(&role, e.kind(), format!("no local address: {e}")))?;
-        let codec = LengthDelimitedCodec::builder()
-            .max_frame_length(config.max_frame_len)
-            .new_codec();
+        let peers: Vec<(RoleName, SocketAddr)> = peers.into_iter().collect();
         let (delivery, slot) = IncomingSlot::new(role.clone());
         let arrivals = Arrivals::new();
-        let accepting = accept(
-            listener,
-            role.clone(),
-            codec.clone(),
-            delivery.clone(),
-            arrivals.clone(),
-        );
-        let acceptor = tokio::spawn(accepting);
+        let counters = Arc::new(Counters::default());
+        let ctx = Ctx {
+            role: role.clone(),
+            program: config.program.clone(),
+            peers: peers.iter().map(|(p, _)| p.clone()).collect::<HashSet<_>>(),
+            max_frame_len: config.max_frame_len,
+            handshake_timeout: config.handshake_timeout,
+            frame_timeout: config.frame_timeout,
+            delivery: delivery.clone(),
+            arrivals: arrivals.clone(),
+            counters: counters.clone(),
+            handshakes: Arc::new(Semaphore::new(config.max_handshakes.max(1))),
+            connections: Arc::new(Semaphore::new(config.max_connections.max(1))),
+        };
+        let acceptor = tokio::spawn(accept::accept(listener, Arc::new(ctx)));
         let lanes_per_peer = config.connections_per_peer.clamp(1, u32::MAX as usize);
         let mut peer_names = Vec::new();
         let deadline = later(config.connect_deadline);
+        let timing = (deadline, config.retry_interval, config.handshake_timeout);
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
             peer_names.push(peer.clone());
+            let hello = Setup::Hello {
+                version: setup::VERSION,
+                program: config.program.clone(),
+                from: role.clone(),
+                to: peer.clone(),
+                lanes: lanes_per_peer as u32,
+            };
             let mut lanes = Vec::new();
             for _ in 0..lanes_per_peer {
-                let connected = connect(&peer, addr, deadline, config.retry_interval).await;
-                let stream = connected.inspect_err(|_| acceptor.abort())?;
-                let mut sink = FramedWrite::new(stream, codec.clone());
-                let hello = Wire::Hello {
-                    from: role.clone(),
-                    to: peer.clone(),
-                    lanes: lanes_per_peer as u32,
-                };
-                let hello = encode(&peer, &hello, config.max_frame_len)?;
-                SinkExt::<Bytes>::send(&mut sink, hello.into())
-                    .await
-                    .map_err(|e| io_error(&peer, e.kind(), format!("greeting failed: {e}")))
-                    .inspect_err(|_| acceptor.abort())?;
-                let (lane, queue) = mpsc::unbounded_channel();
-                writers.push(tokio::spawn(write(
-                    sink,
-                    queue,
-                    peer.clone(),
-                    delivery.clone(),
-                )));
-                lanes.push(lane);
+                let dialled = setup::dial(&peer, addr, timing, &hello).await;
+                let (mut conn, run) = dialled.inspect_err(|_| acceptor.abort())?;
+                setup::set_limit(&mut conn, config.max_frame_len);
+                let (queue, queued) = mpsc::unbounded_channel();
+                let writing = write(conn, queued, peer.clone(), run, delivery.clone());
+                writers.push(tokio::spawn(writing));
+                lanes.push(Lane { queue, run });
             }
             let next = AtomicUsize::new(0);
             lanes_of.insert(peer, Lanes { lanes, next });
@@ -213,6 +261,7 @@ impl TcpTransport {
             arrivals,
             peer_names,
             connect_deadline: config.connect_deadline,
+            counters,
         })
     }
 
@@ -224,6 +273,16 @@ impl TcpTransport {
     /// The role this transport serves.
     pub fn role(&self) -> &RoleName {
         &self.role
+    }
+
+    /// What this transport has refused so far.
+    pub fn stats(&self) -> TcpStats {
+        let load = |n: &std::sync::atomic::AtomicU64| n.load(Ordering::Relaxed);
+        TcpStats {
+            connections_refused: load(&self.counters.connections_refused),
+            envelopes_refused: load(&self.counters.envelopes_refused),
+            accept_errors: load(&self.counters.accept_errors),
+        }
     }
 
     /// Writes every queued envelope, says goodbye on every connection and waits until all
@@ -281,7 +340,6 @@ impl TcpTransport {
     fn enqueue(&self, envelope: Envelope) -> Result<(), TransportError> {
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
         let peer = envelope.to.clone();
-        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
         let peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
         let lanes = peers.get(&peer).ok_or_else(|| {
             io_error(
@@ -291,7 +349,13 @@ impl TcpTransport {
             )
         })?;
         let i = lanes.next.fetch_add(1, Ordering::Relaxed) % lanes.lanes.len();
-        lanes.lanes[i].send((hold, frame.into())).map_err(|_| {
+        let lane = &lanes.lanes[i];
+        let frame = Frame::Message {
+            run: lane.run,
+            envelope,
+        };
+        let frame = encode(&peer, &frame, self.max_frame_len)?;
+        lane.queue.send((hold, frame.into())).map_err(|_| {
             io_error(
                 &peer,
                 ErrorKind::BrokenPipe,
@@ -309,40 +373,18 @@ fn later(wait: Duration) -> Instant {
         .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
 }
 
-async fn connect(
-    peer: &RoleName,
-    addr: SocketAddr,
-    deadline: Instant,
-    retry: Duration,
-) -> Result<TcpStream, TransportError> {
-    loop {
-        match TcpStream::connect(addr).await {
-            Ok(stream) => {
-                // Latency over throughput: small choreography messages go out at once.
-                let _ = stream.set_nodelay(true);
-                return Ok(stream);
-            }
-            Err(e) if later(retry) >= deadline => {
-                let message = format!("cannot connect to {addr} before the deadline: {e}");
-                return Err(io_error(peer, e.kind(), message));
-            }
-            Err(_) => tokio::time::sleep(retry).await,
-        }
-    }
-}
-
-type Sink = FramedWrite<TcpStream, LengthDelimitedCodec>;
-
 /// Writes one connection's queue in order, batching what is queued into one flush; on
 /// the queue's end (the transport closed), says goodbye and shuts the connection down.
 async fn write(
-    mut sink: Sink,
+    mut sink: Conn,
     mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Bytes)>,
     peer: RoleName,
+    run: u64,
     delivery: Delivery,
 ) {
     let failed = |e: std::io::Error| {
-        let _ = delivery.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
+        let lost = format!("write failed: {e}");
+        let _ = delivery.send(Err(TransportError::new(peer.clone(), TransportCause::Lost(lost))));
     };
     while let Some((hold, frame)) = queue.recv().await {
         if let Some(hold) = hold {
@@ -360,93 +402,8 @@ async fn write(
             }
         }
     }
-    if let Ok(bye) = postcard::to_stdvec(&Wire::Bye) {
+    if let Ok(bye) = postcard::to_stdvec(&Frame::Bye { run }) {
         let _ = sink.send(Bytes::from(bye)).await;
     }
     let _ = SinkExt::<Bytes>::close(&mut sink).await;
-}
-
-async fn accept(
-    listener: TcpListener,
-    role: RoleName,
-    codec: LengthDelimitedCodec,
-    delivery: Delivery,
-    arrivals: Arrivals,
-) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, addr)) => {
-                let _ = stream.set_nodelay(true);
-                let frames = FramedRead::new(stream, codec.clone());
-                let reading = read(
-                    frames,
-                    addr,
-                    role.clone(),
-                    delivery.clone(),
-                    arrivals.clone(),
-                );
-                tokio::spawn(reading);
-            }
-            Err(e) => {
-                let error = io_error(&role, e.kind(), format!("accepting failed: {e}"));
-                if delivery.send(Err(error)).is_err() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Reads one connection: its greeting, then envelopes until the goodbye. Every failure
-/// (bad frame, wrong greeting, envelope for someone else, closed without goodbye) is
-/// reported on the incoming stream and ends this connection only.
-async fn read(
-    mut frames: FramedRead<TcpStream, LengthDelimitedCodec>,
-    addr: SocketAddr,
-    role: RoleName,
-    delivery: Delivery,
-    arrivals: Arrivals,
-) {
-    let mut peer = RoleName::new(format!("the peer at {addr}"));
-    let mut greeted = false;
-    let failure = loop {
-        let frame = match frames.next().await {
-            Some(Ok(frame)) => frame,
-            Some(Err(e)) => break io_error(&peer, e.kind(), format!("bad frame: {e}")),
-            None => {
-                let message = "the connection closed without a goodbye";
-                break io_error(&peer, ErrorKind::UnexpectedEof, message);
-            }
-        };
-        let wire = match decode(&frame) {
-            Ok(wire) => wire,
-            Err(message) => break decode_error(&peer, message),
-        };
-        match (greeted, wire) {
-            (false, Wire::Hello { from, to, lanes }) if to == role => {
-                arrivals.arrived(&from, lanes);
-                peer = from;
-                greeted = true;
-            }
-            (false, Wire::Hello { to, .. }) => {
-                break decode_error(&peer, format!("greeted role {to}, but this is {role}"));
-            }
-            (false, _) => break decode_error(&peer, "the first frame is not a greeting"),
-            (true, Wire::Message(envelope)) if envelope.to == role && envelope.from == peer => {
-                if delivery.send(Ok(envelope)).is_err() {
-                    return;
-                }
-            }
-            (true, Wire::Message(envelope)) => {
-                let message = format!(
-                    "an envelope from {} to {} on the connection from {peer} to {role}",
-                    envelope.from, envelope.to
-                );
-                break decode_error(&peer, message);
-            }
-            (true, Wire::Bye) => return,
-            (true, Wire::Hello { .. }) => break decode_error(&peer, "a second greeting"),
-        }
-    };
-    let _ = delivery.send(Err(failure));
 }

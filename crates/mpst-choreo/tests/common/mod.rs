@@ -110,9 +110,12 @@ pub async fn quic_pair(a: QuicConfig, b: QuicConfig) -> (QuicTransport, QuicTran
     (a.unwrap(), b.unwrap())
 }
 
-/// The greeting `from` → `to` on one lane, encoded as a stranger would write it.
+/// The greeting `from` → `to` on one lane (plaintext set-up, program ""), encoded as a
+/// stranger would write it.
 pub fn hello(from: &'static str, to: &'static str) -> Vec<u8> {
-    let hello = Hello::Hello {
+    let hello = Setup::Hello {
+        version: 2,
+        program: String::new(),
         from: role(from),
         to: role(to),
         lanes: 1,
@@ -120,12 +123,37 @@ pub fn hello(from: &'static str, to: &'static str) -> Vec<u8> {
     postcard::to_stdvec(&hello).unwrap()
 }
 
-/// The wire's greeting, as a stranger would write it.
+/// The TCP transport's set-up frames, as a stranger would write them.
 #[derive(Serialize)]
-pub enum Hello {
+pub enum Setup {
     Hello {
+        version: u32,
+        program: String,
         from: RoleName,
         to: RoleName,
         lanes: u32,
     },
+    Accept {
+        run: u64,
+    },
+}
+
+/// A deployment of roles: the identities they prove themselves with.
+pub struct Deployment {
+    roles: Vec<RoleName>,
+}
+
+impl Deployment {
+    /// Identities for `roles`.
+    pub fn new(roles: &[RoleName]) -> Self {
+        Deployment {
+            roles: roles.to_vec(),
+        }
+    }
+
+    /// The TCP configuration of `role` in this deployment.
+    pub fn tcp(&self, role: &RoleName) -> TcpConfig {
+        assert!(self.roles.contains(role), "{role} is not deployed");
+        TcpConfig::insecure_plaintext()
+    }
 }
