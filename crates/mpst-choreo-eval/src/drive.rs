@@ -93,6 +93,9 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Tran
     }
     let addrs: Vec<(RoleName, SocketAddr)> =
         listeners.iter().map(|(n, _, a)| (n.clone(), *a)).collect();
+    // Plaintext by explicit opt-in: every role runs in this process on loopback, and the
+    // evaluation measures the choreographies, not TLS (the examples and tests use mutual
+    // TLS).
     let config = TcpConfig {
         connections_per_peer: 2,
         ..TcpConfig::insecure_plaintext()

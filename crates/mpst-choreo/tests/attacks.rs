@@ -58,7 +58,10 @@ fn frame(wire: &OldWire) -> Bytes {
 
 /// Connects to `addr` and writes `frames` length-delimited, as the old transport did;
 /// keeps the connection open (the returned stream) so that nothing depends on its end.
-async fn stranger(addr: SocketAddr, frames: &[Bytes]) -> FramedWrite<TcpStream, LengthDelimitedCodec> {
+async fn stranger(
+    addr: SocketAddr,
+    frames: &[Bytes],
+) -> FramedWrite<TcpStream, LengthDelimitedCodec> {
     let stream = TcpStream::connect(addr).await.unwrap();
     let mut sink = FramedWrite::new(stream, LengthDelimitedCodec::new());
     for frame in frames {
@@ -104,7 +107,9 @@ where
     X: Send + 'static,
 {
     let keys = keys_of(choreography, n).await;
-    let found = keys.into_iter().find(|(f, t, _)| f.as_str() == from && t.as_str() == to);
+    let found = keys
+        .into_iter()
+        .find(|(f, t, _)| f.as_str() == from && t.as_str() == to);
     found.expect("the choreography has this communication").2
 }
 
@@ -134,22 +139,27 @@ async fn start(
         TcpTransport::start(role, listener, peers, config)
     });
     let started = timeout(LIMIT, futures::future::try_join_all(starting)).await;
-    started.unwrap().unwrap().into_iter().map(Arc::new).collect()
+    started
+        .unwrap()
+        .unwrap()
+        .into_iter()
+        .map(Arc::new)
+        .collect()
 }
 
 /// Runs session `n` of `choreography` at every role over `transports` (in the order of
 /// `Ch::Roles`) and returns each role's result.
-async fn run_all<Ch, X>(
-    endpoints: &[Endpoint],
-    n: u64,
-    choreography: Ch,
-) -> Vec<Result<X>>
+async fn run_all<Ch, X>(endpoints: &[Endpoint], n: u64, choreography: Ch) -> Vec<Result<X>>
 where
     Ch: Choreography<X> + Clone + 'static,
     X: Send + 'static,
 {
-    let runs = endpoints.iter().map(|e| e.run_session(n, choreography.clone()));
-    timeout(LIMIT, futures::future::join_all(runs)).await.unwrap()
+    let runs = endpoints
+        .iter()
+        .map(|e| e.run_session(n, choreography.clone()));
+    timeout(LIMIT, futures::future::join_all(runs))
+        .await
+        .unwrap()
 }
 
 /// What `B` holds after a run of [`Pass`] (the second role's result).
@@ -189,16 +199,33 @@ async fn forge_concurrent_send(claimed: &str) -> (Vec<Result<concurrent_send::Ou
         to: role("S"),
         lanes: 1,
     };
-    let _held = stranger(at_s, &[frame(&hello), frame(&OldWire::Message(forged))]).await;
+    // The stranger writes and closes (ending its connection rather than waiting for the
+    // handshake deadline).
+    let mut sink = stranger(at_s, &[frame(&hello), frame(&OldWire::Message(forged))]).await;
+    let _ = SinkExt::<Bytes>::close(&mut sink).await;
     let transports = start(&deployment, bound, Deployment::tcp).await;
     let endpoints = endpoints(&transports, Config::default());
     let results = run_all(&endpoints, 0, choreography).await;
     let s = &transports[names.iter().position(|r| r.as_str() == "S").unwrap()];
-    let refused = s.stats().connections_refused;
+    let refused = refused_at_least(s, 1).await;
     for t in &transports {
         t.close().await;
     }
     (results, refused)
+}
+
+/// Waits (at most [`LIMIT`]) until `t` has refused `n` connections; how many it refused.
+async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
+    let counted = async {
+        loop {
+            let now = t.stats().await.connections_refused;
+            if now >= n {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    timeout(LIMIT, counted).await.unwrap_or(0)
 }
 
 #[tokio::test]
@@ -224,7 +251,9 @@ async fn stranger_claiming_a_role_outside_the_key_does_not_fail_the_real_message
 
 /// A proxy between a dialler and `to` that records what the dialler writes on each
 /// connection (and forwards both ways, so that any handshake completes).
-async fn recording_proxy(to: SocketAddr) -> (SocketAddr, tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>) {
+async fn recording_proxy(
+    to: SocketAddr,
+) -> (SocketAddr, tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (record, recorded) = tokio::sync::mpsc::unbounded_channel();
@@ -284,7 +313,10 @@ async fn replay_of_recorded_bytes_into_a_fresh_run_binds_nothing() {
     while replays.len() < lanes {
         replays.push(timeout(LIMIT, recorded.recv()).await.unwrap().unwrap());
     }
-    assert!(replays.iter().all(|r| !r.is_empty()), "nothing was recorded");
+    assert!(
+        replays.iter().all(|r| !r.is_empty()),
+        "nothing was recorded"
+    );
     // Run 2, the same deployment afresh: the recorded bytes are replayed into B first.
     let bound = listeners(&names).await;
     let b_addr = bound[1].2;
@@ -298,8 +330,7 @@ async fn replay_of_recorded_bytes_into_a_fresh_run_binds_nothing() {
     let ends = endpoints(&transports, Config::default());
     let results = run_all(&ends, 0, Pass(2)).await;
     assert_eq!(at_b(results), Some(2));
-    let refused = transports[1].stats();
-    assert!(refused.connections_refused + refused.envelopes_refused >= 1, "{refused:?}");
+    assert!(refused_at_least(&transports[1], 1).await >= 1);
 }
 
 #[tokio::test]
@@ -319,7 +350,11 @@ async fn future_session_message_from_a_stranger_is_never_bound() {
         to: role("B"),
         lanes: 1,
     };
-    let _held = stranger(bound[1].2, &[frame(&hello), frame(&OldWire::Message(forged))]).await;
+    let _held = stranger(
+        bound[1].2,
+        &[frame(&hello), frame(&OldWire::Message(forged))],
+    )
+    .await;
     let transports = start(&deployment, bound, Deployment::tcp).await;
     let ends = endpoints(&transports, Config::default());
     for (n, value) in [(0, 10), (1, 11)] {
@@ -356,7 +391,10 @@ async fn stranger_holding_partial_frames_is_closed_after_the_idle_timeout() {
         frame_timeout: Duration::from_millis(300),
         ..TcpConfig::insecure_plaintext()
     };
-    for config in [&short as &dyn Fn(&Deployment, &RoleName) -> TcpConfig, &plaintext] {
+    for config in [
+        &short as &dyn Fn(&Deployment, &RoleName) -> TcpConfig,
+        &plaintext,
+    ] {
         let bound = listeners(&names).await;
         let b_addr = bound[1].2;
         let transports = start(&deployment, bound, config).await;
@@ -374,8 +412,14 @@ async fn stranger_holding_partial_frames_is_closed_after_the_idle_timeout() {
         let mut after = sink.into_inner();
         let _ = after.write_all(&((16u32 << 20) - 1).to_be_bytes()).await;
         let _ = after.write_all(&vec![0u8; 1 << 20]).await;
-        assert!(closed_by_server(&mut before).await, "held before the greeting");
-        assert!(closed_by_server(&mut after).await, "held after the greeting");
+        assert!(
+            closed_by_server(&mut before).await,
+            "held before the greeting"
+        );
+        assert!(
+            closed_by_server(&mut after).await,
+            "held after the greeting"
+        );
         drop(transports);
     }
 }
@@ -439,8 +483,11 @@ async fn stranger_many_connections_are_capped() {
             Some(false) | None => break,
         }
     }
-    assert!(closed >= 42, "only {closed} of 50 idle strangers were closed");
-    assert!(transports[1].stats().connections_refused >= 42);
+    assert!(
+        closed >= 42,
+        "only {closed} of 50 idle strangers were closed"
+    );
+    assert!(refused_at_least(&transports[1], 42).await >= 42);
 }
 
 #[tokio::test]
@@ -466,7 +513,12 @@ async fn a_crashed_peer_fails_pending_receives_at_once_with_the_transport_error_
         std::future::pending::<()>().await;
         drop(a);
     });
-    let b = TcpTransport::start(b_role, b_listener, [(role("A"), a_addr)], deployment.tcp(&role("B")));
+    let b = TcpTransport::start(
+        b_role,
+        b_listener,
+        [(role("A"), a_addr)],
+        deployment.tcp(&role("B")),
+    );
     let b = Arc::new(timeout(LIMIT, b).await.unwrap().unwrap());
     timeout(LIMIT, a_started).await.unwrap().unwrap();
     let config = Config {
@@ -486,7 +538,10 @@ async fn a_crashed_peer_fails_pending_receives_at_once_with_the_transport_error_
 #[test]
 fn a_default_receive_timeout_exists() {
     let timeout = Config::default().recv_timeout;
-    assert!(timeout > Duration::ZERO && timeout <= Duration::from_secs(60), "{timeout:?}");
+    assert!(
+        timeout > Duration::ZERO && timeout <= Duration::from_secs(60),
+        "{timeout:?}"
+    );
 }
 
 #[tokio::test]
@@ -512,4 +567,133 @@ async fn stranger_with_garbage_idle_or_plaintext_connections_changes_nothing() {
     let results = run_all(&ends, 0, Pass(5)).await;
     assert!(results[0].is_ok());
     assert_eq!(at_b(results), Some(5));
+}
+
+#[tokio::test]
+async fn quic_rebinding_a_dead_peers_port_is_refused() {
+    use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
+    let names = [role("A"), role("B"), role("C")];
+    let deployment = Deployment::new(&names);
+    let sa = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sb = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
+    // A runs on a runtime of its own, which the test shuts down: A dies.
+    let a_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ia = deployment.identity(&role("A"));
+    let a = a_runtime.spawn(async move {
+        let peers = [(role("B"), ab)];
+        let a = QuicTransport::start(
+            role("A"),
+            sa,
+            &ia,
+            common::PROGRAM,
+            peers,
+            QuicConfig::default(),
+        );
+        let a = a.await.unwrap();
+        std::future::pending::<()>().await;
+        drop(a);
+    });
+    let ib = deployment.identity(&role("B"));
+    let b = QuicTransport::start(
+        role("B"),
+        sb,
+        &ib,
+        common::PROGRAM,
+        [(role("A"), aa)],
+        QuicConfig::default(),
+    );
+    let b = timeout(LIMIT, b).await.unwrap().unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    a_runtime.shutdown_background();
+    drop(a);
+    // A stranger takes A's port: first with a certificate naming A from a CA of its own,
+    // then with a real certificate of the deployment for C, a role that is no peer of B.
+    let other = Deployment::new(&names);
+    let attempts = [other.identity(&role("A")), deployment.identity(&role("C"))];
+    for (i, identity) in attempts.iter().enumerate() {
+        let socket = timeout(LIMIT, async {
+            loop {
+                match std::net::UdpSocket::bind(aa) {
+                    Ok(socket) => return socket,
+                    Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                }
+            }
+        });
+        let socket = socket.await.unwrap();
+        let claimed = if i == 0 { role("A") } else { role("C") };
+        let config = QuicConfig {
+            connect_deadline: Duration::from_secs(2),
+            linger: Duration::ZERO,
+            ..QuicConfig::default()
+        };
+        let stranger = QuicTransport::start(
+            claimed,
+            socket,
+            identity,
+            common::PROGRAM,
+            [(role("B"), ab)],
+            config,
+        );
+        let started = timeout(LIMIT, stranger).await.unwrap();
+        if let Ok(stranger) = started {
+            // Its handshake may complete on its side; B must still admit nothing from it.
+            let forged = Envelope {
+                from: role("A"),
+                to: role("B"),
+                key: Key::new(Site::from_id(1), Token::session(0)),
+                payload: vec![1],
+            };
+            let _ = stranger.send(forged).await;
+            stranger.close(Duration::ZERO).await;
+        }
+        let counted = async {
+            while b.connections_refused() < i as u64 + 1 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        timeout(LIMIT, counted).await.unwrap();
+    }
+    // B reported the refusals by address, and bound nothing.
+    let mut reports = Vec::new();
+    while let Ok(Some(item)) = timeout(Duration::from_millis(200), incoming.next()).await {
+        reports.push(item);
+    }
+    assert!(reports.iter().all(|r| r.is_err()), "{reports:?}");
+}
+
+#[tokio::test]
+async fn an_envelope_naming_another_sender_is_refused_counted_and_the_real_one_binds() {
+    let names = <Roles![A, B]>::names();
+    let key = key_from(Pass(0), 0, "A", "B").await;
+    let transport = Arc::new(InMemory::new(names));
+    let b = Endpoint::new(transport.clone(), role("B")).unwrap();
+    let a = Endpoint::new(transport.clone(), role("A")).unwrap();
+    let b = Arc::new(b);
+    let waiting = tokio::spawn({
+        let b = b.clone();
+        async move { b.run(Pass(0)).await }
+    });
+    // B claims its key first; then Mallory's envelope with that key arrives.
+    while b.stats().keys_held == 0 {
+        tokio::task::yield_now().await;
+    }
+    let forged = Envelope {
+        from: RoleName::new("Mallory"),
+        to: role("B"),
+        key,
+        payload: postcard::to_stdvec(&666u32).unwrap(),
+    };
+    transport.send(forged).await.unwrap();
+    while b.stats().wrong_sender_refused == 0 {
+        tokio::task::yield_now().await;
+    }
+    timeout(LIMIT, a.run(Pass(9))).await.unwrap().unwrap();
+    let got = timeout(LIMIT, waiting).await.unwrap().unwrap().unwrap();
+    assert_eq!(got.into_local(), Some(9));
+    assert_eq!(b.stats().wrong_sender_refused, 1);
 }

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde::Serialize;
 #[cfg(feature = "quic")]
 use serde::Deserialize;
+use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
@@ -115,6 +115,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
 }
 
 /// The encoding of `wire`, checked against the frame-size limit.
+#[cfg(feature = "quic")]
 pub(crate) fn encode<W: Serialize>(
     peer: &RoleName,
     wire: &W,

@@ -1,177 +1,204 @@
-//! The accepting side of the TCP transport: a cap on connections being set up and on
-//! connections held, a deadline for each set-up, back-off when `accept()` fails (a full
-//! file-descriptor table), and one reader per lane that refuses what its authenticated
-//! peer may not send (another sender, another run) and closes a lane whose frame stalls.
+//! The accepting side of the TCP transport: takes the lanes `mpst-wire`'s acceptor has
+//! set up (it owns the handshake deadlines, the cap on handshakes and the back-off on
+//! failed `accept()` calls), caps the lanes held, and reads each one: envelopes that its
+//! authenticated peer may not send (another sender, another run) are refused and
+//! counted, and a lane whose frame stalls is closed.
 
-use std::collections::HashSet;
 use std::io::ErrorKind;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use mpst_wire::{
+    AcceptStats, Acceptor, Application, Connection, FrameCodec, FrameError, Peer, WireError,
+    WireErrorKind,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
-use super::setup::{self, Conn, Expect, Frame};
-use crate::net::{Arrivals, Delivery, decode_error, io_error};
+use super::{TcpConfig, TcpStats};
+use crate::net::{Arrivals, Delivery, decode_error};
 use crate::role::RoleName;
-use crate::transport::{TransportCause, TransportError};
+use crate::transport::{Envelope, TransportCause, TransportError};
 
-/// What the acceptor counts (see [`super::TcpStats`]).
-#[derive(Default)]
-pub(super) struct Counters {
-    pub(super) connections_refused: AtomicU64,
-    pub(super) envelopes_refused: AtomicU64,
-    pub(super) accept_errors: AtomicU64,
+/// The most lanes a peer may announce.
+pub(super) const MAX_LANES: u32 = 1024;
+
+/// What travels on a lane once `mpst-wire` has set it up.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) enum Frame {
+    /// One message, tagged with the lane's run (from its set-up's nonces).
+    Message {
+        /// The lane's run.
+        run: u64,
+        /// The message.
+        envelope: Envelope,
+    },
+    /// The sender will send nothing more on this lane.
+    Bye {
+        /// The lane's run.
+        run: u64,
+    },
 }
 
-/// Everything the acceptor and its readers share.
+/// The hello's application field: how many lanes the dialler opens.
+pub(super) struct Lanes(pub(super) u32);
+
+impl Application for Lanes {
+    fn field(&self, _peer: &str) -> Vec<u8> {
+        self.0.to_le_bytes().to_vec()
+    }
+
+    fn check(&self, _peer: &str, field: &[u8]) -> Result<(), String> {
+        lanes_in(field).map(drop)
+    }
+}
+
+fn lanes_in(field: &[u8]) -> Result<u32, String> {
+    let lanes = <[u8; 4]>::try_from(field)
+        .map(u32::from_le_bytes)
+        .map_err(|_| format!("a lane count of {} bytes, not 4", field.len()))?;
+    if (1..=MAX_LANES).contains(&lanes) {
+        Ok(lanes)
+    } else {
+        Err(format!("{lanes} lanes, not 1 to {MAX_LANES}"))
+    }
+}
+
+/// A request for the acceptor's counts.
+pub(super) type StatsRequest = oneshot::Sender<AcceptStats>;
+
+/// Everything the readers share.
 pub(super) struct Ctx {
-    pub(super) role: RoleName,
-    pub(super) program: String,
-    pub(super) peers: HashSet<RoleName>,
-    pub(super) max_frame_len: usize,
-    pub(super) handshake_timeout: Duration,
-    pub(super) frame_timeout: Duration,
-    pub(super) delivery: Delivery,
-    pub(super) arrivals: Arrivals,
-    pub(super) counters: Arc<Counters>,
-    pub(super) handshakes: Arc<Semaphore>,
-    pub(super) connections: Arc<Semaphore>,
+    role: RoleName,
+    max_frame_len: usize,
+    frame_timeout: Duration,
+    delivery: Delivery,
+    arrivals: Arrivals,
+    held: Arc<Semaphore>,
+    over_held: AtomicU64,
+    envelopes_refused: AtomicU64,
 }
 
-/// Exponential back-off between failed `accept()` calls: from `min`, doubling, at most
-/// `max`; reset by a success.
-#[derive(Debug)]
-pub(crate) struct Backoff {
-    min: Duration,
-    max: Duration,
-    next: Duration,
-}
-
-impl Backoff {
-    pub(crate) fn new(min: Duration, max: Duration) -> Self {
-        Backoff {
-            min,
-            max,
-            next: min,
+impl Ctx {
+    pub(super) fn new(
+        role: RoleName,
+        config: &TcpConfig,
+        delivery: Delivery,
+        arrivals: Arrivals,
+        held: Arc<Semaphore>,
+    ) -> Self {
+        Ctx {
+            role,
+            max_frame_len: config.max_frame_len,
+            frame_timeout: config.frame_timeout,
+            delivery,
+            arrivals,
+            held,
+            over_held: AtomicU64::new(0),
+            envelopes_refused: AtomicU64::new(0),
         }
     }
 
-    /// The pause before the next attempt; doubles the one after it.
-    pub(crate) fn pause(&mut self) -> Duration {
-        let pause = self.next;
-        self.next = (self.next * 2).min(self.max);
-        pause
-    }
-
-    pub(crate) fn reset(&mut self) {
-        self.next = self.min;
-    }
-}
-
-/// Accepts connections until aborted.
-pub(super) async fn accept(listener: TcpListener, ctx: Arc<Ctx>) {
-    let mut backoff = Backoff::new(Duration::from_millis(5), Duration::from_secs(1));
-    loop {
-        match listener.accept().await {
-            Ok((stream, addr)) => {
-                backoff.reset();
-                let permits = (
-                    ctx.handshakes.clone().try_acquire_owned(),
-                    ctx.connections.clone().try_acquire_owned(),
-                );
-                let (Ok(handshake), Ok(held)) = permits else {
-                    // Over a cap: closed at once, counted, not reported one by one.
-                    ctx.counters
-                        .connections_refused
-                        .fetch_add(1, Ordering::Relaxed);
-                    drop(stream);
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                let conn = Framed::new(Box::new(stream) as Box<dyn setup::Stream>, setup::codec());
-                tokio::spawn(connection(conn, addr, ctx.clone(), handshake, held));
-            }
-            Err(e) => {
-                let pause = backoff.pause();
-                accept_failed(&ctx, &e, pause);
-                tokio::time::sleep(pause).await;
-            }
+    /// The transport's counts, with the acceptor's.
+    pub(super) fn stats(&self, accepted: AcceptStats) -> TcpStats {
+        TcpStats {
+            connections_refused: accepted.refused
+                + accepted.failed
+                + accepted.over_cap
+                + self.over_held.load(Ordering::Relaxed),
+            envelopes_refused: self.envelopes_refused.load(Ordering::Relaxed),
+            accept_errors: accepted.accept_errors,
         }
     }
 }
 
-/// Counts a failed `accept()` and reports it (at most once per back-off pause).
-fn accept_failed(ctx: &Ctx, e: &std::io::Error, pause: Duration) {
-    ctx.counters.accept_errors.fetch_add(1, Ordering::Relaxed);
-    let message = format!("accepting failed ({e}); next attempt in {pause:?}");
-    let _ = ctx.delivery.send(Err(io_error(&ctx.role, e.kind(), message)));
+/// The transport error of a `mpst-wire` failure: about the role when it is proved or
+/// expected, about the remote address otherwise (never the role a stranger claimed).
+pub(super) fn wire_error(error: WireError) -> TransportError {
+    let peer = match &error.peer {
+        Peer::Authenticated(role) | Peer::Expected(role) | Peer::Local(role) => {
+            RoleName::new(role.clone())
+        }
+        Peer::Unauthenticated { address, .. } => RoleName::new(format!("the peer at {address}")),
+    };
+    let text = error.kind.to_string();
+    let cause = match error.kind {
+        WireErrorKind::Refused(_) | WireErrorKind::Refusing(_) | WireErrorKind::Tls(_) => {
+            TransportCause::Refused(text)
+        }
+        WireErrorKind::Io(e) => TransportCause::Io(e),
+        WireErrorKind::NotConnected { .. } | WireErrorKind::HandshakeTimeout(_) => {
+            TransportCause::Io(std::io::Error::new(ErrorKind::TimedOut, text))
+        }
+        _ => TransportCause::Unavailable(text),
+    };
+    TransportError::new(peer, cause)
 }
 
-/// The remote end of a connection not (yet) authenticated: its address only.
-fn stranger(addr: SocketAddr) -> RoleName {
-    RoleName::new(format!("the peer at {addr}"))
-}
-
-/// Sets one connection up within the handshake deadline, then reads it.
-async fn connection(
-    mut conn: Conn,
-    addr: SocketAddr,
+/// Takes set-up lanes from `acceptor` until aborted, answering requests for its counts.
+pub(super) async fn take(
+    mut acceptor: Acceptor,
     ctx: Arc<Ctx>,
-    handshake: OwnedSemaphorePermit,
-    _held: OwnedSemaphorePermit,
+    mut requests: mpsc::UnboundedReceiver<StatsRequest>,
 ) {
-    let expect = Expect {
-        role: &ctx.role,
-        program: &ctx.program,
-        peers: &ctx.peers,
-    };
-    let greeted = tokio::time::timeout(ctx.handshake_timeout, setup::greet(&mut conn, &expect));
-    let greeted = match greeted.await {
-        Ok(greeted) => greeted,
-        Err(_) => Err(format!("no greeting within {:?}", ctx.handshake_timeout)),
-    };
-    drop(handshake);
-    let (peer, lanes, run) = match greeted {
-        Ok(greeted) => greeted,
-        Err(reason) => {
-            ctx.counters
-                .connections_refused
-                .fetch_add(1, Ordering::Relaxed);
-            let refused = TransportError::new(stranger(addr), TransportCause::Refused(reason));
-            let _ = ctx.delivery.send(Err(refused));
-            return;
+    loop {
+        tokio::select! {
+            connection = acceptor.next() => match connection {
+                Some(connection) => lane(connection, &ctx),
+                None => return,
+            },
+            Some(request) = requests.recv() => {
+                let _ = request.send(acceptor.stats());
+            }
         }
-    };
-    setup::set_limit(&mut conn, ctx.max_frame_len);
-    ctx.arrivals.arrived(&peer, lanes);
-    if let Err(failure) = read(&mut conn, &peer, run, &ctx).await {
-        let _ = ctx.delivery.send(Err(failure));
     }
 }
 
-/// The next frame of `conn`; a frame that has begun must be whole within `timeout`
+/// Starts reading one set-up lane, unless too many are held already.
+fn lane(connection: Connection, ctx: &Arc<Ctx>) {
+    let Ok(permit) = ctx.held.clone().try_acquire_owned() else {
+        ctx.over_held.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let run = connection.run_id().as_u64();
+    let Ok(lanes) = lanes_in(connection.peer_field()) else {
+        // The acceptor checked the field already.
+        ctx.over_held.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let peer = RoleName::new(connection.peer_role());
+    let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_len);
+    ctx.arrivals.arrived(&peer, lanes);
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        if let Err(failure) = read(&mut framed, &peer, run, &ctx).await {
+            let _ = ctx.delivery.send(Err(failure));
+        }
+        drop(permit);
+    });
+}
+
+type Lane = Framed<mpst_wire::Stream, FrameCodec<Frame>>;
+
+/// The next frame of `lane`; a frame that has begun must be whole within `timeout`
 /// (between frames a lane may be idle for as long as it likes).
-async fn next_frame(
-    conn: &mut Conn,
-    timeout: Duration,
-) -> Option<Result<bytes::BytesMut, std::io::Error>> {
+async fn next_frame(lane: &mut Lane, timeout: Duration) -> Option<Result<Frame, FrameError>> {
     let tick = (timeout / 4).max(Duration::from_millis(10));
     let mut began: Option<Instant> = None;
     loop {
-        match tokio::time::timeout(tick, conn.next()).await {
+        match tokio::time::timeout(tick, lane.next()).await {
             Ok(item) => return item,
-            Err(_) if conn.read_buffer().is_empty() => began = None,
+            Err(_) if lane.read_buffer().is_empty() => began = None,
             Err(_) => {
                 let began = *began.get_or_insert_with(Instant::now);
                 if began.elapsed() + tick > timeout {
                     let message = format!("a frame stalled for longer than {timeout:?}");
-                    return Some(Err(std::io::Error::new(ErrorKind::TimedOut, message)));
+                    let stalled = std::io::Error::new(ErrorKind::TimedOut, message);
+                    return Some(Err(FrameError::Io(stalled)));
                 }
             }
         }
@@ -179,40 +206,26 @@ async fn next_frame(
 }
 
 /// Reads one lane of `peer` until its goodbye. Envelopes from another sender or to
-/// another role are refused and counted; a frame of another run (a replay) ends the lane.
-async fn read(conn: &mut Conn, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
+/// another role are refused and counted; a frame of another run ends the lane.
+async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
+    let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     loop {
-        let frame = match next_frame(conn, ctx.frame_timeout).await {
+        let frame = match next_frame(lane, ctx.frame_timeout).await {
             Some(Ok(frame)) => frame,
-            Some(Err(e)) if e.kind() == ErrorKind::InvalidData => {
-                return Err(io_error(peer, e.kind(), format!("bad frame: {e}")));
-            }
-            Some(Err(e)) => {
-                let lost = format!("the connection failed: {e}");
-                return Err(TransportError::new(peer.clone(), TransportCause::Lost(lost)));
-            }
-            None => {
-                let lost = "the connection closed without a goodbye".to_string();
-                return Err(TransportError::new(peer.clone(), TransportCause::Lost(lost)));
-            }
-        };
-        let frame = match postcard::from_bytes::<Frame>(&frame) {
-            Ok(frame) => frame,
-            Err(e) => {
-                let message = format!("undecodable frame of {} bytes: {e}", frame.len());
-                return Err(decode_error(peer, message));
-            }
+            Some(Err(FrameError::Io(e))) => return Err(lost(format!("the lane failed: {e}"))),
+            Some(Err(e @ FrameError::Truncated { .. })) => return Err(lost(e.to_string())),
+            Some(Err(e)) => return Err(decode_error(peer, e.to_string())),
+            None => return Err(lost("the connection closed without a goodbye".into())),
         };
         match frame {
             Frame::Message { run: r, .. } | Frame::Bye { run: r } if r != run => {
-                ctx.counters.envelopes_refused.fetch_add(1, Ordering::Relaxed);
-                let message = "a frame of another run (replayed bytes?)";
-                return Err(decode_error(peer, message));
+                ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
+                return Err(decode_error(peer, "a frame of another run"));
             }
             Frame::Bye { .. } => return Ok(()),
             Frame::Message { envelope, .. } => {
                 if envelope.from != *peer || envelope.to != ctx.role {
-                    ctx.counters.envelopes_refused.fetch_add(1, Ordering::Relaxed);
+                    ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
                 if ctx.delivery.send(Ok(envelope)).is_err() {
@@ -228,11 +241,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_to_its_cap_and_resets() {
-        let mut backoff = Backoff::new(Duration::from_millis(5), Duration::from_secs(1));
-        let pauses: Vec<u128> = (0..10).map(|_| backoff.pause().as_millis()).collect();
-        assert_eq!(pauses, [5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
-        backoff.reset();
-        assert_eq!(backoff.pause(), Duration::from_millis(5));
+    fn lane_counts_are_four_bytes_within_bounds() {
+        assert_eq!(lanes_in(&4u32.to_le_bytes()), Ok(4));
+        assert!(lanes_in(&0u32.to_le_bytes()).is_err());
+        assert!(lanes_in(&5000u32.to_le_bytes()).is_err());
+        assert!(lanes_in(&[1, 0]).unwrap_err().contains("2 bytes"));
     }
 }
