@@ -3,7 +3,7 @@
 //! child process attacks it over loopback:
 //!
 //! ```text
-//! hostile_rss unclaimed   an authenticated peer A sends 50,000 envelopes of 2 KiB for
+//! hostile_rss unclaimed N an authenticated peer A sends N envelopes of 2 KiB for
 //!                         sessions that never start to B (mutual TLS)
 //! hostile_rss partial     24 connections each send 16 MiB - 1 bytes of a 16 MiB frame
 //!                         and stall: after a plaintext set-up claiming A (the worst
@@ -24,7 +24,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 const PROGRAM: &str = "hostile_rss";
-const ENVELOPES: u64 = 50_000;
 const CONNECTIONS: usize = 24;
 const FRAME: u32 = 16 << 20;
 
@@ -74,7 +73,7 @@ async fn wait_until(mut done: impl FnMut() -> bool, limit: Duration) -> bool {
     true
 }
 
-async fn unclaimed() {
+async fn unclaimed(envelopes: u64) {
     let dir = certs();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let b_addr = listener.local_addr().unwrap();
@@ -82,6 +81,7 @@ async fn unclaimed() {
         "attack-unclaimed".into(),
         b_addr.to_string(),
         dir.display().to_string(),
+        envelopes.to_string(),
     ];
     let (mut child, mut lines) = attacker(&args);
     let a_addr = lines
@@ -105,11 +105,11 @@ async fn unclaimed() {
     report("baseline");
     let filed = || {
         let stats = endpoint.stats();
-        stats.keys_held as u64 + stats.unclaimed_dropped >= ENVELOPES
+        stats.keys_held as u64 + stats.unclaimed_dropped >= envelopes
     };
     wait_until(filed, Duration::from_secs(120)).await;
     let stats = endpoint.stats();
-    report("after-50000-envelopes");
+    report(&format!("after-{envelopes}-envelopes"));
     println!(
         "keys_held {} unclaimed_dropped {}",
         stats.keys_held, stats.unclaimed_dropped
@@ -121,7 +121,7 @@ async fn unclaimed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-async fn attack_unclaimed(b_addr: &str, dir: &str) {
+async fn attack_unclaimed(b_addr: &str, dir: &str, envelopes: u64) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     println!("{}", listener.local_addr().unwrap());
     let config = TcpConfig::mutual_tls(PROGRAM, identity(dir.as_ref(), "A"));
@@ -129,7 +129,7 @@ async fn attack_unclaimed(b_addr: &str, dir: &str) {
     let a = TcpTransport::start(RoleName::from("A"), listener, peers, config)
         .await
         .unwrap();
-    for n in 0..ENVELOPES {
+    for n in 0..envelopes {
         let envelope = Envelope {
             from: RoleName::from("A"),
             to: RoleName::from("B"),
@@ -223,9 +223,13 @@ async fn attack_partial(b_addr: &str, mode: &str) {
     println!("written {CONNECTIONS}");
     let mut closed = 0;
     for stream in &mut streams {
-        let mut byte = [0u8; 1];
-        let read = tokio::io::AsyncReadExt::read(stream, &mut byte);
-        if let Ok(Ok(0) | Err(_)) = tokio::time::timeout(Duration::from_secs(60), read).await {
+        let mut sink = Vec::new();
+        let read = tokio::io::AsyncReadExt::read_to_end(stream, &mut sink);
+        // Closed (with or without a TLS alert first) within a minute.
+        if tokio::time::timeout(Duration::from_secs(60), read)
+            .await
+            .is_ok()
+        {
             closed += 1;
         }
     }
@@ -236,13 +240,13 @@ async fn attack_partial(b_addr: &str, mode: &str) {
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["unclaimed"] => unclaimed().await,
+        ["unclaimed", n] => unclaimed(n.parse().expect("a number of envelopes")).await,
         ["partial"] => {
             partial(false).await;
             partial(true).await;
         }
-        ["attack-unclaimed", b, dir] => attack_unclaimed(b, dir).await,
+        ["attack-unclaimed", b, dir, n] => attack_unclaimed(b, dir, n.parse().unwrap()).await,
         ["attack-partial", b, mode] => attack_partial(b, mode).await,
-        _ => eprintln!("usage: hostile_rss unclaimed|partial"),
+        _ => eprintln!("usage: hostile_rss unclaimed N | partial"),
     }
 }

@@ -697,3 +697,40 @@ async fn an_envelope_naming_another_sender_is_refused_counted_and_the_real_one_b
     assert_eq!(got.into_local(), Some(9));
     assert_eq!(b.stats().wrong_sender_refused, 1);
 }
+
+/// The hello's application field of a one-lane dialler.
+struct OneLane;
+
+impl mpst_wire::Application for OneLane {
+    fn field(&self, _peer: &str) -> Vec<u8> {
+        1u32.to_le_bytes().to_vec()
+    }
+}
+
+#[tokio::test]
+async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
+    let names = <Roles![A, B]>::names();
+    let deployment = Deployment::new(&names);
+    let one_lane = |_: &Deployment, _: &RoleName| TcpConfig {
+        connections_per_peer: 1,
+        program: common::PROGRAM.into(),
+        ..TcpConfig::insecure_plaintext()
+    };
+    let bound = listeners(&names).await;
+    let b_addr = bound[1].2.to_string();
+    let transports = start(&deployment, bound, one_lane).await;
+    // In plaintext anyone can claim A; A already holds one of its two lanes.
+    let config = mpst_wire::WireConfig::new(common::PROGRAM, "A")
+        .peer("B", b_addr.clone())
+        .insecure_plaintext();
+    let node = mpst_wire::Node::new(config)
+        .unwrap()
+        .with_application(OneLane);
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        if let Ok(connection) = node.dial_at("B", &b_addr, None).await {
+            held.push(connection);
+        }
+    }
+    assert!(refused_at_least(&transports[1], 4).await >= 4);
+}

@@ -42,18 +42,23 @@ pub(crate) enum Wire {
     Bye,
 }
 
-/// Where transport tasks deliver what arrives (and errors) to the role.
-pub(crate) type Delivery = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
+/// Where transport tasks deliver what arrives (and errors) to the role: bounded, so a
+/// peer faster than the endpoint is held back (its connection stops being read) instead
+/// of queueing without limit.
+pub(crate) type Delivery = mpsc::Sender<Result<Envelope, TransportError>>;
+
+/// How many envelopes (and errors) may wait between the transport and the endpoint.
+pub(crate) const DELIVERY_CAPACITY: usize = 1024;
 
 /// A role's incoming stream, until its endpoint takes it.
 pub(crate) struct IncomingSlot {
     role: RoleName,
-    rx: Mutex<Option<mpsc::UnboundedReceiver<Result<Envelope, TransportError>>>>,
+    rx: Mutex<Option<mpsc::Receiver<Result<Envelope, TransportError>>>>,
 }
 
 impl IncomingSlot {
     pub(crate) fn new(role: RoleName) -> (Delivery, Self) {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(DELIVERY_CAPACITY);
         let rx = Mutex::new(Some(rx));
         (tx, IncomingSlot { role, rx })
     }

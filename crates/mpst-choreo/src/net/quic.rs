@@ -241,7 +241,7 @@ impl QuicTransport {
                         stream.finish().map_err(|e| lost(&peer, &e))
                     };
                     if let Err(e) = said.await {
-                        let _ = delivery.send(Err(e));
+                        let _ = delivery.send(Err(e)).await;
                         return;
                     }
                     let _ = tokio::time::timeout(linger, connection.closed()).await;
@@ -335,7 +335,7 @@ impl QuicTransport {
                 }
             };
             if let Err(e) = sent.await {
-                let _ = delivery.send(Err(e));
+                let _ = delivery.send(Err(e)).await;
             }
         });
         Ok(())
@@ -365,7 +365,8 @@ impl Admission {
         self.refused.fetch_add(1, Ordering::Relaxed);
         let stranger = RoleName::new(format!("the peer at {from}"));
         let refused = TransportError::new(stranger, TransportCause::Refused(why));
-        let _ = delivery.send(Err(refused));
+        // Counted; the report is dropped when the endpoint is behind.
+        let _ = delivery.try_send(Err(refused));
     }
 }
 
@@ -419,8 +420,9 @@ async fn serve(
                     Ok(stream) => stream,
                     Err(ConnectionError::LocallyClosed) => return,
                     Err(e) => {
-                        let message = format!("connection lost before the goodbye: {e}");
-                        let _ = delivery.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
+                        let lost = format!("connection lost before the goodbye: {e}");
+                        let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
+                        let _ = delivery.send(Err(lost)).await;
                         return;
                     }
                 };
@@ -469,6 +471,6 @@ async fn read(
             format!("bad stream: {e}"),
         )),
     };
-    let _ = delivery.send(received);
+    let _ = delivery.send(received).await;
     false
 }

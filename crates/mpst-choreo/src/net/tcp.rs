@@ -98,6 +98,8 @@ pub struct TcpConfig {
     /// Connections being set up at once; more are closed at once and counted as refused.
     pub max_handshakes: usize,
     /// Set-up connections held at once; more are closed at once and counted as refused.
+    /// Besides, a peer may hold at most twice `connections_per_peer` lanes open (every
+    /// role should use the same `connections_per_peer`).
     pub max_connections: usize,
     /// Holds chosen envelopes back before they are written (fault injection for tests).
     pub hold: Option<Hold>,
@@ -419,26 +421,24 @@ async fn write(
     run: u64,
     delivery: Delivery,
 ) {
-    let failed = |e: std::io::Error| {
+    let written = async {
+        while let Some((hold, frame)) = queue.recv().await {
+            if let Some(hold) = hold {
+                sink.flush().await?;
+                hold.await;
+            }
+            sink.write_all(&frame).await?;
+            if queue.is_empty() {
+                sink.flush().await?;
+            }
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    if let Err(e) = written.await {
         let lost = format!("write failed: {e}");
         let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
-        let _ = delivery.send(Err(lost));
-    };
-    while let Some((hold, frame)) = queue.recv().await {
-        if let Some(hold) = hold {
-            if let Err(e) = sink.flush().await {
-                return failed(e);
-            }
-            hold.await;
-        }
-        if let Err(e) = sink.write_all(&frame).await {
-            return failed(e);
-        }
-        if queue.is_empty() {
-            if let Err(e) = sink.flush().await {
-                return failed(e);
-            }
-        }
+        let _ = delivery.send(Err(lost)).await;
+        return;
     }
     if let Ok(bye) = mpst_wire::codec::encode_frame(&Frame::Bye { run }, usize::MAX) {
         let _ = sink.write_all(&bye).await;

@@ -4,9 +4,10 @@
 //! authenticated peer may not send (another sender, another run) are refused and
 //! counted, and a lane whose frame stalls is closed.
 
+use std::collections::HashMap;
 use std::io::ErrorKind;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -79,6 +80,9 @@ pub(super) struct Ctx {
     delivery: Delivery,
     arrivals: Arrivals,
     held: Arc<Semaphore>,
+    /// Open lanes per peer, at most `max_lanes` each.
+    live: Mutex<HashMap<RoleName, u32>>,
+    max_lanes: u32,
     over_held: AtomicU64,
     envelopes_refused: AtomicU64,
 }
@@ -98,6 +102,10 @@ impl Ctx {
             delivery,
             arrivals,
             held,
+            live: Mutex::default(),
+            // Twice the lanes a peer opens: room for a lane closing while its successor
+            // opens, never a flood of lanes claiming one role.
+            max_lanes: 2 * config.connections_per_peer.clamp(1, MAX_LANES as usize) as u32,
             over_held: AtomicU64::new(0),
             envelopes_refused: AtomicU64::new(0),
         }
@@ -171,15 +179,40 @@ fn lane(connection: Connection, ctx: &Arc<Ctx>) {
         return;
     };
     let peer = RoleName::new(connection.peer_role());
+    if !ctx.open_lane(&peer) {
+        ctx.over_held.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
     let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_len);
     ctx.arrivals.arrived(&peer, lanes);
     let ctx = ctx.clone();
     tokio::spawn(async move {
         if let Err(failure) = read(&mut framed, &peer, run, &ctx).await {
-            let _ = ctx.delivery.send(Err(failure));
+            let _ = ctx.delivery.send(Err(failure)).await;
         }
+        ctx.close_lane(&peer);
         drop(permit);
     });
+}
+
+impl Ctx {
+    /// Counts a lane of `peer` open, unless it has as many as it may.
+    fn open_lane(&self, peer: &RoleName) -> bool {
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let open = live.entry(peer.clone()).or_insert(0);
+        if *open >= self.max_lanes {
+            return false;
+        }
+        *open += 1;
+        true
+    }
+
+    fn close_lane(&self, peer: &RoleName) {
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(open) = live.get_mut(peer) {
+            *open = open.saturating_sub(1);
+        }
+    }
 }
 
 type Lane = Framed<mpst_wire::Stream, FrameCodec<Frame>>;
@@ -228,7 +261,7 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                     ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
-                if ctx.delivery.send(Ok(envelope)).is_err() {
+                if ctx.delivery.send(Ok(envelope)).await.is_err() {
                     return Ok(());
                 }
             }
