@@ -218,7 +218,7 @@ async fn forge_concurrent_send(claimed: &str) -> (Vec<Result<concurrent_send::Ou
 async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
     let counted = async {
         loop {
-            let now = t.stats().await.connections_refused;
+            let now = t.stats().connections_refused;
             if now >= n {
                 return now;
             }

@@ -50,7 +50,7 @@ async fn fd_exhaustion_accept_errors_back_off() {
     let connecting = tokio::spawn(client.connect(ab));
     // For a second, B's acceptor can take nothing: its failures are paced, not a spin.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let errors = b.stats().await.accept_errors;
+    let errors = b.stats().accept_errors;
     drop(held);
     assert!(
         errors >= 1,

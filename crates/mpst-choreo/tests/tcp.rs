@@ -145,7 +145,7 @@ async fn raw(addr: std::net::SocketAddr, frames: &[&[u8]]) {
 async fn refused(t: &TcpTransport, n: u64) -> u64 {
     let counted = async {
         loop {
-            let now = t.stats().await.connections_refused;
+            let now = t.stats().connections_refused;
             if now >= n {
                 return now;
             }

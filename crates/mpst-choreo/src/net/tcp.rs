@@ -58,10 +58,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use mpst_wire::{Expected, Identity, Node, Security, WireConfig};
+use mpst_wire::{AcceptStats, Expected, Identity, Node, Security, WireConfig};
 use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, io_error};
@@ -70,7 +70,7 @@ use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportE
 
 mod accept;
 
-use accept::{Ctx, Frame, Lanes as LaneCount, StatsRequest, wire_error};
+use accept::{Ctx, Frame, Lanes as LaneCount, wire_error};
 
 /// How a [`TcpTransport`] connects and what it accepts.
 #[derive(Clone)]
@@ -200,7 +200,7 @@ pub struct TcpTransport {
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
     connect_deadline: Duration,
-    stats: mpsc::UnboundedSender<StatsRequest>,
+    accepted: watch::Receiver<AcceptStats>,
     ctx: Arc<Ctx>,
 }
 
@@ -262,8 +262,8 @@ impl TcpTransport {
             arrivals.clone(),
             Arc::new(Semaphore::new(config.max_connections.max(1))),
         ));
-        let (stats, requests) = mpsc::unbounded_channel();
-        let acceptor = tokio::spawn(accept::take(accepting, ctx.clone(), requests));
+        let accepted = accepting.watch_stats();
+        let acceptor = tokio::spawn(accept::take(accepting, ctx.clone()));
         let deadline = mpst_wire::deadline_after(config.connect_deadline);
         let mut peer_names = Vec::new();
         let mut lanes_of = HashMap::new();
@@ -306,7 +306,7 @@ impl TcpTransport {
             arrivals,
             peer_names,
             connect_deadline: config.connect_deadline,
-            stats,
+            accepted,
             ctx,
         })
     }
@@ -322,12 +322,8 @@ impl TcpTransport {
     }
 
     /// What this transport has refused so far.
-    pub async fn stats(&self) -> TcpStats {
-        let (reply, answer) = oneshot::channel();
-        let accepted = match self.stats.send(reply) {
-            Ok(()) => answer.await.unwrap_or_default(),
-            Err(_) => Default::default(),
-        };
+    pub fn stats(&self) -> TcpStats {
+        let accepted = *self.accepted.borrow();
         self.ctx.stats(accepted)
     }
 

@@ -16,7 +16,7 @@ use mpst_wire::{
     WireErrorKind,
 };
 use serde::{Deserialize, Serialize};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
@@ -68,9 +68,6 @@ fn lanes_in(field: &[u8]) -> Result<u32, String> {
         Err(format!("{lanes} lanes, not 1 to {MAX_LANES}"))
     }
 }
-
-/// A request for the acceptor's counts.
-pub(super) type StatsRequest = oneshot::Sender<AcceptStats>;
 
 /// Everything the readers share.
 pub(super) struct Ctx {
@@ -147,22 +144,10 @@ pub(super) fn wire_error(error: WireError) -> TransportError {
     TransportError::new(peer, cause)
 }
 
-/// Takes set-up lanes from `acceptor` until aborted, answering requests for its counts.
-pub(super) async fn take(
-    mut acceptor: Acceptor,
-    ctx: Arc<Ctx>,
-    mut requests: mpsc::UnboundedReceiver<StatsRequest>,
-) {
-    loop {
-        tokio::select! {
-            connection = acceptor.next() => match connection {
-                Some(connection) => lane(connection, &ctx),
-                None => return,
-            },
-            Some(request) = requests.recv() => {
-                let _ = request.send(acceptor.stats());
-            }
-        }
+/// Takes set-up lanes from `acceptor` until aborted.
+pub(super) async fn take(mut acceptor: Acceptor, ctx: Arc<Ctx>) {
+    while let Some(connection) = acceptor.next().await {
+        lane(connection, &ctx);
     }
 }
 
