@@ -26,7 +26,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::timeout;
 use tokio_util::codec::{FramedWrite, LengthDelimitedCodec};
 
-use common::{Deployment, LIMIT, role};
+use common::{Deployment, LIMIT, refused_at_least, role};
 
 roles! { pub struct A; pub struct B; }
 
@@ -212,20 +212,6 @@ async fn forge_concurrent_send(claimed: &str) -> (Vec<Result<concurrent_send::Ou
         t.close().await;
     }
     (results, refused)
-}
-
-/// Waits (at most [`LIMIT`]) until `t` has refused `n` connections; how many it refused.
-async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
-    let counted = async {
-        loop {
-            let now = t.stats().connections_refused;
-            if now >= n {
-                return now;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    timeout(LIMIT, counted).await.unwrap_or(0)
 }
 
 #[tokio::test]
@@ -698,15 +684,6 @@ async fn an_envelope_naming_another_sender_is_refused_counted_and_the_real_one_b
     assert_eq!(b.stats().wrong_sender_refused, 1);
 }
 
-/// The hello's application field of a one-lane dialler.
-struct OneLane;
-
-impl mpst_wire::Application for OneLane {
-    fn field(&self, _peer: &str) -> Vec<u8> {
-        1u32.to_le_bytes().to_vec()
-    }
-}
-
 #[tokio::test]
 async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
     let names = <Roles![A, B]>::names();
@@ -725,7 +702,7 @@ async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
         .insecure_plaintext();
     let node = mpst_wire::Node::new(config)
         .unwrap()
-        .with_application(OneLane);
+        .with_application(common::OneLane);
     let mut held = Vec::new();
     for _ in 0..5 {
         if let Ok(connection) = node.dial_at("B", &b_addr, None).await {

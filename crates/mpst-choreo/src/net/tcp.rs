@@ -34,7 +34,7 @@
 //! let client = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let server = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let (at_c, at_s) = (client.local_addr()?, server.local_addr()?);
-//! // A CA and one certificate per role, made in memory (`mpst certs` writes them to files).
+//! // A CA and one certificate per role, made in memory (`mpst_wire::certs::write_deployment` writes them to files).
 //! let pki = mpst_wire::certs::Deployment::generate("double", ["Client", "Server"])?;
 //! let config = |role: &str| TcpConfig::mutual_tls("double", pki.identity(role));
 //! let (c, s) = tokio::try_join!(
@@ -107,7 +107,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// Mutual TLS: this role proves itself with `identity` (a certificate issued by the
-    /// deployment's CA naming this role of `program`, e.g. written by `mpst certs`) and
+    /// deployment's CA naming this role of `program`, e.g. written by `mpst_wire::certs::write_deployment`) and
     /// admits only peers whose certificates name their roles.
     pub fn mutual_tls(program: impl Into<String>, identity: Identity) -> Self {
         Self::with_security(program.into(), Security::MutualTls(identity))

@@ -181,3 +181,27 @@ impl Deployment {
         TcpConfig::mutual_tls(PROGRAM, self.identity(role))
     }
 }
+
+/// Waits (at most [`LIMIT`]) until `t` has refused `n` connections; how many it refused
+/// (0 if it never got there).
+pub async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
+    let counted = async {
+        loop {
+            let now = t.stats().connections_refused;
+            if now >= n {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, counted).await.unwrap_or(0)
+}
+
+/// The hello's application field of a one-lane dialler (a stranger speaking the set-up).
+pub struct OneLane;
+
+impl mpst_wire::Application for OneLane {
+    fn field(&self, _peer: &str) -> Vec<u8> {
+        1u32.to_le_bytes().to_vec()
+    }
+}
