@@ -711,3 +711,61 @@ async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
     }
     assert!(refused_at_least(&transports[1], 4).await >= 4);
 }
+
+#[tokio::test]
+async fn impersonation_with_a_non_peers_or_another_cas_certificate_binds_nothing() {
+    let names = [role("A"), role("B"), role("C")];
+    let deployment = Deployment::new(&names);
+    let other_ca = Deployment::new(&names);
+    let bound = listeners(&names[..2]).await;
+    let b_addr = bound[1].2.to_string();
+    // Before the real peers: a holder of C's certificate (a role of the deployment, but
+    // no peer of B), then a holder of a certificate naming A from another CA.
+    let forgers = [
+        ("C", deployment.identity(&role("C"))),
+        ("A", other_ca.identity(&role("A"))),
+    ];
+    let attempts = forgers.into_iter().map(|(claimed, identity)| {
+        let config = mpst_wire::WireConfig::new(common::PROGRAM, claimed)
+            .peer("B", b_addr.clone())
+            .mutual_tls(identity);
+        let node = mpst_wire::Node::new(config)
+            .unwrap()
+            .with_application(common::OneLane);
+        let b_addr = b_addr.clone();
+        async move { node.dial_at("B", &b_addr, None).await.map(drop) }
+    });
+    let b_start = {
+        let (b_role, b_listener, _) = bound.into_iter().nth(1).unwrap();
+        let config = deployment.tcp(&b_role);
+        // B accepts while the forgers try; its own dial to A waits for A below.
+        let a_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let a_addr = a_listener.local_addr().unwrap();
+        let b = tokio::spawn(TcpTransport::start(
+            b_role,
+            b_listener,
+            [(role("A"), a_addr)],
+            config,
+        ));
+        (b, a_listener)
+    };
+    let results = futures::future::join_all(attempts).await;
+    assert!(
+        results.iter().all(Result::is_err),
+        "a forger was admitted: {results:?}"
+    );
+    let (b, a_listener) = b_start;
+    let b_addr = b_addr.parse().unwrap();
+    let a = TcpTransport::start(
+        role("A"),
+        a_listener,
+        [(role("B"), b_addr)],
+        deployment.tcp(&role("A")),
+    );
+    let a = Arc::new(timeout(LIMIT, a).await.unwrap().unwrap());
+    let b = Arc::new(timeout(LIMIT, b).await.unwrap().unwrap().unwrap());
+    assert!(refused_at_least(&b, 2).await >= 2);
+    let ends = endpoints(&[a, b], Config::default());
+    let results = run_all(&ends, 0, Pass(3)).await;
+    assert_eq!(at_b(results), Some(3));
+}
