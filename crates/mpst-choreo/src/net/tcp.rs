@@ -107,7 +107,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// Mutual TLS: this role proves itself with `identity` (a certificate issued by the
-    /// deployment's CA naming this role of `program`, e.g. written by `mpst_wire::certs::write_deployment`) and
+    /// deployment's CA naming this role of `program`, e.g. written by `mpst certs --name PROGRAM`) and
     /// admits only peers whose certificates name their roles.
     pub fn mutual_tls(program: impl Into<String>, identity: Identity) -> Self {
         Self::with_security(program.into(), Security::MutualTls(identity))
