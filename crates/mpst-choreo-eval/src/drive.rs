@@ -93,9 +93,12 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Tran
     }
     let addrs: Vec<(RoleName, SocketAddr)> =
         listeners.iter().map(|(n, _, a)| (n.clone(), *a)).collect();
+    // Plaintext by explicit opt-in: every role runs in this process on loopback, and the
+    // evaluation measures the choreographies, not TLS (the examples and tests use mutual
+    // TLS).
     let config = TcpConfig {
         connections_per_peer: 2,
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
     let starts = listeners.into_iter().map(|(name, listener, _)| {
         let peers: Vec<_> = addrs.iter().filter(|(n, _)| *n != name).cloned().collect();

@@ -2,7 +2,7 @@
 //! keys already used (to refuse reuse and duplicates), and the session counter that gives
 //! concurrent top-level invocations distinct tokens.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -17,14 +17,31 @@ use crate::error::{ChoreoError, Result};
 use crate::key::{Key, Site, Token};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
-use crate::transport::{Envelope, Event, EventKind, Incoming, Observer, Transport};
+use crate::transport::{
+    Envelope, Event, EventKind, Incoming, Observer, Transport, TransportCause, TransportError,
+};
+
+mod mailbox;
+
+pub(crate) use mailbox::Gone;
+use mailbox::{Bounds, Mailbox, Slot};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     /// How long a receive waits for its message before failing with
-    /// [`ChoreoError::Timeout`].
+    /// [`ChoreoError::Timeout`] (30 s by default).
     pub recv_timeout: Duration,
+    /// The most envelopes held that no receive has claimed (for sessions that have not
+    /// started yet, or never will); beyond it the oldest are dropped and counted in
+    /// [`EndpointStats::unclaimed_dropped`]. 10,000 by default.
+    pub unclaimed_limit: usize,
+    /// The most payload bytes held in unclaimed envelopes (64 MiB by default); beyond it
+    /// the oldest are dropped.
+    pub unclaimed_bytes: usize,
+    /// How long an unclaimed envelope is kept (60 s by default): a receive claimed later
+    /// than that waits for it in vain and times out.
+    pub unclaimed_age: Duration,
     /// Test-only negative control: ignore integrity keys and bind messages from each
     /// sender in arrival order, as a FIFO-assuming receiver would. Never set it in real
     /// code; it exists to show that the chaos tests catch mis-bindings.
@@ -36,7 +53,20 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             recv_timeout: Duration::from_secs(30),
+            unclaimed_limit: 10_000,
+            unclaimed_bytes: 64 << 20,
+            unclaimed_age: Duration::from_secs(60),
             ignore_keys: false,
+        }
+    }
+}
+
+impl Config {
+    fn bounds(&self) -> Bounds {
+        Bounds {
+            count: self.unclaimed_limit,
+            bytes: self.unclaimed_bytes,
+            age: self.unclaimed_age,
         }
     }
 }
@@ -46,38 +76,22 @@ impl Default for Config {
 pub struct EndpointStats {
     /// Deliveries refused because their key was already delivered or consumed.
     pub duplicates_refused: u64,
-    /// Errors reported by the incoming stream (decoding, I/O).
+    /// Errors reported by the incoming stream (decoding, I/O, refused connections); the
+    /// last one's text is [`Endpoint::last_transport_error`].
     pub transport_errors: u64,
     /// Deliveries refused because their session had already finished at this endpoint
     /// (late duplicates, or messages that a finished session never claimed).
     pub late_refused: u64,
+    /// Deliveries refused because a receive had claimed their key from another sender:
+    /// never bound, and the receive goes on waiting for the right one.
+    pub wrong_sender_refused: u64,
+    /// Envelopes dropped because no receive claimed them within
+    /// [`Config::unclaimed_age`], or to stay within [`Config::unclaimed_limit`] and
+    /// [`Config::unclaimed_bytes`].
+    pub unclaimed_dropped: u64,
     /// Keys the endpoint currently remembers (delivered, claimed or sent). Keys of a
-    /// session are forgotten when it finishes.
+    /// session are forgotten when it finishes; unclaimed ones expire.
     pub keys_held: usize,
-}
-
-type Reply = oneshot::Sender<Result<Envelope, ()>>;
-
-enum Slot {
-    Arrived(Envelope),
-    Waiting(Reply),
-    Consumed,
-}
-
-#[derive(Default)]
-struct Mailbox {
-    slots: HashMap<Key, Slot>,
-    receives: HashMap<Key, Site>,
-    sends: HashMap<(RoleName, Key), Site>,
-    // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
-    fifo_arrived: HashMap<RoleName, VecDeque<Envelope>>,
-    fifo_waiting: HashMap<RoleName, VecDeque<Reply>>,
-    stats: EndpointStats,
-    closed: bool,
-    // Sessions started here (so a number is never run twice) and sessions finished here
-    // (whose keys are forgotten and whose late messages are refused).
-    started: HashSet<u64>,
-    finished: HashSet<u64>,
 }
 
 /// The top-level session a key belongs to: its token's first frame, whose site is 0 for
@@ -93,12 +107,15 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     observer: Option<Arc<dyn Observer>>,
     mailbox: Mutex<Mailbox>,
+    last_error: Mutex<Option<String>>,
 }
 
 /// How a registered receive completes.
 pub(crate) enum Pending {
     Ready(Envelope),
-    Wait(oneshot::Receiver<Result<Envelope, ()>>, Instant),
+    Wait(oneshot::Receiver<Result<Envelope, Gone>>, Instant),
+    /// The sender was lost before the receive was claimed: the transport's text.
+    Lost(String),
 }
 
 impl Shared {
@@ -149,12 +166,14 @@ impl Shared {
 
     /// Claims `key` for a receive from `from` and returns how it will complete.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
-        let deadline = Instant::now() + self.config.recv_timeout;
+        let deadline = later(self.config.recv_timeout);
         let mut mailbox = self.mailbox();
-        if let Some(first) = mailbox.receives.get(key) {
+        if let Some((first, _)) = mailbox.receives.get(key) {
             return Err(self.reused(key, *first));
         }
-        mailbox.receives.insert(key.clone(), key.site);
+        mailbox
+            .receives
+            .insert(key.clone(), (key.site, from.clone()));
         if self.config.ignore_keys {
             if let Some(env) = mailbox
                 .fifo_arrived
@@ -162,6 +181,9 @@ impl Shared {
                 .and_then(VecDeque::pop_front)
             {
                 return Ok(Pending::Ready(env));
+            }
+            if let Some(text) = mailbox.lost.get(from) {
+                return Ok(Pending::Lost(text.clone()));
             }
             let (tx, rx) = oneshot::channel();
             if mailbox.closed {
@@ -175,26 +197,24 @@ impl Shared {
             }
             return Ok(Pending::Wait(rx, deadline));
         }
-        match mailbox.slots.remove(key) {
-            Some(Slot::Arrived(env)) => {
-                mailbox.slots.insert(key.clone(), Slot::Consumed);
-                Ok(Pending::Ready(env))
-            }
-            // Unreachable while `receives` guards the key; refuse rather than guess.
-            Some(other) => {
-                mailbox.slots.insert(key.clone(), other);
-                Err(self.reused(key, key.site))
-            }
-            None => {
-                let (tx, rx) = oneshot::channel();
-                if mailbox.closed {
-                    drop(tx);
-                } else {
-                    mailbox.slots.insert(key.clone(), Slot::Waiting(tx));
-                }
-                Ok(Pending::Wait(rx, deadline))
-            }
+        let address = (from.clone(), key.clone());
+        if let Some(env) = mailbox.take_arrived(&address) {
+            return Ok(Pending::Ready(env));
         }
+        if mailbox.slots.contains_key(&address) {
+            // Unreachable while `receives` guards the key; refuse rather than guess.
+            return Err(self.reused(key, key.site));
+        }
+        if let Some(text) = mailbox.lost.get(from) {
+            return Ok(Pending::Lost(text.clone()));
+        }
+        let (tx, rx) = oneshot::channel();
+        if mailbox.closed {
+            drop(tx);
+        } else {
+            mailbox.slots.insert(address, Slot::Waiting(tx));
+        }
+        Ok(Pending::Wait(rx, deadline))
     }
 
     /// Files one incoming envelope.
@@ -203,13 +223,7 @@ impl Shared {
         if session_of(&env.key).is_some_and(|n| mailbox.finished.contains(&n)) {
             mailbox.stats.late_refused += 1;
             drop(mailbox);
-            self.observe(
-                EventKind::DuplicateRefused,
-                &env.from,
-                &env.to,
-                &env.key,
-                String::new(),
-            );
+            self.refused(&env);
             return;
         }
         if self.config.ignore_keys {
@@ -221,7 +235,7 @@ impl Shared {
                     // That receive gave up: offer the message to the next one.
                     Err(back) => match back {
                         Ok(e) => env = e,
-                        Err(()) => return,
+                        Err(_) => return,
                     },
                 }
             }
@@ -232,27 +246,52 @@ impl Shared {
                 .push_back(env);
             return;
         }
-        match mailbox.slots.remove(&env.key) {
-            None => {
-                mailbox.slots.insert(env.key.clone(), Slot::Arrived(env));
-            }
+        let claimed_from_another = mailbox
+            .receives
+            .get(&env.key)
+            .is_some_and(|(_, from)| *from != env.from);
+        if claimed_from_another {
+            mailbox.stats.wrong_sender_refused += 1;
+            drop(mailbox);
+            self.refused(&env);
+            return;
+        }
+        let address = (env.from.clone(), env.key.clone());
+        match mailbox.slots.remove(&address) {
+            None => mailbox.file_unclaimed(env, self.config.bounds()),
             Some(Slot::Waiting(tx)) => {
-                mailbox.slots.insert(env.key.clone(), Slot::Consumed);
+                mailbox.slots.insert(address, Slot::Consumed);
                 // A receive that timed out has dropped its end; the message is then late.
                 let _ = tx.send(Ok(env));
             }
-            Some(slot @ (Slot::Arrived(_) | Slot::Consumed)) => {
-                mailbox.slots.insert(env.key.clone(), slot);
+            Some(slot @ (Slot::Arrived(..) | Slot::Consumed)) => {
+                mailbox.slots.insert(address, slot);
                 mailbox.stats.duplicates_refused += 1;
                 drop(mailbox);
-                self.observe(
-                    EventKind::DuplicateRefused,
-                    &env.from,
-                    &env.to,
-                    &env.key,
-                    String::new(),
-                );
+                self.refused(&env);
             }
+        }
+    }
+
+    fn refused(&self, env: &Envelope) {
+        self.observe(
+            EventKind::DuplicateRefused,
+            &env.from,
+            &env.to,
+            &env.key,
+            String::new(),
+        );
+    }
+
+    /// Counts a transport error and keeps its text; a lost peer fails the receives
+    /// waiting for it at once.
+    fn transport_failed(&self, error: &TransportError) {
+        let text = error.to_string();
+        *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(text.clone());
+        let mut mailbox = self.mailbox();
+        mailbox.stats.transport_errors += 1;
+        if matches!(error.cause, TransportCause::Lost(_)) {
+            mailbox.lose(&error.peer, &text);
         }
     }
 
@@ -271,34 +310,16 @@ impl Shared {
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
         let mut mailbox = self.mailbox();
-        let ours = |key: &Key| session_of(key) == Some(n);
-        mailbox.slots.retain(|key, _| !ours(key));
-        mailbox.receives.retain(|key, _| !ours(key));
-        mailbox.sends.retain(|(_, key), _| !ours(key));
+        mailbox.forget(|key| session_of(key) == Some(n));
         mailbox.finished.insert(n);
     }
+}
 
-    /// The incoming stream ended: fail every pending receive now instead of at its timeout.
-    fn close(&self) {
-        let mut mailbox = self.mailbox();
-        mailbox.closed = true;
-        let slots = std::mem::take(&mut mailbox.slots);
-        mailbox.slots = slots
-            .into_iter()
-            .map(|(key, slot)| match slot {
-                Slot::Waiting(tx) => {
-                    let _ = tx.send(Err(()));
-                    (key, Slot::Consumed)
-                }
-                other => (key, other),
-            })
-            .collect();
-        for (_, queue) in mailbox.fifo_waiting.drain() {
-            for tx in queue {
-                let _ = tx.send(Err(()));
-            }
-        }
-    }
+/// Now plus `wait`, or a year from now if that overflows.
+fn later(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
 }
 
 /// One role's side of a choreography: run choreographies with [`Endpoint::run`] and the
@@ -332,6 +353,7 @@ impl Endpoint {
             config,
             observer,
             mailbox: Mutex::default(),
+            last_error: Mutex::default(),
         });
         let driver = runtime
             .spawn(drive(Arc::downgrade(&shared), incoming))
@@ -355,6 +377,12 @@ impl Endpoint {
             keys_held: mailbox.slots.len() + mailbox.receives.len() + mailbox.sends.len(),
             ..mailbox.stats
         }
+    }
+
+    /// The text of the last error the transport reported to this endpoint, if any.
+    pub fn last_transport_error(&self) -> Option<String> {
+        let last = self.shared.last_error.lock();
+        last.unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Runs the next top-level session of a choreography as this role. Sessions are
@@ -399,17 +427,41 @@ impl Drop for Endpoint {
     }
 }
 
+/// Files what arrives, and drops unclaimed envelopes as they expire.
 async fn drive(shared: std::sync::Weak<Shared>, mut incoming: Incoming) {
-    while let Some(item) = incoming.next().await {
+    loop {
+        let Some(expiry) = shared.upgrade().map(|s| {
+            let bounds = s.config.bounds();
+            s.mailbox().next_expiry(bounds)
+        }) else {
+            return;
+        };
+        let expired = async {
+            match expiry {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let item = tokio::select! {
+            item = incoming.next() => item,
+            () = expired => {
+                if let Some(shared) = shared.upgrade() {
+                    let bounds = shared.config.bounds();
+                    shared.mailbox().expire(bounds, Instant::now());
+                }
+                continue;
+            }
+        };
+        let Some(item) = item else { break };
         let Some(shared) = shared.upgrade() else {
             return;
         };
         match item {
             Ok(env) => shared.deliver(env),
-            Err(_) => shared.mailbox().stats.transport_errors += 1,
+            Err(error) => shared.transport_failed(&error),
         }
     }
     if let Some(shared) = shared.upgrade() {
-        shared.close();
+        shared.mailbox().close();
     }
 }

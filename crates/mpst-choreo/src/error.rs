@@ -48,6 +48,9 @@ pub enum ChoreoError {
     },
 
     /// A message with the right key came from a role other than the expected sender.
+    /// Endpoints file envelopes by sender as well as key and refuse such deliveries
+    /// (counted in [`crate::EndpointStats::wrong_sender_refused`]), so a receive never
+    /// ends with it; it is kept for transports that bypass the mailbox.
     #[error("{role}: message {key} came from {got}, expected {expected}")]
     WrongSender {
         /// The receiving role.
@@ -94,6 +97,21 @@ pub enum ChoreoError {
         role: RoleName,
         /// The pending key.
         key: Box<Key>,
+    },
+
+    /// The transport lost the expected sender (its connection closed without a goodbye,
+    /// or failed) while a receive from it was pending: it fails at once, not at its
+    /// timeout, with the transport error's text.
+    #[error("{role}: lost {from} while waiting for {key}: {message}")]
+    PeerLost {
+        /// The receiving role.
+        role: RoleName,
+        /// The sender that was lost.
+        from: RoleName,
+        /// The pending key.
+        key: Box<Key>,
+        /// The transport error's text.
+        message: String,
     },
 
     /// A task of the choreography (a pending send or forward) panicked or was cancelled.

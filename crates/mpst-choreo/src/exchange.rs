@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::Portable;
-use crate::endpoint::Pending;
+use crate::endpoint::{Gone, Pending};
 use crate::error::{ChoreoError, Result};
 use crate::key::Key;
 use crate::op::{Op, type_label};
@@ -73,8 +73,15 @@ impl<L: RoleSet> Op<L> {
         }
         let shared = Arc::clone(&self.shared);
         async move {
+            let lost = |message: String| ChoreoError::PeerLost {
+                role: shared.role.clone(),
+                from: from.clone(),
+                key: Box::new(key.clone()),
+                message,
+            };
             let env = match claim? {
                 Pending::Ready(env) => env,
+                Pending::Lost(text) => return Err(lost(text)),
                 Pending::Wait(rx, deadline) => match tokio::time::timeout_at(deadline, rx).await {
                     Err(_) => {
                         return Err(ChoreoError::Timeout {
@@ -85,6 +92,7 @@ impl<L: RoleSet> Op<L> {
                         });
                     }
                     Ok(Ok(Ok(env))) => env,
+                    Ok(Ok(Err(Gone::Lost(text)))) => return Err(lost(text)),
                     Ok(_) => {
                         return Err(ChoreoError::Closed {
                             role: shared.role.clone(),

@@ -72,9 +72,12 @@
 //!   [`Runner`] plays every role in one process for tests.
 //! - **Transports** need no ordering: the contract is in [`transport`]; the crate ships
 //!   [`transport::InMemory`] and the seeded [`transport::Chaos`] (reorders, delays,
-//!   duplicates, drops). Receivers keep a mailbox keyed by integrity key, refuse
-//!   duplicates, and time out ([`Config::recv_timeout`]) with an error naming the key and
-//!   the peer when a message is lost.
+//!   duplicates, drops), and network transports over `mpst-wire` (`net::tcp`,
+//!   `net::quic`) where every role proves its role with a certificate before any of its
+//!   envelopes is read. Receivers keep a mailbox filed by sender and integrity key, refuse
+//!   duplicates and envelopes naming the wrong sender, bound what nobody has claimed, and
+//!   time out ([`Config::recv_timeout`]) with an error naming the key and the peer when a
+//!   message is lost, or fail at once when the transport loses the peer.
 //! - **Observation**: an [`Observer`] sees every send, receive and refused duplicate with
 //!   its key and label, e.g. to check a global trace against a protocol.
 //!

@@ -44,6 +44,15 @@ pub enum TransportCause {
     /// Bytes from the peer could not be decoded into an envelope.
     #[error("cannot decode: {0}")]
     Decode(String),
+    /// The connection to or from the peer was lost before its goodbye (it crashed, or
+    /// its writes failed): the endpoint fails the receives waiting for it at once.
+    #[error("lost: {0}")]
+    Lost(String),
+    /// A connection was refused before it was authenticated (a stranger, a bad
+    /// handshake, a wrong role, over the connection cap, too slow): nothing of it was
+    /// delivered. The error's peer is the remote address, never the role it claimed.
+    #[error("refused: {0}")]
+    Refused(String),
     /// The role is not served by this transport, or its incoming stream was already taken.
     #[error("{0}")]
     Unavailable(String),

@@ -85,9 +85,9 @@ async fn tcp_pair(hold: Hold, connections: usize) -> (Arc<dyn Transport>, Arc<dy
     let held = TcpConfig {
         connections_per_peer: connections,
         hold: Some(hold),
-        ..TcpConfig::default()
+        ..TcpConfig::insecure_plaintext()
     };
-    let (a, b) = common::tcp_pair(held, TcpConfig::default()).await;
+    let (a, b) = common::tcp_pair(held, TcpConfig::insecure_plaintext()).await;
     (Arc::new(a), Arc::new(b))
 }
 

@@ -8,12 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::conform::{Protocol, Step, global_trace};
-use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::paper::{clients, concurrent_send, pipeline, producers};
 use mpst_choreo::{Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Transport};
 use tokio::net::TcpListener;
 use tokio::time::timeout;
+
+/// The program of every deployment here.
+const PROGRAM: &str = "examples";
 
 /// One role's network end.
 enum Net {
@@ -44,8 +47,8 @@ impl Net {
     }
 }
 
-/// A transport per role, all connected over loopback (TCP, or QUIC with one
-/// certificate generated for the run).
+/// A transport per role, all connected over loopback (TCP with mutual TLS, or QUIC), each
+/// role with its certificate of one deployment generated for the run.
 async fn connect(roles: &[RoleName], quic: bool) -> Vec<Net> {
     let peers_of = |role: &RoleName, addrs: &[SocketAddr]| -> Vec<(RoleName, SocketAddr)> {
         roles
@@ -55,9 +58,9 @@ async fn connect(roles: &[RoleName], quic: bool) -> Vec<Net> {
             .filter(|(peer, _)| peer != role)
             .collect()
     };
+    let pki = mpst_wire::certs::Deployment::generate(PROGRAM, roles.iter().map(RoleName::as_str))
+        .unwrap();
     if quic {
-        let identity = QuicIdentity::generate().unwrap();
-        let trusted = [identity.certificate().clone()];
         let sockets: Vec<UdpSocket> = roles
             .iter()
             .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
@@ -66,7 +69,10 @@ async fn connect(roles: &[RoleName], quic: bool) -> Vec<Net> {
         let starts = roles.iter().zip(sockets).map(|(role, socket)| {
             let peers = peers_of(role, &addrs);
             let config = QuicConfig::default();
-            QuicTransport::start(role.clone(), socket, &identity, &trusted, peers, config)
+            let identity = pki.identity(role.as_str());
+            async move {
+                QuicTransport::start(role.clone(), socket, &identity, PROGRAM, peers, config).await
+            }
         });
         let started = futures::future::try_join_all(starts).await.unwrap();
         return started
@@ -81,7 +87,8 @@ async fn connect(roles: &[RoleName], quic: bool) -> Vec<Net> {
     let addrs: Vec<SocketAddr> = listeners.iter().map(|l| l.local_addr().unwrap()).collect();
     let starts = roles.iter().zip(listeners).map(|(role, listener)| {
         let peers = peers_of(role, &addrs);
-        TcpTransport::start(role.clone(), listener, peers, TcpConfig::default())
+        let config = TcpConfig::mutual_tls(PROGRAM, pki.identity(role.as_str()));
+        TcpTransport::start(role.clone(), listener, peers, config)
     });
     let started = futures::future::try_join_all(starts).await.unwrap();
     started.into_iter().map(|t| Net::Tcp(Arc::new(t))).collect()

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::quic_pair as pair;
 use common::{LIMIT, envelope, hold_sites, next, next_error, next_sorted, quiet, role};
-use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::transport::Transport;
 use tokio::time::timeout;
 
@@ -84,20 +84,21 @@ async fn oversized_messages_are_refused_at_both_ends() {
 }
 
 #[tokio::test]
-async fn a_stranger_is_refused_and_reported() {
+async fn a_stranger_with_a_certificate_of_another_ca_is_refused_and_reported() {
     let (_a, b) = timeout(LIMIT, pair(QuicConfig::default(), QuicConfig::default()))
         .await
         .unwrap();
     let mut incoming = b.incoming(&role("B")).unwrap();
-    let identity = QuicIdentity::generate().unwrap();
+    // A certificate naming A, from a CA of its own.
+    let other = common::Deployment::new(&[role("A"), role("B")]);
+    let forged = other.identity(&role("A"));
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     let b_addr = b.local_addr().unwrap();
-    let trusted = [identity.certificate().clone()];
     let stranger = QuicTransport::start(
         role("A"),
         socket,
-        &identity,
-        &trusted,
+        &forged,
+        common::PROGRAM,
         [(role("B"), b_addr)],
         QuicConfig {
             connect_deadline: Duration::from_secs(2),
@@ -107,29 +108,40 @@ async fn a_stranger_is_refused_and_reported() {
     let err = timeout(LIMIT, stranger).await.unwrap().err().unwrap();
     assert_eq!(err.peer, role("B"));
     let reported = next_error(&mut incoming).await;
-    assert!(reported.to_string().contains("no peer's"), "{reported}");
+    assert!(reported.peer.as_str().contains("127.0.0.1"), "{reported}");
+    assert_eq!(b.connections_refused(), 1);
 }
 
 #[tokio::test]
 async fn roles_may_start_in_any_order() {
-    let identity = QuicIdentity::generate().unwrap();
-    let trusted = [identity.certificate().clone()];
+    let deployment = common::Deployment::new(&[role("A"), role("B")]);
+    let (ia, ib) = (
+        deployment.identity(&role("A")),
+        deployment.identity(&role("B")),
+    );
     let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
     // B's socket exists but nobody serves it yet: A's handshake waits in its buffer.
     let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
     let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
-    let (id, tr) = (identity.clone(), trusted.clone());
     let a = tokio::spawn(async move {
         let peers = [(role("B"), ab)];
-        QuicTransport::start(role("A"), sa, &id, &tr, peers, QuicConfig::default()).await
+        QuicTransport::start(
+            role("A"),
+            sa,
+            &ia,
+            common::PROGRAM,
+            peers,
+            QuicConfig::default(),
+        )
+        .await
     });
     tokio::task::yield_now().await;
     let peers = [(role("A"), aa)];
     let b = QuicTransport::start(
         role("B"),
         sb,
-        &identity,
-        &trusted,
+        &ib,
+        common::PROGRAM,
         peers,
         QuicConfig::default(),
     );

@@ -1,32 +1,37 @@
 //! What every example shares: run all roles in this process (in-memory transport), or
-//! one role as its own OS process over TCP on loopback.
+//! one role as its own OS process over TCP (mutual TLS) or QUIC on loopback.
 //!
 //! ```text
 //! example [--in-order]
 //!     every role in this process; prints `result ROLE TEXT` per role that holds a result
-//! example [--in-order] --role NAME [--listen ADDR] [--peer NAME=ADDR]... [--record]
-//!     one role over TCP: listens on ADDR (default 127.0.0.1:0) and prints
+//! example --write-certs DIR
+//!     writes a CA and a certificate and key per role of this example into DIR
+//!     (`ca.pem`, `ROLE.pem`, `ROLE.key`; the protocol named is the example's name)
+//! example [--in-order] --role NAME (--certs DIR | --insecure-plaintext) [--quic]
+//!         [--listen ADDR] [--peer NAME=ADDR]... [--record]
+//!     one role over TCP with mutual TLS (QUIC with --quic), proving itself with DIR's
+//!     certificate for NAME; listens on ADDR (default 127.0.0.1:0) and prints
 //!     `listening NAME ADDR`; without --peer, reads `peer NAME ADDR` lines from standard
 //!     input up to a line `go`; then runs and prints its result, and with --record one
-//!     `step ...` line per communication step (for the Scribble conformance check)
-//! example [--in-order] --quic --role NAME [--listen ADDR] [--record]
-//!     the same over QUIC: prints `listening NAME ADDR CERT` (its self-signed
-//!     certificate, generated now, in hexadecimal) and reads `peer NAME ADDR CERT` lines
+//!     `step ...` line per communication step (for the Scribble conformance check).
+//!     `--insecure-plaintext` (TCP only) lets anyone who reaches the port speak for a role.
 //! ```
 //!
 //! Failures print `error ROLE MESSAGE` on standard error and exit with status 1.
 
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::conform::Step;
-use mpst_choreo::net::quic::{CertificateDer, QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Runner, Transport};
+use mpst_wire::Identity;
 
 /// How the example was asked to run.
 struct Args {
@@ -36,6 +41,9 @@ struct Args {
     peers: Vec<(RoleName, SocketAddr)>,
     record: bool,
     quic: bool,
+    certs: Option<PathBuf>,
+    plaintext: bool,
+    write_certs: Option<PathBuf>,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -46,6 +54,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         peers: Vec::new(),
         record: false,
         quic: false,
+        certs: None,
+        plaintext: false,
+        write_certs: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -53,6 +64,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--in-order" => parsed.in_order = true,
             "--record" => parsed.record = true,
             "--quic" => parsed.quic = true,
+            "--insecure-plaintext" => parsed.plaintext = true,
+            "--certs" => parsed.certs = Some(value("--certs")?.into()),
+            "--write-certs" => parsed.write_certs = Some(value("--write-certs")?.into()),
             "--role" => parsed.role = Some(value("--role")?),
             "--listen" => {
                 let addr = value("--listen")?;
@@ -72,6 +86,17 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(parsed)
 }
 
+/// The example's name (its binary's), which is also the protocol its certificates name.
+fn program() -> String {
+    let exe = std::env::args().next().unwrap_or_default();
+    let stem = std::path::Path::new(&exe).file_stem();
+    let name = stem
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Cargo's test builds add `-<hash>`; examples are named without one.
+    name.split('-').next().unwrap_or_default().to_string()
+}
+
 /// Runs an example: its out-of-order choreography, or with `--in-order` its twin, as
 /// the command line says. `report` gives the text of what a role holds after a run.
 pub fn main<A, B, X>(out_of_order: A, in_order: B, report: fn(X) -> Option<String>) -> ExitCode
@@ -87,6 +112,23 @@ where
             return ExitCode::from(2);
         }
     };
+    if let Some(dir) = &args.write_certs {
+        let roles: Vec<String> = A::Roles::names().iter().map(|r| r.to_string()).collect();
+        return match mpst_wire::certs::write_deployment(dir, &program(), &roles) {
+            Ok(files) => {
+                let mut out = std::io::stdout().lock();
+                for file in files {
+                    // A closed standard output loses only this list.
+                    let _ = writeln!(out, "wrote {}", file.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error - {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -150,32 +192,43 @@ impl Net {
     }
 }
 
+/// The identity of role `name` from `--certs DIR`.
+fn identity(args: &Args, name: &RoleName) -> Result<Option<Identity>, String> {
+    let Some(dir) = &args.certs else {
+        return Ok(None);
+    };
+    let (cert, key) = mpst_wire::certs::role_files(dir, name.as_str());
+    Identity::load(&dir.join("ca.pem"), &cert, &key)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
 /// Listens, says where, learns the peers and connects to them.
 async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
-    let others = |peers: Vec<Peer>| peers.into_iter().filter(|p| p.name != *name);
+    let identity = identity(args, name)?;
+    if identity.is_some() == args.plaintext {
+        return Err(
+            "give exactly one of --certs DIR (see --write-certs) and --insecure-plaintext".into(),
+        );
+    }
+    let others = |peers: Vec<(RoleName, SocketAddr)>| {
+        peers
+            .into_iter()
+            .filter(|(peer, _)| peer != name)
+            .collect::<Vec<_>>()
+    };
     if args.quic {
+        let identity = identity.ok_or("--quic needs --certs DIR")?;
         let socket = std::net::UdpSocket::bind(args.listen).map_err(|e| e.to_string())?;
-        let addr = socket.local_addr().map_err(|e| e.to_string())?;
-        let identity = QuicIdentity::generate().map_err(|e| e.to_string())?;
-        announce(name, addr, Some(identity.certificate()))?;
-        if !args.peers.is_empty() {
-            return Err("--quic takes its peers (with certificates) on standard input".into());
-        }
-        let mut trusted = vec![identity.certificate().clone()];
-        let mut peers = Vec::new();
-        for peer in others(read_peers()?) {
-            let cert = peer
-                .cert
-                .ok_or(format!("no certificate for {}", peer.name))?;
-            trusted.push(CertificateDer::from(cert));
-            peers.push((peer.name, peer.addr));
-        }
+        announce(name, socket.local_addr().map_err(|e| e.to_string())?)?;
+        let peers = others(peers(args)?);
         let config = QuicConfig {
             connect_deadline: Duration::from_secs(20),
             ..QuicConfig::default()
         };
+        let program = program();
         let started =
-            QuicTransport::start(name.clone(), socket, &identity, &trusted, peers, config);
+            QuicTransport::start(name.clone(), socket, &identity, &program, peers, config);
         return Ok(Net::Quic(Arc::new(
             started.await.map_err(|e| e.to_string())?,
         )));
@@ -183,25 +236,18 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| e.to_string())?;
-    announce(
-        name,
-        listener.local_addr().map_err(|e| e.to_string())?,
-        None,
-    )?;
-    let given = args.peers.iter().map(|(name, addr)| Peer {
-        name: name.clone(),
-        addr: *addr,
-        cert: None,
-    });
-    let peers = if args.peers.is_empty() {
-        read_peers()?
-    } else {
-        given.collect()
+    announce(name, listener.local_addr().map_err(|e| e.to_string())?)?;
+    let peers = others(peers(args)?);
+    let security = match identity {
+        Some(identity) => TcpConfig::mutual_tls(program(), identity),
+        None => TcpConfig {
+            program: program(),
+            ..TcpConfig::insecure_plaintext()
+        },
     };
-    let peers = others(peers).map(|p| (p.name, p.addr));
     let config = TcpConfig {
         connect_deadline: Duration::from_secs(20),
-        ..TcpConfig::default()
+        ..security
     };
     let started = TcpTransport::start(name.clone(), listener, peers, config);
     Ok(Net::Tcp(Arc::new(
@@ -209,14 +255,18 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
     )))
 }
 
-/// `listening NAME ADDR [CERT]`, the certificate in hexadecimal.
-fn announce(
-    name: &RoleName,
-    addr: SocketAddr,
-    cert: Option<&CertificateDer<'static>>,
-) -> Result<(), String> {
-    let cert = cert.map(|c| format!(" {}", hex(c))).unwrap_or_default();
-    println!("listening {name} {addr}{cert}");
+/// The peers from `--peer`, or else from standard input.
+fn peers(args: &Args) -> Result<Vec<(RoleName, SocketAddr)>, String> {
+    if args.peers.is_empty() {
+        read_peers()
+    } else {
+        Ok(args.peers.clone())
+    }
+}
+
+/// `listening NAME ADDR`.
+fn announce(name: &RoleName, addr: SocketAddr) -> Result<(), String> {
+    println!("listening {name} {addr}");
     std::io::stdout().flush().map_err(|e| e.to_string())
 }
 
@@ -254,51 +304,21 @@ where
     Ok(())
 }
 
-/// A peer as standard input names it.
-struct Peer {
-    name: RoleName,
-    addr: SocketAddr,
-    cert: Option<Vec<u8>>,
-}
-
-/// `peer NAME ADDR [CERT]` lines from standard input, up to `go`.
-fn read_peers() -> Result<Vec<Peer>, String> {
+/// `peer NAME ADDR` lines from standard input, up to `go`.
+fn read_peers() -> Result<Vec<(RoleName, SocketAddr)>, String> {
     let mut peers = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading peers: {e}"))?;
         let words: Vec<&str> = line.split_whitespace().collect();
-        let (name, addr, cert) = match words.as_slice() {
+        let (name, addr) = match words.as_slice() {
             ["go"] => return Ok(peers),
-            ["peer", name, addr] => (name, addr, None),
-            ["peer", name, addr, cert] => (name, addr, Some(unhex(cert)?)),
-            _ => {
-                return Err(format!(
-                    "expected `peer NAME ADDR [CERT]` or `go`, got `{line}`"
-                ));
-            }
+            ["peer", name, addr] => (name, addr),
+            _ => return Err(format!("expected `peer NAME ADDR` or `go`, got `{line}`")),
         };
         let addr = addr
             .parse()
             .map_err(|e| format!("peer {name} {addr}: {e}"))?;
-        let name = RoleName::new(name.to_string());
-        peers.push(Peer { name, addr, cert });
+        peers.push((RoleName::new(name.to_string()), addr));
     }
     Err("standard input ended before `go`".into())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Result<Vec<u8>, String> {
-    if text.len() % 2 != 0 {
-        return Err(format!("a certificate of odd length {}", text.len()));
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| {
-            let pair = text.get(i..i + 2).ok_or("not hexadecimal")?;
-            u8::from_str_radix(pair, 16).map_err(|e| format!("certificate: {e}"))
-        })
-        .collect()
 }

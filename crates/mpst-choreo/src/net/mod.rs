@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "quic")]
+use serde::Deserialize;
+use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
@@ -29,37 +31,34 @@ pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
 /// wants). `None` sends the envelope at once.
 pub type Hold = Arc<dyn Fn(&Envelope) -> Option<BoxFuture<'static, ()>> + Send + Sync>;
 
-/// What travels on a connection or stream: a greeting naming both ends (TCP), envelopes,
-/// and a goodbye that tells a clean close from a lost peer.
+/// What travels on a QUIC stream: one envelope, or a goodbye that tells a clean close
+/// from a lost peer.
+#[cfg(feature = "quic")]
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum Wire {
-    /// First frame of every TCP connection.
-    Hello {
-        /// The connecting role.
-        from: RoleName,
-        /// The role it wants to reach.
-        to: RoleName,
-        /// How many connections the connecting role opens to it.
-        lanes: u32,
-    },
     /// One message.
     Message(Envelope),
     /// The sender will send nothing more on this connection.
     Bye,
 }
 
-/// Where transport tasks deliver what arrives (and errors) to the role.
-pub(crate) type Delivery = mpsc::UnboundedSender<Result<Envelope, TransportError>>;
+/// Where transport tasks deliver what arrives (and errors) to the role: bounded, so a
+/// peer faster than the endpoint is held back (its connection stops being read) instead
+/// of queueing without limit.
+pub(crate) type Delivery = mpsc::Sender<Result<Envelope, TransportError>>;
+
+/// How many envelopes (and errors) may wait between the transport and the endpoint.
+pub(crate) const DELIVERY_CAPACITY: usize = 1024;
 
 /// A role's incoming stream, until its endpoint takes it.
 pub(crate) struct IncomingSlot {
     role: RoleName,
-    rx: Mutex<Option<mpsc::UnboundedReceiver<Result<Envelope, TransportError>>>>,
+    rx: Mutex<Option<mpsc::Receiver<Result<Envelope, TransportError>>>>,
 }
 
 impl IncomingSlot {
     pub(crate) fn new(role: RoleName) -> (Delivery, Self) {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(DELIVERY_CAPACITY);
         let rx = Mutex::new(Some(rx));
         (tx, IncomingSlot { role, rx })
     }
@@ -107,6 +106,7 @@ pub(crate) fn decode_error(peer: &RoleName, message: impl Into<String>) -> Trans
 }
 
 /// Decodes a whole frame: trailing bytes are an error too, not ignored.
+#[cfg(feature = "quic")]
 pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
     match postcard::take_from_bytes::<Wire>(bytes) {
         Ok((wire, [])) => Ok(wire),
@@ -120,7 +120,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Wire, String> {
 }
 
 /// The encoding of `wire`, checked against the frame-size limit.
-pub(crate) fn encode(peer: &RoleName, wire: &Wire, max: usize) -> Result<Vec<u8>, TransportError> {
+#[cfg(feature = "quic")]
+pub(crate) fn encode<W: Serialize>(
+    peer: &RoleName,
+    wire: &W,
+    max: usize,
+) -> Result<Vec<u8>, TransportError> {
     let bytes = postcard::to_stdvec(wire).map_err(|e| {
         io_error(
             peer,

@@ -1,21 +1,22 @@
 //! QUIC transport (feature `quic`, over `quinn`): one unidirectional stream per message,
 //! so a delayed or lost packet holds back only its own message — no head-of-line
-//! blocking. Certificates are self-signed, generated at run time with `rcgen`.
+//! blocking. Both ends prove their roles with the deployment's certificates (the same
+//! `mpst-wire` identities as TCP's mutual TLS): a server's certificate must name the
+//! role dialled, a client's must name one of this role's peers. Clients are never
+//! admitted by their source address.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use quinn::rustls::RootCertStore;
-use quinn::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
-
-/// A DER-encoded certificate (rustls' type), as [`QuicIdentity::certificate`] gives and
-/// [`QuicTransport::start`] trusts.
-pub use quinn::rustls::pki_types::CertificateDer;
+use mpst_wire::Identity;
+use mpst_wire::rustls::pki_types::CertificateDer;
+use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
 use tokio::task::{JoinHandle, JoinSet};
 
@@ -24,42 +25,7 @@ use super::{
     io_error,
 };
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, Transport, TransportError};
-
-/// The name every certificate is issued for and every connection asks for.
-const SERVER_NAME: &str = "localhost";
-
-/// A certificate and its private key, generated at run time.
-#[derive(Debug)]
-pub struct QuicIdentity {
-    cert: CertificateDer<'static>,
-    key: PrivatePkcs8KeyDer<'static>,
-}
-
-impl Clone for QuicIdentity {
-    fn clone(&self) -> Self {
-        QuicIdentity {
-            cert: self.cert.clone(),
-            key: self.key.clone_key(),
-        }
-    }
-}
-
-impl QuicIdentity {
-    /// A fresh self-signed certificate for `localhost`, and its key.
-    pub fn generate() -> Result<Self, rcgen::Error> {
-        let certified = rcgen::generate_simple_self_signed(vec![SERVER_NAME.to_string()])?;
-        Ok(QuicIdentity {
-            cert: certified.cert.der().clone(),
-            key: PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()),
-        })
-    }
-
-    /// The certificate, for the peers to trust.
-    pub fn certificate(&self) -> &CertificateDer<'static> {
-        &self.cert
-    }
-}
+use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
 
 /// How a [`QuicTransport`] connects.
 #[derive(Clone)]
@@ -118,6 +84,8 @@ pub struct QuicTransport {
     peer_names: Vec<RoleName>,
     /// The connections peers opened to this role.
     accepted: Accepted,
+    /// Connections refused: no certificate of the deployment naming one of the peers.
+    refused: Arc<AtomicU64>,
 }
 
 type Accepted = Arc<Mutex<Vec<Connection>>>;
@@ -127,16 +95,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl QuicTransport {
-    /// Serves on `socket` as `identity`, trusting the certificates `trusted`, and connects
-    /// to every peer before `connect_deadline` (QUIC retransmits its handshake, so peers
-    /// may start in any order). Peers are known by their addresses: a connection from an
-    /// address that is no peer's is refused. Servers are authenticated by certificate
-    /// (against `trusted`); clients only by address, so use it on networks you trust.
+    /// Serves on `socket` as `identity` (a certificate of the deployment's CA naming this
+    /// role of `program`) and connects to every peer before `connect_deadline` (QUIC
+    /// retransmits its handshake, so peers may start in any order). A peer's certificate
+    /// must name its role of `program`; a client whose certificate names none of the
+    /// peers, or that has none from the CA, is refused and counted, whatever its address.
     pub async fn start(
         role: RoleName,
         socket: UdpSocket,
-        identity: &QuicIdentity,
-        trusted: &[CertificateDer<'static>],
+        identity: &Identity,
+        program: &str,
         peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
         config: QuicConfig,
     ) -> Result<Self, TransportError> {
@@ -149,18 +117,13 @@ impl QuicTransport {
             .max_concurrent_uni_streams(VarInt::from_u32(config.max_concurrent_streams))
             .keep_alive_interval(Some(Duration::from_secs(5)));
         let transport = Arc::new(transport);
-        let key = PrivateKeyDer::Pkcs8(identity.key.clone_key());
-        let mut server = ServerConfig::with_single_cert(vec![identity.cert.clone()], key)
-            .map_err(|e| bad("bad certificate", &e))?;
+        let server = QuicServerConfig::try_from((*identity.server_config()).clone())
+            .map_err(|e| bad("the identity does not suit QUIC", &e))?;
+        let mut server = ServerConfig::with_crypto(Arc::new(server));
         server.transport_config(transport.clone());
-        let mut roots = RootCertStore::empty();
-        for cert in trusted {
-            roots
-                .add(cert.clone())
-                .map_err(|e| bad("cannot trust a certificate", &e))?;
-        }
-        let mut client = ClientConfig::with_root_certificates(Arc::new(roots))
-            .map_err(|e| bad("bad trusted certificates", &e))?;
+        let client = QuicClientConfig::try_from((*identity.client_config()).clone())
+            .map_err(|e| bad("the identity does not suit QUIC", &e))?;
+        let mut client = ClientConfig::new(Arc::new(client));
         client.transport_config(transport);
         let runtime = Arc::new(quinn::TokioRuntime);
         let mut endpoint = Endpoint::new(Default::default(), Some(server), socket, runtime)
@@ -168,14 +131,18 @@ impl QuicTransport {
         endpoint.set_default_client_config(client);
 
         let (delivery, slot) = IncomingSlot::new(role.clone());
-        let by_addr = peers.iter().map(|(r, a)| (*a, r.clone())).collect();
         let max = config.max_frame_len;
         let arrivals = Arrivals::new();
         let accepted = Accepted::default();
+        let refused = Arc::new(AtomicU64::new(0));
+        let admission = Admission {
+            program: program.to_string(),
+            peers: peers.keys().cloned().collect(),
+            refused: refused.clone(),
+        };
         let acceptor = tokio::spawn(accept(
             endpoint.clone(),
-            role.clone(),
-            by_addr,
+            (role.clone(), admission),
             max,
             delivery.clone(),
             (arrivals.clone(), Arc::clone(&accepted)),
@@ -188,9 +155,9 @@ impl QuicTransport {
                     let message = format!("cannot connect to {addr}: {e}");
                     io_error(peer, ErrorKind::ConnectionRefused, message)
                 };
-                let connecting = endpoint
-                    .connect(*addr, SERVER_NAME)
+                let name = mpst_wire::names::subject_name(peer.as_str(), program)
                     .map_err(|e| failed(&e))?;
+                let connecting = endpoint.connect(*addr, &name).map_err(|e| failed(&e))?;
                 match tokio::time::timeout(config.connect_deadline, connecting).await {
                     Ok(Ok(connection)) => Ok((peer.clone(), connection)),
                     Ok(Err(e)) => Err(failed(&e)),
@@ -217,7 +184,14 @@ impl QuicTransport {
             arrivals,
             peer_names,
             accepted,
+            refused,
         })
+    }
+
+    /// How many connections were refused: clients without a certificate of the
+    /// deployment naming one of this role's peers.
+    pub fn connections_refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 
     /// The role this transport serves.
@@ -267,7 +241,7 @@ impl QuicTransport {
                         stream.finish().map_err(|e| lost(&peer, &e))
                     };
                     if let Err(e) = said.await {
-                        let _ = delivery.send(Err(e));
+                        let _ = delivery.send(Err(e)).await;
                         return;
                     }
                     let _ = tokio::time::timeout(linger, connection.closed()).await;
@@ -361,49 +335,68 @@ impl QuicTransport {
                 }
             };
             if let Err(e) = sent.await {
-                let _ = delivery.send(Err(e));
+                let _ = delivery.send(Err(e)).await;
             }
         });
         Ok(())
     }
 }
 
+/// Who may connect: the peers, by the roles their certificates name.
+struct Admission {
+    program: String,
+    peers: Vec<RoleName>,
+    refused: Arc<AtomicU64>,
+}
+
+impl Admission {
+    /// The peer `connection`'s certificate (verified against the CA by the handshake)
+    /// names, if it names one.
+    fn peer_of(&self, connection: &Connection) -> Option<RoleName> {
+        let certs = connection.peer_identity()?;
+        let certs = certs.downcast::<Vec<CertificateDer<'static>>>().ok()?;
+        self.peers
+            .iter()
+            .find(|peer| Identity::check_peer(&certs, peer.as_str(), &self.program).is_ok())
+            .cloned()
+    }
+
+    fn refuse(&self, delivery: &Delivery, from: SocketAddr, why: String) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        let stranger = RoleName::new(format!("the peer at {from}"));
+        let refused = TransportError::new(stranger, TransportCause::Refused(why));
+        // Counted; the report is dropped when the endpoint is behind.
+        let _ = delivery.try_send(Err(refused));
+    }
+}
+
 async fn accept(
     endpoint: Endpoint,
-    role: RoleName,
-    peers: HashMap<SocketAddr, RoleName>,
+    (role, admission): (RoleName, Admission),
     max: usize,
     delivery: Delivery,
     (arrivals, accepted): (Arrivals, Accepted),
 ) {
+    let admission = Arc::new(admission);
     while let Some(incoming) = endpoint.accept().await {
         let from = incoming.remote_address();
-        let Some(peer) = peers.get(&from).cloned() else {
-            incoming.refuse();
-            let stranger = RoleName::new(format!("the stranger at {from}"));
-            let message = "refused a connection from an address that is no peer's";
-            let _ = delivery.send(Err(io_error(
-                &stranger,
-                ErrorKind::PermissionDenied,
-                message,
-            )));
-            continue;
-        };
         let (role, delivery, arrivals) = (role.clone(), delivery.clone(), arrivals.clone());
-        let accepted = Arc::clone(&accepted);
+        let (accepted, admission) = (Arc::clone(&accepted), Arc::clone(&admission));
         tokio::spawn(async move {
-            match incoming.await {
-                Ok(connection) => {
-                    lock(&accepted).push(connection.clone());
-                    arrivals.arrived(&peer, 1);
-                    serve(connection, peer, role, max, delivery).await
-                }
+            let connection = match incoming.await {
+                Ok(connection) => connection,
                 Err(e) => {
-                    let message = format!("handshake failed: {e}");
-                    let _ =
-                        delivery.send(Err(io_error(&peer, ErrorKind::ConnectionRefused, message)));
+                    return admission.refuse(&delivery, from, format!("handshake failed: {e}"));
                 }
-            }
+            };
+            let Some(peer) = admission.peer_of(&connection) else {
+                connection.close(VarInt::from_u32(1), b"no certificate of a peer");
+                let why = "its certificate names none of this role's peers".to_string();
+                return admission.refuse(&delivery, from, why);
+            };
+            lock(&accepted).push(connection.clone());
+            arrivals.arrived(&peer, 1);
+            serve(connection, peer, role, max, delivery).await
         });
     }
 }
@@ -427,8 +420,9 @@ async fn serve(
                     Ok(stream) => stream,
                     Err(ConnectionError::LocallyClosed) => return,
                     Err(e) => {
-                        let message = format!("connection lost before the goodbye: {e}");
-                        let _ = delivery.send(Err(io_error(&peer, ErrorKind::ConnectionAborted, message)));
+                        let lost = format!("connection lost before the goodbye: {e}");
+                        let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
+                        let _ = delivery.send(Err(lost)).await;
                         return;
                     }
                 };
@@ -469,7 +463,6 @@ async fn read(
                     envelope.from, envelope.to
                 ),
             )),
-            Ok(Wire::Hello { .. }) => Err(decode_error(peer, "a greeting on a QUIC stream")),
             Err(message) => Err(decode_error(peer, message)),
         },
         Err(e) => Err(io_error(
@@ -478,6 +471,6 @@ async fn read(
             format!("bad stream: {e}"),
         )),
     };
-    let _ = delivery.send(received);
+    let _ = delivery.send(received).await;
     false
 }

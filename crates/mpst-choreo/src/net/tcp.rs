@@ -1,7 +1,12 @@
-//! TCP transport (feature `tcp`): each role listens on one address and opens several
-//! connections to every peer, spreading envelopes over them round-robin, so messages to
-//! one peer really can overtake each other. Frames are length-delimited (tokio-util's
-//! codec) postcard values, with a size limit; every bad frame is an error, never a panic.
+//! TCP transport (feature `tcp`) over `mpst-wire`: each role listens on one address and
+//! opens several connections (lanes) to every peer, spreading envelopes over them
+//! round-robin, so messages to one peer really can overtake each other. Every lane is set
+//! up by `mpst-wire` — mutual TLS with a certificate naming the role (or, only when asked
+//! for by name, [`TcpConfig::insecure_plaintext`]), a versioned hello carrying the
+//! program and the lane count, fresh nonces that give the lane its run — before any
+//! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
+//! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
+//! peer, or a frame of another run, is refused and counted ([`TcpStats`]).
 //!
 //! Each process makes its role's transport and an [`Endpoint`](crate::Endpoint) on it;
 //! here both roles run in one process:
@@ -29,9 +34,12 @@
 //! let client = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let server = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let (at_c, at_s) = (client.local_addr()?, server.local_addr()?);
+//! // A CA and one certificate per role, made in memory (`mpst_wire::certs::write_deployment` writes them to files).
+//! let pki = mpst_wire::certs::Deployment::generate("double", ["Client", "Server"])?;
+//! let config = |role: &str| TcpConfig::mutual_tls("double", pki.identity(role));
 //! let (c, s) = tokio::try_join!(
-//!     TcpTransport::start(Client::name(), client, [(Server::name(), at_s)], TcpConfig::default()),
-//!     TcpTransport::start(Server::name(), server, [(Client::name(), at_c)], TcpConfig::default()),
+//!     TcpTransport::start(Client::name(), client, [(Server::name(), at_s)], config("Client")),
+//!     TcpTransport::start(Server::name(), server, [(Client::name(), at_c)], config("Server")),
 //! )?;
 //! let (c, s) = (Arc::new(c), Arc::new(s));
 //! let (ec, es) = (Endpoint::new(c.clone(), Client::name())?, Endpoint::new(s.clone(), Server::name())?);
@@ -45,48 +53,86 @@
 use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::net::SocketAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures::future::BoxFuture;
-use futures::{SinkExt, StreamExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use mpst_wire::{AcceptStats, Expected, Identity, Node, Security, WireConfig};
+use tokio::io::{AsyncWriteExt, BufWriter};
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
-use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
 
-use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
-    io_error,
-};
+use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, io_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, Transport, TransportError};
+use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
 
-/// How a [`TcpTransport`] connects.
+mod accept;
+
+use accept::{Ctx, Frame, Lanes as LaneCount, wire_error};
+
+/// How a [`TcpTransport`] connects and what it accepts.
 #[derive(Clone)]
 pub struct TcpConfig {
+    /// How lanes are secured: mutual TLS with this role's identity, or (named so)
+    /// insecure plaintext.
+    pub security: Security,
+    /// The program every role runs (e.g. the choreography's name): the protocol of the
+    /// `mpst-wire` hello, and of the role certificates. A peer running another is
+    /// refused.
+    pub program: String,
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
     pub connections_per_peer: usize,
     /// The largest frame sent or accepted, in bytes.
     pub max_frame_len: usize,
-    /// How long to keep retrying connections to peers that are not listening yet.
+    /// How long to keep dialling peers that are not listening yet (`Duration::MAX`: no
+    /// deadline).
     pub connect_deadline: Duration,
-    /// The pause between two connection attempts.
-    pub retry_interval: Duration,
+    /// How long a lane may take to be set up (TLS and hello); a connection that has not
+    /// finished by then is closed and counted as refused.
+    pub handshake_timeout: Duration,
+    /// How long a frame that has begun to arrive may take to be whole; a lane whose
+    /// frame stalls longer is closed. Between frames a lane may idle indefinitely.
+    pub frame_timeout: Duration,
+    /// Connections being set up at once; more are closed at once and counted as refused.
+    pub max_handshakes: usize,
+    /// Set-up connections held at once; more are closed at once and counted as refused.
+    /// Besides, a peer may hold at most twice `connections_per_peer` lanes open (every
+    /// role should use the same `connections_per_peer`).
+    pub max_connections: usize,
     /// Holds chosen envelopes back before they are written (fault injection for tests).
     pub hold: Option<Hold>,
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
+impl TcpConfig {
+    /// Mutual TLS: this role proves itself with `identity` (a certificate issued by the
+    /// deployment's CA naming this role of `program`, e.g. written by `mpst certs --name PROGRAM`) and
+    /// admits only peers whose certificates name their roles.
+    pub fn mutual_tls(program: impl Into<String>, identity: Identity) -> Self {
+        Self::with_security(program.into(), Security::MutualTls(identity))
+    }
+
+    /// Plain TCP: no peer proves its role, so anyone who can reach the port can speak
+    /// for a role and forge its messages (replayed bytes are still refused). For loopback
+    /// measurements and networks where every host is trusted, never across a network you
+    /// do not control. The program is `choreography`; set [`TcpConfig::program`] to
+    /// tell programs apart.
+    pub fn insecure_plaintext() -> Self {
+        Self::with_security("choreography".into(), Security::InsecurePlaintext)
+    }
+
+    fn with_security(program: String, security: Security) -> Self {
         TcpConfig {
+            security,
+            program,
             connections_per_peer: 4,
             max_frame_len: DEFAULT_MAX_FRAME,
             connect_deadline: Duration::from_secs(10),
-            retry_interval: Duration::from_millis(20),
+            handshake_timeout: Duration::from_secs(10),
+            frame_timeout: Duration::from_secs(30),
+            max_handshakes: 64,
+            max_connections: 1024,
             hold: None,
         }
     }
@@ -94,26 +140,54 @@ impl Default for TcpConfig {
 
 impl std::fmt::Debug for TcpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let security = match &self.security {
+            Security::MutualTls(_) => "mutual TLS",
+            Security::InsecurePlaintext => "insecure plaintext",
+        };
         f.debug_struct("TcpConfig")
+            .field("security", &security)
+            .field("program", &self.program)
             .field("connections_per_peer", &self.connections_per_peer)
             .field("max_frame_len", &self.max_frame_len)
             .field("connect_deadline", &self.connect_deadline)
-            .field("retry_interval", &self.retry_interval)
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("frame_timeout", &self.frame_timeout)
+            .field("max_handshakes", &self.max_handshakes)
+            .field("max_connections", &self.max_connections)
             .field("hold", &self.hold.is_some())
             .finish()
     }
 }
 
+/// What a [`TcpTransport`] has refused so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    /// Connections closed before any envelope of theirs was read: refused by the
+    /// set-up (not authenticated, a certificate for another role, a wrong program or
+    /// role, a replayed handshake), failed (garbage, TLS errors, too slow), or over a cap.
+    pub connections_refused: u64,
+    /// Frames refused on set-up lanes: an envelope naming another sender than the lane's
+    /// authenticated peer or another receiver than this role, or a frame of another run.
+    pub envelopes_refused: u64,
+    /// Failed `accept()` calls (each followed by a growing pause).
+    pub accept_errors: u64,
+}
+
 /// One outgoing connection's queue: frames, each maybe held back first.
-type Lane = mpsc::UnboundedSender<(Option<BoxFuture<'static, ()>>, Bytes)>;
+type Queue = mpsc::UnboundedSender<(Option<BoxFuture<'static, ()>>, Vec<u8>)>;
+
+struct Lane {
+    queue: Queue,
+    run: u64,
+}
 
 struct Lanes {
     lanes: Vec<Lane>,
     next: AtomicUsize,
 }
 
-/// A role's end of a TCP network: connections to every peer, and the stream of
-/// envelopes addressed to it.
+/// A role's end of a TCP network: lanes to every peer, and the stream of envelopes
+/// addressed to it.
 pub struct TcpTransport {
     role: RoleName,
     local: SocketAddr,
@@ -126,6 +200,8 @@ pub struct TcpTransport {
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
     connect_deadline: Duration,
+    accepted: watch::Receiver<AcceptStats>,
+    ctx: Arc<Ctx>,
 }
 
 impl TcpTransport {
@@ -142,9 +218,10 @@ impl TcpTransport {
         Self::start(role, listener, peers, config).await
     }
 
-    /// Accepts peers on `listener` and opens `connections_per_peer` connections to each
-    /// peer, retrying until `connect_deadline` while a peer is not listening yet, so roles
-    /// may start in any order. Fails naming the first peer that could not be reached.
+    /// Accepts peers on `listener` and opens `connections_per_peer` lanes to each peer,
+    /// dialling with back-off until `connect_deadline` while a peer is not listening yet,
+    /// so roles may start in any order. Fails naming the first peer that could not be
+    /// reached (or that refused, with its reason).
     pub async fn start(
         role: RoleName,
         listener: TcpListener,
@@ -154,52 +231,68 @@ impl TcpTransport {
         let local = listener
             .local_addr()
             .map_err(|e| io_error(&role, e.kind(), format!("no local address: {e}")))?;
-        let codec = LengthDelimitedCodec::builder()
-            .max_frame_length(config.max_frame_len)
-            .new_codec();
+        let peers: Vec<(RoleName, SocketAddr)> = peers.into_iter().collect();
+        let lanes = config
+            .connections_per_peer
+            .clamp(1, accept::MAX_LANES as usize) as u32;
+        let mut wire = WireConfig::new(config.program.clone(), role.as_str())
+            .listen(local.to_string())
+            .security(config.security.clone())
+            .connect_timeout(config.connect_deadline)
+            .handshake_timeout(config.handshake_timeout)
+            .idle_timeout(config.frame_timeout)
+            .max_pending_handshakes(config.max_handshakes.max(1))
+            .max_frame_length(config.max_frame_len);
+        for (peer, addr) in &peers {
+            wire = wire.peer(peer.as_str(), addr.to_string());
+        }
+        let node = Node::new(wire)
+            .map_err(wire_error)?
+            .with_application(LaneCount(lanes));
+        let expected = peers
+            .iter()
+            .fold(Expected::new(), |e, (peer, _)| e.peer(peer.as_str(), lanes));
+        let accepting = node.accept_on(listener, expected).map_err(wire_error)?;
         let (delivery, slot) = IncomingSlot::new(role.clone());
         let arrivals = Arrivals::new();
-        let accepting = accept(
-            listener,
+        let ctx = Arc::new(Ctx::new(
             role.clone(),
-            codec.clone(),
+            &config,
             delivery.clone(),
             arrivals.clone(),
-        );
-        let acceptor = tokio::spawn(accepting);
-        let lanes_per_peer = config.connections_per_peer.clamp(1, u32::MAX as usize);
+            Arc::new(Semaphore::new(config.max_connections.max(1))),
+        ));
+        let accepted = accepting.watch_stats();
+        let acceptor = tokio::spawn(accept::take(accepting, ctx.clone()));
+        let deadline = mpst_wire::deadline_after(config.connect_deadline);
         let mut peer_names = Vec::new();
-        let deadline = later(config.connect_deadline);
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
             peer_names.push(peer.clone());
-            let mut lanes = Vec::new();
-            for _ in 0..lanes_per_peer {
-                let connected = connect(&peer, addr, deadline, config.retry_interval).await;
-                let stream = connected.inspect_err(|_| acceptor.abort())?;
-                let mut sink = FramedWrite::new(stream, codec.clone());
-                let hello = Wire::Hello {
-                    from: role.clone(),
-                    to: peer.clone(),
-                    lanes: lanes_per_peer as u32,
-                };
-                let hello = encode(&peer, &hello, config.max_frame_len)?;
-                SinkExt::<Bytes>::send(&mut sink, hello.into())
+            let mut lanes_to = Vec::new();
+            let address = addr.to_string();
+            for _ in 0..lanes {
+                let dialled = node.dial_at(peer.as_str(), &address, deadline);
+                let connection = dialled
                     .await
-                    .map_err(|e| io_error(&peer, e.kind(), format!("greeting failed: {e}")))
+                    .map_err(wire_error)
                     .inspect_err(|_| acceptor.abort())?;
-                let (lane, queue) = mpsc::unbounded_channel();
-                writers.push(tokio::spawn(write(
-                    sink,
-                    queue,
-                    peer.clone(),
-                    delivery.clone(),
-                )));
-                lanes.push(lane);
+                let run = connection.run_id().as_u64();
+                let stream = BufWriter::new(connection.into_stream());
+                let (queue, queued) = mpsc::unbounded_channel();
+                let writing = write(stream, queued, peer.clone(), run, delivery.clone());
+                writers.push(tokio::spawn(writing));
+                lanes_to.push(Lane { queue, run });
             }
             let next = AtomicUsize::new(0);
-            lanes_of.insert(peer, Lanes { lanes, next });
+            lanes_of.insert(
+                peer,
+                Lanes {
+                    lanes: lanes_to,
+                    next,
+                },
+            );
         }
         Ok(TcpTransport {
             role,
@@ -213,6 +306,8 @@ impl TcpTransport {
             arrivals,
             peer_names,
             connect_deadline: config.connect_deadline,
+            accepted,
+            ctx,
         })
     }
 
@@ -226,10 +321,16 @@ impl TcpTransport {
         &self.role
     }
 
-    /// Writes every queued envelope, says goodbye on every connection and waits until all
-    /// is written; then waits (at most `connect_deadline`) until every peer has opened
-    /// all its connections to this role, so that a role which finishes early does not
-    /// stop listening while a late peer is still connecting. Envelopes sent afterwards are
+    /// What this transport has refused so far.
+    pub fn stats(&self) -> TcpStats {
+        let accepted = *self.accepted.borrow();
+        self.ctx.stats(accepted)
+    }
+
+    /// Writes every queued envelope, says goodbye on every lane and waits until all is
+    /// written; then waits (at most `connect_deadline`) until every peer has opened all
+    /// its lanes to this role, so that a role which finishes early does not stop
+    /// listening while a late peer is still connecting. Envelopes sent afterwards are
     /// refused. Call it before the process exits, or queued envelopes may be lost.
     pub async fn close(&self) {
         drop(std::mem::take(
@@ -246,10 +347,10 @@ impl TcpTransport {
 }
 
 impl Drop for TcpTransport {
-    /// Queued envelopes are still written (each connection's writer finishes its queue
-    /// and says goodbye); accepting goes on in the background until every peer has
-    /// connected or `connect_deadline` passes (at once without a tokio runtime). A process
-    /// about to exit should [`close`](TcpTransport::close) instead, which waits for both.
+    /// Queued envelopes are still written (each lane's writer finishes its queue and says
+    /// goodbye); accepting goes on in the background until every peer has connected or
+    /// `connect_deadline` passes (at once without a tokio runtime). A process about to
+    /// exit should [`close`](TcpTransport::close) instead, which waits for both.
     fn drop(&mut self) {
         let acceptor = self.acceptor.abort_handle();
         let (arrivals, peers) = (self.arrivals.clone(), std::mem::take(&mut self.peer_names));
@@ -281,7 +382,6 @@ impl TcpTransport {
     fn enqueue(&self, envelope: Envelope) -> Result<(), TransportError> {
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
         let peer = envelope.to.clone();
-        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
         let peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
         let lanes = peers.get(&peer).ok_or_else(|| {
             io_error(
@@ -291,7 +391,14 @@ impl TcpTransport {
             )
         })?;
         let i = lanes.next.fetch_add(1, Ordering::Relaxed) % lanes.lanes.len();
-        lanes.lanes[i].send((hold, frame.into())).map_err(|_| {
+        let lane = &lanes.lanes[i];
+        let frame = Frame::Message {
+            run: lane.run,
+            envelope,
+        };
+        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_len)
+            .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
+        lane.queue.send((hold, frame)).map_err(|_| {
             io_error(
                 &peer,
                 ErrorKind::BrokenPipe,
@@ -301,152 +408,37 @@ impl TcpTransport {
     }
 }
 
-/// Now plus `wait`, or a year from now if that overflows (a configuration may say
-/// `Duration::MAX`).
-fn later(wait: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(wait)
-        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
-}
-
-async fn connect(
-    peer: &RoleName,
-    addr: SocketAddr,
-    deadline: Instant,
-    retry: Duration,
-) -> Result<TcpStream, TransportError> {
-    loop {
-        match TcpStream::connect(addr).await {
-            Ok(stream) => {
-                // Latency over throughput: small choreography messages go out at once.
-                let _ = stream.set_nodelay(true);
-                return Ok(stream);
-            }
-            Err(e) if later(retry) >= deadline => {
-                let message = format!("cannot connect to {addr} before the deadline: {e}");
-                return Err(io_error(peer, e.kind(), message));
-            }
-            Err(_) => tokio::time::sleep(retry).await,
-        }
-    }
-}
-
-type Sink = FramedWrite<TcpStream, LengthDelimitedCodec>;
-
-/// Writes one connection's queue in order, batching what is queued into one flush; on
-/// the queue's end (the transport closed), says goodbye and shuts the connection down.
+/// Writes one lane's queue in order, batching what is queued into one flush; on the
+/// queue's end (the transport closed), says goodbye and shuts the lane down.
 async fn write(
-    mut sink: Sink,
-    mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Bytes)>,
+    mut sink: BufWriter<mpst_wire::Stream>,
+    mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Vec<u8>)>,
     peer: RoleName,
+    run: u64,
     delivery: Delivery,
 ) {
-    let failed = |e: std::io::Error| {
-        let _ = delivery.send(Err(io_error(&peer, e.kind(), format!("write failed: {e}"))));
+    let written = async {
+        while let Some((hold, frame)) = queue.recv().await {
+            if let Some(hold) = hold {
+                sink.flush().await?;
+                hold.await;
+            }
+            sink.write_all(&frame).await?;
+            if queue.is_empty() {
+                sink.flush().await?;
+            }
+        }
+        Ok::<(), std::io::Error>(())
     };
-    while let Some((hold, frame)) = queue.recv().await {
-        if let Some(hold) = hold {
-            if let Err(e) = SinkExt::<Bytes>::flush(&mut sink).await {
-                return failed(e);
-            }
-            hold.await;
-        }
-        if let Err(e) = sink.feed(frame).await {
-            return failed(e);
-        }
-        if queue.is_empty() {
-            if let Err(e) = SinkExt::<Bytes>::flush(&mut sink).await {
-                return failed(e);
-            }
-        }
+    if let Err(e) = written.await {
+        let lost = format!("write failed: {e}");
+        let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
+        let _ = delivery.send(Err(lost)).await;
+        return;
     }
-    if let Ok(bye) = postcard::to_stdvec(&Wire::Bye) {
-        let _ = sink.send(Bytes::from(bye)).await;
+    if let Ok(bye) = mpst_wire::codec::encode_frame(&Frame::Bye { run }, usize::MAX) {
+        let _ = sink.write_all(&bye).await;
     }
-    let _ = SinkExt::<Bytes>::close(&mut sink).await;
-}
-
-async fn accept(
-    listener: TcpListener,
-    role: RoleName,
-    codec: LengthDelimitedCodec,
-    delivery: Delivery,
-    arrivals: Arrivals,
-) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, addr)) => {
-                let _ = stream.set_nodelay(true);
-                let frames = FramedRead::new(stream, codec.clone());
-                let reading = read(
-                    frames,
-                    addr,
-                    role.clone(),
-                    delivery.clone(),
-                    arrivals.clone(),
-                );
-                tokio::spawn(reading);
-            }
-            Err(e) => {
-                let error = io_error(&role, e.kind(), format!("accepting failed: {e}"));
-                if delivery.send(Err(error)).is_err() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Reads one connection: its greeting, then envelopes until the goodbye. Every failure
-/// (bad frame, wrong greeting, envelope for someone else, closed without goodbye) is
-/// reported on the incoming stream and ends this connection only.
-async fn read(
-    mut frames: FramedRead<TcpStream, LengthDelimitedCodec>,
-    addr: SocketAddr,
-    role: RoleName,
-    delivery: Delivery,
-    arrivals: Arrivals,
-) {
-    let mut peer = RoleName::new(format!("the peer at {addr}"));
-    let mut greeted = false;
-    let failure = loop {
-        let frame = match frames.next().await {
-            Some(Ok(frame)) => frame,
-            Some(Err(e)) => break io_error(&peer, e.kind(), format!("bad frame: {e}")),
-            None => {
-                let message = "the connection closed without a goodbye";
-                break io_error(&peer, ErrorKind::UnexpectedEof, message);
-            }
-        };
-        let wire = match decode(&frame) {
-            Ok(wire) => wire,
-            Err(message) => break decode_error(&peer, message),
-        };
-        match (greeted, wire) {
-            (false, Wire::Hello { from, to, lanes }) if to == role => {
-                arrivals.arrived(&from, lanes);
-                peer = from;
-                greeted = true;
-            }
-            (false, Wire::Hello { to, .. }) => {
-                break decode_error(&peer, format!("greeted role {to}, but this is {role}"));
-            }
-            (false, _) => break decode_error(&peer, "the first frame is not a greeting"),
-            (true, Wire::Message(envelope)) if envelope.to == role && envelope.from == peer => {
-                if delivery.send(Ok(envelope)).is_err() {
-                    return;
-                }
-            }
-            (true, Wire::Message(envelope)) => {
-                let message = format!(
-                    "an envelope from {} to {} on the connection from {peer} to {role}",
-                    envelope.from, envelope.to
-                );
-                break decode_error(&peer, message);
-            }
-            (true, Wire::Bye) => return,
-            (true, Wire::Hello { .. }) => break decode_error(&peer, "a second greeting"),
-        }
-    };
-    let _ = delivery.send(Err(failure));
+    let _ = sink.flush().await;
+    let _ = sink.shutdown().await;
 }

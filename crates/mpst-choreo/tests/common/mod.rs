@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use mpst_choreo::net::Hold;
-use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::{Envelope, Incoming, TransportError};
 use mpst_choreo::{Key, RoleName, Site, Token};
@@ -84,7 +84,21 @@ pub fn hold_where(
 }
 
 /// Two TCP transports, `A` with `a` and `B` with `b`, connected to each other.
+///
+/// Both prove their roles with certificates of one deployment (mutual TLS), whatever
+/// security `a` and `b` say.
 pub async fn tcp_pair(a: TcpConfig, b: TcpConfig) -> (TcpTransport, TcpTransport) {
+    tcp_pair_in(&Deployment::new(&[role("A"), role("B")]), a, b).await
+}
+
+/// [`tcp_pair`] in a given deployment.
+pub async fn tcp_pair_in(
+    deployment: &Deployment,
+    mut a: TcpConfig,
+    mut b: TcpConfig,
+) -> (TcpTransport, TcpTransport) {
+    (a.security, a.program) = (deployment.tcp(&role("A")).security, PROGRAM.into());
+    (b.security, b.program) = (deployment.tcp(&role("B")).security, PROGRAM.into());
     let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());
@@ -95,24 +109,30 @@ pub async fn tcp_pair(a: TcpConfig, b: TcpConfig) -> (TcpTransport, TcpTransport
     (a.unwrap(), b.unwrap())
 }
 
-/// Two QUIC transports, `A` with `a` and `B` with `b`, sharing one generated identity and
+/// Two QUIC transports, `A` with `a` and `B` with `b`, with identities of one deployment,
 /// connected to each other.
 pub async fn quic_pair(a: QuicConfig, b: QuicConfig) -> (QuicTransport, QuicTransport) {
-    let identity = QuicIdentity::generate().unwrap();
-    let trusted = [identity.certificate().clone()];
+    let deployment = Deployment::new(&[role("A"), role("B")]);
+    let (ia, ib) = (
+        deployment.identity(&role("A")),
+        deployment.identity(&role("B")),
+    );
     let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
     let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
     let (aa, ab) = (sa.local_addr().unwrap(), sb.local_addr().unwrap());
     let (a, b) = tokio::join!(
-        QuicTransport::start(role("A"), sa, &identity, &trusted, [(role("B"), ab)], a),
-        QuicTransport::start(role("B"), sb, &identity, &trusted, [(role("A"), aa)], b),
+        QuicTransport::start(role("A"), sa, &ia, PROGRAM, [(role("B"), ab)], a),
+        QuicTransport::start(role("B"), sb, &ib, PROGRAM, [(role("A"), aa)], b),
     );
     (a.unwrap(), b.unwrap())
 }
 
-/// The greeting `from` → `to` on one lane, encoded as a stranger would write it.
+/// The greeting `from` → `to` on one lane (plaintext set-up, program ""), encoded as a
+/// stranger would write it.
 pub fn hello(from: &'static str, to: &'static str) -> Vec<u8> {
-    let hello = Hello::Hello {
+    let hello = Setup::Hello {
+        version: 2,
+        program: String::new(),
         from: role(from),
         to: role(to),
         lanes: 1,
@@ -120,12 +140,68 @@ pub fn hello(from: &'static str, to: &'static str) -> Vec<u8> {
     postcard::to_stdvec(&hello).unwrap()
 }
 
-/// The wire's greeting, as a stranger would write it.
+/// The TCP transport's set-up frames, as a stranger would write them.
 #[derive(Serialize)]
-pub enum Hello {
+pub enum Setup {
     Hello {
+        version: u32,
+        program: String,
         from: RoleName,
         to: RoleName,
         lanes: u32,
     },
+    Accept {
+        run: u64,
+    },
+}
+
+/// A deployment of roles: a CA and one certificate per role, made in memory.
+pub struct Deployment {
+    pki: mpst_wire::certs::Deployment,
+}
+
+/// The program the test deployments run.
+pub const PROGRAM: &str = "tests";
+
+impl Deployment {
+    /// Identities for `roles`.
+    pub fn new(roles: &[RoleName]) -> Self {
+        let names: Vec<&str> = roles.iter().map(RoleName::as_str).collect();
+        let pki = mpst_wire::certs::Deployment::generate(PROGRAM, names).unwrap();
+        Deployment { pki }
+    }
+
+    /// The identity of `role` in this deployment.
+    pub fn identity(&self, role: &RoleName) -> mpst_wire::Identity {
+        self.pki.identity(role.as_str())
+    }
+
+    /// The TCP configuration of `role` in this deployment: mutual TLS.
+    pub fn tcp(&self, role: &RoleName) -> TcpConfig {
+        TcpConfig::mutual_tls(PROGRAM, self.identity(role))
+    }
+}
+
+/// Waits (at most [`LIMIT`]) until `t` has refused `n` connections; how many it refused
+/// (0 if it never got there).
+pub async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
+    let counted = async {
+        loop {
+            let now = t.stats().connections_refused;
+            if now >= n {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, counted).await.unwrap_or(0)
+}
+
+/// The hello's application field of a one-lane dialler (a stranger speaking the set-up).
+pub struct OneLane;
+
+impl mpst_wire::Application for OneLane {
+    fn field(&self, _peer: &str) -> Vec<u8> {
+        1u32.to_le_bytes().to_vec()
+    }
 }

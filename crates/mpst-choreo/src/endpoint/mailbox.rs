@@ -1,0 +1,242 @@
+//! An endpoint's mailbox: envelopes filed by sender and integrity key, receives waiting
+//! for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
+//! age), so that messages for sessions that never start cannot hold memory forever.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::EndpointStats;
+use crate::key::{Key, Site};
+use crate::role::RoleName;
+use crate::transport::Envelope;
+
+/// Why a waiting receive ends without its envelope.
+#[derive(Debug)]
+pub(crate) enum Gone {
+    /// The endpoint's incoming stream ended.
+    Closed,
+    /// The transport lost the expected sender; the transport error's text.
+    Lost(String),
+}
+
+pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
+
+pub(crate) enum Slot {
+    /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
+    Arrived(Envelope, u64),
+    Waiting(Reply),
+    Consumed,
+}
+
+/// Where an envelope is filed: its sender and its key. Filing by sender as well keeps an
+/// envelope that names the wrong sender from taking the slot of the right one.
+pub(crate) type Address = (RoleName, Key);
+
+/// Bounds on unclaimed envelopes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    pub(crate) count: usize,
+    pub(crate) bytes: usize,
+    pub(crate) age: Duration,
+}
+
+#[derive(Default)]
+pub(crate) struct Mailbox {
+    pub(crate) slots: HashMap<Address, Slot>,
+    /// Keys claimed by receives: where, and from which sender.
+    pub(crate) receives: HashMap<Key, (Site, RoleName)>,
+    pub(crate) sends: HashMap<(RoleName, Key), Site>,
+    /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
+    unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
+    unclaimed_bytes: usize,
+    next_number: u64,
+    /// Senders the transport lost, with its error's text.
+    pub(crate) lost: HashMap<RoleName, String>,
+    // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
+    pub(crate) fifo_arrived: HashMap<RoleName, VecDeque<Envelope>>,
+    pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Reply>>,
+    pub(crate) stats: EndpointStats,
+    pub(crate) closed: bool,
+    // Sessions started here (so a number is never run twice) and sessions finished here
+    // (whose keys are forgotten and whose late messages are refused).
+    pub(crate) started: HashSet<u64>,
+    pub(crate) finished: HashSet<u64>,
+}
+
+impl Mailbox {
+    /// Files `env`, unclaimed, then drops the oldest unclaimed envelopes beyond `bounds`.
+    pub(crate) fn file_unclaimed(&mut self, env: Envelope, bounds: Bounds) {
+        let number = self.next_number;
+        self.next_number += 1;
+        let address = (env.from.clone(), env.key.clone());
+        let size = env.payload.len();
+        self.unclaimed
+            .insert(number, (Instant::now(), address.clone(), size));
+        self.unclaimed_bytes += size;
+        self.slots.insert(address, Slot::Arrived(env, number));
+        self.expire(bounds, Instant::now());
+    }
+
+    /// Takes the envelope filed at `address`, if any, leaving the slot consumed.
+    pub(crate) fn take_arrived(&mut self, address: &Address) -> Option<Envelope> {
+        match self.slots.remove(address) {
+            Some(Slot::Arrived(env, number)) => {
+                self.forget_unclaimed(number);
+                self.slots.insert(address.clone(), Slot::Consumed);
+                Some(env)
+            }
+            Some(other) => {
+                self.slots.insert(address.clone(), other);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn forget_unclaimed(&mut self, number: u64) {
+        if let Some((_, _, size)) = self.unclaimed.remove(&number) {
+            self.unclaimed_bytes -= size;
+        }
+    }
+
+    /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
+    /// more than the count or byte bound allows.
+    pub(crate) fn expire(&mut self, bounds: Bounds, now: Instant) {
+        while let Some((&number, (arrived, _, _))) = self.unclaimed.first_key_value() {
+            let too_old = now.saturating_duration_since(*arrived) >= bounds.age;
+            let too_many = self.unclaimed.len() > bounds.count;
+            let too_big = self.unclaimed_bytes > bounds.bytes;
+            if !(too_old || too_many || too_big) {
+                return;
+            }
+            if let Some((_, (_, address, size))) = self.unclaimed.pop_first() {
+                self.unclaimed_bytes -= size;
+                if let Some(Slot::Arrived(_, n)) = self.slots.get(&address) {
+                    if *n == number {
+                        self.slots.remove(&address);
+                        self.stats.unclaimed_dropped += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// When the oldest unclaimed envelope expires, if any is held.
+    pub(crate) fn next_expiry(&self, bounds: Bounds) -> Option<Instant> {
+        let (_, (arrived, _, _)) = self.unclaimed.first_key_value()?;
+        Some(arrived.checked_add(bounds.age).unwrap_or_else(far_future))
+    }
+
+    /// Forgets every key of session `n` (`ours` tells them).
+    pub(crate) fn forget(&mut self, ours: impl Fn(&Key) -> bool) {
+        let numbers: Vec<u64> = self
+            .slots
+            .iter()
+            .filter(|((_, key), _)| ours(key))
+            .filter_map(|(_, slot)| match slot {
+                Slot::Arrived(_, n) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        for number in numbers {
+            self.forget_unclaimed(number);
+        }
+        self.slots.retain(|(_, key), _| !ours(key));
+        self.receives.retain(|key, _| !ours(key));
+        self.sends.retain(|(_, key), _| !ours(key));
+    }
+
+    /// Fails every receive waiting for `peer` with the transport's text, and remembers
+    /// that it is lost so that later receives from it fail at once.
+    pub(crate) fn lose(&mut self, peer: &RoleName, text: &str) {
+        self.lost.insert(peer.clone(), text.to_string());
+        for ((from, _), slot) in self.slots.iter_mut() {
+            if from == peer && matches!(slot, Slot::Waiting(_)) {
+                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
+                    let _ = tx.send(Err(Gone::Lost(text.to_string())));
+                }
+            }
+        }
+        if let Some(queue) = self.fifo_waiting.remove(peer) {
+            for tx in queue {
+                let _ = tx.send(Err(Gone::Lost(text.to_string())));
+            }
+        }
+    }
+
+    /// Fails every waiting receive: the incoming stream ended.
+    pub(crate) fn close(&mut self) {
+        self.closed = true;
+        for slot in self.slots.values_mut() {
+            if matches!(slot, Slot::Waiting(_)) {
+                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
+                    let _ = tx.send(Err(Gone::Closed));
+                }
+            }
+        }
+        for (_, queue) in self.fifo_waiting.drain() {
+            for tx in queue {
+                let _ = tx.send(Err(Gone::Closed));
+            }
+        }
+    }
+}
+
+/// A time that a timer never reaches in practice (a year from now).
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(365 * 24 * 3600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::Token;
+
+    fn env(n: u64, size: usize) -> Envelope {
+        Envelope {
+            from: RoleName::from("A"),
+            to: RoleName::from("B"),
+            key: Key::new(Site::from_id(1), Token::session(n)),
+            payload: vec![0; size],
+        }
+    }
+
+    const BOUNDS: Bounds = Bounds {
+        count: 3,
+        bytes: 1000,
+        age: Duration::from_secs(10),
+    };
+
+    #[test]
+    fn the_oldest_unclaimed_go_first_by_count_bytes_and_age() {
+        let mut mailbox = Mailbox::default();
+        for n in 0..5 {
+            mailbox.file_unclaimed(env(n, 10), BOUNDS);
+        }
+        assert_eq!(mailbox.slots.len(), 3);
+        assert_eq!(mailbox.stats.unclaimed_dropped, 2);
+        let oldest = (RoleName::from("A"), env(2, 0).key);
+        assert!(mailbox.slots.contains_key(&oldest));
+        mailbox.file_unclaimed(env(9, 995), BOUNDS);
+        assert_eq!(mailbox.slots.len(), 1, "bytes bound");
+        let later = Instant::now() + Duration::from_secs(11);
+        mailbox.expire(BOUNDS, later);
+        assert!(mailbox.slots.is_empty());
+        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert!(mailbox.next_expiry(BOUNDS).is_none());
+    }
+
+    #[test]
+    fn a_claimed_envelope_no_longer_counts() {
+        let mut mailbox = Mailbox::default();
+        mailbox.file_unclaimed(env(0, 10), BOUNDS);
+        let address = (RoleName::from("A"), env(0, 0).key);
+        assert!(mailbox.take_arrived(&address).is_some());
+        mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));
+        assert!(matches!(mailbox.slots.get(&address), Some(Slot::Consumed)));
+        assert_eq!(mailbox.stats.unclaimed_dropped, 0);
+    }
+}
