@@ -258,3 +258,38 @@ async fn stranger_500_connections_while_the_real_peer_dials() {
     real_peer_connects(&a, &mut acceptor).await;
     assert!(!flood.await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stranger_slow_loris_holding_every_slot_does_not_delay_the_real_peer() {
+    let pki = pki();
+    // Strangers' handshakes could last a minute: the real peer must not wait for them.
+    let (a, mut acceptor) = pair_with(Mode::Tls, &pki, |c| {
+        c.handshake_timeout(Duration::from_secs(60))
+            .max_pending_handshakes(16)
+    })
+    .await;
+    let mut stats = acceptor.watch_stats();
+    let mut strangers = Vec::new();
+    for _ in 0..16 {
+        let mut s = TcpStream::connect(acceptor.local_addr()).await.unwrap();
+        // A TLS record header announcing 16 KiB, and a few bytes of it.
+        s.write_all(&[0x16, 0x03, 0x01, 0x40, 0x00, 1, 2, 3])
+            .await
+            .unwrap();
+        strangers.push(s);
+    }
+    let dial = tokio::spawn({
+        let a = a.clone();
+        async move { a.dial("B").await }
+    });
+    let accepted = tokio::time::timeout(Duration::from_secs(30), acceptor.next())
+        .await
+        .expect("the real peer is not held up by the strangers' minute")
+        .unwrap();
+    assert_eq!(accepted.peer_role(), "A");
+    dial.await.unwrap().unwrap();
+    // Room was made by closing the oldest stranger, logged and counted.
+    let s = stats_until(&mut stats, |s| s.over_cap >= 1).await;
+    assert_eq!(s.accepted, 1);
+    assert!(read_to_close(&mut strangers[0]).await.is_empty());
+}
