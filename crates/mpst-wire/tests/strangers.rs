@@ -293,3 +293,41 @@ async fn stranger_slow_loris_holding_every_slot_does_not_delay_the_real_peer() {
     assert_eq!(s.accepted, 1);
     assert!(read_to_close(&mut strangers[0]).await.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_of_another_wire_version_or_protocol_is_told_which() {
+    let pki = pki();
+    let (a, mut acceptor) = pair(Mode::Plain, &pki).await;
+    let hello = Hello {
+        protocol: PROTOCOL.into(),
+        from: "A".into(),
+        to: "B".into(),
+        field: Vec::new(),
+        nonce: [0; 32],
+    };
+    let mut frame = encode_hello(&hello).unwrap();
+    frame[8..10].copy_from_slice(&9u16.to_be_bytes()); // the version after the magic
+    let mut stranger = TcpStream::connect(acceptor.local_addr()).await.unwrap();
+    stranger.write_all(&frame).await.unwrap();
+    let reply = read_to_close(&mut stranger).await;
+    assert_eq!(
+        refusal_in(&reply),
+        Some(Refusal::Version {
+            ours: mpst_wire::hello::WIRE_VERSION,
+            theirs: 9
+        })
+    );
+    let other = mpst_wire::Node::new(
+        mpst_wire::WireConfig::new("ping/2", "A")
+            .peer("B", acceptor.local_addr().to_string())
+            .insecure_plaintext(),
+    )
+    .unwrap();
+    let error = other.dial("B").await.unwrap_err();
+    assert!(
+        matches!(&error.kind, WireErrorKind::Refused(Refusal::Protocol { ours, theirs })
+            if ours == PROTOCOL && theirs == "ping/2"),
+        "{error}"
+    );
+    real_peer_connects(&a, &mut acceptor).await;
+}
