@@ -20,8 +20,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (role, address) = (std::env::args().nth(1), std::env::args().nth(2));
     let address = address.ok_or("usage: net_ping A|B ADDRESS")?.parse()?;
     if role.as_deref() == Some("B") {
-        let b = Config::new("ping/1", "B").listen(address);
-        let b = b.dialled_by("A").bind().await?;
+        let b = Config::new("ping/1", "B")
+            .insecure_plaintext()
+            .listen(address);
+        let b = b.peer_without_address("A").bind().await?;
         println!("listening on {}", b.local_addr().ok_or("not bound")?);
         let mut b: B = b.connect().await?.into_role()?;
         try_session(&mut b, |s: PongB<'_, B>| async move {
@@ -30,7 +32,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
     } else {
-        let a = Config::new("ping/1", "A").peer("B", address);
+        let a = Config::new("ping/1", "A")
+            .insecure_plaintext()
+            .peer("B", address);
         let mut a: A = a.connect().await?.into_role()?;
         let pong = try_session(&mut a, |s: PingA<'_, A>| async move {
             Ok(s.send(41).await?.receive().await?)

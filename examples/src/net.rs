@@ -120,7 +120,9 @@ impl Launch {
                 lines: BufReader::new(stdout).lines(),
             });
         }
-        let mut toml = format!("protocol = {protocol:?}\nconnect_timeout_ms = 5000\n");
+        let mut toml = format!(
+            "protocol = {protocol:?}\ninsecure_plaintext = true\nconnect_timeout_ms = 5000\n"
+        );
         if let Some(timeout) = receive_timeout {
             toml.push_str(&format!("receive_timeout_ms = {}\n", timeout.as_millis()));
         }

@@ -57,12 +57,30 @@ impl fmt::Debug for Fingerprint {
     }
 }
 
+/// The default receive time-out: a receive that waits longer than 30 s fails, so a
+/// stopped peer cannot stall its peers forever ([`Config::receive_timeout`] changes it;
+/// `Duration::MAX` waits forever).
+pub const DEFAULT_RECEIVE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time a connection has to complete its handshakes (TLS, then `mpst`)
+/// once accepted or dialled: 5 s.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default number of accepted connections that may be in their handshakes at once:
+/// 64. One more evicts the oldest.
+pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = 64;
+
 /// How one role connects to its peers.
 ///
-/// For every pair of peers, the role whose name sorts first (byte-wise) dials the other,
-/// retrying until the connection deadline; the other accepts on its listen address. So
-/// roles may start in any order, and only roles that some peer dials need a known
-/// listen address.
+/// Every peer is listed once, with its address ([`Config::peer`]), or without one when
+/// it does not listen ([`Config::peer_without_address`]); the library decides who dials
+/// whom: a role without a listen address dials every peer, a peer without an address is
+/// accepted, and otherwise the role whose name sorts first (byte-wise) dials. Diallers
+/// retry until the connection deadline, so roles may start in any order.
+///
+/// Connections prove nothing about who is at the other end unless they are secured
+/// (feature `tls`, [`Config::tls`]); plain TCP must be asked for by name
+/// ([`Config::insecure_plaintext`]), or connecting fails.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub(crate) protocol: String,
@@ -72,7 +90,10 @@ pub struct Config {
     pub(crate) fingerprint: Option<Fingerprint>,
     pub(crate) expect: BTreeMap<String, Fingerprint>,
     pub(crate) connect_timeout: Duration,
+    pub(crate) handshake_timeout: Duration,
+    pub(crate) max_pending_handshakes: usize,
     pub(crate) receive_timeout: Option<Duration>,
+    pub(crate) insecure_plaintext: bool,
     pub(crate) max_frame_length: usize,
     pub(crate) flush_threshold: usize,
     #[cfg(feature = "tls")]
@@ -89,15 +110,22 @@ struct File {
     #[serde(default)]
     peers: BTreeMap<String, Vec<String>>,
     connect_timeout_ms: Option<u64>,
+    handshake_timeout_ms: Option<u64>,
     receive_timeout_ms: Option<u64>,
+    max_pending_handshakes: Option<usize>,
+    /// Plain TCP, without proof of any peer's role.
+    #[serde(default)]
+    insecure_plaintext: bool,
     max_frame_length: Option<usize>,
     flush_threshold: Option<usize>,
 }
 
 impl Config {
     /// The configuration of `role` in `protocol` (name and version, e.g.
-    /// `"double_buffering/1"`), with no peers yet, a 10 s connection deadline, no receive
-    /// time-out, 16 MiB frames and an 8 KiB flush threshold.
+    /// `"double_buffering/1"`), with no peers yet, a 10 s connection deadline, 5 s per
+    /// handshake, a 30 s receive time-out, 16 MiB frames and an 8 KiB flush threshold,
+    /// and no transport security yet: give it [`Config::tls`] or, knowingly,
+    /// [`Config::insecure_plaintext`].
     pub fn new(protocol: impl Into<String>, role: impl Into<String>) -> Self {
         Self {
             protocol: protocol.into(),
@@ -107,7 +135,10 @@ impl Config {
             fingerprint: None,
             expect: BTreeMap::new(),
             connect_timeout: Duration::from_secs(10),
-            receive_timeout: None,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            max_pending_handshakes: DEFAULT_MAX_PENDING_HANDSHAKES,
+            receive_timeout: Some(DEFAULT_RECEIVE_TIMEOUT),
+            insecure_plaintext: false,
             max_frame_length: DEFAULT_MAX_FRAME_LENGTH,
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
             #[cfg(feature = "tls")]
@@ -120,7 +151,10 @@ impl Config {
     /// ```toml
     /// protocol = "double_buffering/1"
     /// connect_timeout_ms = 5000   # optional
+    /// handshake_timeout_ms = 1000 # optional
     /// receive_timeout_ms = 2000   # optional
+    /// max_pending_handshakes = 64 # optional
+    /// insecure_plaintext = true   # optional: plain TCP, no proof of roles
     /// max_frame_length = 1048576  # optional
     /// flush_threshold = 8192      # optional
     ///
@@ -157,8 +191,17 @@ impl Config {
         if let Some(ms) = file.connect_timeout_ms {
             config = config.connect_timeout(Duration::from_millis(ms));
         }
+        if let Some(ms) = file.handshake_timeout_ms {
+            config = config.handshake_timeout(Duration::from_millis(ms));
+        }
         if let Some(ms) = file.receive_timeout_ms {
             config = config.receive_timeout(Duration::from_millis(ms));
+        }
+        if let Some(count) = file.max_pending_handshakes {
+            config = config.max_pending_handshakes(count);
+        }
+        if file.insecure_plaintext {
+            config = config.insecure_plaintext();
         }
         if let Some(bytes) = file.max_frame_length {
             config = config.max_frame_length(bytes);
@@ -176,17 +219,33 @@ impl Config {
         self
     }
 
-    /// Adds the peer `role` at `address` (the address is only dialled when this role's
-    /// name sorts first).
+    /// Adds the peer `role`, listening at `address` (the library decides whether this
+    /// role dials it or accepts it; see [`Config`]).
     pub fn peer(mut self, role: impl Into<String>, address: SocketAddr) -> Self {
         self.peers.insert(role.into(), Some(address));
         self
     }
 
-    /// Adds the peer `role` that dials this role (its name sorts first), so its address
-    /// is not needed.
-    pub fn dialled_by(mut self, role: impl Into<String>) -> Self {
+    /// Adds the peer `role`, which does not listen (so it dials this role).
+    pub fn peer_without_address(mut self, role: impl Into<String>) -> Self {
         self.peers.insert(role.into(), None);
+        self
+    }
+
+    /// The former name of [`Config::peer_without_address`].
+    #[deprecated(
+        note = "list the peer with `peer` or `peer_without_address`: the library decides who dials"
+    )]
+    pub fn dialled_by(self, role: impl Into<String>) -> Self {
+        self.peer_without_address(role)
+    }
+
+    /// Runs over plain TCP, without TLS: any process that reaches the listen address
+    /// can claim to be any peer, and anyone on the path can read and change the
+    /// labels. For tests and trusted networks only; without it (or [`Config::tls`]),
+    /// connecting fails.
+    pub fn insecure_plaintext(mut self) -> Self {
+        self.insecure_plaintext = true;
         self
     }
 
@@ -208,9 +267,25 @@ impl Config {
         self
     }
 
-    /// Fails a receive that waits longer than `timeout`.
+    /// Closes a dialled or accepted connection whose handshakes (TLS, then `mpst`) take
+    /// longer than `timeout` (default [`DEFAULT_HANDSHAKE_TIMEOUT`]); a dialler then
+    /// tries again until the connection deadline.
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// Lets at most `count` accepted connections be in their handshakes at once (default
+    /// [`DEFAULT_MAX_PENDING_HANDSHAKES`]); one more closes the oldest of them.
+    pub fn max_pending_handshakes(mut self, count: usize) -> Self {
+        self.max_pending_handshakes = count.max(1);
+        self
+    }
+
+    /// Fails a receive that waits longer than `timeout` (default
+    /// [`DEFAULT_RECEIVE_TIMEOUT`]; `Duration::MAX` waits forever).
     pub fn receive_timeout(mut self, timeout: Duration) -> Self {
-        self.receive_timeout = Some(timeout);
+        self.receive_timeout = (timeout != Duration::MAX).then_some(timeout);
         self
     }
 
@@ -234,6 +309,15 @@ impl Config {
         self
     }
 
+    /// Whether connections are secured (TLS) or plain TCP was asked for by name.
+    pub(crate) fn secured(&self) -> bool {
+        #[cfg(feature = "tls")]
+        if self.tls.is_some() {
+            return true;
+        }
+        self.insecure_plaintext
+    }
+
     /// The role this configuration is for.
     pub fn role(&self) -> &str {
         &self.role
@@ -249,9 +333,14 @@ impl Config {
         self.peers.keys().map(String::as_str)
     }
 
-    /// Whether this role dials `peer` (its name sorts first) rather than accepting it.
+    /// Whether this role dials `peer` rather than accepting it: it dials every peer
+    /// when it has no listen address, accepts a peer without an address, and otherwise
+    /// dials when its name sorts first.
     pub fn dials(&self, peer: &str) -> bool {
-        self.role.as_str() < peer
+        match self.peers.get(peer) {
+            None | Some(None) => false,
+            Some(Some(_)) => self.listen.is_none() || self.role.as_str() < peer,
+        }
     }
 }
 
@@ -278,8 +367,8 @@ mod tests {
         let k = Config::from_toml(text, "K").unwrap();
         assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
         assert_eq!(k.listen, Some("127.0.0.1:7001".parse().unwrap()));
+        assert!(k.dials("S") && k.dials("T") && !k.dials("A"));
         assert_eq!(k.receive_timeout, Some(Duration::from_millis(250)));
-        assert!(k.dials("S") && !k.dials("A"));
         let s = Config::from_toml(text, "S").unwrap();
         assert_eq!(s.peers().collect::<Vec<_>>(), ["K"]);
         assert_eq!(s.protocol(), "db/1");

@@ -1,21 +1,21 @@
-//! Setting up a role's connections: bind, dial the peers whose names sort after ours
-//! (retrying until the deadline), accept the others, handshake with each, and hand out
-//! one [`TcpRoute`] per peer.
+//! Setting up a role's connections: bind, dial some peers (`dial.rs`) and accept the
+//! others (`accept.rs`) before one deadline, and hand out one [`TcpRoute`] per peer.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::{sleep_until, timeout_at, Instant};
+use tokio::net::TcpListener;
+use tokio::time::Instant;
 
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
 
+use super::accept::accept_all;
 use super::config::Config;
+use super::dial::dial;
 use super::error::{NetError, NetErrorKind};
-use super::handshake;
 use super::io::Connection;
 use super::route::TcpRoute;
 
@@ -71,14 +71,31 @@ impl Endpoint {
         &mut self.config
     }
 
-    /// Connects to every peer before the connection deadline: dials those whose names
-    /// sort after this role's (retrying while they are not up yet) and accepts the
-    /// others, handshaking with each. Fails with the first error: a peer not connected in
-    /// time ([`NetErrorKind::ConnectTimeout`]), a refused handshake
-    /// ([`NetErrorKind::Handshake`]) or an I/O error, each naming the peer.
+    /// Connects to every peer before the connection deadline: dials those
+    /// [`Config::dials`] says (retrying while they are not up yet, or when a connection
+    /// breaks during its handshakes) and accepts the others, handshaking with each.
+    ///
+    /// Accepted connections are set up side by side, each within the handshake time-out
+    /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
+    /// plaintext on a TLS port, claims a role it cannot have, or proves no role is closed
+    /// (its refusal written first) and logged with its address, and accepting goes on.
+    ///
+    /// Fails with the first decisive error: a dialled peer's refusal
+    /// ([`NetErrorKind::Handshake`]), a TLS failure or other I/O error of a dialled peer
+    /// that retrying cannot cure, the refusal of an accepted peer that proved its role
+    /// (it is the real peer, and incompatible), or a peer not connected in time
+    /// ([`NetErrorKind::ConnectTimeout`], with the last connection turned away, if any).
     pub async fn connect(self) -> Result<Connections, NetError> {
         let Endpoint { config, listener } = self;
-        let deadline = Instant::now() + config.connect_timeout;
+        if !config.secured() {
+            return Err(config_error(
+                &config,
+                "no transport security: give the configuration TLS identities (`tls`) or \
+                 opt in to `insecure_plaintext`"
+                    .to_owned(),
+            ));
+        }
+        let deadline = deadline_after(config.connect_timeout);
         let mut dialled = Vec::new();
         let mut awaited = Vec::new();
         for (peer, address) in &config.peers {
@@ -169,122 +186,17 @@ where
     }
 }
 
-fn config_error(config: &Config, message: String) -> NetError {
+pub(crate) fn config_error(config: &Config, message: String) -> NetError {
     NetError::new(&config.role, NetErrorKind::Config(message))
 }
 
-fn timed_out(peer: &str, address: SocketAddr, last: Option<std::io::Error>) -> NetError {
-    NetError::new(peer, NetErrorKind::ConnectTimeout { address, last })
-}
-
-/// Dials `peer` at `address` until it answers or the deadline passes, then handshakes.
-async fn dial(
-    config: &Config,
-    peer: &str,
-    address: SocketAddr,
-    deadline: Instant,
-) -> Result<(String, Connection), NetError> {
-    let mut last = None;
-    let mut pause = Duration::from_millis(5);
-    loop {
-        match timeout_at(deadline, TcpStream::connect(address)).await {
-            Err(_elapsed) => return Err(timed_out(peer, address, last)),
-            Ok(Err(error)) => last = Some(error),
-            Ok(Ok(stream)) => {
-                let _ = stream.set_nodelay(true);
-                let connected = async {
-                    let mut connection = secure_dialled(config, peer, address, stream).await?;
-                    handshake::dial(config, peer, &mut connection).await?;
-                    Ok((peer.to_owned(), connection))
-                };
-                return match timeout_at(deadline, connected).await {
-                    Err(_elapsed) => Err(timed_out(peer, address, None)),
-                    Ok(result) => result,
-                };
-            }
-        }
-        // Not listening yet: back off (up to 100 ms) and retry before the deadline.
-        let next = Instant::now() + pause;
-        if next >= deadline {
-            return Err(timed_out(peer, address, last));
-        }
-        sleep_until(next).await;
-        pause = (pause * 2).min(Duration::from_millis(100));
-    }
-}
-
-/// Runs the TLS client handshake on a dialled stream when the configuration asks for TLS.
-#[allow(clippy::unused_async)] // async only with feature `tls`
-async fn secure_dialled(
-    config: &Config,
-    peer: &str,
-    address: SocketAddr,
-    stream: TcpStream,
-) -> Result<Connection, NetError> {
-    #[cfg(feature = "tls")]
-    if let Some(tls) = &config.tls {
-        return tls.connect(peer, address, stream).await;
-    }
-    let _ = (config, peer, address);
-    Ok(Connection::Plain(stream))
-}
-
-/// Runs the TLS server handshake on an accepted stream when the configuration asks for
-/// TLS.
-#[allow(clippy::unused_async)] // async only with feature `tls`
-async fn secure_accepted(
-    config: &Config,
-    address: SocketAddr,
-    stream: TcpStream,
-) -> Result<Connection, NetError> {
-    #[cfg(feature = "tls")]
-    if let Some(tls) = &config.tls {
-        return tls.accept(address, stream).await;
-    }
-    let _ = (config, address);
-    Ok(Connection::Plain(stream))
-}
-
-/// Accepts every peer of `awaited` before the deadline.
-async fn accept_all(
-    config: &Config,
-    listener: Option<&TcpListener>,
-    mut awaited: Vec<&str>,
-    deadline: Instant,
-) -> Result<Vec<(String, Connection)>, NetError> {
-    let mut accepted = Vec::new();
-    let Some(&first) = awaited.first() else {
-        return Ok(accepted);
-    };
-    let Some(listener) = listener else {
-        return Err(config_error(
-            config,
-            format!("{first} dials {} but it has no listen address", config.role),
-        ));
-    };
-    let local = listener
-        .local_addr()
-        .map_err(|e| NetError::new(&config.role, NetErrorKind::Io(e)))?;
-    while let Some(&missing) = awaited.first() {
-        let (stream, address) = match timeout_at(deadline, listener.accept()).await {
-            Err(_elapsed) => return Err(timed_out(missing, local, None)),
-            Ok(Err(error)) => return Err(NetError::new(missing, NetErrorKind::Io(error))),
-            Ok(Ok(connection)) => connection,
-        };
-        let _ = stream.set_nodelay(true);
-        let handshake = async {
-            let mut connection = secure_accepted(config, address, stream).await?;
-            let peer = handshake::accept(config, &awaited, address, &mut connection).await?;
-            Ok::<_, NetError>((peer, connection))
-        };
-        let (peer, connection) = match timeout_at(deadline, handshake).await {
-            Err(_elapsed) => return Err(timed_out(&format!("[{address}]"), local, None)),
-            Ok(result) => result?,
-        };
-        awaited.retain(|p| *p != peer);
-        accepted.push((peer, connection));
-    }
-    Ok(accepted)
+/// `timeout` from now; a time-out too large for the clock (e.g. `Duration::MAX`) is a
+/// deadline decades away, never an overflow.
+pub(crate) fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(Duration::from_secs(30 * 365 * 24 * 3600)))
+        .unwrap_or(now)
 }
 
 /// Why a session ran out of time: returned (as [`crate::Error::Other`]) by

@@ -10,8 +10,9 @@ use std::time::Duration;
 /// A failure of the TCP transport, with the peer role it concerns.
 #[derive(Debug)]
 pub struct NetError {
-    /// The peer role the failure concerns (its name as in the configuration), or the
-    /// remote address in brackets when the peer has not said who it is yet.
+    /// The peer role the failure concerns (its name as in the configuration, once it
+    /// is known or proved), or the remote address in brackets for a connection that has
+    /// not proved its role: a refusal never names the role a connection merely claims.
     pub peer: String,
     /// What went wrong.
     pub kind: NetErrorKind,
@@ -94,6 +95,14 @@ pub enum HandshakeError {
         answered: String,
         /// The role the dialler wanted.
         wanted: String,
+    },
+    /// The connection proved one role (its certificate) but claimed another.
+    #[error("the connection proved role {proved} but claimed {claimed}")]
+    Impersonation {
+        /// The role the connection's certificate names.
+        proved: String,
+        /// The role its hello claimed.
+        claimed: String,
     },
     /// A role connected twice.
     #[error("role {role} connected twice")]

@@ -8,7 +8,10 @@
 //! expectation, so a version mismatch is caught by whichever side pins the other (both,
 //! when every role is built from one binary, as in the examples).
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -127,71 +130,140 @@ pub(crate) async fn dial(
     }
 }
 
+/// Why an accepted connection was turned away, and whether that ends connecting.
+#[derive(Debug)]
+pub(crate) struct Turned {
+    /// The failure, naming the authenticated peer or else the remote address.
+    pub(crate) error: NetError,
+    /// The refusal concerns a peer this role waits for, authenticated as that peer: the
+    /// real peer is incompatible, so waiting longer cannot help.
+    pub(crate) fatal: bool,
+}
+
 /// Acceptor side: reads a hello from `address`, checks it against this role's
-/// configuration and the roles still `awaited`, and answers. Returns the peer's role.
+/// configuration and the roles still `awaited` (taking the peer's role out of it when it
+/// is admitted), and answers; a refusal is written, the connection shut down and drained
+/// so that the dialler reads the reason before any reset. `authenticated` is the role
+/// the connection proved (its certificate), if any: then the hello must claim that role,
+/// and the peer is named by it; otherwise it is named by its address, never by the role
+/// it claims. Returns the peer's role.
 pub(crate) async fn accept(
     config: &Config,
-    awaited: &[&str],
+    awaited: &Mutex<BTreeSet<String>>,
     address: SocketAddr,
+    authenticated: Option<&str>,
     stream: &mut Connection,
-) -> Result<String, NetError> {
-    let unknown = format!("[{address}]");
+) -> Result<String, Turned> {
+    let peer = authenticated.map_or_else(|| format!("[{address}]"), str::to_owned);
+    let turned = |kind| Turned {
+        error: NetError::new(&peer, kind),
+        fatal: false,
+    };
     let hello = match read_frame::<Hello>(stream).await {
         Ok(Some(hello)) if hello.magic == MAGIC && hello.wire == WIRE_VERSION => hello,
         Ok(_) => {
-            // Best effort: the peer may not even speak the protocol.
-            let _ = write_frame(stream, &Reply::Refuse(HandshakeError::NotMpst)).await;
-            return Err(refused(&unknown, HandshakeError::NotMpst));
+            refuse(stream, HandshakeError::NotMpst).await;
+            return Err(turned(NetErrorKind::Handshake(HandshakeError::NotMpst)));
         }
-        Err(e) => return Err(io_error(&unknown, e)),
+        Err(e) => return Err(turned(NetErrorKind::Io(e))),
     };
-    let verdict = if hello.protocol != config.protocol {
-        Err(HandshakeError::Protocol {
-            ours: config.protocol.clone(),
-            theirs: hello.protocol.clone(),
-        })
-    } else if hello.to != config.role {
-        Err(HandshakeError::WrongRole {
-            answered: config.role.clone(),
-            wanted: hello.to.clone(),
-        })
-    } else if !config.peers.contains_key(&hello.from) || config.dials(&hello.from) {
-        Err(HandshakeError::UnknownRole {
-            claimed: hello.from.clone(),
-        })
-    } else if !awaited.contains(&hello.from.as_str()) {
-        Err(HandshakeError::Duplicate {
-            role: hello.from.clone(),
-        })
-    } else {
-        check(
-            &hello.from,
-            config.expect.get(&hello.from),
-            hello.fingerprint.as_ref(),
-        )
-        .and_then(|()| {
-            check(
-                &config.role,
-                hello.expect.as_ref(),
-                config.fingerprint.as_ref(),
-            )
-        })
-    };
-    let peer = if config.peers.contains_key(&hello.from) {
-        hello.from.clone()
-    } else {
-        unknown
-    };
+    let verdict = verdict(config, &hello, authenticated, awaited);
+    // Only a peer that proved its role and is awaited can make waiting pointless.
+    let fatal = authenticated
+        .is_some_and(|role| role == hello.from && lock(awaited).contains(role) && verdict.is_err());
     match verdict {
-        Ok(()) => {
-            write_frame(stream, &Reply::Accept)
-                .await
-                .map_err(|e| io_error(&peer, e))?;
-            Ok(hello.from)
-        }
+        Ok(()) => match write_frame(stream, &Reply::Accept).await {
+            Ok(()) => Ok(hello.from),
+            Err(e) => {
+                // Not admitted after all: the role may connect again.
+                lock(awaited).insert(hello.from);
+                Err(turned(NetErrorKind::Io(e)))
+            }
+        },
         Err(reason) => {
-            let _ = write_frame(stream, &Reply::Refuse(reason.clone())).await;
-            Err(refused(&peer, reason))
+            refuse(stream, reason.clone()).await;
+            Err(Turned {
+                error: NetError::new(&peer, NetErrorKind::Handshake(reason)),
+                fatal,
+            })
         }
     }
+}
+
+fn lock(awaited: &Mutex<BTreeSet<String>>) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+    awaited
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Checks a hello; on success the claimed role is taken out of `awaited` (atomically, so
+/// two connections claiming one role cannot both get in).
+fn verdict(
+    config: &Config,
+    hello: &Hello,
+    authenticated: Option<&str>,
+    awaited: &Mutex<BTreeSet<String>>,
+) -> Result<(), HandshakeError> {
+    if hello.protocol != config.protocol {
+        return Err(HandshakeError::Protocol {
+            ours: config.protocol.clone(),
+            theirs: hello.protocol.clone(),
+        });
+    }
+    if hello.to != config.role {
+        return Err(HandshakeError::WrongRole {
+            answered: config.role.clone(),
+            wanted: hello.to.clone(),
+        });
+    }
+    if let Some(proved) = authenticated {
+        if proved != hello.from {
+            return Err(HandshakeError::Impersonation {
+                proved: proved.to_owned(),
+                claimed: hello.from.clone(),
+            });
+        }
+    }
+    if !config.peers.contains_key(&hello.from) || config.dials(&hello.from) {
+        return Err(HandshakeError::UnknownRole {
+            claimed: hello.from.clone(),
+        });
+    }
+    check(
+        &hello.from,
+        config.expect.get(&hello.from),
+        hello.fingerprint.as_ref(),
+    )?;
+    check(
+        &config.role,
+        hello.expect.as_ref(),
+        config.fingerprint.as_ref(),
+    )?;
+    if !lock(awaited).remove(&hello.from) {
+        return Err(HandshakeError::Duplicate {
+            role: hello.from.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// How long a refusing side waits for the refused peer to read the reason and close.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// Writes a refusal, shuts the connection down and reads until the peer closes (at most
+/// [`LINGER`]), so that closing never resets the connection before the reason is read.
+async fn refuse(stream: &mut Connection, reason: HandshakeError) {
+    let _ = tokio::time::timeout(LINGER, async {
+        let _ = write_frame(stream, &Reply::Refuse(reason)).await;
+        linger_close(stream).await;
+    })
+    .await;
+}
+
+/// Shuts down the writing half, then discards what the peer still sends until it closes.
+/// Bound it with a time-out.
+pub(crate) async fn linger_close(stream: &mut (impl AsyncRead + AsyncWrite + Unpin)) {
+    let _ = stream.shutdown().await;
+    let mut discard = [0; 1024];
+    while let Ok(1..) = stream.read(&mut discard).await {}
 }

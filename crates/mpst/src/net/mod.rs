@@ -37,11 +37,13 @@
 //!   [`session_timeout`] bounds a whole session; [`is_disconnected`] tells whether a
 //!   session error means the peer went away, however the socket reported it.
 
+mod accept;
 mod any;
 mod classify;
 mod codec;
 mod config;
 mod connect;
+mod dial;
 mod error;
 mod handshake;
 mod io;
@@ -52,7 +54,10 @@ mod tls;
 pub use any::{AnyRoute, AnyRouteError};
 pub use classify::{is_disconnected, net_error};
 pub use codec::{FrameCodec, DEFAULT_MAX_FRAME_LENGTH};
-pub use config::{Config, Fingerprint};
+pub use config::{
+    Config, Fingerprint, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
+    DEFAULT_RECEIVE_TIMEOUT,
+};
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
 pub use error::{HandshakeError, NetError, NetErrorKind};
 pub use io::Connection;

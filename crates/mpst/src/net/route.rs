@@ -15,7 +15,7 @@ use serde::Serialize;
 use tokio::net::TcpStream;
 
 use super::io::Connection;
-use tokio::time::{Instant, Sleep};
+use tokio::time::Sleep;
 use tokio_util::codec::Framed;
 
 use super::codec::FrameCodec;
@@ -233,7 +233,9 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                     return Poll::Pending;
                 };
                 let timer = this.timer.get_or_insert_with(|| {
-                    Box::pin(tokio::time::sleep_until(Instant::now() + timeout))
+                    Box::pin(tokio::time::sleep_until(super::connect::deadline_after(
+                        timeout,
+                    )))
                 });
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {

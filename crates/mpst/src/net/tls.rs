@@ -74,18 +74,25 @@ impl TlsConfig {
         }
     }
 
-    /// Runs the server side of the TLS handshake with a dialler at `address`.
+    /// Runs the server side of the TLS handshake with a dialler at `address`; returns
+    /// the connection and the role its certificate proves, if any. On failure the alert
+    /// is sent and the connection shut down and drained (for at most a second), so that
+    /// the dialler reads the alert rather than a reset.
     pub(crate) async fn accept(
         &self,
         address: SocketAddr,
         stream: TcpStream,
-    ) -> Result<Connection, NetError> {
-        match self.acceptor.accept(stream).await {
-            Ok(stream) => Ok(Connection::Tls(Box::new(TlsStream::Server(stream)))),
-            Err(error) => Err(NetError::new(
-                format!("[{address}]"),
-                NetErrorKind::Tls(error),
-            )),
+    ) -> Result<(Connection, Option<String>), NetError> {
+        match self.acceptor.accept(stream).into_fallible().await {
+            Ok(stream) => Ok((Connection::Tls(Box::new(TlsStream::Server(stream))), None)),
+            Err((error, mut stream)) => {
+                let linger = super::handshake::linger_close(&mut stream);
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(1), linger).await;
+                Err(NetError::new(
+                    format!("[{address}]"),
+                    NetErrorKind::Tls(error),
+                ))
+            }
         }
     }
 }

@@ -1,0 +1,266 @@
+//! `mpst::net` attacked from plain sockets on loopback, as an outsider would: strangers
+//! that connect first with garbage, idle sockets, plaintext on a TLS port, wrong roles or
+//! hundreds of connections; refusals that must be read; peers that stop or close. Each
+//! test binds 127.0.0.1:0, is bounded in time, and asserts that the real peers still
+//! connect and run (or fail naming the right peer, with the reason).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use mpst::net::{Config, Connections, Endpoint, HandshakeError, NetError, NetErrorKind, TcpRoute};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+enum Label {
+    Ping(u32),
+}
+
+const BOUND: Duration = Duration::from_secs(20);
+
+async fn bounded<T>(body: impl Future<Output = T>) -> T {
+    timeout(BOUND, body).await.expect("test timed out")
+}
+
+fn any_port() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+fn config(role: &str) -> Config {
+    Config::new("ping/1", role)
+        .insecure_plaintext()
+        .connect_timeout(Duration::from_secs(10))
+}
+
+/// B, bound and listening for A.
+async fn listening_b(b: Config) -> (Endpoint, SocketAddr) {
+    let b = b.listen(any_port()).bind().await.unwrap();
+    let address = b.local_addr().unwrap();
+    (b, address)
+}
+
+/// The real A dials B at `b_at` while B connects; both must succeed and a label must go
+/// through.
+async fn real_peers_connect(a: Config, b: Endpoint, b_at: SocketAddr) {
+    let b = tokio::spawn(b.connect());
+    let mut a = a.peer("B", b_at).connect().await.expect("A connects");
+    let mut b = b.await.unwrap().expect("B connects despite the stranger");
+    let mut ab = a.route::<Label>("B").unwrap();
+    let mut ba = b.route::<Label>("A").unwrap();
+    ab.send(Label::Ping(7)).await.unwrap();
+    assert_eq!(ba.next().await.unwrap().unwrap(), Label::Ping(7));
+}
+
+#[tokio::test]
+async fn stranger_first_with_garbage_does_not_stop_the_real_peer() {
+    bounded(async {
+        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let mut stranger = TcpStream::connect(b_at).await.unwrap();
+        stranger
+            .write_all(b"\xff\xff\xff\xffGET / HTTP/1.1\r\n\r\n")
+            .await
+            .unwrap();
+        real_peers_connect(config("A"), b, b_at).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stranger_idle_connection_is_closed_and_does_not_stop_the_real_peer() {
+    bounded(async {
+        let b = config("B")
+            .peer_without_address("A")
+            .handshake_timeout(Duration::from_millis(300));
+        let (b, b_at) = listening_b(b).await;
+        let mut idle = TcpStream::connect(b_at).await.unwrap();
+        let b = tokio::spawn(b.connect());
+        // The idle socket is closed by B once its handshake time-out passes...
+        let mut byte = [0; 1];
+        let read = timeout(Duration::from_secs(5), idle.read(&mut byte)).await;
+        assert!(
+            matches!(read, Ok(Ok(0) | Err(_))),
+            "an idle stranger is closed after the handshake time-out: {read:?}"
+        );
+        // ...and B is still waiting for the real A, which gets in.
+        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+        let mut b = b
+            .await
+            .unwrap()
+            .expect("B connects despite the idle stranger");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(1))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(1));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stranger_claiming_a_wrong_role_is_refused_and_does_not_stop_the_real_peer() {
+    bounded(async {
+        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        // "Z" is no peer of B: it is refused and reads why; B keeps accepting.
+        let stranger = config("Z").peer("B", b_at).connect().await;
+        assert!(
+            matches!(refusal(stranger), (peer, HandshakeError::Refused(reason))
+                if peer == "B" && matches!(*reason, HandshakeError::UnknownRole { .. })),
+        );
+        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+        let mut b = b.await.unwrap().expect("B connects despite the stranger");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(2))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(2));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stranger_500_connections_do_not_stop_the_real_peer() {
+    bounded(async {
+        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        let mut strangers = Vec::new();
+        for i in 0..500u32 {
+            let mut s = TcpStream::connect(b_at).await.unwrap();
+            // Half stay idle, half send the start of a frame that never ends.
+            if i % 2 == 0 {
+                let _ = s.write_all(&[0, 0, 0x10, 0, 1, 2, 3]).await;
+            }
+            strangers.push(s);
+        }
+        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+        let mut b = b.await.unwrap().expect("B connects despite 500 strangers");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(3))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(3));
+        drop(strangers);
+    })
+    .await;
+}
+
+fn refusal(result: Result<Connections, NetError>) -> (String, HandshakeError) {
+    match result {
+        Err(NetError {
+            peer,
+            kind: NetErrorKind::Handshake(reason),
+        }) => (peer, reason),
+        other => panic!("expected a refused handshake, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusal_is_read_by_the_refused_peer() {
+    bounded(async {
+        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        // 200 times in a row, A of another protocol version is refused and reads why
+        // (never a reset), and B keeps accepting.
+        for round in 0..200 {
+            let wrong = Config::new("ping/2", "A")
+                .insecure_plaintext()
+                .peer("B", b_at)
+                .connect()
+                .await;
+            let (peer, reason) = refusal(wrong);
+            assert_eq!(peer, "B", "round {round}");
+            assert!(
+                matches!(&reason, HandshakeError::Refused(inner)
+                    if matches!(**inner, HandshakeError::Protocol { .. })),
+                "round {round}: {reason}"
+            );
+        }
+        let _a = config("A").peer("B", b_at).connect().await.unwrap();
+        b.await.unwrap().expect("B connects after 200 refusals");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn connect_timeout_of_duration_max_does_not_overflow() {
+    bounded(async {
+        let b = config("B")
+            .peer_without_address("A")
+            .connect_timeout(Duration::MAX)
+            .receive_timeout(Duration::MAX);
+        let (b, b_at) = listening_b(b).await;
+        let a = config("A").connect_timeout(Duration::MAX);
+        real_peers_connect(a, b, b_at).await;
+    })
+    .await;
+}
+
+/// Two connected routes, A to B and B to A, with B's configuration.
+async fn routes(b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
+    let (b, b_at) = listening_b(b.peer_without_address("A")).await;
+    let b = tokio::spawn(b.connect());
+    let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+    let mut b = b.await.unwrap().unwrap();
+    (a.route("B").unwrap(), b.route("A").unwrap())
+}
+
+#[tokio::test]
+async fn a_stopped_peer_fails_its_peers_within_the_default_receive_timeout() {
+    let (a, mut b) = bounded(routes(config("B"))).await;
+    // A is stopped: its socket stays open, nothing comes. With the clock paused, the
+    // runtime jumps to the next timer as soon as nothing else can happen: B's receive
+    // time-out if there is one, else the test's bound.
+    tokio::time::pause();
+    let started = tokio::time::Instant::now();
+    let bound = mpst::net::DEFAULT_RECEIVE_TIMEOUT + Duration::from_secs(1);
+    {
+        let error = match timeout(bound, b.next()).await {
+            Ok(Some(Err(error))) => error,
+            other => panic!("expected a receive time-out, got {other:?}"),
+        };
+        assert_eq!(error.peer, "A");
+        assert!(
+            matches!(error.kind, NetErrorKind::ReceiveTimeout(d)
+                if d == mpst::net::DEFAULT_RECEIVE_TIMEOUT),
+            "{error}"
+        );
+        assert!(started.elapsed() >= mpst::net::DEFAULT_RECEIVE_TIMEOUT);
+        drop(a);
+    }
+}
+
+#[tokio::test]
+async fn a_closed_connection_fails_pending_receives_at_once_with_its_text() {
+    bounded(async {
+        // A receive time-out far beyond the test's bound: only the closed socket can end
+        // the pending receive in time.
+        let b = config("B").receive_timeout(Duration::from_secs(3600));
+        let (a, mut b) = routes(b).await;
+        let pending = tokio::spawn(async move { b.next().await });
+        let raw = a.into_inner().unwrap();
+        #[allow(deprecated)] // linger 0 does not block on drop
+        raw.set_linger(Some(Duration::ZERO)).unwrap();
+        drop(raw);
+        let error = match pending.await.unwrap() {
+            Some(Err(error)) => error,
+            other => panic!("expected the reset, got {other:?}"),
+        };
+        assert_eq!(error.peer, "A");
+        assert!(error.is_disconnected(), "{error}");
+        let text = error.to_string();
+        assert!(
+            text.contains("peer A") && text.to_lowercase().contains("reset"),
+            "{text}"
+        );
+    })
+    .await;
+}
