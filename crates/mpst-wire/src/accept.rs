@@ -1,0 +1,344 @@
+//! Accepting peers: an [`Acceptor`] accepts connections concurrently, each with its own
+//! handshake deadline, at most `max_pending_handshakes` being set up at once (more are
+//! closed at once and logged); `accept()` errors (e.g. out of file descriptors) pause
+//! with exponential back-off. Every failed, slow, idle or hostile connection is closed and
+//! logged with its remote address and never fails the role: the role keeps accepting
+//! until its expected peers have connected or its deadline passes, and (long-running)
+//! afterwards, for late or restarted peers.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::error::{Attempt, Peer, WireError, WireErrorKind};
+use crate::node::Node;
+use crate::stream::Connection;
+
+/// The first pause after a failed `accept()`.
+pub const FIRST_ACCEPT_PAUSE: Duration = Duration::from_millis(10);
+/// The longest pause after failed `accept()`s in a row.
+pub const MAX_ACCEPT_PAUSE: Duration = Duration::from_secs(1);
+/// How many recent failures an acceptor remembers (for the error when a peer is missing).
+const KEPT_FAILURES: usize = 8;
+
+/// The pause after `pause` when `accept()` fails again: doubled, at most
+/// [`MAX_ACCEPT_PAUSE`].
+pub fn next_accept_pause(pause: Duration) -> Duration {
+    pause.saturating_mul(2).min(MAX_ACCEPT_PAUSE)
+}
+
+/// The roles an acceptor admits, with how many connections each is expected to open.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expected {
+    peers: BTreeMap<String, u32>,
+    exclusive: bool,
+}
+
+impl Expected {
+    /// Nobody yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Admits `role`, expecting `connections` connections from it.
+    pub fn peer(mut self, role: impl Into<String>, connections: u32) -> Self {
+        self.peers.insert(role.into(), connections);
+        self
+    }
+
+    /// Refuses a role's connections beyond its expected number
+    /// ([`Refusal::Duplicate`](crate::Refusal::Duplicate)); without this, later
+    /// connections (a restarted peer) are admitted too and come out of
+    /// [`Acceptor::next`].
+    pub fn exclusive(mut self) -> Self {
+        self.exclusive = true;
+        self
+    }
+
+    /// The roles admitted.
+    pub fn roles(&self) -> impl Iterator<Item = &str> {
+        self.peers.keys().map(String::as_str)
+    }
+
+    /// How many connections are expected from `role` (`None`: not admitted).
+    pub fn count(&self, role: &str) -> Option<u32> {
+        self.peers.get(role).copied()
+    }
+
+    /// Whether connections beyond the expected number are refused.
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
+}
+
+/// What an acceptor has seen so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AcceptStats {
+    /// Connections whose handshake succeeded.
+    pub accepted: u64,
+    /// Connections refused by the handshake (the peer was told why).
+    pub refused: u64,
+    /// Connections that failed otherwise (TLS, I/O, garbage, handshake time-out).
+    pub failed: u64,
+    /// Connections closed at once because `max_pending_handshakes` were being set up.
+    pub over_cap: u64,
+    /// `accept()` calls that failed (each followed by a pause).
+    pub accept_errors: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Shared {
+    accepted: AtomicU64,
+    refused: AtomicU64,
+    failed: AtomicU64,
+    over_cap: AtomicU64,
+    accept_errors: AtomicU64,
+    recent: Mutex<VecDeque<Attempt>>,
+    /// Connections admitted per role (for exclusive expectations).
+    pub(crate) admitted: Mutex<HashMap<String, u32>>,
+}
+
+impl Shared {
+    fn remember(&self, address: SocketAddr, error: &WireError) {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        if recent.len() == KEPT_FAILURES {
+            recent.pop_front();
+        }
+        recent.push_back(Attempt {
+            target: address.to_string(),
+            error: error.to_string(),
+        });
+    }
+
+    pub(crate) fn failed(&self, address: SocketAddr, error: &WireError, refused: bool) {
+        if refused {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        self.remember(address, error);
+    }
+}
+
+/// Accepts peers on a listener in a background task (see the module docs). Take
+/// authenticated connections with [`Acceptor::wait_for`] (until the expected peers are
+/// there) or [`Acceptor::next`] (one at a time, for as long as it runs). Dropping it stops
+/// accepting and closes connections not taken yet.
+pub struct Acceptor {
+    local: SocketAddr,
+    expected: Expected,
+    rx: mpsc::Receiver<Connection>,
+    /// Connections received while waiting for others, not yet handed out.
+    held: VecDeque<Connection>,
+    task: JoinHandle<()>,
+    shared: Arc<Shared>,
+    role: String,
+}
+
+impl std::fmt::Debug for Acceptor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Acceptor")
+            .field("local", &self.local)
+            .field("role", &self.role)
+            .field("expected", &self.expected)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Acceptor {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Acceptor {
+    /// Starts accepting on `listener` for `node`, admitting the roles of `expected`.
+    pub fn start(
+        node: &Node,
+        listener: TcpListener,
+        expected: Expected,
+    ) -> Result<Self, WireError> {
+        let local = listener.local_addr().map_err(|e| {
+            WireError::new(Peer::Local(node.role().to_owned()), WireErrorKind::Io(e))
+        })?;
+        let pending = node.config().get_max_pending_handshakes();
+        let (tx, rx) = mpsc::channel(pending);
+        let shared = Arc::new(Shared::default());
+        let task = tokio::spawn(accept_loop(
+            listener,
+            node.clone(),
+            Arc::new(expected.clone()),
+            Arc::new(Semaphore::new(pending)),
+            tx,
+            shared.clone(),
+        ));
+        Ok(Self {
+            local,
+            expected,
+            rx,
+            held: VecDeque::new(),
+            task,
+            shared,
+            role: node.role().to_owned(),
+        })
+    }
+
+    /// The address listened on (with the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// What was expected.
+    pub fn expected(&self) -> &Expected {
+        &self.expected
+    }
+
+    /// Counts of what the acceptor has seen.
+    pub fn stats(&self) -> AcceptStats {
+        let s = &self.shared;
+        AcceptStats {
+            accepted: s.accepted.load(Ordering::Relaxed),
+            refused: s.refused.load(Ordering::Relaxed),
+            failed: s.failed.load(Ordering::Relaxed),
+            over_cap: s.over_cap.load(Ordering::Relaxed),
+            accept_errors: s.accept_errors.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The last failed or refused connections (address and error), oldest first.
+    pub fn recent_failures(&self) -> Vec<Attempt> {
+        let recent = self.shared.recent.lock().unwrap_or_else(|p| p.into_inner());
+        recent.iter().cloned().collect()
+    }
+
+    /// The next authenticated connection, for as long as the acceptor runs (`None` only
+    /// if its task ended).
+    pub async fn next(&mut self) -> Option<Connection> {
+        if let Some(connection) = self.held.pop_front() {
+            return Some(connection);
+        }
+        self.rx.recv().await
+    }
+
+    /// Waits until every role of `wanted` has opened its number of connections, or
+    /// `deadline` passes (`None`: no deadline). Returns those connections; others that
+    /// arrive meanwhile stay for [`Acceptor::next`]. On time-out, the error names the
+    /// first missing role and the last failed connections (strangers included, by
+    /// address).
+    pub async fn wait_for(
+        &mut self,
+        wanted: &Expected,
+        deadline: Option<Instant>,
+    ) -> Result<Vec<Connection>, WireError> {
+        let mut missing: BTreeMap<&str, u32> = wanted
+            .peers
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(r, &n)| (r.as_str(), n))
+            .collect();
+        let mut got = Vec::new();
+        let mut kept = VecDeque::new();
+        let mut take = |connection: Connection, missing: &mut BTreeMap<&str, u32>| match missing
+            .get_mut(connection.peer_role())
+        {
+            Some(n) => {
+                *n -= 1;
+                if *n == 0 {
+                    missing.remove(connection.peer_role());
+                }
+                got.push(connection);
+            }
+            None => kept.push_back(connection),
+        };
+        for connection in std::mem::take(&mut self.held) {
+            take(connection, &mut missing);
+        }
+        while !missing.is_empty() {
+            match crate::dial::until(deadline, self.rx.recv()).await {
+                Some(Some(connection)) => take(connection, &mut missing),
+                Some(None) | None => break,
+            }
+        }
+        self.held.extend(kept);
+        if let Some((&role, _)) = missing.iter().next() {
+            return Err(WireError::new(
+                Peer::Expected(role.to_owned()),
+                WireErrorKind::NotConnected {
+                    address: self.local.to_string(),
+                    attempts: 0,
+                    errors: self.recent_failures(),
+                },
+            ));
+        }
+        Ok(got)
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    node: Node,
+    expected: Arc<Expected>,
+    pending: Arc<Semaphore>,
+    tx: mpsc::Sender<Connection>,
+    shared: Arc<Shared>,
+) {
+    let mut pause = FIRST_ACCEPT_PAUSE;
+    loop {
+        match listener.accept().await {
+            Ok((tcp, remote)) => {
+                pause = FIRST_ACCEPT_PAUSE;
+                let Ok(permit) = pending.clone().try_acquire_owned() else {
+                    shared.over_cap.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(
+                        role = node.role(),
+                        %remote,
+                        "closed at once: {} connections are being set up already",
+                        node.config().get_max_pending_handshakes()
+                    );
+                    drop(tcp);
+                    continue;
+                };
+                let (node, expected, tx, shared) =
+                    (node.clone(), expected.clone(), tx.clone(), shared.clone());
+                tokio::spawn(async move {
+                    let outcome = crate::admit::admit(&node, &expected, &shared, tcp, remote).await;
+                    match outcome {
+                        Ok(connection) => {
+                            shared.accepted.fetch_add(1, Ordering::Relaxed);
+                            tracing::info!(
+                                role = node.role(),
+                                peer = connection.peer_role(),
+                                authenticated = connection.is_authenticated(),
+                                %remote,
+                                "accepted"
+                            );
+                            // Holds its pending slot until taken: at most
+                            // `max_pending_handshakes` connections wait here.
+                            let _ = tx.send(connection).await;
+                        }
+                        Err(error) => {
+                            let refused = error.refusal().is_some();
+                            tracing::warn!(role = node.role(), %remote, %error, "connection closed");
+                            shared.failed(remote, &error, refused);
+                        }
+                    }
+                    drop(permit);
+                });
+            }
+            Err(error) => {
+                shared.accept_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(role = node.role(), %error, ?pause, "accept failed; pausing");
+                tokio::time::sleep(pause).await;
+                pause = next_accept_pause(pause);
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The acceptor's side of one connection: TLS (refusing a plaintext peer with a reason it
+//! can read), the hello and its checks — protocol, wanted role, admitted role, the
+//! certificate naming the claimed role, the application field, duplicates — then the
+//! accept and the dialler's confirmation echoing this side's nonce.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpStream;
+use tokio_rustls::rustls::pki_types::CertificateDer;
+use tokio_rustls::TlsAcceptor;
+
+use crate::accept::{Expected, Shared};
+use crate::codec::{decode_body, FrameError};
+use crate::config::Security;
+use crate::dial::frame_kind;
+use crate::error::{Peer, Refusal, WireError, WireErrorKind};
+use crate::hello::{
+    decode_hello, encode_message, fresh_nonce, read_frame, run_id, write_frame, Confirm, Hello,
+    Reply, MAX_HANDSHAKE_FRAME,
+};
+use crate::identity::Identity;
+use crate::node::Node;
+use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
+
+/// The first byte of a TLS handshake record.
+const TLS_HANDSHAKE: u8 = 0x16;
+
+/// How a handshake ended badly.
+enum Outcome {
+    /// Refuse: write the reason, then close gracefully (outside the handshake deadline).
+    Refuse(Box<Stream>, Refusal, Peer),
+    /// Just close (the peer went away, spoke TLS wrongly, or timed out).
+    Fail(WireError),
+}
+
+/// Runs the acceptor's side of the handshake on `tcp` from `remote`, within the
+/// handshake time-out; a refusal is then written and the connection closed gracefully.
+pub(crate) async fn admit(
+    node: &Node,
+    expected: &Expected,
+    shared: &Arc<Shared>,
+    tcp: TcpStream,
+    remote: SocketAddr,
+) -> Result<Connection, WireError> {
+    let _ = tcp.set_nodelay(true);
+    let limit = node.config().get_handshake_timeout();
+    let outcome = tokio::time::timeout(limit, handshake(node, expected, shared, tcp, remote)).await;
+    match outcome {
+        Ok(Ok(connection)) => Ok(connection),
+        Ok(Err(Outcome::Fail(error))) => Err(error),
+        Ok(Err(Outcome::Refuse(mut stream, refusal, peer))) => {
+            let _ = tokio::time::timeout(LINGER, async {
+                if let Ok(frame) = encode_message(&Reply::Refuse(refusal.clone())) {
+                    let _ = write_frame(&mut *stream, &frame).await;
+                }
+                close_gracefully(&mut stream, LINGER).await;
+            })
+            .await;
+            Err(WireError::new(peer, WireErrorKind::Refusing(refusal)))
+        }
+        Err(_elapsed) => Err(WireError::new(
+            Peer::stranger(remote),
+            WireErrorKind::HandshakeTimeout(limit),
+        )),
+    }
+}
+
+/// A role's connection slot under an exclusive expectation, given back unless kept.
+struct Reservation<'a> {
+    shared: &'a Shared,
+    role: Option<String>,
+}
+
+impl Reservation<'_> {
+    fn keep(mut self) {
+        self.role = None;
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if let Some(role) = self.role.take() {
+            let mut admitted = self
+                .shared
+                .admitted
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if let Some(n) = admitted.get_mut(&role) {
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+}
+
+async fn handshake(
+    node: &Node,
+    expected: &Expected,
+    shared: &Arc<Shared>,
+    tcp: TcpStream,
+    remote: SocketAddr,
+) -> Result<Connection, Outcome> {
+    let stranger = Peer::stranger(remote);
+    let fail = |peer: &Peer, kind: WireErrorKind| Outcome::Fail(WireError::new(peer.clone(), kind));
+    let (mut stream, certificates) = match node.security() {
+        Security::InsecurePlaintext => (Stream::Plain(tcp), None),
+        Security::MutualTls(identity) => {
+            let mut first = [0u8; 1];
+            match tcp.peek(&mut first).await {
+                Ok(0) => return Err(fail(&stranger, WireErrorKind::Closed)),
+                Err(e) => return Err(fail(&stranger, WireErrorKind::Io(e))),
+                Ok(_) if first[0] != TLS_HANDSHAKE => {
+                    let stream = Box::new(Stream::Plain(tcp));
+                    return Err(Outcome::Refuse(stream, Refusal::TlsRequired, stranger));
+                }
+                Ok(_) => {}
+            }
+            let acceptor = TlsAcceptor::from(identity.server_config());
+            match acceptor.accept(tcp).await {
+                Ok(tls) => {
+                    let certificates: Vec<CertificateDer<'static>> = tls
+                        .get_ref()
+                        .1
+                        .peer_certificates()
+                        .map(|c| c.iter().map(|c| c.clone().into_owned()).collect())
+                        .unwrap_or_default();
+                    let stream = Stream::Tls(Box::new(tokio_rustls::TlsStream::Server(tls)));
+                    (stream, Some(certificates))
+                }
+                Err(e) => return Err(fail(&stranger, WireErrorKind::Tls(e))),
+            }
+        }
+    };
+    let body = match read_frame(&mut stream, MAX_HANDSHAKE_FRAME).await {
+        Ok(body) => body,
+        Err(FrameError::TooLarge { .. }) => {
+            return Err(Outcome::Refuse(
+                Box::new(stream),
+                Refusal::NotMpst,
+                stranger,
+            ))
+        }
+        Err(e) => return Err(fail(&stranger, frame_kind(e))),
+    };
+    let hello = match decode_hello(&body) {
+        Ok(hello) => hello,
+        Err(refusal) => return Err(Outcome::Refuse(Box::new(stream), refusal, stranger)),
+    };
+    let claimed = Peer::Unauthenticated {
+        address: remote,
+        claimed: Some(hello.from.clone()),
+    };
+    let refuse = |stream: Stream, refusal: Refusal, peer: &Peer| {
+        Outcome::Refuse(Box::new(stream), refusal, peer.clone())
+    };
+    let protocol = node.config().protocol();
+    if hello.protocol != protocol {
+        let refusal = Refusal::Protocol {
+            ours: protocol.to_owned(),
+            theirs: hello.protocol.clone(),
+        };
+        return Err(refuse(stream, refusal, &claimed));
+    }
+    if hello.to != node.role() {
+        let refusal = Refusal::WrongRole {
+            answered: node.role().to_owned(),
+            wanted: hello.to.clone(),
+        };
+        return Err(refuse(stream, refusal, &claimed));
+    }
+    let Some(count) = expected.count(&hello.from) else {
+        let refusal = Refusal::UnknownRole {
+            claimed: hello.from.clone(),
+        };
+        return Err(refuse(stream, refusal, &claimed));
+    };
+    let peer = match &certificates {
+        Some(certificates) => {
+            if let Err(refusal) = Identity::check_peer(certificates, &hello.from, protocol) {
+                return Err(refuse(stream, refusal, &claimed));
+            }
+            Peer::Authenticated(hello.from.clone())
+        }
+        None => claimed,
+    };
+    if let Err(reason) = node.inner.application.check(&hello.from, &hello.field) {
+        return Err(refuse(stream, Refusal::Application(reason), &peer));
+    }
+    let reservation = if expected.is_exclusive() {
+        let mut admitted = shared.admitted.lock().unwrap_or_else(|p| p.into_inner());
+        let n = admitted.entry(hello.from.clone()).or_insert(0);
+        if *n >= count {
+            drop(admitted);
+            let refusal = Refusal::Duplicate {
+                role: hello.from.clone(),
+            };
+            return Err(refuse(stream, refusal, &peer));
+        }
+        *n += 1;
+        Reservation {
+            shared,
+            role: Some(hello.from.clone()),
+        }
+    } else {
+        Reservation { shared, role: None }
+    };
+    let nonce = fresh_nonce();
+    let accept = Reply::Accept {
+        field: node.inner.application.field(&hello.from),
+        nonce,
+    };
+    let frame = encode_message(&accept).map_err(|e| fail(&peer, WireErrorKind::Frame(e)))?;
+    write_frame(&mut stream, &frame)
+        .await
+        .map_err(|e| fail(&peer, frame_kind(e)))?;
+    let body = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
+        .await
+        .map_err(|e| fail(&peer, frame_kind(e)))?;
+    match decode_body::<Confirm>(&body) {
+        Ok(Confirm::Confirm { nonce: echoed }) if echoed == nonce => {}
+        Ok(Confirm::Confirm { .. }) => {
+            return Err(fail(&peer, WireErrorKind::Refusing(Refusal::Replay)));
+        }
+        Ok(Confirm::Abort(refusal)) => return Err(fail(&peer, WireErrorKind::Refused(refusal))),
+        Err(e) => return Err(fail(&peer, WireErrorKind::Frame(e))),
+    }
+    reservation.keep();
+    Ok(Connection::new(stream, info(&hello, &nonce, &peer, remote)))
+}
+
+fn info(
+    hello: &Hello,
+    nonce: &crate::hello::Nonce,
+    peer: &Peer,
+    remote: SocketAddr,
+) -> ConnectionInfo {
+    ConnectionInfo {
+        peer_role: hello.from.clone(),
+        authenticated: matches!(peer, Peer::Authenticated(_)),
+        remote,
+        run_id: run_id(hello, nonce),
+        peer_field: hello.field.clone(),
+        dialled: false,
+    }
+}

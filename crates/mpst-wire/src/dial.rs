@@ -1,0 +1,256 @@
+//! Dialling a peer: resolve `host:port` again on every attempt, connect, secure (TLS),
+//! and run the dialler's side of the handshake; retry with exponential back-off until a
+//! deadline that cannot overflow, keeping the last attempts' errors for the final error.
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::net::{lookup_host, TcpStream};
+use tokio::time::Instant;
+use tokio_rustls::TlsConnector;
+
+use crate::codec::{decode_body, FrameError};
+use crate::config::Security;
+use crate::error::{is_disconnect, Attempt, Peer, Refusal, WireError, WireErrorKind};
+use crate::hello::{
+    encode_hello, encode_message, fresh_nonce, read_frame, run_id, write_frame, Confirm, Hello,
+    Reply, MAX_HANDSHAKE_FRAME,
+};
+use crate::identity::Identity;
+use crate::node::Node;
+use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
+
+/// How many attempts' errors a dialling error keeps (the last ones).
+pub const KEPT_ATTEMPTS: usize = 8;
+/// The first pause between two attempts.
+pub const FIRST_PAUSE: Duration = Duration::from_millis(10);
+/// The longest pause between two attempts.
+pub const MAX_PAUSE: Duration = Duration::from_millis(500);
+
+/// The pause after `pause`: doubled, at most [`MAX_PAUSE`].
+pub fn next_pause(pause: Duration) -> Duration {
+    pause.saturating_mul(2).min(MAX_PAUSE)
+}
+
+/// Runs `future` until `deadline` (`None`: without one); `None` when it passed.
+pub(crate) async fn until<T>(
+    deadline: Option<Instant>,
+    future: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// What one attempt came to.
+enum Failure {
+    /// Worth another attempt (not up yet, closed before answering, too busy).
+    Retry(Attempt),
+    /// A definite answer: a refusal, a certificate that does not fit.
+    Final(WireError),
+}
+
+pub(crate) async fn dial(
+    node: &Node,
+    peer: &str,
+    address: &str,
+    deadline: Option<Instant>,
+) -> Result<Connection, WireError> {
+    if let Err(e) = crate::names::check_role_name(peer) {
+        return Err(WireError::config(node.role(), e));
+    }
+    let mut attempts = 0u32;
+    let mut errors: VecDeque<Attempt> = VecDeque::new();
+    let mut pause = FIRST_PAUSE;
+    loop {
+        attempts = attempts.saturating_add(1);
+        match until(deadline, attempt(node, peer, address, deadline)).await {
+            Some(Ok(connection)) => return Ok(connection),
+            Some(Err(Failure::Final(error))) => return Err(error),
+            Some(Err(Failure::Retry(failed))) => {
+                tracing::debug!(role = node.role(), peer, target = %failed.target, error = %failed.error, "dial attempt failed");
+                if errors.len() == KEPT_ATTEMPTS {
+                    errors.pop_front();
+                }
+                errors.push_back(failed);
+            }
+            None => break,
+        }
+        let next = Instant::now().checked_add(pause);
+        if let (Some(deadline), Some(next)) = (deadline, next) {
+            if next >= deadline {
+                break;
+            }
+        }
+        tokio::time::sleep(pause).await;
+        pause = next_pause(pause);
+    }
+    Err(WireError::new(
+        Peer::Expected(peer.to_owned()),
+        WireErrorKind::NotConnected {
+            address: address.to_owned(),
+            attempts,
+            errors: errors.into(),
+        },
+    ))
+}
+
+/// One attempt: resolve, connect to each address in turn, secure and handshake.
+async fn attempt(
+    node: &Node,
+    peer: &str,
+    address: &str,
+    deadline: Option<Instant>,
+) -> Result<Connection, Failure> {
+    let resolved: Vec<SocketAddr> = match lookup_host(address).await {
+        Ok(addresses) => addresses.collect(),
+        Err(e) => {
+            return Err(Failure::Retry(Attempt {
+                target: address.to_owned(),
+                error: format!("cannot resolve: {e}"),
+            }))
+        }
+    };
+    let mut last = Attempt {
+        target: address.to_owned(),
+        error: "resolved to no address".into(),
+    };
+    for remote in resolved {
+        let tcp = match TcpStream::connect(remote).await {
+            Ok(tcp) => tcp,
+            Err(e) => {
+                last = Attempt {
+                    target: format!("{address} ({remote})"),
+                    error: e.to_string(),
+                };
+                continue;
+            }
+        };
+        let _ = tcp.set_nodelay(true);
+        let limit = node.config().get_handshake_timeout();
+        let handshake_deadline = Instant::now().checked_add(limit);
+        let deadline = match (deadline, handshake_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        return match until(deadline, secure_and_greet(node, peer, remote, tcp)).await {
+            Some(Ok(connection)) => Ok(connection),
+            Some(Err(error)) if retryable(&error.kind) => Err(Failure::Retry(Attempt {
+                target: format!("{address} ({remote})"),
+                error: error.kind.to_string(),
+            })),
+            Some(Err(error)) => Err(Failure::Final(error)),
+            None => Err(Failure::Retry(Attempt {
+                target: format!("{address} ({remote})"),
+                error: format!("handshake not finished within {limit:?}"),
+            })),
+        };
+    }
+    Err(Failure::Retry(last))
+}
+
+/// Whether a failed handshake is worth another attempt: the other side closed or reset
+/// before answering (not up yet, too busy, restarting), not a definite answer.
+fn retryable(kind: &WireErrorKind) -> bool {
+    match kind {
+        WireErrorKind::Io(e) | WireErrorKind::Tls(e) | WireErrorKind::Frame(FrameError::Io(e)) => {
+            is_disconnect(e.kind()) || e.kind() == io::ErrorKind::TimedOut
+        }
+        WireErrorKind::HandshakeTimeout(_) => true,
+        _ => false,
+    }
+}
+
+async fn secure_and_greet(
+    node: &Node,
+    peer: &str,
+    remote: SocketAddr,
+    tcp: TcpStream,
+) -> Result<Connection, WireError> {
+    let (mut stream, authenticated) = match node.security() {
+        Security::InsecurePlaintext => (Stream::Plain(tcp), false),
+        Security::MutualTls(identity) => {
+            let name = Identity::server_name(peer, node.config().protocol())
+                .map_err(|e| WireError::config(node.role(), e))?;
+            let connector = TlsConnector::from(identity.client_config());
+            match connector.connect(name, tcp).await {
+                Ok(tls) => (
+                    Stream::Tls(Box::new(tokio_rustls::TlsStream::Client(tls))),
+                    true,
+                ),
+                Err(e) => {
+                    return Err(WireError::new(
+                        Peer::Unauthenticated {
+                            address: remote,
+                            claimed: None,
+                        },
+                        WireErrorKind::Tls(e),
+                    ))
+                }
+            }
+        }
+    };
+    let who = if authenticated {
+        Peer::Authenticated(peer.to_owned())
+    } else {
+        Peer::Unauthenticated {
+            address: remote,
+            claimed: None,
+        }
+    };
+    let fail = |kind: WireErrorKind| WireError::new(who.clone(), kind);
+    let hello = Hello {
+        protocol: node.config().protocol().to_owned(),
+        from: node.role().to_owned(),
+        to: peer.to_owned(),
+        field: node.inner.application.field(peer),
+        nonce: fresh_nonce(),
+    };
+    let frame = encode_hello(&hello).map_err(|e| fail(WireErrorKind::Frame(e)))?;
+    write_frame(&mut stream, &frame)
+        .await
+        .map_err(|e| fail(frame_kind(e)))?;
+    let body = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
+        .await
+        .map_err(|e| fail(frame_kind(e)))?;
+    let (field, nonce) = match decode_body::<Reply>(&body) {
+        Ok(Reply::Accept { field, nonce }) => (field, nonce),
+        Ok(Reply::Refuse(refusal)) => return Err(fail(WireErrorKind::Refused(refusal))),
+        Err(_) => {
+            return Err(fail(WireErrorKind::Refusing(Refusal::NotMpst)));
+        }
+    };
+    if let Err(reason) = node.inner.application.check(peer, &field) {
+        let refusal = Refusal::Application(reason);
+        if let Ok(frame) = encode_message(&Confirm::Abort(refusal.clone())) {
+            let _ = write_frame(&mut stream, &frame).await;
+        }
+        close_gracefully(&mut stream, LINGER).await;
+        return Err(fail(WireErrorKind::Refusing(refusal)));
+    }
+    let frame =
+        encode_message(&Confirm::Confirm { nonce }).map_err(|e| fail(WireErrorKind::Frame(e)))?;
+    write_frame(&mut stream, &frame)
+        .await
+        .map_err(|e| fail(frame_kind(e)))?;
+    let info = ConnectionInfo {
+        peer_role: peer.to_owned(),
+        authenticated,
+        remote,
+        run_id: run_id(&hello, &nonce),
+        peer_field: field,
+        dialled: true,
+    };
+    Ok(Connection::new(stream, info))
+}
+
+/// A frame error as an error kind: I/O stays I/O (so disconnects are seen as such).
+pub(crate) fn frame_kind(error: FrameError) -> WireErrorKind {
+    match error {
+        FrameError::Io(e) => WireErrorKind::Io(e),
+        other => WireErrorKind::Frame(other),
+    }
+}
