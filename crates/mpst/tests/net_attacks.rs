@@ -1,15 +1,22 @@
 //! `mpst::net` attacked from plain sockets on loopback, as an outsider would: strangers
-//! that connect first with garbage, idle sockets, plaintext on a TLS port, wrong roles or
-//! hundreds of connections; refusals that must be read; peers that stop or close. Each
-//! test binds 127.0.0.1:0, is bounded in time, and asserts that the real peers still
-//! connect and run (or fail naming the right peer, with the reason).
+//! that connect first with garbage, idle sockets, plaintext on a TLS port, wrong roles,
+//! certificates of another role or another authority, or hundreds of connections;
+//! refusals that must be read; peers that stop or close. Each test binds 127.0.0.1:0, is
+//! bounded in time, and asserts that the real peers still connect and run (or fail
+//! naming the right peer, with the reason). Roles prove themselves with mutual TLS and
+//! certificates issued at test time, as deployed.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use mpst::net::{Config, Connections, Endpoint, HandshakeError, NetError, NetErrorKind, TcpRoute};
+use mpst::net::certs::Deployment;
+use mpst::net::{
+    Config, Connections, Endpoint, Fingerprint, Identity, NetError, NetErrorKind, Refusal,
+    TcpRoute, WireErrorKind,
+};
+use mpst_wire::hello::{self, Hello, Reply};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
@@ -19,7 +26,8 @@ enum Label {
     Ping(u32),
 }
 
-const BOUND: Duration = Duration::from_secs(20);
+const PROTOCOL: &str = "ping/1";
+const BOUND: Duration = Duration::from_secs(30);
 
 async fn bounded<T>(body: impl Future<Output = T>) -> T {
     timeout(BOUND, body).await.expect("test timed out")
@@ -29,9 +37,26 @@ fn any_port() -> SocketAddr {
     "127.0.0.1:0".parse().unwrap()
 }
 
+/// A CA and certificates for A, B and C of `ping/1`.
+fn pki() -> Deployment {
+    Deployment::generate(PROTOCOL, ["A", "B", "C"]).unwrap()
+}
+
+/// One deployment for the tests that need no other.
+fn shared() -> &'static Deployment {
+    static PKI: std::sync::OnceLock<Deployment> = std::sync::OnceLock::new();
+    PKI.get_or_init(pki)
+}
+
+/// `role` proving itself with its certificate of the shared deployment.
 fn config(role: &str) -> Config {
-    Config::new("ping/1", role)
-        .insecure_plaintext()
+    config_in(shared(), role)
+}
+
+/// `role` proving itself with its certificate of `pki`.
+fn config_in(pki: &Deployment, role: &str) -> Config {
+    Config::new(PROTOCOL, role)
+        .identity(pki.identity(role))
         .connect_timeout(Duration::from_secs(10))
 }
 
@@ -54,16 +79,28 @@ async fn real_peers_connect(a: Config, b: Endpoint, b_at: SocketAddr) {
     assert_eq!(ba.next().await.unwrap().unwrap(), Label::Ping(7));
 }
 
+/// The refusal a connecting side read from the other side.
+fn refused(result: Result<Connections, NetError>) -> (String, Refusal) {
+    match result {
+        Err(NetError {
+            peer,
+            kind: NetErrorKind::Wire(WireErrorKind::Refused(reason)),
+        }) => (peer, reason),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn stranger_first_with_garbage_does_not_stop_the_real_peer() {
     bounded(async {
-        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let pki = pki();
+        let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
         let mut stranger = TcpStream::connect(b_at).await.unwrap();
         stranger
             .write_all(b"\xff\xff\xff\xffGET / HTTP/1.1\r\n\r\n")
             .await
             .unwrap();
-        real_peers_connect(config("A"), b, b_at).await;
+        real_peers_connect(config_in(&pki, "A"), b, b_at).await;
     })
     .await;
 }
@@ -71,7 +108,8 @@ async fn stranger_first_with_garbage_does_not_stop_the_real_peer() {
 #[tokio::test]
 async fn stranger_idle_connection_is_closed_and_does_not_stop_the_real_peer() {
     bounded(async {
-        let b = config("B")
+        let pki = pki();
+        let b = config_in(&pki, "B")
             .peer_without_address("A")
             .handshake_timeout(Duration::from_millis(300));
         let (b, b_at) = listening_b(b).await;
@@ -85,7 +123,11 @@ async fn stranger_idle_connection_is_closed_and_does_not_stop_the_real_peer() {
             "an idle stranger is closed after the handshake time-out: {read:?}"
         );
         // ...and B is still waiting for the real A, which gets in.
-        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+        let mut a = config_in(&pki, "A")
+            .peer("B", b_at)
+            .connect()
+            .await
+            .unwrap();
         let mut b = b
             .await
             .unwrap()
@@ -104,15 +146,25 @@ async fn stranger_idle_connection_is_closed_and_does_not_stop_the_real_peer() {
 #[tokio::test]
 async fn stranger_claiming_a_wrong_role_is_refused_and_does_not_stop_the_real_peer() {
     bounded(async {
-        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let pki = pki();
+        let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
         let b = tokio::spawn(b.connect());
-        // "Z" is no peer of B: it is refused and reads why; B keeps accepting.
-        let stranger = config("Z").peer("B", b_at).connect().await;
-        assert!(
-            matches!(refusal(stranger), (peer, HandshakeError::Refused(reason))
-                if peer == "B" && matches!(*reason, HandshakeError::UnknownRole { .. })),
+        // C holds a genuine certificate, but is no peer of B: refused, it reads why, and
+        // B keeps accepting.
+        let stranger = config_in(&pki, "C").peer("B", b_at).connect().await;
+        let (peer, reason) = refused(stranger);
+        assert_eq!(peer, "B");
+        assert_eq!(
+            reason,
+            Refusal::UnknownRole {
+                claimed: "C".into()
+            }
         );
-        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
+        let mut a = config_in(&pki, "A")
+            .peer("B", b_at)
+            .connect()
+            .await
+            .unwrap();
         let mut b = b.await.unwrap().expect("B connects despite the stranger");
         a.route::<Label>("B")
             .unwrap()
@@ -121,6 +173,120 @@ async fn stranger_claiming_a_wrong_role_is_refused_and_does_not_stop_the_real_pe
             .unwrap();
         let got = b.route::<Label>("A").unwrap().next().await;
         assert_eq!(got.unwrap().unwrap(), Label::Ping(2));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stranger_plaintext_client_on_tls_port_is_refused_and_does_not_stop_the_real_peer() {
+    bounded(async {
+        let pki = pki();
+        let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        let plain = Config::new(PROTOCOL, "A")
+            .insecure_plaintext()
+            .connect_timeout(Duration::from_secs(2))
+            .peer("B", b_at)
+            .connect()
+            .await;
+        assert!(plain.is_err(), "a plaintext A is not let in");
+        let mut a = config_in(&pki, "A")
+            .peer("B", b_at)
+            .connect()
+            .await
+            .unwrap();
+        let mut b = b
+            .await
+            .unwrap()
+            .expect("B connects despite the plaintext stranger");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(4))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(4));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn impersonation_with_the_certificate_of_another_role_is_refused() {
+    bounded(async {
+        let pki = pki();
+        let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        // M holds C's genuine certificate and key, and says it is A.
+        let connector = tokio_rustls::TlsConnector::from(pki.identity("C").client_config());
+        let tcp = TcpStream::connect(b_at).await.unwrap();
+        let name = Identity::server_name("B", PROTOCOL).unwrap();
+        let mut tls = connector.connect(name, tcp).await.unwrap();
+        let claim = Hello {
+            protocol: PROTOCOL.into(),
+            from: "A".into(),
+            to: "B".into(),
+            field: Vec::new(),
+            nonce: [7; 32],
+        };
+        let frame = hello::encode_hello(&claim).unwrap();
+        hello::write_frame(&mut tls, &frame).await.unwrap();
+        let body = hello::read_frame(&mut tls, hello::MAX_HANDSHAKE_FRAME)
+            .await
+            .unwrap();
+        let reply: Reply = postcard::from_bytes(&body).unwrap();
+        assert!(
+            matches!(&reply, Reply::Refuse(Refusal::Certificate { claimed, .. }) if claimed == "A"),
+            "{reply:?}"
+        );
+        // The real A still gets in.
+        let mut a = config_in(&pki, "A")
+            .peer("B", b_at)
+            .connect()
+            .await
+            .unwrap();
+        let mut b = b
+            .await
+            .unwrap()
+            .expect("B connects despite the impersonator");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(5))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(5));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn impersonation_with_a_certificate_of_another_authority_is_refused() {
+    bounded(async {
+        let (pki, rogue) = (pki(), pki());
+        let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
+        let b = tokio::spawn(b.connect());
+        // A certificate for A, from a CA B does not trust (nor does it trust B's).
+        let forged = config_in(&rogue, "A").peer("B", b_at).connect().await;
+        match forged {
+            Err(NetError {
+                peer,
+                kind: NetErrorKind::Wire(WireErrorKind::Tls(_)),
+            }) => assert!(peer.starts_with("[127.0.0.1:"), "B proved nothing: {peer}"),
+            other => panic!("expected a TLS failure, got {other:?}"),
+        }
+        let mut a = config_in(&pki, "A")
+            .peer("B", b_at)
+            .connect()
+            .await
+            .unwrap();
+        let mut b = b.await.unwrap().expect("B connects despite the forger");
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(6))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(6));
     })
     .await;
 }
@@ -153,38 +319,32 @@ async fn stranger_500_connections_do_not_stop_the_real_peer() {
     .await;
 }
 
-fn refusal(result: Result<Connections, NetError>) -> (String, HandshakeError) {
-    match result {
-        Err(NetError {
-            peer,
-            kind: NetErrorKind::Handshake(reason),
-        }) => (peer, reason),
-        other => panic!("expected a refused handshake, got {other:?}"),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusal_is_read_by_the_refused_peer() {
     bounded(async {
-        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
+        let b = config("B")
+            .peer_without_address("A")
+            .expect("A", Fingerprint::of_bytes(b"A v1"));
+        let (b, b_at) = listening_b(b).await;
         let b = tokio::spawn(b.connect());
-        // 200 times in a row, A of another protocol version is refused and reads why
-        // (never a reset), and B keeps accepting.
+        // 200 times in a row, the genuine A running another session type is refused and
+        // reads why (never a reset), and B keeps accepting.
         for round in 0..200 {
-            let wrong = Config::new("ping/2", "A")
-                .insecure_plaintext()
+            let skewed = config("A")
+                .fingerprint(Fingerprint::of_bytes(b"A v2"))
                 .peer("B", b_at)
                 .connect()
                 .await;
-            let (peer, reason) = refusal(wrong);
+            let (peer, reason) = refused(skewed);
             assert_eq!(peer, "B", "round {round}");
             assert!(
-                matches!(&reason, HandshakeError::Refused(inner)
-                    if matches!(**inner, HandshakeError::Protocol { .. })),
+                matches!(&reason, Refusal::Application(text)
+                    if text.contains("role A runs another session type")),
                 "round {round}: {reason}"
             );
         }
-        let _a = config("A").peer("B", b_at).connect().await.unwrap();
+        let a = config("A").fingerprint(Fingerprint::of_bytes(b"A v1"));
+        let _a = a.peer("B", b_at).connect().await.unwrap();
         b.await.unwrap().expect("B connects after 200 refusals");
     })
     .await;
@@ -248,7 +408,7 @@ async fn a_closed_connection_fails_pending_receives_at_once_with_its_text() {
         let pending = tokio::spawn(async move { b.next().await });
         let raw = a.into_inner().unwrap();
         #[allow(deprecated)] // linger 0 does not block on drop
-        raw.set_linger(Some(Duration::ZERO)).unwrap();
+        raw.tcp().set_linger(Some(Duration::ZERO)).unwrap();
         drop(raw);
         let error = match pending.await.unwrap() {
             Some(Err(error)) => error,

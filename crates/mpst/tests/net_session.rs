@@ -40,7 +40,7 @@ const BOUND: Duration = Duration::from_secs(10);
 
 /// Connects A (dialling) and B (accepting) on loopback.
 async fn roles(b: Config) -> (A, B) {
-    let any = "127.0.0.1:0".parse().unwrap();
+    let any = "127.0.0.1:0";
     // Not a test of security: plain TCP, asked for by name.
     let b = b.insecure_plaintext().listen(any).peer_without_address("A");
     let b = b.bind().await.unwrap();

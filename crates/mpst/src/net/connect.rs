@@ -1,22 +1,22 @@
-//! Setting up a role's connections: bind, dial some peers (`dial.rs`) and accept the
-//! others (`accept.rs`) before one deadline, and hand out one [`TcpRoute`] per peer.
+//! Setting up a role's connections on `mpst_wire`: bind, then dial some peers and accept
+//! the others (the library deciding which, [`Config::dials`]) before one deadline, each
+//! connection proving its role and checking session-type fingerprints in the hello, and
+//! hand out one [`TcpRoute`] per peer.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use mpst_wire::{Application, Expected, Node, Stream};
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
-use tokio::time::Instant;
 
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
 
-use super::accept::accept_all;
-use super::config::Config;
-use super::dial::dial;
+use super::config::{config_error, Config, Fingerprint};
 use super::error::{NetError, NetErrorKind};
-use super::io::Connection;
 use super::route::TcpRoute;
 
 /// A role's bound listener (if it accepts any peer) and its configuration, before
@@ -32,7 +32,7 @@ pub struct Endpoint {
 #[derive(Debug)]
 pub struct Connections {
     config: Config,
-    streams: BTreeMap<String, Connection>,
+    streams: BTreeMap<String, Stream>,
     /// The first route a role asked for that was not there (see [`Connections::into_role`]).
     missing: Option<NetError>,
 }
@@ -40,11 +40,11 @@ pub struct Connections {
 impl Config {
     /// Binds the listen address (when set), ready to [`Endpoint::connect`].
     pub async fn bind(self) -> Result<Endpoint, NetError> {
-        let listener = match self.listen {
+        let listener = match self.wire.listen_address() {
             Some(address) => Some(
                 TcpListener::bind(address)
                     .await
-                    .map_err(|e| NetError::new(&self.role, NetErrorKind::Io(e)))?,
+                    .map_err(|e| NetError::new(self.role(), NetErrorKind::Io(e)))?,
             ),
             None => None,
         };
@@ -57,6 +57,57 @@ impl Config {
     /// Binds, then connects to every peer (see [`Endpoint::connect`]).
     pub async fn connect(self) -> Result<Connections, NetError> {
         self.bind().await?.connect().await
+    }
+}
+
+/// The session runtime's part of the hello: this role's fingerprint and the one it
+/// expects of the peer, each checked by the other side.
+#[derive(Debug, Serialize, Deserialize)]
+struct Fingerprints {
+    mine: Option<Fingerprint>,
+    expect: Option<Fingerprint>,
+}
+
+/// Checks fingerprints in the hello (see [`Config::fingerprint`], [`Config::expect`]).
+struct SessionTypes {
+    role: String,
+    fingerprint: Option<Fingerprint>,
+    expect: BTreeMap<String, Fingerprint>,
+}
+
+impl Application for SessionTypes {
+    fn field(&self, peer: &str) -> Vec<u8> {
+        let field = Fingerprints {
+            mine: self.fingerprint,
+            expect: self.expect.get(peer).copied(),
+        };
+        postcard::to_stdvec(&field).unwrap_or_default()
+    }
+
+    fn check(&self, peer: &str, field: &[u8]) -> Result<(), String> {
+        let theirs: Fingerprints = postcard::from_bytes(field)
+            .map_err(|e| format!("malformed session-type fingerprints: {e}"))?;
+        mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
+        mismatch(
+            &self.role,
+            theirs.expect.as_ref(),
+            self.fingerprint.as_ref(),
+        )
+    }
+}
+
+/// A fingerprint against an expectation (none on either side: nothing to check).
+fn mismatch(
+    role: &str,
+    expected: Option<&Fingerprint>,
+    received: Option<&Fingerprint>,
+) -> Result<(), String> {
+    match expected {
+        Some(expected) if Some(expected) != received => Err(format!(
+            "role {role} runs another session type (fingerprint {}, expected {expected})",
+            received.map_or_else(|| "none".to_owned(), ToString::to_string),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -73,48 +124,72 @@ impl Endpoint {
 
     /// Connects to every peer before the connection deadline: dials those
     /// [`Config::dials`] says (retrying while they are not up yet, or when a connection
-    /// breaks during its handshakes) and accepts the others, handshaking with each.
+    /// breaks before it is answered) and accepts the others. Every connection proves its
+    /// role (mutual TLS, unless [`Config::insecure_plaintext`]) and passes the hello's
+    /// checks: protocol, roles, a fresh nonce, session-type fingerprints.
     ///
     /// Accepted connections are set up side by side, each within the handshake time-out
     /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
-    /// plaintext on a TLS port, claims a role it cannot have, or proves no role is closed
-    /// (its refusal written first) and logged with its address, and accepting goes on.
+    /// plaintext on a TLS port, claims a role it has no certificate for, or is refused
+    /// is closed (its refusal written first) and logged with its address, and accepting
+    /// goes on. So a stranger changes nothing for the real peers.
     ///
-    /// Fails with the first decisive error: a dialled peer's refusal
-    /// ([`NetErrorKind::Handshake`]), a TLS failure or other I/O error of a dialled peer
-    /// that retrying cannot cure, the refusal of an accepted peer that proved its role
-    /// (it is the real peer, and incompatible), or a peer not connected in time
-    /// ([`NetErrorKind::ConnectTimeout`], with the last connection turned away, if any).
+    /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
+    /// certificate error, or a peer not connected in time
+    /// ([`WireErrorKind::NotConnected`](mpst_wire::WireErrorKind::NotConnected), with the
+    /// last failures seen).
     pub async fn connect(self) -> Result<Connections, NetError> {
         let Endpoint { config, listener } = self;
-        if !config.secured() {
-            return Err(config_error(
-                &config,
-                "no transport security: give the configuration TLS identities (`tls`) or \
-                 opt in to `insecure_plaintext`"
-                    .to_owned(),
-            ));
-        }
-        let deadline = deadline_after(config.connect_timeout);
+        let node = Node::new(config.wire.clone())?.with_application(SessionTypes {
+            role: config.role().to_owned(),
+            fingerprint: config.fingerprint,
+            expect: config.expect.clone(),
+        });
+        let deadline = mpst_wire::deadline_after(config.wire.get_connect_timeout());
         let mut dialled = Vec::new();
-        let mut awaited = Vec::new();
-        for (peer, address) in &config.peers {
-            if config.dials(peer) {
-                let address = address.ok_or_else(|| {
-                    config_error(
-                        &config,
-                        format!("no address for peer {peer}, which it dials"),
-                    )
-                })?;
-                dialled.push(dial(&config, peer, address, deadline));
-            } else {
-                awaited.push(peer.as_str());
+        let mut awaited = Expected::new().exclusive();
+        let mut accepts = None;
+        for peer in config.peers() {
+            match config.wire.peer_address(peer) {
+                Some(address) if config.dials(peer) => {
+                    dialled.push(node.dial_at(peer, address, deadline));
+                }
+                _ => {
+                    awaited = awaited.peer(peer, 1);
+                    accepts.get_or_insert(peer);
+                }
             }
         }
-        let accepted = accept_all(&config, listener.as_ref(), awaited, deadline);
-        let (dialled, accepted) =
-            futures::future::try_join(futures::future::try_join_all(dialled), accepted).await?;
-        let streams = dialled.into_iter().chain(accepted).collect();
+        let accepted = async {
+            let Some(first) = accepts else {
+                return Ok(Vec::new());
+            };
+            let Some(listener) = listener else {
+                return Err(config_error(
+                    config.role(),
+                    format!(
+                        "{first} dials {} but it has no listen address",
+                        config.role()
+                    ),
+                ));
+            };
+            let mut acceptor = node.accept_on(listener, awaited.clone())?;
+            Ok(acceptor.wait_for(&awaited, deadline).await?)
+        };
+        let dialled = async {
+            futures::future::try_join_all(dialled)
+                .await
+                .map_err(NetError::from)
+        };
+        let (dialled, accepted) = futures::future::try_join(dialled, accepted).await?;
+        let streams = dialled
+            .into_iter()
+            .chain(accepted)
+            .map(|connection| {
+                let (stream, info) = connection.into_parts();
+                (info.peer_role, stream)
+            })
+            .collect();
         Ok(Connections {
             config,
             streams,
@@ -132,18 +207,20 @@ impl Connections {
                 peer,
                 NetErrorKind::Config(format!(
                     "{} has no connection to {peer} (not a peer, or taken already)",
-                    self.config.role
+                    self.config.role()
                 )),
             )
         })?;
-        Ok(TcpRoute::over(stream, peer, self.config.max_frame_length)
-            .with_flush_threshold(self.config.flush_threshold)
-            .with_receive_timeout(self.config.receive_timeout))
+        Ok(
+            TcpRoute::over(stream, peer, self.config.wire.get_max_frame_length())
+                .with_flush_threshold(self.config.flush_threshold)
+                .with_receive_timeout(self.config.wire.get_receive_timeout()),
+        )
     }
 
     /// The role these connections belong to.
     pub fn role(&self) -> &str {
-        &self.config.role
+        self.config.role()
     }
 
     /// Builds the role struct `R` (a `#[derive(Role)]` struct whose routes are
@@ -151,12 +228,12 @@ impl Connections {
     /// `#[route(P)]` field gets the connection to the peer named `P::NAME`. Fails when `R`
     /// is not the configured role or routes to a peer without a connection.
     pub fn into_role<R: Role + Build<Self>>(mut self) -> Result<R, NetError> {
-        if R::NAME != self.config.role {
+        if R::NAME != self.config.role() {
             return Err(config_error(
-                &self.config,
+                self.config.role(),
                 format!(
                     "connected as {} but asked to build role {}",
-                    self.config.role,
+                    self.config.role(),
                     R::NAME
                 ),
             ));
@@ -184,19 +261,6 @@ where
             }
         }
     }
-}
-
-pub(crate) fn config_error(config: &Config, message: String) -> NetError {
-    NetError::new(&config.role, NetErrorKind::Config(message))
-}
-
-/// `timeout` from now; a time-out too large for the clock (e.g. `Duration::MAX`) is a
-/// deadline decades away, never an overflow.
-pub(crate) fn deadline_after(timeout: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(timeout)
-        .or_else(|| now.checked_add(Duration::from_secs(30 * 365 * 24 * 3600)))
-        .unwrap_or(now)
 }
 
 /// Why a session ran out of time: returned (as [`crate::Error::Other`]) by

@@ -14,11 +14,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
 
-use super::io::Connection;
+use mpst_wire::{FrameCodec, FrameError, Stream as Connection};
 use tokio::time::Sleep;
 use tokio_util::codec::Framed;
 
-use super::codec::FrameCodec;
 use super::error::{NetError, NetErrorKind};
 
 /// The default size above which buffered frames are written out without waiting for a
@@ -64,7 +63,8 @@ impl<M> TcpRoute<M> {
         Self::over(Connection::Plain(stream), peer, max_frame_length)
     }
 
-    /// Wraps a connection (plain or TLS) to the role `peer` (after the handshake), with
+    /// Wraps a connected stream (plain or TLS, e.g. from an `mpst_wire::Connection`) to
+    /// the role `peer` (after the handshake), with
     /// frames limited to `max_frame_length` bytes.
     pub fn over(
         connection: Connection,
@@ -120,11 +120,10 @@ impl<M> TcpRoute<M> {
         self.framed.is_none()
     }
 
-    /// The underlying TCP stream (`None` once the route failed; under the TLS layer, if
-    /// any), e.g. to write raw bytes in tests. Frames buffered for writing and bytes read
-    /// ahead are dropped.
-    pub fn into_inner(self) -> Option<TcpStream> {
-        self.framed.map(|framed| framed.into_inner().into_tcp())
+    /// The underlying stream (`None` once the route failed), e.g. to write raw bytes in
+    /// tests. Frames buffered for writing and bytes read ahead are dropped.
+    pub fn into_inner(self) -> Option<Connection> {
+        self.framed.map(Framed::into_inner)
     }
 
     /// Closes the connection at once, without flushing: the peer's receives fail, and
@@ -156,13 +155,13 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
 /// Polls one sink operation of the connection, closing it on failure.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
+    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), FrameError>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
     };
     match op(Pin::new(framed)) {
-        Poll::Ready(Err(kind)) => Poll::Ready(Err(route.fail(kind))),
+        Poll::Ready(Err(error)) => Poll::Ready(Err(route.fail(error.into()))),
         Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
         Poll::Pending => Poll::Pending,
     }
@@ -183,7 +182,7 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
         // An unencodable label fails this send only; the connection stays usable.
         Pin::new(framed)
             .start_send(item)
-            .map_err(|kind| NetError::new(&*this.peer, kind))
+            .map_err(|error| NetError::new(&*this.peer, error.into()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
@@ -211,7 +210,7 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
         // sides could wait for each other.
         if let Poll::Ready(Err(kind)) = <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(framed), cx)
         {
-            return Poll::Ready(Some(Err(this.fail(kind))));
+            return Poll::Ready(Some(Err(this.fail(kind.into()))));
         }
         let Some(framed) = &mut this.framed else {
             return Poll::Ready(None);
@@ -221,7 +220,7 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 this.timer = None;
                 Poll::Ready(Some(Ok(message)))
             }
-            Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
+            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(this.fail(error.into())))),
             // The peer closed between two frames: the stream ends, which the runtime
             // reports as the peer disconnected, as for in-memory channels.
             Poll::Ready(None) => {
@@ -232,11 +231,16 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
                 };
-                let timer = this.timer.get_or_insert_with(|| {
-                    Box::pin(tokio::time::sleep_until(super::connect::deadline_after(
-                        timeout,
-                    )))
-                });
+                if this.timer.is_none() {
+                    // A time-out beyond the clock's range never fires.
+                    let Some(deadline) = mpst_wire::deadline_after(timeout) else {
+                        return Poll::Pending;
+                    };
+                    this.timer = Some(Box::pin(tokio::time::sleep_until(deadline)));
+                }
+                let Some(timer) = this.timer.as_mut() else {
+                    return Poll::Pending;
+                };
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {
                         Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
