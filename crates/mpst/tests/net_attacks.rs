@@ -71,8 +71,19 @@ async fn listening_b(b: Config) -> (Endpoint, SocketAddr) {
 /// through.
 async fn real_peers_connect(a: Config, b: Endpoint, b_at: SocketAddr) {
     let b = tokio::spawn(b.connect());
+    real_a_gets_in(a, b_at, b, "B connects despite the stranger").await;
+}
+
+/// The real A dials B at `b_at`, where B is connecting (`b`, still accepting after
+/// whatever a stranger did); both must succeed and a label must go through.
+async fn real_a_gets_in(
+    a: Config,
+    b_at: SocketAddr,
+    b: tokio::task::JoinHandle<Result<Connections, NetError>>,
+    why: &str,
+) {
     let mut a = a.peer("B", b_at).connect().await.expect("A connects");
-    let mut b = b.await.unwrap().expect("B connects despite the stranger");
+    let mut b = b.await.unwrap().expect(why);
     let mut ab = a.route::<Label>("B").unwrap();
     let mut ba = b.route::<Label>("A").unwrap();
     ab.send(Label::Ping(7)).await.unwrap();
@@ -123,22 +134,13 @@ async fn stranger_idle_connection_is_closed_and_does_not_stop_the_real_peer() {
             "an idle stranger is closed after the handshake time-out: {read:?}"
         );
         // ...and B is still waiting for the real A, which gets in.
-        let mut a = config_in(&pki, "A")
-            .peer("B", b_at)
-            .connect()
-            .await
-            .unwrap();
-        let mut b = b
-            .await
-            .unwrap()
-            .expect("B connects despite the idle stranger");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(1))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(1));
+        real_a_gets_in(
+            config_in(&pki, "A"),
+            b_at,
+            b,
+            "B connects despite the idle stranger",
+        )
+        .await;
     })
     .await;
 }
@@ -160,19 +162,13 @@ async fn stranger_claiming_a_wrong_role_is_refused_and_does_not_stop_the_real_pe
                 claimed: "C".into()
             }
         );
-        let mut a = config_in(&pki, "A")
-            .peer("B", b_at)
-            .connect()
-            .await
-            .unwrap();
-        let mut b = b.await.unwrap().expect("B connects despite the stranger");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(2))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(2));
+        real_a_gets_in(
+            config_in(&pki, "A"),
+            b_at,
+            b,
+            "B connects despite the stranger",
+        )
+        .await;
     })
     .await;
 }
@@ -190,22 +186,13 @@ async fn stranger_plaintext_client_on_tls_port_is_refused_and_does_not_stop_the_
             .connect()
             .await;
         assert!(plain.is_err(), "a plaintext A is not let in");
-        let mut a = config_in(&pki, "A")
-            .peer("B", b_at)
-            .connect()
-            .await
-            .unwrap();
-        let mut b = b
-            .await
-            .unwrap()
-            .expect("B connects despite the plaintext stranger");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(4))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(4));
+        real_a_gets_in(
+            config_in(&pki, "A"),
+            b_at,
+            b,
+            "B connects despite the plaintext stranger",
+        )
+        .await;
     })
     .await;
 }
@@ -239,22 +226,13 @@ async fn impersonation_with_the_certificate_of_another_role_is_refused() {
             "{reply:?}"
         );
         // The real A still gets in.
-        let mut a = config_in(&pki, "A")
-            .peer("B", b_at)
-            .connect()
-            .await
-            .unwrap();
-        let mut b = b
-            .await
-            .unwrap()
-            .expect("B connects despite the impersonator");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(5))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(5));
+        real_a_gets_in(
+            config_in(&pki, "A"),
+            b_at,
+            b,
+            "B connects despite the impersonator",
+        )
+        .await;
     })
     .await;
 }
@@ -274,19 +252,13 @@ async fn impersonation_with_a_certificate_of_another_authority_is_refused() {
             }) => assert!(peer.starts_with("[127.0.0.1:"), "B proved nothing: {peer}"),
             other => panic!("expected a TLS failure, got {other:?}"),
         }
-        let mut a = config_in(&pki, "A")
-            .peer("B", b_at)
-            .connect()
-            .await
-            .unwrap();
-        let mut b = b.await.unwrap().expect("B connects despite the forger");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(6))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(6));
+        real_a_gets_in(
+            config_in(&pki, "A"),
+            b_at,
+            b,
+            "B connects despite the forger",
+        )
+        .await;
     })
     .await;
 }
@@ -305,15 +277,7 @@ async fn stranger_500_connections_do_not_stop_the_real_peer() {
             }
             strangers.push(s);
         }
-        let mut a = config("A").peer("B", b_at).connect().await.unwrap();
-        let mut b = b.await.unwrap().expect("B connects despite 500 strangers");
-        a.route::<Label>("B")
-            .unwrap()
-            .send(Label::Ping(3))
-            .await
-            .unwrap();
-        let got = b.route::<Label>("A").unwrap().next().await;
-        assert_eq!(got.unwrap().unwrap(), Label::Ping(3));
+        real_a_gets_in(config("A"), b_at, b, "B connects despite 500 strangers").await;
         drop(strangers);
     })
     .await;
