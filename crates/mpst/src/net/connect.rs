@@ -132,7 +132,9 @@ impl Endpoint {
     /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
     /// plaintext on a TLS port, claims a role it has no certificate for, or is refused
     /// is closed (its refusal written first) and logged with its address, and accepting
-    /// goes on. So a stranger changes nothing for the real peers.
+    /// goes on. So a stranger cannot keep the real peers out; strangers filling the cap
+    /// delay them by at most the handshake time-out (connections beyond the cap are
+    /// closed at once, and diallers retry).
     ///
     /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
     /// certificate error, or a peer not connected in time
