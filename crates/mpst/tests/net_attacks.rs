@@ -388,3 +388,85 @@ async fn a_closed_connection_fails_pending_receives_at_once_with_its_text() {
     })
     .await;
 }
+
+/// A proxy from a fresh loopback port to `target` for one connection: copies both ways
+/// and returns the bytes the client sent, once it closed.
+async fn recording_proxy(target: SocketAddr) -> (SocketAddr, tokio::task::JoinHandle<Vec<u8>>) {
+    let listener = tokio::net::TcpListener::bind(any_port()).await.unwrap();
+    let at = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let (client, _) = listener.accept().await.unwrap();
+        let server = TcpStream::connect(target).await.unwrap();
+        let (mut client_read, mut client_write) = client.into_split();
+        let (mut server_read, mut server_write) = server.into_split();
+        let back = tokio::spawn(async move {
+            let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+        });
+        let mut recorded = Vec::new();
+        let mut buffer = [0; 4096];
+        while let Ok(n @ 1..) = client_read.read(&mut buffer).await {
+            recorded.extend_from_slice(&buffer[..n]);
+            if server_write.write_all(&buffer[..n]).await.is_err() {
+                break;
+            }
+        }
+        let _ = server_write.shutdown().await;
+        let _ = back.await;
+        recorded
+    });
+    (at, task)
+}
+
+#[tokio::test]
+async fn replay_of_a_recorded_plaintext_run_binds_nothing() {
+    bounded(async {
+        // Plain TCP, where nothing but the hello's fresh nonces stands in the way.
+        let plain = |role: &str| {
+            Config::new(PROTOCOL, role)
+                .insecure_plaintext()
+                .peer_without_address("A")
+                .connect_timeout(Duration::from_secs(1))
+        };
+        let (b, b_at) = listening_b(plain("B")).await;
+        let b = tokio::spawn(b.connect());
+        let (proxy_at, recorded) = recording_proxy(b_at).await;
+        let a = Config::new(PROTOCOL, "A").insecure_plaintext();
+        let mut a = a.peer("B", proxy_at).connect().await.unwrap();
+        let mut b = b.await.unwrap().unwrap();
+        a.route::<Label>("B")
+            .unwrap()
+            .send(Label::Ping(9))
+            .await
+            .unwrap();
+        let got = b.route::<Label>("A").unwrap().next().await;
+        assert_eq!(got.unwrap().unwrap(), Label::Ping(9));
+        drop(a);
+        let recorded = recorded.await.unwrap();
+        assert!(
+            recorded.len() > 40,
+            "the hello, the confirmation and Ping(9)"
+        );
+        // The same bytes, replayed into a fresh run of B: the confirmation echoes the
+        // old run's nonce, so B refuses it and never reads Ping(9).
+        let (fresh, fresh_at) = listening_b(plain("B")).await;
+        let fresh = tokio::spawn(fresh.connect());
+        let mut replay = TcpStream::connect(fresh_at).await.unwrap();
+        replay.write_all(&recorded).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = timeout(Duration::from_secs(5), replay.read_to_end(&mut answer)).await;
+        let error = match fresh.await.unwrap() {
+            Err(error) => error,
+            Ok(_) => panic!("a replayed run was admitted"),
+        };
+        assert_eq!(error.peer, "A", "{error}");
+        assert!(
+            matches!(
+                error.kind,
+                NetErrorKind::Wire(WireErrorKind::NotConnected { .. })
+            ),
+            "{error}"
+        );
+        assert!(error.to_string().contains("replay"), "{error}");
+    })
+    .await;
+}
