@@ -9,8 +9,9 @@
 //! `OK <result>` or `ERR <error>` and exits (status 0 or 1).
 //!
 //! Every role proves itself with mutual TLS: the launcher issues a CA and one certificate
-//! per role for the run (the files `mpst certs` writes, in a temporary directory removed
-//! with the [`Launch`]) and names them in the configuration's `[security]` table.
+//! per role for the run (PEM files written by `mpst::net::certs::write_deployment` into a
+//! temporary directory removed with the [`Launch`]) and names them in the
+//! configuration's `[security]` table.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};

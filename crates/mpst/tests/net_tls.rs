@@ -1,5 +1,5 @@
 //! Identities for `mpst::net` on loopback: mutual TLS with certificates that name each
-//! role, issued at test time (in memory, and as the PEM files `mpst certs` writes), a
+//! role, issued at test time (in memory, and as PEM files), a
 //! peer whose certificate another authority issued, and an identity that names another
 //! role than the one configured.
 

@@ -82,7 +82,8 @@ pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = mpst_wire::config::DEFAULT_MAX
 ///
 /// Every connection proves its role: by default with mutual TLS, each role presenting a
 /// certificate that names its role and protocol, issued by the deployment's CA
-/// ([`Config::identity`], [`Config::identity_files`]; `mpst certs` writes them). Plain
+/// ([`Config::identity`], [`Config::identity_files`]; [`certs`](super::certs) issues
+/// them). Plain
 /// TCP, where anyone can claim any role, must be asked for by name
 /// ([`Config::insecure_plaintext`]); with neither, connecting fails.
 #[derive(Debug, Clone)]
@@ -192,8 +193,7 @@ impl Config {
 
     /// Proves this role with `identity` (mutual TLS): its certificate must name this
     /// role of this protocol, and every peer's must name the role it claims; both are
-    /// issued by the CA the identity trusts (`mpst certs`, or
-    /// [`certs`](super::certs)).
+    /// issued by the CA the identity trusts ([`certs`](super::certs)).
     pub fn identity(mut self, identity: Identity) -> Self {
         self.wire = self.wire.mutual_tls(identity);
         self

@@ -10,9 +10,9 @@
 //!   'mpst::net::AnyRoute<Label>'` emits both).
 //! * **Identity**: every connection proves its role before any label from it is read:
 //!   mutual TLS (rustls), each role presenting a certificate that names its role and
-//!   protocol, issued by the deployment's CA (`mpst certs --protocol P --out DIR A B`
-//!   writes them; [`certs`] makes them in code; [`Config::identity_files`] or `[security]`
-//!   in TOML reads them). Plain TCP, where anyone can claim any role, only with
+//!   protocol, issued by the deployment's CA ([`certs`] makes them in memory or writes
+//!   them as PEM files, `certs::write_deployment`; [`Config::identity_files`] or
+//!   `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
 //!   [`Config::insecure_plaintext`]; with neither, connecting fails.
 //! * **Wire format**: one frame per label, a 4-byte big-endian length then the label
 //!   encoded with postcard ([`FrameCodec`], the framing of tokio-util's
@@ -64,8 +64,8 @@ pub use config::{
 };
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
 pub use error::{NetError, NetErrorKind};
-/// Issuing a CA and one certificate per role (for tests and development; `mpst certs`
-/// writes them as files).
+/// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
+/// development).
 pub use mpst_wire::certs;
 pub use mpst_wire::{
     rustls, FrameCodec, Identity, Refusal, Stream, WireConfig, WireErrorKind,
