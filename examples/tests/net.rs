@@ -127,8 +127,8 @@ async fn a_kernel_running_another_session_type_is_refused() {
         assert!(!o.status.success(), "{o:?}");
     }
     // K dials S and T; each checks K's fingerprint, refuses it saying it is K's session
-    // type that differs, and K reads that refusal (never a reset). T turned the proved K
-    // away and waited for a compatible one until its deadline, and says why.
+    // type that differs, and K reads that refusal (never a reset). K proved its role, so
+    // T knows no compatible K will come: it fails at once, and says why.
     let kernel = outcome(&outcomes, "K").err().unwrap_or_default();
     assert!(
         kernel.contains("refused by the other side: role K runs another session type"),

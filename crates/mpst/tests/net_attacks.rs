@@ -286,30 +286,56 @@ async fn stranger_500_connections_do_not_stop_the_real_peer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusal_is_read_by_the_refused_peer() {
     bounded(async {
-        let b = config("B")
-            .peer_without_address("A")
-            .expect("A", Fingerprint::of_bytes(b"A v1"));
-        let (b, b_at) = listening_b(b).await;
+        let (b, b_at) = listening_b(config("B").peer_without_address("A")).await;
         let b = tokio::spawn(b.connect());
-        // 200 times in a row, the genuine A running another session type is refused and
-        // reads why (never a reset), and B keeps accepting.
+        // 200 times in a row, C (a genuine role, but no peer of B) is refused and reads
+        // why — never a reset — and B keeps accepting.
         for round in 0..200 {
-            let skewed = config("A")
-                .fingerprint(Fingerprint::of_bytes(b"A v2"))
-                .peer("B", b_at)
-                .connect()
-                .await;
-            let (peer, reason) = refused(skewed);
+            let (peer, reason) = refused(config("C").peer("B", b_at).connect().await);
             assert_eq!(peer, "B", "round {round}");
-            assert!(
-                matches!(&reason, Refusal::Application(text)
-                    if text.contains("role A runs another session type")),
-                "round {round}: {reason}"
+            assert_eq!(
+                reason,
+                Refusal::UnknownRole {
+                    claimed: "C".into()
+                },
+                "round {round}"
             );
         }
-        let a = config("A").fingerprint(Fingerprint::of_bytes(b"A v1"));
-        let _a = a.peer("B", b_at).connect().await.unwrap();
-        b.await.unwrap().expect("B connects after 200 refusals");
+        real_a_gets_in(config("A"), b_at, b, "B connects after 200 refusals").await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_proved_peer_of_another_session_type_is_refused_and_both_sides_say_why_at_once() {
+    bounded(async {
+        // B would wait a minute for A; the real A proves its role but runs another
+        // session type, so waiting longer cannot help: both sides fail at once, and the
+        // refused A reads the reason.
+        let b = config("B")
+            .peer_without_address("A")
+            .expect("A", Fingerprint::of_bytes(b"A v1"))
+            .connect_timeout(Duration::from_secs(60));
+        let (b, b_at) = listening_b(b).await;
+        let b = tokio::spawn(b.connect());
+        let a = config("A").fingerprint(Fingerprint::of_bytes(b"A v2"));
+        let (peer, reason) = refused(a.peer("B", b_at).connect().await);
+        assert_eq!(peer, "B");
+        assert!(
+            matches!(&reason, Refusal::Application(text)
+                if text.contains("role A runs another session type")),
+            "{reason}"
+        );
+        let error = match b.await.unwrap() {
+            Err(error) => error,
+            Ok(_) => panic!("B connected to an incompatible A"),
+        };
+        assert_eq!(error.peer, "A");
+        assert!(
+            matches!(&error.kind, NetErrorKind::Wire(WireErrorKind::Refusing(Refusal::Application(text)))
+                if text.contains("role A runs another session type")),
+            "{error}"
+        );
     })
     .await;
 }

@@ -6,11 +6,15 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mpst_wire::{Application, Expected, Node, Stream};
+use futures::stream::{FuturesUnordered, StreamExt};
+use mpst_wire::{Application, Expected, Node, Refusal, Security, Stream, WireErrorKind};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use tokio::sync::Notify;
 
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
@@ -73,6 +77,36 @@ struct SessionTypes {
     role: String,
     fingerprint: Option<Fingerprint>,
     expect: BTreeMap<String, Fingerprint>,
+    /// Set when a peer this role accepts proved its role and runs an incompatible session
+    /// type: waiting longer for it cannot help (`None` under plaintext, where the peer
+    /// named is only a claim).
+    incompatible: Option<Arc<Incompatible>>,
+}
+
+/// The first accepted peer that proved its role and was refused for its session type.
+#[derive(Default)]
+struct Incompatible {
+    peer: Mutex<Option<(String, String)>>,
+    found: Notify,
+}
+
+impl Incompatible {
+    /// Waits for the first incompatible peer; its name and the reason.
+    async fn first(&self) -> (String, String) {
+        loop {
+            let notified = self.found.notified();
+            if let Some(found) = self.lock().clone() {
+                return found;
+            }
+            notified.await;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, String)>> {
+        self.peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl Application for SessionTypes {
@@ -85,14 +119,23 @@ impl Application for SessionTypes {
     }
 
     fn check(&self, peer: &str, field: &[u8]) -> Result<(), String> {
-        let theirs: Fingerprints = postcard::from_bytes(field)
-            .map_err(|e| format!("malformed session-type fingerprints: {e}"))?;
-        mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
-        mismatch(
-            &self.role,
-            theirs.expect.as_ref(),
-            self.fingerprint.as_ref(),
-        )
+        let verdict = postcard::from_bytes::<Fingerprints>(field)
+            .map_err(|e| format!("malformed session-type fingerprints: {e}"))
+            .and_then(|theirs| {
+                mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
+                mismatch(
+                    &self.role,
+                    theirs.expect.as_ref(),
+                    self.fingerprint.as_ref(),
+                )
+            });
+        if let (Err(reason), Some(incompatible)) = (&verdict, &self.incompatible) {
+            incompatible
+                .lock()
+                .get_or_insert_with(|| (peer.to_owned(), reason.clone()));
+            incompatible.found.notify_one();
+        }
+        verdict
     }
 }
 
@@ -137,15 +180,23 @@ impl Endpoint {
     /// closed at once, and diallers retry).
     ///
     /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
-    /// certificate error, or a peer not connected in time
+    /// certificate error, an accepted peer that proved its role (mutual TLS) but runs
+    /// another session type than [`Config::expect`] says (refused, and waiting longer
+    /// cannot help), or a peer not connected in time
     /// ([`WireErrorKind::NotConnected`](mpst_wire::WireErrorKind::NotConnected), with the
     /// last failures seen).
     pub async fn connect(self) -> Result<Connections, NetError> {
         let Endpoint { config, listener } = self;
-        let node = Node::new(config.wire.clone())?.with_application(SessionTypes {
+        let node = Node::new(config.wire.clone())?;
+        // Under mutual TLS, the wire checks a peer's certificate before the application's
+        // field: a peer refused for its session type is the real one.
+        let incompatible = matches!(node.security(), Security::MutualTls(_))
+            .then(|| Arc::new(Incompatible::default()));
+        let node = node.with_application(SessionTypes {
             role: config.role().to_owned(),
             fingerprint: config.fingerprint,
             expect: config.expect.clone(),
+            incompatible: incompatible.clone(),
         });
         let deadline = mpst_wire::deadline_after(config.wire.get_connect_timeout());
         let mut dialled = Vec::new();
@@ -176,17 +227,30 @@ impl Endpoint {
                 ));
             };
             let mut acceptor = node.accept_on(listener, awaited.clone())?;
-            Ok(acceptor.wait_for(&awaited, deadline).await?)
+            let incompatible = async {
+                match &incompatible {
+                    Some(incompatible) => incompatible.first().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                accepted = acceptor.wait_for(&awaited, deadline) => Ok(accepted?),
+                (peer, reason) = incompatible => Err(NetError::new(
+                    peer,
+                    NetErrorKind::Wire(WireErrorKind::Refusing(Refusal::Application(reason))),
+                )),
+            }
         };
-        let dialled = async {
-            futures::future::try_join_all(dialled)
-                .await
-                .map_err(NetError::from)
-        };
-        let (dialled, accepted) = futures::future::try_join(dialled, accepted).await?;
-        let streams = dialled
+        let setups: FuturesUnordered<SetupFuture<'_>> = dialled
             .into_iter()
-            .chain(accepted)
+            .map(|dial| -> SetupFuture<'_> {
+                Box::pin(async move { dial.await.map(|c| vec![c]).map_err(NetError::from) })
+            })
+            .collect();
+        setups.push(Box::pin(accepted));
+        let connections = settle(setups, config.wire.get_handshake_timeout()).await?;
+        let streams = connections
+            .into_iter()
             .map(|connection| {
                 let (stream, info) = connection.into_parts();
                 (info.peer_role, stream)
@@ -198,6 +262,37 @@ impl Endpoint {
             missing: None,
         })
     }
+}
+
+/// What one dial (one connection) or the acceptor (all accepted ones) set up.
+type Setup = Result<Vec<mpst_wire::Connection>, NetError>;
+
+/// A set-up under way.
+type SetupFuture<'a> = Pin<Box<dyn Future<Output = Setup> + Send + 'a>>;
+
+/// The longest a failing role lets its other handshakes in flight finish, so that the
+/// peers they reach read a verdict (a refusal, or this role's own) instead of a reset.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// Runs every set-up to completion; after the first failure, lets the others run on for
+/// at most [`GRACE`] (and the handshake time-out), then returns that failure.
+async fn settle(
+    mut setups: FuturesUnordered<SetupFuture<'_>>,
+    handshake_timeout: Duration,
+) -> Result<Vec<mpst_wire::Connection>, NetError> {
+    let mut connections = Vec::new();
+    while let Some(setup) = setups.next().await {
+        match setup {
+            Ok(mut some) => connections.append(&mut some),
+            Err(error) => {
+                let grace = GRACE.min(handshake_timeout);
+                let rest = async { while setups.next().await.is_some() {} };
+                let _ = tokio::time::timeout(grace, rest).await;
+                return Err(error);
+            }
+        }
+    }
+    Ok(connections)
 }
 
 impl Connections {
