@@ -8,12 +8,11 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -95,11 +94,8 @@ pub struct AcceptStats {
 
 #[derive(Default)]
 pub(crate) struct Shared {
-    accepted: AtomicU64,
-    refused: AtomicU64,
-    failed: AtomicU64,
-    over_cap: AtomicU64,
-    accept_errors: AtomicU64,
+    /// Updated after the event is logged, so a watcher sees the log line already written.
+    stats: watch::Sender<AcceptStats>,
     recent: Mutex<VecDeque<Attempt>>,
     /// Connections admitted per role (for exclusive expectations).
     pub(crate) admitted: Mutex<HashMap<String, u32>>,
@@ -117,13 +113,22 @@ impl Shared {
         });
     }
 
-    pub(crate) fn failed(&self, address: SocketAddr, error: &WireError, refused: bool) {
-        if refused {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.failed.fetch_add(1, Ordering::Relaxed);
-        }
+    /// Logs a failed or refused connection, then counts it (before its socket closes).
+    pub(crate) fn failed(&self, role: &str, address: SocketAddr, error: &WireError) {
+        let refused = matches!(error.kind, WireErrorKind::Refusing(_));
+        tracing::warn!(role, remote = %address, %error, "connection closed");
         self.remember(address, error);
+        self.stats.send_modify(|s| {
+            if refused {
+                s.refused += 1;
+            } else {
+                s.failed += 1;
+            }
+        });
+    }
+
+    fn count(&self, update: impl FnOnce(&mut AcceptStats)) {
+        self.stats.send_modify(update);
     }
 }
 
@@ -203,14 +208,15 @@ impl Acceptor {
 
     /// Counts of what the acceptor has seen.
     pub fn stats(&self) -> AcceptStats {
-        let s = &self.shared;
-        AcceptStats {
-            accepted: s.accepted.load(Ordering::Relaxed),
-            refused: s.refused.load(Ordering::Relaxed),
-            failed: s.failed.load(Ordering::Relaxed),
-            over_cap: s.over_cap.load(Ordering::Relaxed),
-            accept_errors: s.accept_errors.load(Ordering::Relaxed),
-        }
+        *self.shared.stats.borrow()
+    }
+
+    /// The counts as they change: each event is logged before it is counted, e.g. to
+    /// wait until a stranger's connection has been dealt with. Copy the counts out
+    /// (`*receiver.borrow()`) rather than holding the borrow: the acceptor cannot count
+    /// while it is held.
+    pub fn watch_stats(&self) -> watch::Receiver<AcceptStats> {
+        self.shared.stats.subscribe()
     }
 
     /// The last failed or refused connections (address and error), oldest first.
@@ -296,46 +302,40 @@ async fn accept_loop(
             Ok((tcp, remote)) => {
                 pause = FIRST_ACCEPT_PAUSE;
                 let Ok(permit) = pending.clone().try_acquire_owned() else {
-                    shared.over_cap.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(
                         role = node.role(),
                         %remote,
                         "closed at once: {} connections are being set up already",
                         node.config().get_max_pending_handshakes()
                     );
+                    shared.count(|s| s.over_cap += 1);
                     drop(tcp);
                     continue;
                 };
                 let (node, expected, tx, shared) =
                     (node.clone(), expected.clone(), tx.clone(), shared.clone());
                 tokio::spawn(async move {
+                    // A failure is logged and counted inside, before the socket closes.
                     let outcome = crate::admit::admit(&node, &expected, &shared, tcp, remote).await;
-                    match outcome {
-                        Ok(connection) => {
-                            shared.accepted.fetch_add(1, Ordering::Relaxed);
-                            tracing::info!(
-                                role = node.role(),
-                                peer = connection.peer_role(),
-                                authenticated = connection.is_authenticated(),
-                                %remote,
-                                "accepted"
-                            );
-                            // Holds its pending slot until taken: at most
-                            // `max_pending_handshakes` connections wait here.
-                            let _ = tx.send(connection).await;
-                        }
-                        Err(error) => {
-                            let refused = error.refusal().is_some();
-                            tracing::warn!(role = node.role(), %remote, %error, "connection closed");
-                            shared.failed(remote, &error, refused);
-                        }
+                    if let Some(connection) = outcome {
+                        tracing::info!(
+                            role = node.role(),
+                            peer = connection.peer_role(),
+                            authenticated = connection.is_authenticated(),
+                            %remote,
+                            "accepted"
+                        );
+                        shared.count(|s| s.accepted += 1);
+                        // Holds its pending slot until taken: at most
+                        // `max_pending_handshakes` connections wait here.
+                        let _ = tx.send(connection).await;
                     }
                     drop(permit);
                 });
             }
             Err(error) => {
-                shared.accept_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(role = node.role(), %error, ?pause, "accept failed; pausing");
+                shared.count(|s| s.accept_errors += 1);
                 tokio::time::sleep(pause).await;
                 pause = next_accept_pause(pause);
             }

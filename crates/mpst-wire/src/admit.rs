@@ -30,40 +30,66 @@ const TLS_HANDSHAKE: u8 = 0x16;
 enum Outcome {
     /// Refuse: write the reason, then close gracefully (outside the handshake deadline).
     Refuse(Box<Stream>, Refusal, Peer),
-    /// Just close (the peer went away, spoke TLS wrongly, or timed out).
-    Fail(WireError),
+    /// Just close (the peer went away, spoke TLS wrongly, or replayed), once logged.
+    Fail(WireError, Option<Box<Stream>>),
 }
 
 /// Runs the acceptor's side of the handshake on `tcp` from `remote`, within the
-/// handshake time-out; a refusal is then written and the connection closed gracefully.
+/// handshake time-out. A failure is logged and counted before the socket closes; a
+/// refusal is then written and the connection closed gracefully.
 pub(crate) async fn admit(
     node: &Node,
     expected: &Expected,
     shared: &Arc<Shared>,
     tcp: TcpStream,
     remote: SocketAddr,
-) -> Result<Connection, WireError> {
+) -> Option<Connection> {
     let _ = tcp.set_nodelay(true);
+    // A second handle on the socket keeps it open until the failure is logged, whatever
+    // the handshake did with its own (a timed-out handshake drops it).
+    let keep = tcp_clone(&tcp);
     let limit = node.config().get_handshake_timeout();
     let outcome = tokio::time::timeout(limit, handshake(node, expected, shared, tcp, remote)).await;
+    let role = node.role();
     match outcome {
-        Ok(Ok(connection)) => Ok(connection),
-        Ok(Err(Outcome::Fail(error))) => Err(error),
+        Ok(Ok(connection)) => Some(connection),
+        Ok(Err(Outcome::Fail(error, stream))) => {
+            shared.failed(role, remote, &error);
+            drop((stream, keep));
+            None
+        }
         Ok(Err(Outcome::Refuse(mut stream, refusal, peer))) => {
+            shared.failed(
+                role,
+                remote,
+                &WireError::new(peer, WireErrorKind::Refusing(refusal.clone())),
+            );
+            drop(keep);
             let _ = tokio::time::timeout(LINGER, async {
-                if let Ok(frame) = encode_message(&Reply::Refuse(refusal.clone())) {
+                if let Ok(frame) = encode_message(&Reply::Refuse(refusal)) {
                     let _ = write_frame(&mut *stream, &frame).await;
                 }
                 close_gracefully(&mut stream, LINGER).await;
             })
             .await;
-            Err(WireError::new(peer, WireErrorKind::Refusing(refusal)))
+            None
         }
-        Err(_elapsed) => Err(WireError::new(
-            Peer::stranger(remote),
-            WireErrorKind::HandshakeTimeout(limit),
-        )),
+        Err(_elapsed) => {
+            let error = WireError::new(
+                Peer::stranger(remote),
+                WireErrorKind::HandshakeTimeout(limit),
+            );
+            shared.failed(role, remote, &error);
+            drop(keep);
+            None
+        }
     }
+}
+
+/// Another handle on the same socket (`None` if the system refuses one, e.g. out of
+/// file descriptors: then a failure may be logged just after the socket closed).
+fn tcp_clone(tcp: &TcpStream) -> Option<socket2::Socket> {
+    socket2::SockRef::from(tcp).try_clone().ok()
 }
 
 /// A role's connection slot under an exclusive expectation, given back unless kept.
@@ -101,7 +127,8 @@ async fn handshake(
     remote: SocketAddr,
 ) -> Result<Connection, Outcome> {
     let stranger = Peer::stranger(remote);
-    let fail = |peer: &Peer, kind: WireErrorKind| Outcome::Fail(WireError::new(peer.clone(), kind));
+    let fail =
+        |peer: &Peer, kind: WireErrorKind| Outcome::Fail(WireError::new(peer.clone(), kind), None);
     let (mut stream, certificates) = match node.security() {
         Security::InsecurePlaintext => (Stream::Plain(tcp), None),
         Security::MutualTls(identity) => {
