@@ -126,6 +126,7 @@ impl Config {
     /// connect_timeout = "5s"          # optional, like every line below but [roles]
     /// handshake_timeout = "1s"
     /// receive_timeout = "2s"          # "none": wait forever
+    /// idle_timeout = "1s"             # the longest pause inside a frame
     /// max_pending_handshakes = 64
     /// max_frame_length = 1048576
     /// flush_threshold = 8192
@@ -258,6 +259,13 @@ impl Config {
     pub fn receive_timeout(mut self, timeout: Duration) -> Self {
         let timeout = (timeout != Duration::MAX).then_some(timeout);
         self.wire = self.wire.receive_timeout(timeout);
+        self
+    }
+
+    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
+    /// (default 10 s), whatever the receive time-out.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.wire = self.wire.idle_timeout(timeout);
         self
     }
 

@@ -297,7 +297,7 @@ async fn settle(
 
 impl Connections {
     /// The route to `peer`, carrying the label enum `M`, with the configured frame limit,
-    /// flush threshold and receive time-out. Each route can be taken once.
+    /// flush threshold, receive and idle time-outs. Each route can be taken once.
     pub fn route<M>(&mut self, peer: &str) -> Result<TcpRoute<M>, NetError> {
         let stream = self.streams.remove(peer).ok_or_else(|| {
             NetError::new(
@@ -311,7 +311,8 @@ impl Connections {
         Ok(
             TcpRoute::over(stream, peer, self.config.wire.get_max_frame_length())
                 .with_flush_threshold(self.config.flush_threshold)
-                .with_receive_timeout(self.config.wire.get_receive_timeout()),
+                .with_receive_timeout(self.config.wire.get_receive_timeout())
+                .with_idle_timeout(Some(self.config.wire.get_idle_timeout())),
         )
     }
 

@@ -53,6 +53,8 @@ pub enum NetErrorKind {
     Encode(postcard::Error),
     /// Nothing arrived from the peer within the receive time-out.
     ReceiveTimeout(Duration),
+    /// Part of a frame arrived, then nothing more within the idle time-out.
+    IdleTimeout(Duration),
     /// Connecting failed in the network layer: a refusal (read from the other side,
     /// [`WireErrorKind::Refused`], or made by this side, [`WireErrorKind::Refusing`]), a
     /// TLS failure, a peer not connected before the deadline
@@ -147,6 +149,9 @@ impl fmt::Display for NetError {
             }
             NetErrorKind::Encode(e) => write!(f, "could not encode a label: {e}"),
             NetErrorKind::ReceiveTimeout(d) => write!(f, "nothing received within {d:?}"),
+            NetErrorKind::IdleTimeout(d) => {
+                write!(f, "stuck in the middle of a frame for {d:?}")
+            }
             NetErrorKind::Wire(e) => write!(f, "{e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),
         }

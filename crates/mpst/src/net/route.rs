@@ -36,6 +36,9 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   runtime reports the peer disconnected).
 /// * With a receive time-out, a receive that waits longer than it fails with
 ///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
+/// * With an idle time-out, a receive that has part of a frame and waits longer than it
+///   for more bytes fails with [`NetErrorKind::IdleTimeout`], whatever the receive
+///   time-out: a peer cannot hold a partial frame (up to the frame limit) for long.
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
@@ -44,6 +47,9 @@ pub struct TcpRoute<M> {
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
+    idle_timeout: Option<Duration>,
+    /// While part of a frame is buffered: how many bytes, and when waiting for more ends.
+    idle_timer: Option<(usize, Pin<Box<Sleep>>)>,
 }
 
 impl<M> fmt::Debug for TcpRoute<M> {
@@ -78,6 +84,8 @@ impl<M> TcpRoute<M> {
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
+            idle_timeout: None,
+            idle_timer: None,
         }
     }
 
@@ -88,12 +96,21 @@ impl<M> TcpRoute<M> {
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
+            idle_timeout: None,
+            idle_timer: None,
         }
     }
 
     /// Fails a receive that waits longer than `timeout` (`None`: wait forever).
     pub fn with_receive_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.receive_timeout = timeout;
+        self
+    }
+
+    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
+    /// (`None`: only the receive time-out applies).
+    pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.idle_timeout = timeout;
         self
     }
 
@@ -131,6 +148,30 @@ impl<M> TcpRoute<M> {
     pub fn close_now(&mut self) {
         self.framed = None;
         self.timer = None;
+        self.idle_timer = None;
+    }
+
+    /// Polls the idle time-out while part of a frame is buffered (restarting it whenever
+    /// more bytes arrived); `Ready` when it passed.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<Duration> {
+        let (Some(idle), Some(framed)) = (self.idle_timeout, &self.framed) else {
+            return Poll::Pending;
+        };
+        let buffered = framed.read_buffer().len();
+        if buffered == 0 {
+            self.idle_timer = None;
+            return Poll::Pending;
+        }
+        if !matches!(&self.idle_timer, Some((seen, _)) if *seen == buffered) {
+            let Some(deadline) = mpst_wire::deadline_after(idle) else {
+                return Poll::Pending;
+            };
+            self.idle_timer = Some((buffered, Box::pin(tokio::time::sleep_until(deadline))));
+        }
+        match &mut self.idle_timer {
+            Some((_, timer)) => timer.as_mut().poll(cx).map(|()| idle),
+            None => Poll::Pending,
+        }
     }
 
     /// Records a failure: the connection is closed so that the peer learns of it.
@@ -228,6 +269,9 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 Poll::Ready(None)
             }
             Poll::Pending => {
+                if let Poll::Ready(idle) = this.poll_idle(cx) {
+                    return Poll::Ready(Some(Err(this.fail(NetErrorKind::IdleTimeout(idle)))));
+                }
                 let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
                 };
