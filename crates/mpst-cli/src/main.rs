@@ -62,6 +62,8 @@ enum Command {
     /// Print the FSMs of one of the paper's benchmark families as DOT.
     #[command(hide = true)]
     Gen(cmd::gen::Args),
+    /// Issue development identities: a CA and one certificate per role, for mutual TLS.
+    Certs(cmd::certs::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
 }
@@ -89,6 +91,7 @@ impl Command {
             Command::Report(_) => "report",
             Command::Gen(_) => "gen",
             Command::Completions(_) => "completions",
+            Command::Certs(_) => "certs",
             Command::New(_) => "new",
         }
     }
@@ -160,6 +163,7 @@ fn run(command: Command) -> (u8, Option<String>) {
         Command::New(args) => cmd::new::run(args),
         Command::Gen(args) => cmd::gen::run(args),
         Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
+        Command::Certs(args) => cmd::certs::run(args),
     };
     match result {
         Ok(Outcome::Holds) => (0, None),

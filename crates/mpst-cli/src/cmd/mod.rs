@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod certs;
 pub mod chart;
 pub mod check;
 pub mod completions;
