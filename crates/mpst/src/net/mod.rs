@@ -10,9 +10,9 @@
 //!   'mpst::net::AnyRoute<Label>'` emits both).
 //! * **Identity**: every connection proves its role before any label from it is read:
 //!   mutual TLS (rustls), each role presenting a certificate that names its role and
-//!   protocol, issued by the deployment's CA ([`certs`] makes them in memory or writes
-//!   them as PEM files, `certs::write_deployment`; [`Config::identity_files`] or
-//!   `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
+//!   protocol, issued by the deployment's CA (`mpst certs --name P --role A --role B
+//!   --out DIR` writes them as PEM files, and [`certs`] makes them in code;
+//!   [`Config::identity_files`] or `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
 //!   [`Config::insecure_plaintext`]; with neither, connecting fails.
 //! * **Wire format**: one frame per label, a 4-byte big-endian length then the label
 //!   encoded with postcard ([`FrameCodec`], the framing of tokio-util's
