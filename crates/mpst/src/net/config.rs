@@ -123,7 +123,7 @@ impl Config {
     ///
     /// ```toml
     /// protocol = "double_buffering/1"
-    /// connect_timeout = "5s"          # optional, like every line below but [roles]
+    /// connect_timeout = "5s"          # optional, like the lines below up to [roles]
     /// handshake_timeout = "1s"
     /// receive_timeout = "2s"          # "none": wait forever
     /// idle_timeout = "1s"             # the longest pause inside a frame
@@ -380,6 +380,28 @@ mod tests {
             );
             assert!(error.to_string().contains(needle), "{error}");
         }
+    }
+
+    #[test]
+    fn the_documented_toml_reads_as_documented() {
+        let source = include_str!("config.rs");
+        let start = source.find("/// ```toml\n").unwrap() + "/// ```toml\n".len();
+        let end = start + source[start..].find("/// ```\n").unwrap();
+        let text: String = source[start..end]
+            .lines()
+            .map(|l| {
+                l.trim_start()
+                    .trim_start_matches("///")
+                    .trim_start_matches(' ')
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let k = Config::from_toml(&text, "K").unwrap();
+        assert_eq!(k.protocol(), "double_buffering/1");
+        assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
+        assert_eq!(k.flush_threshold, 8192);
+        assert_eq!(k.wire().get_idle_timeout(), Duration::from_secs(1));
+        assert_eq!(k.wire().get_max_frame_length(), 1_048_576);
     }
 
     #[test]
