@@ -70,8 +70,8 @@ impl<M> TcpRoute<M> {
     }
 
     /// Wraps a connected stream (plain or TLS, e.g. from an `mpst_wire::Connection`) to
-    /// the role `peer` (after the handshake), with
-    /// frames limited to `max_frame_length` bytes.
+    /// the role `peer` (after the handshake), with frames limited to `max_frame_length`
+    /// bytes.
     pub fn over(
         connection: Connection,
         peer: impl Into<Arc<str>>,
