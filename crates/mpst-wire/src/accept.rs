@@ -1,6 +1,7 @@
 //! Accepting peers: an [`Acceptor`] accepts connections concurrently, each with its own
-//! handshake deadline, at most `max_pending_handshakes` being set up at once (more are
-//! closed at once and logged); `accept()` errors (e.g. out of file descriptors) pause
+//! handshake deadline, at most `max_pending_handshakes` being set up at once (beyond, the
+//! oldest is closed and logged to make room: a slow-loris stranger is always the oldest,
+//! a real peer's handshake takes milliseconds); `accept()` errors (e.g. out of file descriptors) pause
 //! with exponential back-off. Every failed, slow, idle or hostile connection is closed and
 //! logged with its remote address and never fails the role: the role keeps accepting
 //! until its expected peers have connected or its deadline passes, and (long-running)
@@ -12,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch, Semaphore};
-use tokio::task::JoinHandle;
+use tokio::sync::{mpsc, watch};
+use tokio::task::{AbortHandle, JoinHandle};
 use tokio::time::Instant;
 
 use crate::error::{Attempt, Peer, WireError, WireErrorKind};
@@ -86,7 +87,8 @@ pub struct AcceptStats {
     pub refused: u64,
     /// Connections that failed otherwise (TLS, I/O, garbage, handshake time-out).
     pub failed: u64,
-    /// Connections closed at once because `max_pending_handshakes` were being set up.
+    /// Connections closed because `max_pending_handshakes` were being set up (the oldest
+    /// is closed to make room), or were accepted and waiting to be taken.
     pub over_cap: u64,
     /// `accept()` calls that failed (each followed by a pause).
     pub accept_errors: u64,
@@ -181,7 +183,6 @@ impl Acceptor {
             listener,
             node.clone(),
             Arc::new(expected.clone()),
-            Arc::new(Semaphore::new(pending)),
             tx,
             shared.clone(),
         ));
@@ -288,35 +289,60 @@ impl Acceptor {
     }
 }
 
+/// The handshakes in progress, oldest first: when `max_pending_handshakes` are, the
+/// oldest is closed to make room (a slow or idle stranger is the oldest; a real peer's
+/// handshake takes milliseconds).
+#[derive(Default)]
+struct Pending {
+    next_id: u64,
+    running: VecDeque<(u64, SocketAddr, AbortHandle)>,
+}
+
+fn finished(pending: &Mutex<Pending>, id: u64) {
+    let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
+    pending.running.retain(|(i, _, _)| *i != id);
+}
+
 async fn accept_loop(
     listener: TcpListener,
     node: Node,
     expected: Arc<Expected>,
-    pending: Arc<Semaphore>,
     tx: mpsc::Sender<Connection>,
     shared: Arc<Shared>,
 ) {
+    let cap = node.config().get_max_pending_handshakes();
+    let pending = Arc::new(Mutex::new(Pending::default()));
     let mut pause = FIRST_ACCEPT_PAUSE;
     loop {
         match listener.accept().await {
             Ok((tcp, remote)) => {
                 pause = FIRST_ACCEPT_PAUSE;
-                let Ok(permit) = pending.clone().try_acquire_owned() else {
+                let mut registry = pending.lock().unwrap_or_else(|p| p.into_inner());
+                while registry.running.len() >= cap {
+                    let Some((_, oldest, task)) = registry.running.pop_front() else {
+                        break;
+                    };
                     tracing::warn!(
                         role = node.role(),
-                        %remote,
-                        "closed at once: {} connections are being set up already",
-                        node.config().get_max_pending_handshakes()
+                        remote = %oldest,
+                        "closed: the oldest of {cap} connections being set up, to make room for {remote}"
                     );
                     shared.count(|s| s.over_cap += 1);
-                    drop(tcp);
-                    continue;
-                };
-                let (node, expected, tx, shared) =
-                    (node.clone(), expected.clone(), tx.clone(), shared.clone());
-                tokio::spawn(async move {
+                    task.abort();
+                }
+                let id = registry.next_id;
+                registry.next_id += 1;
+                let (node, expected, tx, shared, done) = (
+                    node.clone(),
+                    expected.clone(),
+                    tx.clone(),
+                    shared.clone(),
+                    pending.clone(),
+                );
+                let task = tokio::spawn(async move {
                     // A failure is logged and counted inside, before the socket closes.
                     let outcome = crate::admit::admit(&node, &expected, &shared, tcp, remote).await;
+                    finished(&done, id);
                     if let Some(connection) = outcome {
                         tracing::info!(
                             role = node.role(),
@@ -326,12 +352,20 @@ async fn accept_loop(
                             "accepted"
                         );
                         shared.count(|s| s.accepted += 1);
-                        // Holds its pending slot until taken: at most
-                        // `max_pending_handshakes` connections wait here.
-                        let _ = tx.send(connection).await;
+                        // At most `max_pending_handshakes` connections wait to be taken.
+                        if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(connection) {
+                            tracing::warn!(
+                                role = node.role(),
+                                %remote,
+                                "closed: {cap} accepted connections are waiting to be taken"
+                            );
+                            shared.count(|s| s.over_cap += 1);
+                        }
                     }
-                    drop(permit);
                 });
+                registry
+                    .running
+                    .push_back((id, remote, task.abort_handle()));
             }
             Err(error) => {
                 tracing::warn!(role = node.role(), %error, ?pause, "accept failed; pausing");

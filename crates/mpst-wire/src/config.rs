@@ -383,7 +383,8 @@ impl WireConfig {
         self
     }
 
-    /// The cap on connections being set up at once (more are closed at once).
+    /// The cap on connections being set up at once (beyond, the oldest is closed), and on
+    /// accepted connections waiting to be taken.
     pub fn max_pending_handshakes(mut self, count: usize) -> Self {
         self.max_pending_handshakes = count;
         self

@@ -254,3 +254,42 @@ pub(crate) fn frame_kind(error: FrameError) -> WireErrorKind {
         other => WireErrorKind::Frame(other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn back_off_doubles_up_to_its_cap_and_never_overflows() {
+        let mut pause = FIRST_PAUSE;
+        let mut seen = vec![pause];
+        for _ in 0..10 {
+            pause = next_pause(pause);
+            seen.push(pause);
+        }
+        assert_eq!(seen[1], FIRST_PAUSE * 2);
+        assert!(seen.windows(2).all(|w| w[1] >= w[0] && w[1] <= MAX_PAUSE));
+        assert_eq!(*seen.last().unwrap(), MAX_PAUSE);
+        assert_eq!(next_pause(Duration::MAX), MAX_PAUSE);
+        let accept = crate::accept::next_accept_pause(Duration::MAX);
+        assert_eq!(accept, crate::accept::MAX_ACCEPT_PAUSE);
+        assert_eq!(
+            crate::accept::next_accept_pause(crate::accept::FIRST_ACCEPT_PAUSE),
+            crate::accept::FIRST_ACCEPT_PAUSE * 2
+        );
+    }
+
+    #[test]
+    fn only_a_peer_gone_before_answering_is_worth_another_attempt() {
+        let io = |kind| WireErrorKind::Io(io::Error::from(kind));
+        assert!(retryable(&io(io::ErrorKind::UnexpectedEof)));
+        assert!(retryable(&io(io::ErrorKind::ConnectionReset)));
+        assert!(retryable(&WireErrorKind::HandshakeTimeout(
+            Duration::from_secs(1)
+        )));
+        assert!(!retryable(&WireErrorKind::Tls(io::Error::from(
+            io::ErrorKind::InvalidData
+        ))));
+        assert!(!retryable(&WireErrorKind::Refused(Refusal::NotMpst)));
+    }
+}

@@ -39,7 +39,9 @@ impl fmt::Debug for Identity {
     }
 }
 
-/// The crypto provider of every configuration: ring, as `mpst::net` and quinn use.
+/// The crypto provider of every configuration: ring, as `mpst::net` and quinn use. Only
+/// TLS 1.3 is offered: both ends are ours, QUIC needs it, and it encrypts the
+/// certificates (which name roles).
 pub fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
@@ -102,13 +104,13 @@ impl Identity {
             .build()
             .map_err(|e| IdentityError(format!("cannot verify clients with this CA: {e}")))?;
         let server = rustls::ServerConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| IdentityError(e.to_string()))?
             .with_client_cert_verifier(verifier)
             .with_single_cert(chain.clone(), key.clone_key())
             .map_err(|e| IdentityError(format!("certificate and key do not fit: {e}")))?;
         let mut client = rustls::ClientConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| IdentityError(e.to_string()))?
             .with_root_certificates(roots)
             .with_client_auth_cert(chain.clone(), key)

@@ -258,3 +258,76 @@ async fn stranger_500_connections_while_the_real_peer_dials() {
     real_peer_connects(&a, &mut acceptor).await;
     assert!(!flood.await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stranger_slow_loris_holding_every_slot_does_not_delay_the_real_peer() {
+    let pki = pki();
+    // Strangers' handshakes could last a minute: the real peer must not wait for them.
+    let (a, mut acceptor) = pair_with(Mode::Tls, &pki, |c| {
+        c.handshake_timeout(Duration::from_secs(60))
+            .max_pending_handshakes(16)
+    })
+    .await;
+    let mut stats = acceptor.watch_stats();
+    let mut strangers = Vec::new();
+    for _ in 0..16 {
+        let mut s = TcpStream::connect(acceptor.local_addr()).await.unwrap();
+        // A TLS record header announcing 16 KiB, and a few bytes of it.
+        s.write_all(&[0x16, 0x03, 0x01, 0x40, 0x00, 1, 2, 3])
+            .await
+            .unwrap();
+        strangers.push(s);
+    }
+    let dial = tokio::spawn({
+        let a = a.clone();
+        async move { a.dial("B").await }
+    });
+    let accepted = tokio::time::timeout(Duration::from_secs(30), acceptor.next())
+        .await
+        .expect("the real peer is not held up by the strangers' minute")
+        .unwrap();
+    assert_eq!(accepted.peer_role(), "A");
+    dial.await.unwrap().unwrap();
+    // Room was made by closing the oldest stranger, logged and counted.
+    let s = stats_until(&mut stats, |s| s.over_cap >= 1).await;
+    assert_eq!(s.accepted, 1);
+    assert!(read_to_close(&mut strangers[0]).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_of_another_wire_version_or_protocol_is_told_which() {
+    let pki = pki();
+    let (a, mut acceptor) = pair(Mode::Plain, &pki).await;
+    let hello = Hello {
+        protocol: PROTOCOL.into(),
+        from: "A".into(),
+        to: "B".into(),
+        field: Vec::new(),
+        nonce: [0; 32],
+    };
+    let mut frame = encode_hello(&hello).unwrap();
+    frame[8..10].copy_from_slice(&9u16.to_be_bytes()); // the version after the magic
+    let mut stranger = TcpStream::connect(acceptor.local_addr()).await.unwrap();
+    stranger.write_all(&frame).await.unwrap();
+    let reply = read_to_close(&mut stranger).await;
+    assert_eq!(
+        refusal_in(&reply),
+        Some(Refusal::Version {
+            ours: mpst_wire::hello::WIRE_VERSION,
+            theirs: 9
+        })
+    );
+    let other = mpst_wire::Node::new(
+        mpst_wire::WireConfig::new("ping/2", "A")
+            .peer("B", acceptor.local_addr().to_string())
+            .insecure_plaintext(),
+    )
+    .unwrap();
+    let error = other.dial("B").await.unwrap_err();
+    assert!(
+        matches!(&error.kind, WireErrorKind::Refused(Refusal::Protocol { ours, theirs })
+            if ours == PROTOCOL && theirs == "ping/2"),
+        "{error}"
+    );
+    real_peer_connects(&a, &mut acceptor).await;
+}
