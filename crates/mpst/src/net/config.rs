@@ -248,7 +248,7 @@ impl Config {
     }
 
     /// Lets at most `count` accepted connections be in their handshakes at once (default
-    /// [`DEFAULT_MAX_PENDING_HANDSHAKES`]).
+    /// [`DEFAULT_MAX_PENDING_HANDSHAKES`]); one more closes the oldest.
     pub fn max_pending_handshakes(mut self, count: usize) -> Self {
         self.wire = self.wire.max_pending_handshakes(count);
         self

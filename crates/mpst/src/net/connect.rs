@@ -175,9 +175,9 @@ impl Endpoint {
     /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
     /// plaintext on a TLS port, claims a role it has no certificate for, or is refused
     /// is closed (its refusal written first) and logged with its address, and accepting
-    /// goes on. So a stranger cannot keep the real peers out; strangers filling the cap
-    /// delay them by at most the handshake time-out (connections beyond the cap are
-    /// closed at once, and diallers retry).
+    /// goes on (at the cap, the oldest pending handshake is closed to make room; a
+    /// dialler whose connection is closed retries). So a stranger changes nothing for the
+    /// real peers.
     ///
     /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
     /// certificate error, an accepted peer that proved its role (mutual TLS) but runs

@@ -31,11 +31,10 @@
 //!   a time-out, a bounded number at once; garbage, idle sockets, plaintext on a TLS port,
 //!   a certificate for another role, a wrong protocol or role are refused (the reason
 //!   written before the connection closes, so the refused side reads it), logged with
-//!   the remote address, and accepting goes on: a stranger cannot keep the real peers
-//!   out (strangers that fill the cap of pending handshakes, whose excess connections
-//!   are closed at once, delay them by at most the handshake time-out, as the diallers
-//!   retry). Refusals name the authenticated peer, or the remote address — never the
-//!   role a connection merely claims.
+//!   the remote address, and accepting goes on: a stranger changes nothing for the real
+//!   peers (at the cap of pending handshakes the oldest is closed to make room, and a
+//!   dialler whose connection is closed retries). Refusals name the authenticated peer,
+//!   or the remote address — never the role a connection merely claims.
 //! * **Handshake**: `mpst_wire`'s hello (protocol, roles, fresh nonces) carries this
 //!   role's session type [`Fingerprint`] (the SHA-256 of its serialised FSM) and the one
 //!   it expects of the peer; either side refuses a mismatch naming the role. Each process
