@@ -1,4 +1,5 @@
-//! Double buffering with each role its own OS process, over loopback TCP (`mpst::net`).
+//! Double buffering with each role its own OS process, over loopback TCP with mutual TLS
+//! (`mpst::net`; the launcher issues each role an identity for the run).
 //!
 //! The roles, labels and session functions are those of the in-memory example
 //! (`protocol.rs`, `kernel.rs`); only the routes differ: `Connections::into_role` builds

@@ -7,9 +7,15 @@
 //! launcher writes the TOML configuration (`mpst::net::Config::from_toml`) to the child's
 //! stdin and closes it; the child prints `CONNECTED` once its connections are up, then
 //! `OK <result>` or `ERR <error>` and exits (status 0 or 1).
+//!
+//! Every role proves itself with mutual TLS: the launcher issues a CA and one certificate
+//! per role for the run (PEM files written by `mpst::net::certs::write_deployment` into a
+//! temporary directory removed with the [`Launch`]) and names them in the
+//! configuration's `[security]` table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mpst::net::{Config, Endpoint, NetError, NetErrorKind};
@@ -49,11 +55,48 @@ struct Process {
     lines: Lines<BufReader<ChildStdout>>,
 }
 
-/// The processes of one protocol run; dropping it kills every child still running.
+/// The processes of one protocol run; dropping it kills every child still running and
+/// removes the run's identities.
 #[derive(Debug)]
 pub struct Launch {
     processes: Vec<Process>,
     deadline: Instant,
+    certs: Certs,
+}
+
+/// A directory of identities for one run, removed on drop.
+#[derive(Debug)]
+struct Certs(PathBuf);
+
+impl Certs {
+    /// A CA and a certificate per role of `protocol`, in a fresh temporary directory.
+    fn issue(protocol: &str, roles: &[&str]) -> std::io::Result<Self> {
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let run = RUNS.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("mpst-launch-{}-{run}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let certs = Certs(dir);
+        let roles: Vec<String> = roles.iter().map(|&r| r.to_owned()).collect();
+        mpst::net::certs::write_deployment(&certs.0, protocol, &roles)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(certs)
+    }
+
+    /// The configuration's `[security]` table (`{role}` is each reader's role).
+    fn security(&self) -> String {
+        format!(
+            "[security]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
+            self.0.join("ca.pem"),
+            self.0.join("{role}.pem"),
+            self.0.join("{role}.key"),
+        )
+    }
+}
+
+impl Drop for Certs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// How one role's process ended.
@@ -85,8 +128,9 @@ fn timed_out(what: String) -> std::io::Error {
 
 impl Launch {
     /// Starts `exe --role R <args>` for every role `R`, completes the rendezvous (the
-    /// configuration names `protocol` and gives `connect_timeout_ms` and, if any,
-    /// `receive_timeout_ms`) and returns once every child has its configuration. Every
+    /// configuration names `protocol`, the identities issued for this run, a 5 s
+    /// `connect_timeout` and, if given, the `receive_timeout`) and returns once every
+    /// child has its configuration. Every
     /// step, and [`Launch::finish`], must be done within `limit` of now.
     pub async fn start(
         exe: &Path,
@@ -100,6 +144,7 @@ impl Launch {
         let mut launch = Launch {
             processes: Vec::new(),
             deadline,
+            certs: Certs::issue(protocol, roles)?,
         };
         for role in roles {
             let mut child = Command::new(exe)
@@ -120,10 +165,14 @@ impl Launch {
                 lines: BufReader::new(stdout).lines(),
             });
         }
-        let mut toml = format!("protocol = {protocol:?}\nconnect_timeout_ms = 5000\n");
+        let mut toml = format!("protocol = {protocol:?}\nconnect_timeout = \"5s\"\n");
         if let Some(timeout) = receive_timeout {
-            toml.push_str(&format!("receive_timeout_ms = {}\n", timeout.as_millis()));
+            toml.push_str(&format!(
+                "receive_timeout = \"{}ms\"\n",
+                timeout.as_millis()
+            ));
         }
+        toml.push_str(&launch.certs.security());
         toml.push_str("[roles]\n");
         for process in &mut launch.processes {
             let line = timeout_at(deadline, process.lines.next_line())

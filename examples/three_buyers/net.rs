@@ -1,5 +1,6 @@
-//! Three buyers with each role its own OS process, over loopback TCP (`mpst::net`): choice
-//! (accept, delegate, quit) across four processes.
+//! Three buyers with each role its own OS process, over loopback TCP with mutual TLS
+//! (`mpst::net`; the launcher issues each role an identity for the run): choice (accept,
+//! delegate, quit) across four processes.
 //!
 //! The generated API (built with `--serde --channel mpst::net::AnyRoute<Label>`, see
 //! `examples/build.rs`) and the processes (`buyers.rs`) are those of the in-memory

@@ -12,6 +12,11 @@
 //! Every role runs in one current-thread tokio runtime, joined into one future, on
 //! connections (`TCP_NODELAY`, as `mpst::net` sets) opened once and reused by every
 //! session. Each session's result is checked before timing. See `BENCHMARKS.md`.
+//!
+//! Both sides run over plain TCP (`TcpRoute::new` on a bare socket, as
+//! `Config::insecure_plaintext` would): the bench measures the session runtime and the
+//! framing, not TLS, which a deployment adds on top (mutual TLS is `mpst::net`'s
+//! default).
 
 mod common;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use mpst::net::{
-    Config, Connections, Fingerprint, HandshakeError, NetError, NetErrorKind, TcpRoute,
+    Config, Connections, Fingerprint, NetError, NetErrorKind, Refusal, TcpRoute, WireErrorKind,
 };
 use tokio::io::AsyncWriteExt;
 use tokio::time::{timeout, Instant};
@@ -50,7 +50,7 @@ async fn pair(
 }
 
 async fn connected(a: Config, b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
-    let (a, b) = pair(a, b.dialled_by("A")).await;
+    let (a, b) = pair(a, b.peer_without_address("A")).await;
     (
         a.unwrap().route("B").unwrap(),
         b.unwrap().route("A").unwrap(),
@@ -58,7 +58,9 @@ async fn connected(a: Config, b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
 }
 
 fn config(role: &str) -> Config {
-    Config::new("ping/1", role).connect_timeout(Duration::from_secs(5))
+    Config::new("ping/1", role)
+        .insecure_plaintext()
+        .connect_timeout(Duration::from_secs(5))
 }
 
 #[tokio::test]
@@ -66,13 +68,13 @@ async fn three_roles_started_in_any_order_exchange_labels() {
     bounded(async {
         let c = config("C")
             .listen(any_port())
-            .dialled_by("A")
-            .dialled_by("B");
+            .peer_without_address("A")
+            .peer_without_address("B");
         let c = c.bind().await.unwrap();
         let c_at = c.local_addr().unwrap();
         let b = config("B")
             .listen(any_port())
-            .dialled_by("A")
+            .peer_without_address("A")
             .peer("C", c_at);
         let b = b.bind().await.unwrap();
         let b_at = b.local_addr().unwrap();
@@ -124,7 +126,7 @@ async fn three_roles_started_in_any_order_exchange_labels() {
 async fn toml_configurations_connect() {
     bounded(async {
         let text = |b: &str| {
-            format!("protocol = \"ping/1\"\nconnect_timeout_ms = 5000\n[roles]\nA = \"127.0.0.1:0\"\nB = \"{b}\"\n")
+            format!("protocol = \"ping/1\"\nconnect_timeout = \"5s\"\n[security]\ninsecure_plaintext = true\n[roles]\nA = \"127.0.0.1:0\"\nB = \"{b}\"\n")
         };
         let b = Config::from_toml(&text(LOOPBACK), "B").unwrap().bind().await.unwrap();
         let a = Config::from_toml(&text(&b.local_addr().unwrap().to_string()), "A").unwrap();
@@ -139,26 +141,57 @@ async fn toml_configurations_connect() {
     .await;
 }
 
-fn refusal(result: Result<Connections, NetError>) -> (String, HandshakeError) {
+/// The refusal a dialler read from the side it dialled.
+fn refusal(result: Result<Connections, NetError>) -> (String, Refusal) {
     match result {
         Err(NetError {
             peer,
-            kind: NetErrorKind::Handshake(reason),
+            kind: NetErrorKind::Wire(WireErrorKind::Refused(reason)),
         }) => (peer, reason),
         other => panic!("expected a refused handshake, got {other:?}"),
     }
 }
 
+/// The time-out of an acceptor that only strangers reached: its error names the role it
+/// waited for, and its text the last connection it turned away, by address.
+fn turned_away(result: Result<Connections, NetError>, waited_for: &str) -> String {
+    match result {
+        Err(
+            error @ NetError {
+                kind: NetErrorKind::Wire(WireErrorKind::NotConnected { .. }),
+                ..
+            },
+        ) if error.peer == waited_for => error.to_string(),
+        other => panic!("expected a time-out waiting for {waited_for}, got {other:?}"),
+    }
+}
+
+fn short(config: Config) -> Config {
+    config.connect_timeout(Duration::from_millis(500))
+}
+
 #[tokio::test]
 async fn another_protocol_version_is_refused_on_both_sides() {
     bounded(async {
-        let (a, b) = pair(config("A"), Config::new("ping/2", "B").dialled_by("A")).await;
-        let (peer, reason) = refusal(b);
-        assert_eq!(peer, "A");
-        assert_eq!(reason, HandshakeError::Protocol { ours: "ping/2".into(), theirs: "ping/1".into() });
+        let b = short(Config::new("ping/2", "B").insecure_plaintext());
+        let (a, b) = pair(config("A"), b.peer_without_address("A")).await;
+        // A plaintext dialler proves nothing: B turns it away by address and goes on
+        // waiting for the real A until its deadline.
+        let last = turned_away(b, "A");
+        assert!(
+            last.contains("unauthenticated peer at 127.0.0.1:"),
+            "{last}"
+        );
+        assert!(
+            last.contains(r#"protocol "ping/1" is not "ping/2""#),
+            "{last}"
+        );
         let (peer, reason) = refusal(a);
-        assert_eq!(peer, "B");
-        assert!(matches!(reason, HandshakeError::Refused(inner) if matches!(*inner, HandshakeError::Protocol { .. })));
+        assert!(
+            peer.starts_with("[127.0.0.1:"),
+            "plaintext proves nothing: {peer}"
+        );
+        assert!(matches!(reason, Refusal::Protocol { .. }), "{reason}");
     })
     .await;
 }
@@ -167,24 +200,29 @@ async fn another_protocol_version_is_refused_on_both_sides() {
 async fn another_session_type_is_refused_naming_the_role() {
     bounded(async {
         let a = config("A").fingerprint(Fingerprint::of_bytes(b"A v2"));
-        let b = config("B")
-            .dialled_by("A")
+        let b = short(config("B"))
+            .peer_without_address("A")
             .expect("A", Fingerprint::of_bytes(b"A v1"));
         let (a, b) = pair(a, b).await;
-        let (peer, reason) = refusal(b);
-        assert_eq!(peer, "A");
+        let last = turned_away(b, "A");
+        assert!(last.contains("role A runs another session type"), "{last}");
+        let (peer, reason) = refusal(a);
         assert!(
-            matches!(&reason, HandshakeError::Fingerprint { role, .. } if role == "A"),
+            peer.starts_with("[127.0.0.1:"),
+            "plaintext proves nothing: {peer}"
+        );
+        assert!(
+            matches!(&reason, Refusal::Application(text)
+                if text.contains("role A runs another session type")),
             "{reason}"
         );
-        assert!(matches!(refusal(a).1, HandshakeError::Refused(_)));
         // The dialler's expectation of the acceptor is checked too.
         let a = config("A").expect("B", Fingerprint::of_bytes(b"B v1"));
-        let b = config("B")
-            .dialled_by("A")
+        let b = short(config("B"))
+            .peer_without_address("A")
             .fingerprint(Fingerprint::of_bytes(b"B v2"));
         let (_, b) = pair(a, b).await;
-        assert!(matches!(refusal(b).1, HandshakeError::Fingerprint { role, .. } if role == "B"));
+        assert!(turned_away(b, "A").contains("role B runs another session type"));
     })
     .await;
 }
@@ -192,50 +230,47 @@ async fn another_session_type_is_refused_naming_the_role() {
 #[tokio::test]
 async fn unknown_and_wrong_roles_are_refused() {
     bounded(async {
-        // "AA" is not a peer of B.
-        let b = config("B")
+        // "AA" is not a peer of B: refused, named by its address, and B waits on.
+        let b = short(config("B"))
             .listen(any_port())
-            .dialled_by("A")
+            .peer_without_address("A")
             .bind()
             .await
             .unwrap();
         let b_at = b.local_addr().unwrap();
         let stranger = tokio::spawn(config("AA").peer("B", b_at).connect());
-        let (peer, reason) = refusal(b.connect().await);
-        assert_eq!(
-            reason,
-            HandshakeError::UnknownRole {
-                claimed: "AA".into()
-            }
-        );
+        let last = turned_away(b.connect().await, "A");
         assert!(
-            peer.starts_with("[127.0.0.1:"),
-            "an unknown peer is named by its address: {peer}"
+            last.contains("unauthenticated peer at 127.0.0.1:"),
+            "{last}"
         );
+        assert!(last.contains("role AA is unknown"), "{last}");
         assert!(matches!(
             refusal(stranger.await.unwrap()).1,
-            HandshakeError::Refused(_)
+            Refusal::UnknownRole { .. }
         ));
         // A wants C but reaches B.
-        let b = config("B")
+        let b = short(config("B"))
             .listen(any_port())
-            .dialled_by("A")
+            .peer_without_address("A")
             .bind()
             .await
             .unwrap();
         let b_at = b.local_addr().unwrap();
         let lost = tokio::spawn(config("A").peer("C", b_at).connect());
-        let (peer, reason) = refusal(b.connect().await);
-        assert_eq!(peer, "A");
+        let last = turned_away(b.connect().await, "A");
+        assert!(last.contains("wanted role C but B answered"), "{last}");
+        let (peer, reason) = refusal(lost.await.unwrap());
+        assert!(
+            peer.starts_with("[127.0.0.1:"),
+            "plaintext proves nothing: {peer}"
+        );
         assert_eq!(
             reason,
-            HandshakeError::WrongRole {
+            Refusal::WrongRole {
                 answered: "B".into(),
                 wanted: "C".into()
             }
-        );
-        assert!(
-            matches!(refusal(lost.await.unwrap()), (p, HandshakeError::Refused(_)) if p == "C")
         );
     })
     .await;
@@ -245,7 +280,7 @@ async fn unknown_and_wrong_roles_are_refused() {
 async fn a_peer_that_never_connects_times_out_naming_it() {
     bounded(async {
         let started = Instant::now();
-        let b = config("B").listen(any_port()).dialled_by("A");
+        let b = config("B").listen(any_port()).peer_without_address("A");
         let error = b
             .connect_timeout(Duration::from_millis(300))
             .connect()
@@ -253,7 +288,10 @@ async fn a_peer_that_never_connects_times_out_naming_it() {
             .unwrap_err();
         assert_eq!(error.peer, "A");
         assert!(
-            matches!(error.kind, NetErrorKind::ConnectTimeout { .. }),
+            matches!(
+                error.kind,
+                NetErrorKind::Wire(WireErrorKind::NotConnected { attempts: 0, .. })
+            ),
             "{error}"
         );
         assert!(started.elapsed() >= Duration::from_millis(300));
@@ -268,13 +306,16 @@ async fn a_peer_that_never_connects_times_out_naming_it() {
             .connect_timeout(Duration::from_millis(300));
         let error = a.connect().await.unwrap_err();
         assert_eq!(error.peer, "B");
-        match error.kind {
-            NetErrorKind::ConnectTimeout {
+        match &error.kind {
+            NetErrorKind::Wire(WireErrorKind::NotConnected {
                 address,
-                last: Some(last),
-            } => {
-                assert_eq!(address, closed);
-                assert_eq!(last.kind(), std::io::ErrorKind::ConnectionRefused);
+                attempts,
+                errors,
+            }) => {
+                assert_eq!(*address, closed.to_string());
+                assert!(*attempts > 1, "retried: {error}");
+                let last = errors.last().unwrap();
+                assert!(last.error.contains("refused"), "{error}");
             }
             other => panic!("expected a connection time-out, got {other:?}"),
         }
@@ -336,7 +377,7 @@ async fn a_reset_connection_is_an_error_naming_the_peer() {
         // Linger 0: closing sends RST instead of FIN.
         // (Deprecated because a non-zero linger blocks on drop; zero does not.)
         #[allow(deprecated)]
-        raw.set_linger(Some(Duration::ZERO)).unwrap();
+        raw.tcp().set_linger(Some(Duration::ZERO)).unwrap();
         drop(raw);
         let error = receive_error(&mut b).await;
         assert_eq!(error.peer, "A");
@@ -392,21 +433,32 @@ async fn a_role_connecting_twice_is_refused_as_a_duplicate() {
     bounded(async {
         let b = config("B")
             .listen(any_port())
-            .dialled_by("A")
-            .dialled_by("AA");
+            .peer_without_address("A")
+            .peer_without_address("AA");
         let b = b.bind().await.unwrap();
         let b_at = b.local_addr().unwrap();
         let b = tokio::spawn(b.connect());
         let first = config("A").peer("B", b_at).connect().await.unwrap();
-        // B now waits for AA only; a second A is refused.
+        // B now waits for AA only; a second A is refused, and B waits on.
         let second = config("A").peer("B", b_at).connect().await;
-        let (peer, reason) = refusal(b.await.unwrap());
-        assert_eq!(peer, "A");
-        assert_eq!(reason, HandshakeError::Duplicate { role: "A".into() });
-        assert!(matches!(refusal(second).1, HandshakeError::Refused(_)));
-        drop(first);
+        assert_eq!(refusal(second).1, Refusal::Duplicate { role: "A".into() });
+        let aa = config("AA").peer("B", b_at).connect().await.unwrap();
+        let mut b = b.await.unwrap().unwrap();
+        assert!(b.route::<Label>("A").is_ok() && b.route::<Label>("AA").is_ok());
+        drop((first, aa));
     })
     .await;
+}
+
+#[tokio::test]
+async fn without_tls_or_the_plaintext_opt_in_nothing_connects() {
+    let error = Config::new("ping/1", "A")
+        .peer("B", any_port())
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(error.peer, "A");
+    assert!(error.to_string().contains("insecure_plaintext"), "{error}");
 }
 
 #[tokio::test]

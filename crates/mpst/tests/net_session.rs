@@ -40,9 +40,13 @@ const BOUND: Duration = Duration::from_secs(10);
 
 /// Connects A (dialling) and B (accepting) on loopback.
 async fn roles(b: Config) -> (A, B) {
-    let any = "127.0.0.1:0".parse().unwrap();
-    let b = b.listen(any).dialled_by("A").bind().await.unwrap();
-    let a = Config::new("adder/1", "A").peer("B", b.local_addr().unwrap());
+    let any = "127.0.0.1:0";
+    // Not a test of security: plain TCP, asked for by name.
+    let b = b.insecure_plaintext().listen(any).peer_without_address("A");
+    let b = b.bind().await.unwrap();
+    let a = Config::new("adder/1", "A")
+        .insecure_plaintext()
+        .peer("B", b.local_addr().unwrap());
     let (a, b) = tokio::join!(a.connect(), b.connect());
     (
         a.unwrap().into_role().unwrap(),
@@ -116,6 +120,39 @@ async fn a_slow_peer_fails_the_receive_naming_it_within_the_timeout() {
         );
         assert!(started.elapsed() >= Duration::from_millis(200));
         drop(a);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn idle_connection_in_the_middle_of_a_frame_fails_at_the_idle_timeout() {
+    timeout(BOUND, async {
+        // No receive time-out at all: only the idle time-out ends the wait.
+        let b = Config::new("adder/1", "B")
+            .receive_timeout(Duration::MAX)
+            .idle_timeout(Duration::from_millis(200));
+        let (a, mut b) = roles(b).await;
+        let A(route) = a;
+        // A frame of 9 bytes, of which one arrives; the socket stays open.
+        let mut raw = TcpRoute::into_inner(route).unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut raw, &[0, 0, 0, 9, 1])
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let error = server(&mut b).await.unwrap_err();
+        let cause = transport(&error).unwrap_or_else(|| panic!("{error}"));
+        assert_eq!(cause.peer, "A");
+        assert!(
+            matches!(cause.kind, NetErrorKind::IdleTimeout(d) if d == Duration::from_millis(200)),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("stuck in the middle of a frame"),
+            "{error}"
+        );
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        drop(raw);
     })
     .await
     .unwrap();

@@ -1,118 +1,38 @@
-//! TLS for `mpst::net` on loopback, with certificates generated at test time (rcgen): a
-//! session over TLS, a peer whose certificate is not trusted, and mutual TLS.
+//! Identities for `mpst::net` on loopback: mutual TLS with certificates that name each
+//! role, issued at test time (in memory, and as PEM files), a
+//! peer whose certificate another authority issued, and an identity that names another
+//! role than the one configured.
 
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use mpst::net::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use mpst::net::rustls::server::WebPkiClientVerifier;
-use mpst::net::rustls::{ClientConfig, RootCertStore, ServerConfig};
-use mpst::net::{rustls, Config, Connections, NetError, NetErrorKind, TlsConfig};
-use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+use mpst::net::certs::{write_deployment, Deployment};
+use mpst::net::{Config, Connections, NetError, NetErrorKind, WireErrorKind};
 
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Label {
     Hello(String),
 }
 
-/// A certificate authority that signs certificates for 127.0.0.1.
-struct Authority {
-    certificate: rcgen::Certificate,
-    key: KeyPair,
-}
+const PROTOCOL: &str = "hello/1";
 
-/// A certificate chain and its private key.
-struct Identity {
-    chain: Vec<CertificateDer<'static>>,
-    key: PrivateKeyDer<'static>,
-}
-
-impl Authority {
-    fn new() -> Self {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let certificate = params.self_signed(&key).unwrap();
-        Self { certificate, key }
-    }
-
-    fn issue(&self) -> Identity {
-        let key = KeyPair::generate().unwrap();
-        let params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
-        let leaf = params
-            .signed_by(&key, &self.certificate, &self.key)
-            .unwrap();
-        Identity {
-            chain: vec![leaf.der().clone()],
-            key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-        }
-    }
-
-    fn roots(&self) -> RootCertStore {
-        let mut roots = RootCertStore::empty();
-        roots.add(self.certificate.der().clone()).unwrap();
-        roots
-    }
-}
-
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
-
-/// A role that trusts `trusts`, presents `identity` as a server and, if given,
-/// `client_identity` as a client; `require_clients` asks diallers for certificates.
-fn tls(
-    trusts: &Authority,
-    identity: Identity,
-    client_identity: Option<Identity>,
-    require_clients: bool,
-) -> TlsConfig {
-    let client = ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(trusts.roots());
-    let client = match client_identity {
-        Some(id) => client.with_client_auth_cert(id.chain, id.key).unwrap(),
-        None => client.with_no_client_auth(),
-    };
-    let server = ServerConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap();
-    let server = if require_clients {
-        let verifier =
-            WebPkiClientVerifier::builder_with_provider(Arc::new(trusts.roots()), provider())
-                .build()
-                .unwrap();
-        server.with_client_cert_verifier(verifier)
-    } else {
-        server.with_no_client_auth()
-    };
-    let server = server
-        .with_single_cert(identity.chain, identity.key)
-        .unwrap();
-    TlsConfig::new(Arc::new(client), Arc::new(server))
-}
-
-/// A dials B, both over TLS.
+/// A dials B; B is bound first so A knows where.
 async fn pair(
-    a: TlsConfig,
-    b: TlsConfig,
+    a: Config,
+    b: Config,
 ) -> (Result<Connections, NetError>, Result<Connections, NetError>) {
-    let any = "127.0.0.1:0".parse().unwrap();
-    let b = Config::new("hello/1", "B")
-        .listen(any)
-        .dialled_by("A")
-        .tls(b);
     let b = b
-        .connect_timeout(Duration::from_secs(5))
+        .listen("127.0.0.1:0")
+        .peer_without_address("A")
+        // B turns away a dialler whose TLS fails and waits on: its deadline is short.
+        .connect_timeout(Duration::from_secs(2))
         .bind()
         .await
         .unwrap();
-    let a = Config::new("hello/1", "A")
+    let a = a
         .peer("B", b.local_addr().unwrap())
-        .tls(a);
-    let a = a.connect_timeout(Duration::from_secs(5));
+        .connect_timeout(Duration::from_secs(5));
     tokio::time::timeout(Duration::from_secs(10), async {
         tokio::join!(a.connect(), b.connect())
     })
@@ -120,26 +40,15 @@ async fn pair(
     .expect("bounded")
 }
 
-fn tls_error(result: Result<Connections, NetError>) -> NetError {
-    match result {
-        Err(error) => error,
-        Ok(_) => panic!("expected a failed connection"),
-    }
-}
-
-#[tokio::test]
-async fn labels_travel_over_tls() {
-    let ca = Authority::new();
-    let (a, b) = pair(
-        tls(&ca, ca.issue(), None, false),
-        tls(&ca, ca.issue(), None, false),
-    )
-    .await;
-    let mut ab = a.unwrap().route::<Label>("B").unwrap();
-    let mut ba = b.unwrap().route::<Label>("A").unwrap();
+async fn hello_both_ways(a: Connections, b: Connections) {
+    let (mut a, mut b) = (a, b);
+    let mut ab = a.route::<Label>("B").unwrap();
+    let mut ba = b.route::<Label>("A").unwrap();
     ab.send(Label::Hello("over TLS".into())).await.unwrap();
-    let got = ba.next().await.unwrap().unwrap();
-    assert_eq!(got, Label::Hello("over TLS".into()));
+    assert_eq!(
+        ba.next().await.unwrap().unwrap(),
+        Label::Hello("over TLS".into())
+    );
     ba.send(Label::Hello("back".into())).await.unwrap();
     assert_eq!(
         ab.next().await.unwrap().unwrap(),
@@ -148,43 +57,104 @@ async fn labels_travel_over_tls() {
 }
 
 #[tokio::test]
-async fn a_peer_with_an_untrusted_certificate_is_refused() {
-    let (ca, rogue) = (Authority::new(), Authority::new());
-    // B presents a certificate of another authority: A refuses it.
-    let (a, b) = pair(
-        tls(&ca, ca.issue(), None, false),
-        tls(&ca, rogue.issue(), None, false),
-    )
-    .await;
-    let error = tls_error(a);
-    assert_eq!(error.peer, "B");
-    assert!(matches!(error.kind, NetErrorKind::Tls(_)), "{error}");
+async fn labels_travel_over_mutual_tls_with_role_certificates() {
+    let pki = Deployment::generate(PROTOCOL, ["A", "B"]).unwrap();
+    let a = Config::new(PROTOCOL, "A").identity(pki.identity("A"));
+    let b = Config::new(PROTOCOL, "B").identity(pki.identity("B"));
+    let (a, b) = pair(a, b).await;
+    hello_both_ways(a.unwrap(), b.unwrap()).await;
+}
+
+/// A fresh directory under the system's temporary one, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mpst-net-tls-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Self(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn identity_files_as_mpst_certs_writes_them_connect_from_toml() {
+    let dir = TempDir::new("files");
+    let roles = ["A".to_owned(), "B".to_owned()];
+    write_deployment(&dir.0, PROTOCOL, &roles).unwrap();
+    let text = |b: &str| {
+        format!(
+            "protocol = {PROTOCOL:?}\n[roles]\nA = \"127.0.0.1:0\"\nB = {b:?}\n\
+             [security]\nca = {ca:?}\ncert = {cert:?}\nkey = {key:?}\n",
+            ca = dir.0.join("ca.pem"),
+            cert = dir.0.join("{role}.pem"),
+            key = dir.0.join("{role}.key"),
+        )
+    };
+    let b = Config::from_toml(&text("127.0.0.1:0"), "B").unwrap();
+    let b = b.bind().await.unwrap();
+    let b_at = b.local_addr().unwrap().to_string();
+    let a = Config::from_toml(&text(&b_at), "A").unwrap();
+    let (a, b) = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::join!(a.connect(), b.connect())
+    })
+    .await
+    .expect("bounded");
+    hello_both_ways(a.unwrap(), b.unwrap()).await;
+}
+
+#[tokio::test]
+async fn a_peer_whose_certificate_another_authority_issued_is_refused() {
+    let (pki, rogue) = (
+        Deployment::generate(PROTOCOL, ["A", "B"]).unwrap(),
+        Deployment::generate(PROTOCOL, ["A", "B"]).unwrap(),
+    );
+    // B presents a certificate of another authority: A refuses it, naming B by address.
+    let a = Config::new(PROTOCOL, "A").identity(pki.identity("A"));
+    let b = Config::new(PROTOCOL, "B").identity(rogue.identity("B"));
+    let (a, b) = pair(a, b).await;
+    let error = a.unwrap_err();
+    assert!(
+        matches!(error.kind, NetErrorKind::Wire(WireErrorKind::Tls(_))),
+        "{error}"
+    );
     assert!(
         error.to_string().contains("TLS handshake failed"),
         "{error}"
     );
-    let error = tls_error(b);
-    assert!(matches!(error.kind, NetErrorKind::Tls(_)), "{error}");
+    // B turned the connection away and waited for a real A until its deadline.
+    let error = b.unwrap_err();
+    assert_eq!(error.peer, "A");
+    assert!(
+        matches!(
+            error.kind,
+            NetErrorKind::Wire(WireErrorKind::NotConnected { .. })
+        ),
+        "{error}"
+    );
 }
 
 #[tokio::test]
-async fn mutual_tls_refuses_a_dialler_without_a_certificate() {
-    let ca = Authority::new();
-    let b = || tls(&ca, ca.issue(), None, true);
-    let (a, b_side) = pair(tls(&ca, ca.issue(), None, false), b()).await;
-    let error = tls_error(b_side);
-    assert!(matches!(error.kind, NetErrorKind::Tls(_)), "{error}");
-    assert!(error.peer.starts_with("[127.0.0.1:"), "{error}");
-    // With TLS 1.3 the dialler learns of it on its first read, after its own handshake.
-    let error = tls_error(a);
-    assert_eq!(error.peer, "B");
-    // With a certificate of the authority, the dialler is let in.
-    let (a, b_side) = pair(tls(&ca, ca.issue(), Some(ca.issue()), false), b()).await;
-    let mut ab = a.unwrap().route::<Label>("B").unwrap();
-    ab.send(Label::Hello("it's me".into())).await.unwrap();
-    let mut ba = b_side.unwrap().route::<Label>("A").unwrap();
-    assert_eq!(
-        ba.next().await.unwrap().unwrap(),
-        Label::Hello("it's me".into())
+async fn an_identity_for_another_role_is_a_configuration_error() {
+    let pki = Deployment::generate(PROTOCOL, ["A", "B"]).unwrap();
+    let error = Config::new(PROTOCOL, "A")
+        .identity(pki.identity("B"))
+        .peer("B", "127.0.0.1:9")
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(error.peer, "A");
+    assert!(
+        matches!(error.kind, NetErrorKind::Wire(WireErrorKind::Identity(_))),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("does not name role A"),
+        "{error}"
     );
 }

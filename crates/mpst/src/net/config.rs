@@ -1,15 +1,17 @@
-//! [`Config`]: who this role is, where it listens, where its peers are, what it expects
-//! of them and how long it waits — built in code or read from a small TOML file.
+//! [`Config`]: who this role is, where it listens, where its peers are, how it proves its
+//! role, what session types it runs and expects and how long it waits — built in code or
+//! read from TOML, the network settings being `mpst_wire`'s ([`WireConfig`]), the same
+//! names as `mpst-choreo`'s.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use mpst_wire::{Identity, WireConfig};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::codec::DEFAULT_MAX_FRAME_LENGTH;
 use super::error::{NetError, NetErrorKind};
 use super::route::DEFAULT_FLUSH_THRESHOLD;
 
@@ -57,136 +59,164 @@ impl fmt::Debug for Fingerprint {
     }
 }
 
+/// The default receive time-out: a receive that waits longer than 30 s fails, so a
+/// stopped peer cannot stall its peers forever ([`Config::receive_timeout`] changes it;
+/// `Duration::MAX` waits forever).
+pub const DEFAULT_RECEIVE_TIMEOUT: Duration = mpst_wire::config::DEFAULT_RECEIVE_TIMEOUT;
+
+/// The default time a connection has to complete its handshakes (TLS, then the hello)
+/// once accepted or dialled: 5 s.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = mpst_wire::config::DEFAULT_HANDSHAKE_TIMEOUT;
+
+/// The default number of accepted connections that may be in their handshakes at once:
+/// 64.
+pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = mpst_wire::config::DEFAULT_MAX_PENDING_HANDSHAKES;
+
 /// How one role connects to its peers.
 ///
-/// For every pair of peers, the role whose name sorts first (byte-wise) dials the other,
-/// retrying until the connection deadline; the other accepts on its listen address. So
-/// roles may start in any order, and only roles that some peer dials need a known
-/// listen address.
+/// Every peer is listed once, with its address ([`Config::peer`], `host:port`, resolved
+/// again on each attempt), or without one when it does not listen
+/// ([`Config::peer_without_address`]); the library decides who dials whom
+/// ([`Config::dials`]). Diallers retry until the connection deadline, so roles may start
+/// in any order.
+///
+/// Every connection proves its role: by default with mutual TLS, each role presenting a
+/// certificate that names its role and protocol, issued by the deployment's CA
+/// ([`Config::identity`], [`Config::identity_files`]; [`certs`](super::certs) issues
+/// them). Plain
+/// TCP, where anyone can claim any role, must be asked for by name
+/// ([`Config::insecure_plaintext`]); with neither, connecting fails.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub(crate) protocol: String,
-    pub(crate) role: String,
-    pub(crate) listen: Option<SocketAddr>,
-    pub(crate) peers: BTreeMap<String, Option<SocketAddr>>,
+    pub(crate) wire: WireConfig,
     pub(crate) fingerprint: Option<Fingerprint>,
     pub(crate) expect: BTreeMap<String, Fingerprint>,
-    pub(crate) connect_timeout: Duration,
-    pub(crate) receive_timeout: Option<Duration>,
-    pub(crate) max_frame_length: usize,
     pub(crate) flush_threshold: usize,
-    #[cfg(feature = "tls")]
-    pub(crate) tls: Option<super::TlsConfig>,
 }
 
-/// The TOML file: one table of every role's address, shared by all processes.
-#[derive(Debug, Deserialize)]
+/// The keys of the TOML file that are the session runtime's own; the rest is
+/// [`WireConfig`]'s.
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct File {
-    protocol: String,
-    roles: BTreeMap<String, SocketAddr>,
-    /// Per role, the peers it talks to (default: every other role).
-    #[serde(default)]
-    peers: BTreeMap<String, Vec<String>>,
-    connect_timeout_ms: Option<u64>,
-    receive_timeout_ms: Option<u64>,
-    max_frame_length: Option<usize>,
+struct Session {
     flush_threshold: Option<usize>,
 }
 
 impl Config {
     /// The configuration of `role` in `protocol` (name and version, e.g.
-    /// `"double_buffering/1"`), with no peers yet, a 10 s connection deadline, no receive
-    /// time-out, 16 MiB frames and an 8 KiB flush threshold.
+    /// `"double_buffering/1"`), with no peers yet, a 10 s connection deadline, 5 s per
+    /// handshake, a 30 s receive time-out, 16 MiB frames and an 8 KiB flush threshold,
+    /// and no identity yet: give it one ([`Config::identity`]) or, knowingly,
+    /// [`Config::insecure_plaintext`].
     pub fn new(protocol: impl Into<String>, role: impl Into<String>) -> Self {
         Self {
-            protocol: protocol.into(),
-            role: role.into(),
-            listen: None,
-            peers: BTreeMap::new(),
+            wire: WireConfig::new(protocol, role),
             fingerprint: None,
             expect: BTreeMap::new(),
-            connect_timeout: Duration::from_secs(10),
-            receive_timeout: None,
-            max_frame_length: DEFAULT_MAX_FRAME_LENGTH,
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
-            #[cfg(feature = "tls")]
-            tls: None,
         }
     }
 
-    /// Reads the configuration of `role` from TOML text shared by every role:
+    /// Reads the configuration of `role` from TOML text shared by every role: the
+    /// network settings of [`WireConfig::from_toml_for`] (the same names as
+    /// `mpst-choreo`'s), plus `flush_threshold`:
     ///
     /// ```toml
     /// protocol = "double_buffering/1"
-    /// connect_timeout_ms = 5000   # optional
-    /// receive_timeout_ms = 2000   # optional
-    /// max_frame_length = 1048576  # optional
-    /// flush_threshold = 8192      # optional
+    /// connect_timeout = "5s"          # optional, like the lines below up to [roles]
+    /// handshake_timeout = "1s"
+    /// receive_timeout = "2s"          # "none": wait forever
+    /// idle_timeout = "1s"             # the longest pause inside a frame
+    /// max_pending_handshakes = 64
+    /// max_frame_length = 1048576
+    /// flush_threshold = 8192
     ///
-    /// [roles]                     # every role's listen address
-    /// S = "127.0.0.1:7000"
+    /// [roles]                         # every role's listen address; each role's peers
+    /// S = "127.0.0.1:7000"            # are all the others
     /// K = "127.0.0.1:7001"
     /// T = "127.0.0.1:7002"
     ///
-    /// [peers]                     # optional: whom each role talks to (default: all)
-    /// S = ["K"]
+    /// [security]                      # `{role}` stands for the role reading the file
+    /// ca = "certs/ca.pem"
+    /// cert = "certs/{role}.pem"
+    /// key = "certs/{role}.key"
+    /// # insecure_plaintext = true     # instead: plain TCP, no proof of roles
     /// ```
+    ///
+    /// Relative identity paths are relative to the working directory.
     pub fn from_toml(text: &str, role: &str) -> Result<Self, NetError> {
-        let file: File = toml::from_str(text).map_err(|e| config_error(role, e))?;
-        let Some(&listen) = file.roles.get(role) else {
-            return Err(config_error(role, format!("role {role} is not in [roles]")));
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| config_error(role, e))?;
+        let mut session = toml::Table::new();
+        if let Some(value) = table.remove("flush_threshold") {
+            session.insert("flush_threshold".into(), value);
+        }
+        let session: Session = session.try_into().map_err(|e| config_error(role, e))?;
+        let text = toml::to_string(&table).map_err(|e| config_error(role, e))?;
+        let wire = WireConfig::from_toml_for(&text, role).map_err(NetError::from)?;
+        let mut config = Config {
+            wire,
+            ..Config::new("", role)
         };
-        let mut config = Config::new(file.protocol, role).listen(listen);
-        let peers: Vec<String> = match file.peers.get(role) {
-            Some(peers) => peers.clone(),
-            None => file.roles.keys().filter(|r| *r != role).cloned().collect(),
-        };
-        for peer in peers {
-            if peer == role {
-                return Err(config_error(
-                    role,
-                    format!("role {role} lists itself as a peer"),
-                ));
-            }
-            let Some(&address) = file.roles.get(&peer) else {
-                return Err(config_error(role, format!("peer {peer} is not in [roles]")));
-            };
-            config = config.peer(peer, address);
-        }
-        if let Some(ms) = file.connect_timeout_ms {
-            config = config.connect_timeout(Duration::from_millis(ms));
-        }
-        if let Some(ms) = file.receive_timeout_ms {
-            config = config.receive_timeout(Duration::from_millis(ms));
-        }
-        if let Some(bytes) = file.max_frame_length {
-            config = config.max_frame_length(bytes);
-        }
-        if let Some(bytes) = file.flush_threshold {
+        if let Some(bytes) = session.flush_threshold {
             config = config.flush_threshold(bytes);
         }
         Ok(config)
     }
 
-    /// Listens on `address` (port 0 picks a free port; see
+    /// Listens on `address` (`host:port`; port 0 picks a free port, see
     /// [`Endpoint::local_addr`](super::Endpoint::local_addr)).
-    pub fn listen(mut self, address: SocketAddr) -> Self {
-        self.listen = Some(address);
+    pub fn listen(mut self, address: impl ToString) -> Self {
+        self.wire = self.wire.listen(address.to_string());
         self
     }
 
-    /// Adds the peer `role` at `address` (the address is only dialled when this role's
-    /// name sorts first).
-    pub fn peer(mut self, role: impl Into<String>, address: SocketAddr) -> Self {
-        self.peers.insert(role.into(), Some(address));
+    /// Adds the peer `role`, listening at `address` (`host:port`, e.g. a `SocketAddr`;
+    /// the library decides whether this role dials it or accepts it, see
+    /// [`Config::dials`]).
+    pub fn peer(mut self, role: impl Into<String>, address: impl ToString) -> Self {
+        self.wire = self.wire.peer(role, address.to_string());
         self
     }
 
-    /// Adds the peer `role` that dials this role (its name sorts first), so its address
-    /// is not needed.
-    pub fn dialled_by(mut self, role: impl Into<String>) -> Self {
-        self.peers.insert(role.into(), None);
+    /// Adds the peer `role`, which does not listen (so it dials this role).
+    pub fn peer_without_address(mut self, role: impl Into<String>) -> Self {
+        self.wire = self.wire.peer_without_address(role);
+        self
+    }
+
+    /// The former name of [`Config::peer_without_address`].
+    #[deprecated(
+        note = "list peers with `peer` or `peer_without_address`: the library decides who dials"
+    )]
+    pub fn dialled_by(self, role: impl Into<String>) -> Self {
+        self.peer_without_address(role)
+    }
+
+    /// Proves this role with `identity` (mutual TLS): its certificate must name this
+    /// role of this protocol, and every peer's must name the role it claims; both are
+    /// issued by the CA the identity trusts ([`certs`](super::certs)).
+    pub fn identity(mut self, identity: Identity) -> Self {
+        self.wire = self.wire.mutual_tls(identity);
+        self
+    }
+
+    /// Proves this role with the identity in PEM files (the CA, this role's certificate
+    /// and its key), read when connecting (see [`Config::identity`]).
+    pub fn identity_files(
+        mut self,
+        ca: impl Into<PathBuf>,
+        cert: impl Into<PathBuf>,
+        key: impl Into<PathBuf>,
+    ) -> Self {
+        self.wire = self.wire.identity_files(ca, cert, key);
+        self
+    }
+
+    /// Runs over plain TCP, without TLS: any process that reaches the listen address
+    /// can claim to be any peer, and anyone on the path can read and change the
+    /// labels. For tests and trusted networks only.
+    pub fn insecure_plaintext(mut self) -> Self {
+        self.wire = self.wire.insecure_plaintext();
         self
     }
 
@@ -202,21 +232,46 @@ impl Config {
         self
     }
 
-    /// Fails connecting when some peer is not connected within `timeout`.
+    /// Fails connecting when some peer is not connected within `timeout`
+    /// (`Duration::MAX`: no deadline).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.wire = self.wire.connect_timeout(timeout);
         self
     }
 
-    /// Fails a receive that waits longer than `timeout`.
+    /// Closes a dialled or accepted connection whose handshakes (TLS, then the hello)
+    /// take longer than `timeout` (default [`DEFAULT_HANDSHAKE_TIMEOUT`]); a dialler then
+    /// tries again until the connection deadline.
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.wire = self.wire.handshake_timeout(timeout);
+        self
+    }
+
+    /// Lets at most `count` accepted connections be in their handshakes at once (default
+    /// [`DEFAULT_MAX_PENDING_HANDSHAKES`]); one more closes the oldest.
+    pub fn max_pending_handshakes(mut self, count: usize) -> Self {
+        self.wire = self.wire.max_pending_handshakes(count);
+        self
+    }
+
+    /// Fails a receive that waits longer than `timeout` (default
+    /// [`DEFAULT_RECEIVE_TIMEOUT`]; `Duration::MAX` waits forever).
     pub fn receive_timeout(mut self, timeout: Duration) -> Self {
-        self.receive_timeout = Some(timeout);
+        let timeout = (timeout != Duration::MAX).then_some(timeout);
+        self.wire = self.wire.receive_timeout(timeout);
+        self
+    }
+
+    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
+    /// (default 10 s), whatever the receive time-out.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.wire = self.wire.idle_timeout(timeout);
         self
     }
 
     /// Refuses frames whose body exceeds `bytes`, sending or receiving.
     pub fn max_frame_length(mut self, bytes: usize) -> Self {
-        self.max_frame_length = bytes;
+        self.wire = self.wire.max_frame_length(bytes);
         self
     }
 
@@ -226,36 +281,38 @@ impl Config {
         self
     }
 
-    /// Secures every connection with TLS (feature `tls`).
-    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
-    #[cfg(feature = "tls")]
-    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
-        self.tls = Some(tls);
-        self
+    /// The network settings (shared with `mpst-choreo`).
+    pub fn wire(&self) -> &WireConfig {
+        &self.wire
     }
 
     /// The role this configuration is for.
     pub fn role(&self) -> &str {
-        &self.role
+        self.wire.role()
     }
 
     /// The protocol name.
     pub fn protocol(&self) -> &str {
-        &self.protocol
+        self.wire.protocol()
     }
 
     /// The peers' names.
     pub fn peers(&self) -> impl Iterator<Item = &str> {
-        self.peers.keys().map(String::as_str)
+        self.wire.peers()
     }
 
-    /// Whether this role dials `peer` (its name sorts first) rather than accepting it.
+    /// Whether this role dials `peer` rather than accepting it: it dials every peer when
+    /// it has no listen address, accepts a peer without an address, and otherwise dials
+    /// when its name sorts first (byte-wise).
     pub fn dials(&self, peer: &str) -> bool {
-        self.role.as_str() < peer
+        if self.wire.peer_address(peer).is_none() {
+            return false;
+        }
+        self.wire.listen_address().is_none() || mpst_wire::dials(self.role(), peer)
     }
 }
 
-fn config_error(role: &str, error: impl fmt::Display) -> NetError {
+pub(crate) fn config_error(role: &str, error: impl fmt::Display) -> NetError {
     NetError::new(role, NetErrorKind::Config(error.to_string()))
 }
 
@@ -264,25 +321,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn toml_names_every_other_role_a_peer_unless_told() {
+    fn toml_names_every_other_role_a_peer_and_the_library_decides_who_dials() {
         let text = r#"
             protocol = "db/1"
-            receive_timeout_ms = 250
+            receive_timeout = "250ms"
+            flush_threshold = 64
             [roles]
             S = "127.0.0.1:7000"
             K = "127.0.0.1:7001"
             T = "127.0.0.1:7002"
-            [peers]
-            S = ["K"]
+            [security]
+            insecure_plaintext = true
         "#;
         let k = Config::from_toml(text, "K").unwrap();
         assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
-        assert_eq!(k.listen, Some("127.0.0.1:7001".parse().unwrap()));
-        assert_eq!(k.receive_timeout, Some(Duration::from_millis(250)));
-        assert!(k.dials("S") && !k.dials("A"));
+        assert_eq!(k.wire().listen_address(), Some("127.0.0.1:7001"));
+        assert_eq!(
+            k.wire().get_receive_timeout(),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(k.flush_threshold, 64);
+        assert!(k.dials("S") && k.dials("T") && !k.dials("A"));
         let s = Config::from_toml(text, "S").unwrap();
-        assert_eq!(s.peers().collect::<Vec<_>>(), ["K"]);
+        assert!(!s.dials("K") && s.dials("T"));
         assert_eq!(s.protocol(), "db/1");
+        // A role that does not listen dials; a peer without an address is accepted.
+        let client = Config::new("db/1", "Z").peer("A", "127.0.0.1:1");
+        assert!(client.dials("A"));
+        let server = Config::new("db/1", "A")
+            .listen("127.0.0.1:1")
+            .peer_without_address("Z");
+        assert!(!server.dials("Z"));
     }
 
     #[test]
@@ -295,15 +364,54 @@ mod tests {
             ),
             ("protocol = \"p\"\nsurprise = 1\n[roles]", "surprise"),
             (
-                "protocol = \"p\"\n[roles]\nK = \"nowhere\"",
-                "invalid socket address",
+                "protocol = \"p\"\nflush_threshold = \"big\"",
+                "invalid type",
             ),
         ] {
             let error = Config::from_toml(text, "K").unwrap_err();
-            assert_eq!(error.peer, "K");
-            assert!(matches!(error.kind, NetErrorKind::Config(_)));
+            assert_eq!(error.peer, "K", "{error}");
+            assert!(
+                matches!(
+                    error.kind,
+                    NetErrorKind::Config(_)
+                        | NetErrorKind::Wire(mpst_wire::WireErrorKind::Config(_))
+                ),
+                "{error}"
+            );
             assert!(error.to_string().contains(needle), "{error}");
         }
+    }
+
+    #[test]
+    fn the_documented_toml_reads_as_documented() {
+        let source = include_str!("config.rs");
+        let start = source.find("/// ```toml\n").unwrap() + "/// ```toml\n".len();
+        let end = start + source[start..].find("/// ```\n").unwrap();
+        let text: String = source[start..end]
+            .lines()
+            .map(|l| {
+                l.trim_start()
+                    .trim_start_matches("///")
+                    .trim_start_matches(' ')
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let k = Config::from_toml(&text, "K").unwrap();
+        assert_eq!(k.protocol(), "double_buffering/1");
+        assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
+        assert_eq!(k.flush_threshold, 8192);
+        assert_eq!(k.wire().get_idle_timeout(), Duration::from_secs(1));
+        assert_eq!(k.wire().get_max_frame_length(), 1_048_576);
+    }
+
+    #[test]
+    fn durations_beyond_the_clock_mean_forever() {
+        let config = Config::new("p", "A").receive_timeout(Duration::MAX);
+        assert_eq!(config.wire().get_receive_timeout(), None);
+        assert_eq!(
+            Config::new("p", "A").wire().get_receive_timeout(),
+            Some(DEFAULT_RECEIVE_TIMEOUT)
+        );
     }
 
     #[test]

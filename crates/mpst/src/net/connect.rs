@@ -1,22 +1,26 @@
-//! Setting up a role's connections: bind, dial the peers whose names sort after ours
-//! (retrying until the deadline), accept the others, handshake with each, and hand out
-//! one [`TcpRoute`] per peer.
+//! Setting up a role's connections on `mpst_wire`: bind, then dial some peers and accept
+//! the others (the library deciding which, [`Config::dials`]) before one deadline, each
+//! connection proving its role and checking session-type fingerprints in the hello, and
+//! hand out one [`TcpRoute`] per peer.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::{sleep_until, timeout_at, Instant};
+use futures::stream::{FuturesUnordered, StreamExt};
+use mpst_wire::{Application, Expected, Node, Refusal, Security, Stream, WireErrorKind};
+use serde::{Deserialize, Serialize};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
 
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
 
-use super::config::Config;
+use super::config::{config_error, Config, Fingerprint};
 use super::error::{NetError, NetErrorKind};
-use super::handshake;
-use super::io::Connection;
 use super::route::TcpRoute;
 
 /// A role's bound listener (if it accepts any peer) and its configuration, before
@@ -32,7 +36,7 @@ pub struct Endpoint {
 #[derive(Debug)]
 pub struct Connections {
     config: Config,
-    streams: BTreeMap<String, Connection>,
+    streams: BTreeMap<String, Stream>,
     /// The first route a role asked for that was not there (see [`Connections::into_role`]).
     missing: Option<NetError>,
 }
@@ -40,11 +44,11 @@ pub struct Connections {
 impl Config {
     /// Binds the listen address (when set), ready to [`Endpoint::connect`].
     pub async fn bind(self) -> Result<Endpoint, NetError> {
-        let listener = match self.listen {
+        let listener = match self.wire.listen_address() {
             Some(address) => Some(
                 TcpListener::bind(address)
                     .await
-                    .map_err(|e| NetError::new(&self.role, NetErrorKind::Io(e)))?,
+                    .map_err(|e| NetError::new(self.role(), NetErrorKind::Io(e)))?,
             ),
             None => None,
         };
@@ -60,6 +64,96 @@ impl Config {
     }
 }
 
+/// The session runtime's part of the hello: this role's fingerprint and the one it
+/// expects of the peer, each checked by the other side.
+#[derive(Debug, Serialize, Deserialize)]
+struct Fingerprints {
+    mine: Option<Fingerprint>,
+    expect: Option<Fingerprint>,
+}
+
+/// Checks fingerprints in the hello (see [`Config::fingerprint`], [`Config::expect`]).
+struct SessionTypes {
+    role: String,
+    fingerprint: Option<Fingerprint>,
+    expect: BTreeMap<String, Fingerprint>,
+    /// Set when a peer this role accepts proved its role and runs an incompatible session
+    /// type: waiting longer for it cannot help (`None` under plaintext, where the peer
+    /// named is only a claim).
+    incompatible: Option<Arc<Incompatible>>,
+}
+
+/// The first accepted peer that proved its role and was refused for its session type.
+#[derive(Default)]
+struct Incompatible {
+    peer: Mutex<Option<(String, String)>>,
+    found: Notify,
+}
+
+impl Incompatible {
+    /// Waits for the first incompatible peer; its name and the reason.
+    async fn first(&self) -> (String, String) {
+        loop {
+            let notified = self.found.notified();
+            if let Some(found) = self.lock().clone() {
+                return found;
+            }
+            notified.await;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, String)>> {
+        self.peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Application for SessionTypes {
+    fn field(&self, peer: &str) -> Vec<u8> {
+        let field = Fingerprints {
+            mine: self.fingerprint,
+            expect: self.expect.get(peer).copied(),
+        };
+        postcard::to_stdvec(&field).unwrap_or_default()
+    }
+
+    fn check(&self, peer: &str, field: &[u8]) -> Result<(), String> {
+        let verdict = postcard::from_bytes::<Fingerprints>(field)
+            .map_err(|e| format!("malformed session-type fingerprints: {e}"))
+            .and_then(|theirs| {
+                mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
+                mismatch(
+                    &self.role,
+                    theirs.expect.as_ref(),
+                    self.fingerprint.as_ref(),
+                )
+            });
+        if let (Err(reason), Some(incompatible)) = (&verdict, &self.incompatible) {
+            incompatible
+                .lock()
+                .get_or_insert_with(|| (peer.to_owned(), reason.clone()));
+            incompatible.found.notify_one();
+        }
+        verdict
+    }
+}
+
+/// A fingerprint against an expectation (none on either side: nothing to check).
+fn mismatch(
+    role: &str,
+    expected: Option<&Fingerprint>,
+    received: Option<&Fingerprint>,
+) -> Result<(), String> {
+    match expected {
+        Some(expected) if Some(expected) != received => Err(format!(
+            "role {role} runs another session type (fingerprint {}, expected {expected})",
+            received.map_or_else(|| "none".to_owned(), ToString::to_string),
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl Endpoint {
     /// The address actually bound (with the real port when the configuration said 0).
     pub fn local_addr(&self) -> Option<SocketAddr> {
@@ -71,33 +165,97 @@ impl Endpoint {
         &mut self.config
     }
 
-    /// Connects to every peer before the connection deadline: dials those whose names
-    /// sort after this role's (retrying while they are not up yet) and accepts the
-    /// others, handshaking with each. Fails with the first error: a peer not connected in
-    /// time ([`NetErrorKind::ConnectTimeout`]), a refused handshake
-    /// ([`NetErrorKind::Handshake`]) or an I/O error, each naming the peer.
+    /// Connects to every peer before the connection deadline: dials those
+    /// [`Config::dials`] says (retrying while they are not up yet, or when a connection
+    /// breaks before it is answered) and accepts the others. Every connection proves its
+    /// role (mutual TLS, unless [`Config::insecure_plaintext`]) and passes the hello's
+    /// checks: protocol, roles, a fresh nonce, session-type fingerprints.
+    ///
+    /// Accepted connections are set up side by side, each within the handshake time-out
+    /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
+    /// plaintext on a TLS port, claims a role it has no certificate for, or is refused
+    /// is closed (its refusal written first) and logged with its address, and accepting
+    /// goes on (at the cap, the oldest pending handshake is closed to make room; a
+    /// dialler whose connection is closed retries). So a stranger changes nothing for the
+    /// real peers.
+    ///
+    /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
+    /// certificate error, an accepted peer that proved its role (mutual TLS) but runs
+    /// another session type than [`Config::expect`] says (refused, and waiting longer
+    /// cannot help), or a peer not connected in time
+    /// ([`WireErrorKind::NotConnected`](mpst_wire::WireErrorKind::NotConnected), with the
+    /// last failures seen).
     pub async fn connect(self) -> Result<Connections, NetError> {
         let Endpoint { config, listener } = self;
-        let deadline = Instant::now() + config.connect_timeout;
+        let node = Node::new(config.wire.clone())?;
+        // Under mutual TLS, the wire checks a peer's certificate before the application's
+        // field: a peer refused for its session type is the real one.
+        let incompatible = matches!(node.security(), Security::MutualTls(_))
+            .then(|| Arc::new(Incompatible::default()));
+        let node = node.with_application(SessionTypes {
+            role: config.role().to_owned(),
+            fingerprint: config.fingerprint,
+            expect: config.expect.clone(),
+            incompatible: incompatible.clone(),
+        });
+        let deadline = mpst_wire::deadline_after(config.wire.get_connect_timeout());
         let mut dialled = Vec::new();
-        let mut awaited = Vec::new();
-        for (peer, address) in &config.peers {
-            if config.dials(peer) {
-                let address = address.ok_or_else(|| {
-                    config_error(
-                        &config,
-                        format!("no address for peer {peer}, which it dials"),
-                    )
-                })?;
-                dialled.push(dial(&config, peer, address, deadline));
-            } else {
-                awaited.push(peer.as_str());
+        let mut awaited = Expected::new().exclusive();
+        let mut accepts = None;
+        for peer in config.peers() {
+            match config.wire.peer_address(peer) {
+                Some(address) if config.dials(peer) => {
+                    dialled.push(node.dial_at(peer, address, deadline));
+                }
+                _ => {
+                    awaited = awaited.peer(peer, 1);
+                    accepts.get_or_insert(peer);
+                }
             }
         }
-        let accepted = accept_all(&config, listener.as_ref(), awaited, deadline);
-        let (dialled, accepted) =
-            futures::future::try_join(futures::future::try_join_all(dialled), accepted).await?;
-        let streams = dialled.into_iter().chain(accepted).collect();
+        let accepted = async {
+            let Some(first) = accepts else {
+                return Ok(Vec::new());
+            };
+            let Some(listener) = listener else {
+                return Err(config_error(
+                    config.role(),
+                    format!(
+                        "{first} dials {} but it has no listen address",
+                        config.role()
+                    ),
+                ));
+            };
+            let mut acceptor = node.accept_on(listener, awaited.clone())?;
+            let incompatible = async {
+                match &incompatible {
+                    Some(incompatible) => incompatible.first().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                accepted = acceptor.wait_for(&awaited, deadline) => Ok(accepted?),
+                (peer, reason) = incompatible => Err(NetError::new(
+                    peer,
+                    NetErrorKind::Wire(WireErrorKind::Refusing(Refusal::Application(reason))),
+                )),
+            }
+        };
+        let setups: FuturesUnordered<SetupFuture<'_>> = dialled
+            .into_iter()
+            .map(|dial| -> SetupFuture<'_> {
+                Box::pin(async move { dial.await.map(|c| vec![c]).map_err(NetError::from) })
+            })
+            .collect();
+        setups.push(Box::pin(accepted));
+        let connections = settle(setups, config.wire.get_handshake_timeout()).await?;
+        let streams = connections
+            .into_iter()
+            .map(|connection| {
+                let (stream, info) = connection.into_parts();
+                (info.peer_role, stream)
+            })
+            .collect();
         Ok(Connections {
             config,
             streams,
@@ -106,27 +264,61 @@ impl Endpoint {
     }
 }
 
+/// What one dial (one connection) or the acceptor (all accepted ones) set up.
+type Setup = Result<Vec<mpst_wire::Connection>, NetError>;
+
+/// A set-up under way.
+type SetupFuture<'a> = Pin<Box<dyn Future<Output = Setup> + Send + 'a>>;
+
+/// The longest a failing role lets its other handshakes in flight finish, so that the
+/// peers they reach read a verdict (a refusal, or this role's own) instead of a reset.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// Runs every set-up to completion; after the first failure, lets the others run on for
+/// at most [`GRACE`] (and the handshake time-out), then returns that failure.
+async fn settle(
+    mut setups: FuturesUnordered<SetupFuture<'_>>,
+    handshake_timeout: Duration,
+) -> Result<Vec<mpst_wire::Connection>, NetError> {
+    let mut connections = Vec::new();
+    while let Some(setup) = setups.next().await {
+        match setup {
+            Ok(mut some) => connections.append(&mut some),
+            Err(error) => {
+                let grace = GRACE.min(handshake_timeout);
+                let rest = async { while setups.next().await.is_some() {} };
+                let _ = tokio::time::timeout(grace, rest).await;
+                return Err(error);
+            }
+        }
+    }
+    Ok(connections)
+}
+
 impl Connections {
     /// The route to `peer`, carrying the label enum `M`, with the configured frame limit,
-    /// flush threshold and receive time-out. Each route can be taken once.
+    /// flush threshold, receive and idle time-outs. Each route can be taken once.
     pub fn route<M>(&mut self, peer: &str) -> Result<TcpRoute<M>, NetError> {
         let stream = self.streams.remove(peer).ok_or_else(|| {
             NetError::new(
                 peer,
                 NetErrorKind::Config(format!(
                     "{} has no connection to {peer} (not a peer, or taken already)",
-                    self.config.role
+                    self.config.role()
                 )),
             )
         })?;
-        Ok(TcpRoute::over(stream, peer, self.config.max_frame_length)
-            .with_flush_threshold(self.config.flush_threshold)
-            .with_receive_timeout(self.config.receive_timeout))
+        Ok(
+            TcpRoute::over(stream, peer, self.config.wire.get_max_frame_length())
+                .with_flush_threshold(self.config.flush_threshold)
+                .with_receive_timeout(self.config.wire.get_receive_timeout())
+                .with_idle_timeout(Some(self.config.wire.get_idle_timeout())),
+        )
     }
 
     /// The role these connections belong to.
     pub fn role(&self) -> &str {
-        &self.config.role
+        self.config.role()
     }
 
     /// Builds the role struct `R` (a `#[derive(Role)]` struct whose routes are
@@ -134,12 +326,12 @@ impl Connections {
     /// `#[route(P)]` field gets the connection to the peer named `P::NAME`. Fails when `R`
     /// is not the configured role or routes to a peer without a connection.
     pub fn into_role<R: Role + Build<Self>>(mut self) -> Result<R, NetError> {
-        if R::NAME != self.config.role {
+        if R::NAME != self.config.role() {
             return Err(config_error(
-                &self.config,
+                self.config.role(),
                 format!(
                     "connected as {} but asked to build role {}",
-                    self.config.role,
+                    self.config.role(),
                     R::NAME
                 ),
             ));
@@ -167,124 +359,6 @@ where
             }
         }
     }
-}
-
-fn config_error(config: &Config, message: String) -> NetError {
-    NetError::new(&config.role, NetErrorKind::Config(message))
-}
-
-fn timed_out(peer: &str, address: SocketAddr, last: Option<std::io::Error>) -> NetError {
-    NetError::new(peer, NetErrorKind::ConnectTimeout { address, last })
-}
-
-/// Dials `peer` at `address` until it answers or the deadline passes, then handshakes.
-async fn dial(
-    config: &Config,
-    peer: &str,
-    address: SocketAddr,
-    deadline: Instant,
-) -> Result<(String, Connection), NetError> {
-    let mut last = None;
-    let mut pause = Duration::from_millis(5);
-    loop {
-        match timeout_at(deadline, TcpStream::connect(address)).await {
-            Err(_elapsed) => return Err(timed_out(peer, address, last)),
-            Ok(Err(error)) => last = Some(error),
-            Ok(Ok(stream)) => {
-                let _ = stream.set_nodelay(true);
-                let connected = async {
-                    let mut connection = secure_dialled(config, peer, address, stream).await?;
-                    handshake::dial(config, peer, &mut connection).await?;
-                    Ok((peer.to_owned(), connection))
-                };
-                return match timeout_at(deadline, connected).await {
-                    Err(_elapsed) => Err(timed_out(peer, address, None)),
-                    Ok(result) => result,
-                };
-            }
-        }
-        // Not listening yet: back off (up to 100 ms) and retry before the deadline.
-        let next = Instant::now() + pause;
-        if next >= deadline {
-            return Err(timed_out(peer, address, last));
-        }
-        sleep_until(next).await;
-        pause = (pause * 2).min(Duration::from_millis(100));
-    }
-}
-
-/// Runs the TLS client handshake on a dialled stream when the configuration asks for TLS.
-#[allow(clippy::unused_async)] // async only with feature `tls`
-async fn secure_dialled(
-    config: &Config,
-    peer: &str,
-    address: SocketAddr,
-    stream: TcpStream,
-) -> Result<Connection, NetError> {
-    #[cfg(feature = "tls")]
-    if let Some(tls) = &config.tls {
-        return tls.connect(peer, address, stream).await;
-    }
-    let _ = (config, peer, address);
-    Ok(Connection::Plain(stream))
-}
-
-/// Runs the TLS server handshake on an accepted stream when the configuration asks for
-/// TLS.
-#[allow(clippy::unused_async)] // async only with feature `tls`
-async fn secure_accepted(
-    config: &Config,
-    address: SocketAddr,
-    stream: TcpStream,
-) -> Result<Connection, NetError> {
-    #[cfg(feature = "tls")]
-    if let Some(tls) = &config.tls {
-        return tls.accept(address, stream).await;
-    }
-    let _ = (config, address);
-    Ok(Connection::Plain(stream))
-}
-
-/// Accepts every peer of `awaited` before the deadline.
-async fn accept_all(
-    config: &Config,
-    listener: Option<&TcpListener>,
-    mut awaited: Vec<&str>,
-    deadline: Instant,
-) -> Result<Vec<(String, Connection)>, NetError> {
-    let mut accepted = Vec::new();
-    let Some(&first) = awaited.first() else {
-        return Ok(accepted);
-    };
-    let Some(listener) = listener else {
-        return Err(config_error(
-            config,
-            format!("{first} dials {} but it has no listen address", config.role),
-        ));
-    };
-    let local = listener
-        .local_addr()
-        .map_err(|e| NetError::new(&config.role, NetErrorKind::Io(e)))?;
-    while let Some(&missing) = awaited.first() {
-        let (stream, address) = match timeout_at(deadline, listener.accept()).await {
-            Err(_elapsed) => return Err(timed_out(missing, local, None)),
-            Ok(Err(error)) => return Err(NetError::new(missing, NetErrorKind::Io(error))),
-            Ok(Ok(connection)) => connection,
-        };
-        let _ = stream.set_nodelay(true);
-        let handshake = async {
-            let mut connection = secure_accepted(config, address, stream).await?;
-            let peer = handshake::accept(config, &awaited, address, &mut connection).await?;
-            Ok::<_, NetError>((peer, connection))
-        };
-        let (peer, connection) = match timeout_at(deadline, handshake).await {
-            Err(_elapsed) => return Err(timed_out(&format!("[{address}]"), local, None)),
-            Ok(result) => result?,
-        };
-        awaited.retain(|p| *p != peer);
-        accepted.push((peer, connection));
-    }
-    Ok(accepted)
 }
 
 /// Why a session ran out of time: returned (as [`crate::Error::Other`]) by

@@ -1,17 +1,21 @@
-//! Errors of the TCP transport: every failure names the peer and says what went wrong
-//! (I/O, framing, decoding, time-outs, the handshake, the configuration).
+//! Errors of the TCP transport: every failure names the peer and says what went wrong —
+//! on a route (I/O, framing, decoding, the receive time-out), or while connecting (the
+//! network layer's [`WireErrorKind`]: refusals, TLS, deadlines, identities).
 
 use std::error::Error as StdError;
 use std::fmt;
 use std::io;
-use std::net::SocketAddr;
 use std::time::Duration;
+
+use mpst_wire::{FrameError, Peer, Refusal, WireError, WireErrorKind};
 
 /// A failure of the TCP transport, with the peer role it concerns.
 #[derive(Debug)]
 pub struct NetError {
-    /// The peer role the failure concerns (its name as in the configuration), or the
-    /// remote address in brackets when the peer has not said who it is yet.
+    /// The peer role the failure concerns: its name as in the configuration once it is
+    /// proved (mutual TLS), expected or connected; the remote address in brackets for a
+    /// connection that has not proved its role — a refusal never names the role a
+    /// connection merely claims.
     pub peer: String,
     /// What went wrong.
     pub kind: NetErrorKind,
@@ -49,71 +53,15 @@ pub enum NetErrorKind {
     Encode(postcard::Error),
     /// Nothing arrived from the peer within the receive time-out.
     ReceiveTimeout(Duration),
-    /// The peer could not be reached before the connection deadline.
-    ConnectTimeout {
-        /// The address that was dialled or listened on.
-        address: SocketAddr,
-        /// The last error seen while trying, if any.
-        last: Option<io::Error>,
-    },
-    /// The handshake refused the connection.
-    Handshake(HandshakeError),
-    /// The TLS handshake failed (feature `tls`), e.g. the peer's certificate is not
-    /// trusted, or the peer presented none where one is required.
-    Tls(io::Error),
+    /// Part of a frame arrived, then nothing more within the idle time-out.
+    IdleTimeout(Duration),
+    /// Connecting failed in the network layer: a refusal (read from the other side,
+    /// [`WireErrorKind::Refused`], or made by this side, [`WireErrorKind::Refusing`]), a
+    /// TLS failure, a peer not connected before the deadline
+    /// ([`WireErrorKind::NotConnected`]), an identity that cannot be used, ...
+    Wire(WireErrorKind),
     /// The configuration is not usable.
     Config(String),
-}
-
-/// Why a handshake refused a connection. Both sides see the same reason.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
-#[non_exhaustive]
-pub enum HandshakeError {
-    /// The first bytes were not an `mpst` handshake of this wire version.
-    #[error("not an mpst peer of this wire version")]
-    NotMpst,
-    /// The peers run different protocols (or versions of one).
-    #[error("protocol {theirs:?} is not {ours:?}")]
-    Protocol {
-        /// The protocol this side runs.
-        ours: String,
-        /// The protocol the other side runs.
-        theirs: String,
-    },
-    /// The dialler claims to be a role the acceptor does not know or does not expect to
-    /// dial it.
-    #[error("role {claimed} is unknown or not expected to connect here")]
-    UnknownRole {
-        /// The role claimed.
-        claimed: String,
-    },
-    /// The dialler wanted to reach another role than the one that answered.
-    #[error("wanted role {wanted} but {answered} answered")]
-    WrongRole {
-        /// The role that answered.
-        answered: String,
-        /// The role the dialler wanted.
-        wanted: String,
-    },
-    /// A role connected twice.
-    #[error("role {role} connected twice")]
-    Duplicate {
-        /// The role that connected twice.
-        role: String,
-    },
-    /// The peer's session type fingerprint is not the one this side expects of that role.
-    #[error("role {role} runs another session type (fingerprint {received}, expected {expected})")]
-    Fingerprint {
-        /// The role whose fingerprint differs.
-        role: String,
-        /// The fingerprint expected (hex).
-        expected: String,
-        /// The fingerprint received (hex).
-        received: String,
-    },
-    /// The other side refused the connection for this reason.
-    #[error("the other side refused: {0}")]
-    Refused(Box<HandshakeError>),
 }
 
 impl NetError {
@@ -125,18 +73,54 @@ impl NetError {
         }
     }
 
+    /// The handshake's refusal, when this error is one (read from the other side or
+    /// made by this side).
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match &self.kind {
+            NetErrorKind::Wire(WireErrorKind::Refused(r) | WireErrorKind::Refusing(r)) => Some(r),
+            _ => None,
+        }
+    }
+
     /// Whether the peer is gone: the connection was closed, truncated or reset.
     pub fn is_disconnected(&self) -> bool {
         match &self.kind {
-            NetErrorKind::Closed | NetErrorKind::Truncated { .. } => true,
-            NetErrorKind::Io(e) => matches!(
-                e.kind(),
-                io::ErrorKind::ConnectionReset
-                    | io::ErrorKind::ConnectionAborted
-                    | io::ErrorKind::BrokenPipe
-                    | io::ErrorKind::UnexpectedEof
-            ),
+            NetErrorKind::Closed
+            | NetErrorKind::Truncated { .. }
+            | NetErrorKind::Wire(WireErrorKind::Closed) => true,
+            NetErrorKind::Io(e) | NetErrorKind::Wire(WireErrorKind::Io(e)) => {
+                mpst_wire::error::is_disconnect(e.kind())
+            }
             _ => false,
+        }
+    }
+}
+
+/// How an error names a peer: its role when proved, expected or local; its address in
+/// brackets when it proved nothing.
+fn peer_name(peer: &Peer) -> String {
+    match peer {
+        Peer::Authenticated(role) | Peer::Expected(role) | Peer::Local(role) => role.clone(),
+        Peer::Unauthenticated { address, .. } => format!("[{address}]"),
+    }
+}
+
+impl From<WireError> for NetError {
+    fn from(error: WireError) -> Self {
+        NetError::new(peer_name(&error.peer), NetErrorKind::Wire(error.kind))
+    }
+}
+
+impl From<FrameError> for NetErrorKind {
+    fn from(error: FrameError) -> Self {
+        match error {
+            FrameError::Io(e) => NetErrorKind::Io(e),
+            FrameError::TooLarge { length, limit } => NetErrorKind::FrameTooLarge { length, limit },
+            FrameError::Decode(e) => NetErrorKind::Decode(e),
+            FrameError::TrailingBytes { count } => NetErrorKind::TrailingBytes { count },
+            FrameError::Truncated { buffered } => NetErrorKind::Truncated { buffered },
+            FrameError::Encode(e) => NetErrorKind::Encode(e),
+            other => NetErrorKind::Io(io::Error::other(other.to_string())),
         }
     }
 }
@@ -165,15 +149,10 @@ impl fmt::Display for NetError {
             }
             NetErrorKind::Encode(e) => write!(f, "could not encode a label: {e}"),
             NetErrorKind::ReceiveTimeout(d) => write!(f, "nothing received within {d:?}"),
-            NetErrorKind::ConnectTimeout { address, last } => {
-                write!(f, "not connected at {address} before the deadline")?;
-                match last {
-                    Some(e) => write!(f, " (last error: {e})"),
-                    None => Ok(()),
-                }
+            NetErrorKind::IdleTimeout(d) => {
+                write!(f, "stuck in the middle of a frame for {d:?}")
             }
-            NetErrorKind::Handshake(e) => write!(f, "handshake refused: {e}"),
-            NetErrorKind::Tls(e) => write!(f, "TLS handshake failed: {e}"),
+            NetErrorKind::Wire(e) => write!(f, "{e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),
         }
     }
@@ -182,10 +161,9 @@ impl fmt::Display for NetError {
 impl StdError for NetError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.kind {
-            NetErrorKind::Io(e) | NetErrorKind::Tls(e) => Some(e),
+            NetErrorKind::Io(e) => Some(e),
             NetErrorKind::Decode(e) | NetErrorKind::Encode(e) => Some(e),
-            NetErrorKind::ConnectTimeout { last: Some(e), .. } => Some(e),
-            NetErrorKind::Handshake(e) => Some(e),
+            NetErrorKind::Wire(e) => e.source(),
             _ => None,
         }
     }

@@ -1,12 +1,19 @@
 //! Roles as separate processes over TCP (feature `tcp`): a [`TcpRoute`] per peer carries
 //! the role's label enum as length-prefixed postcard frames, and the session code is the
-//! same as in memory.
+//! same as in memory. Framing, dialling, accepting, the handshake, TLS and identities
+//! are the shared network layer's, `mpst_wire` (also under `mpst-choreo`).
 //!
 //! * **Roles**: a `#[derive(Role)]` struct whose routes are [`TcpRoute`]s (or
 //!   [`AnyRoute`]s, which are in-memory channels under `Roles::default()` and TCP
 //!   connections under [`Connections::into_role`]), with a label enum deriving
 //!   `serde::Serialize` and `serde::Deserialize` (`mpst generate --serde --channel
 //!   'mpst::net::AnyRoute<Label>'` emits both).
+//! * **Identity**: every connection proves its role before any label from it is read:
+//!   mutual TLS (rustls), each role presenting a certificate that names its role and
+//!   protocol, issued by the deployment's CA (`mpst certs --name P --role A --role B
+//!   --out DIR` writes them as PEM files, and [`certs`] makes them in code;
+//!   [`Config::identity_files`] or `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
+//!   [`Config::insecure_plaintext`]; with neither, connecting fails.
 //! * **Wire format**: one frame per label, a 4-byte big-endian length then the label
 //!   encoded with postcard ([`FrameCodec`], the framing of tokio-util's
 //!   `LengthDelimitedCodec`); frames above a limit (16 MiB by default) are refused from
@@ -15,48 +22,52 @@
 //!   role (before it waits on a receive, and at `End`), before a send that finds the
 //!   buffer at the threshold (8 KiB by default), or when the route itself is polled for a
 //!   receive; consecutive sends coalesce into one write.
-//! * **Connecting** ([`Config`], built in code or read from TOML by the same API): for
-//!   each pair of roles, the one whose name sorts first (byte-wise) dials, retrying until
-//!   the connection deadline; the other accepts. Roles may start in any order. Bind
-//!   `127.0.0.1:0` and read the real port with [`Endpoint::local_addr`] to pass it on.
-//! * **Handshake**: the dialler sends the protocol name (with its version), its role, the
-//!   role it wants, its session type's [`Fingerprint`] (the SHA-256 of its serialised FSM)
-//!   and the fingerprint it expects of the other; the acceptor refuses another protocol,
-//!   an unknown role, a wrong role, a duplicate and a fingerprint mismatch with a
-//!   [`HandshakeError`] that both sides see. Each process knows its own session type and,
-//!   if it pins them with [`Config::expect`], its peers'.
-//! * **TLS** (feature `tls`: `TlsConfig`, given to `Config::tls`): a rustls handshake
-//!   precedes the `mpst` handshake on every connection; a peer whose certificate is not
-//!   trusted is refused with [`NetErrorKind::Tls`]. Mutual TLS is configured in the rustls
-//!   server configuration (a client certificate verifier).
+//! * **Connecting** ([`Config`], built in code or read from TOML by the same API): every
+//!   peer is listed once, with its address or without one, and the library decides who
+//!   dials ([`Config::dials`]); diallers retry until the connection deadline, so roles may
+//!   start in any order. Bind `127.0.0.1:0` and read the real port with
+//!   [`Endpoint::local_addr`] to pass it on.
+//! * **Strangers**: accepted connections run their handshakes side by side, each within
+//!   a time-out, a bounded number at once; garbage, idle sockets, plaintext on a TLS port,
+//!   a certificate for another role, a wrong protocol or role are refused (the reason
+//!   written before the connection closes, so the refused side reads it), logged with
+//!   the remote address, and accepting goes on: a stranger changes nothing for the real
+//!   peers (at the cap of pending handshakes the oldest is closed to make room, and a
+//!   dialler whose connection is closed retries). Refusals name the authenticated peer,
+//!   or the remote address — never the role a connection merely claims.
+//! * **Handshake**: `mpst_wire`'s hello (protocol, roles, fresh nonces) carries this
+//!   role's session type [`Fingerprint`] (the SHA-256 of its serialised FSM) and the one
+//!   it expects of the peer; either side refuses a mismatch naming the role. Each process
+//!   knows its own session type and, if it pins them with [`Config::expect`], its peers'.
 //! * **Failures**: the first failure of a route (reset, truncated, malformed or oversized
-//!   frame, receive time-out) is a [`NetError`] naming the peer, carried by the runtime's
-//!   transport error kinds; a peer that closes between frames is the runtime's
-//!   "disconnected". Afterwards the route is closed. A session that fails or is dropped
-//!   aborts its routes, which closes their sockets, so its peers fail at once.
-//!   [`session_timeout`] bounds a whole session; [`is_disconnected`] tells whether a
-//!   session error means the peer went away, however the socket reported it.
+//!   frame, receive time-out — 30 s by default) is a [`NetError`] naming the peer,
+//!   carried by the runtime's transport error kinds with the transport's text; a peer
+//!   that closes between frames is the runtime's "disconnected", at once. Afterwards the
+//!   route is closed. A session that fails or is dropped aborts its routes, which closes
+//!   their sockets, so its peers fail at once. [`session_timeout`] bounds a whole
+//!   session; [`is_disconnected`] tells whether a session error means the peer went
+//!   away, however the socket reported it.
 
 mod any;
 mod classify;
-mod codec;
 mod config;
 mod connect;
 mod error;
-mod handshake;
-mod io;
 mod route;
-#[cfg(feature = "tls")]
-mod tls;
 
 pub use any::{AnyRoute, AnyRouteError};
 pub use classify::{is_disconnected, net_error};
-pub use codec::{FrameCodec, DEFAULT_MAX_FRAME_LENGTH};
-pub use config::{Config, Fingerprint};
+pub use config::{
+    Config, Fingerprint, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
+    DEFAULT_RECEIVE_TIMEOUT,
+};
 pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
-pub use error::{HandshakeError, NetError, NetErrorKind};
-pub use io::Connection;
+pub use error::{NetError, NetErrorKind};
+/// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
+/// development).
+pub use mpst_wire::certs;
+pub use mpst_wire::{
+    rustls, FrameCodec, Identity, Refusal, Stream, WireConfig, WireErrorKind,
+    DEFAULT_MAX_FRAME_LENGTH,
+};
 pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
-#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
-#[cfg(feature = "tls")]
-pub use tls::{rustls, TlsConfig};

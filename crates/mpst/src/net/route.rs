@@ -14,11 +14,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
 
-use super::io::Connection;
-use tokio::time::{Instant, Sleep};
+use mpst_wire::{FrameCodec, FrameError, Stream as Connection};
+use tokio::time::Sleep;
 use tokio_util::codec::Framed;
 
-use super::codec::FrameCodec;
 use super::error::{NetError, NetErrorKind};
 
 /// The default size above which buffered frames are written out without waiting for a
@@ -37,6 +36,9 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   runtime reports the peer disconnected).
 /// * With a receive time-out, a receive that waits longer than it fails with
 ///   [`NetErrorKind::ReceiveTimeout`] (needs tokio's time driver).
+/// * With an idle time-out, a receive that has part of a frame and waits longer than it
+///   for more bytes fails with [`NetErrorKind::IdleTimeout`], whatever the receive
+///   time-out: a peer cannot hold a partial frame (up to the frame limit) for long.
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
@@ -45,6 +47,9 @@ pub struct TcpRoute<M> {
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
+    idle_timeout: Option<Duration>,
+    /// While part of a frame is buffered: how many bytes, and when waiting for more ends.
+    idle_timer: Option<(usize, Pin<Box<Sleep>>)>,
 }
 
 impl<M> fmt::Debug for TcpRoute<M> {
@@ -64,8 +69,9 @@ impl<M> TcpRoute<M> {
         Self::over(Connection::Plain(stream), peer, max_frame_length)
     }
 
-    /// Wraps a connection (plain or TLS) to the role `peer` (after the handshake), with
-    /// frames limited to `max_frame_length` bytes.
+    /// Wraps a connected stream (plain or TLS, e.g. from an `mpst_wire::Connection`) to
+    /// the role `peer` (after the handshake), with frames limited to `max_frame_length`
+    /// bytes.
     pub fn over(
         connection: Connection,
         peer: impl Into<Arc<str>>,
@@ -78,6 +84,8 @@ impl<M> TcpRoute<M> {
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
+            idle_timeout: None,
+            idle_timer: None,
         }
     }
 
@@ -88,12 +96,21 @@ impl<M> TcpRoute<M> {
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
+            idle_timeout: None,
+            idle_timer: None,
         }
     }
 
     /// Fails a receive that waits longer than `timeout` (`None`: wait forever).
     pub fn with_receive_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.receive_timeout = timeout;
+        self
+    }
+
+    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
+    /// (`None`: only the receive time-out applies).
+    pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.idle_timeout = timeout;
         self
     }
 
@@ -120,11 +137,10 @@ impl<M> TcpRoute<M> {
         self.framed.is_none()
     }
 
-    /// The underlying TCP stream (`None` once the route failed; under the TLS layer, if
-    /// any), e.g. to write raw bytes in tests. Frames buffered for writing and bytes read
-    /// ahead are dropped.
-    pub fn into_inner(self) -> Option<TcpStream> {
-        self.framed.map(|framed| framed.into_inner().into_tcp())
+    /// The underlying stream (`None` once the route failed), e.g. to write raw bytes in
+    /// tests. Frames buffered for writing and bytes read ahead are dropped.
+    pub fn into_inner(self) -> Option<Connection> {
+        self.framed.map(Framed::into_inner)
     }
 
     /// Closes the connection at once, without flushing: the peer's receives fail, and
@@ -132,6 +148,30 @@ impl<M> TcpRoute<M> {
     pub fn close_now(&mut self) {
         self.framed = None;
         self.timer = None;
+        self.idle_timer = None;
+    }
+
+    /// Polls the idle time-out while part of a frame is buffered (restarting it whenever
+    /// more bytes arrived); `Ready` when it passed.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<Duration> {
+        let (Some(idle), Some(framed)) = (self.idle_timeout, &self.framed) else {
+            return Poll::Pending;
+        };
+        let buffered = framed.read_buffer().len();
+        if buffered == 0 {
+            self.idle_timer = None;
+            return Poll::Pending;
+        }
+        if !matches!(&self.idle_timer, Some((seen, _)) if *seen == buffered) {
+            let Some(deadline) = mpst_wire::deadline_after(idle) else {
+                return Poll::Pending;
+            };
+            self.idle_timer = Some((buffered, Box::pin(tokio::time::sleep_until(deadline))));
+        }
+        match &mut self.idle_timer {
+            Some((_, timer)) => timer.as_mut().poll(cx).map(|()| idle),
+            None => Poll::Pending,
+        }
     }
 
     /// Records a failure: the connection is closed so that the peer learns of it.
@@ -156,13 +196,13 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
 /// Polls one sink operation of the connection, closing it on failure.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), NetErrorKind>>,
+    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), FrameError>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
     };
     match op(Pin::new(framed)) {
-        Poll::Ready(Err(kind)) => Poll::Ready(Err(route.fail(kind))),
+        Poll::Ready(Err(error)) => Poll::Ready(Err(route.fail(error.into()))),
         Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
         Poll::Pending => Poll::Pending,
     }
@@ -183,7 +223,7 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
         // An unencodable label fails this send only; the connection stays usable.
         Pin::new(framed)
             .start_send(item)
-            .map_err(|kind| NetError::new(&*this.peer, kind))
+            .map_err(|error| NetError::new(&*this.peer, error.into()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
@@ -211,7 +251,7 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
         // sides could wait for each other.
         if let Poll::Ready(Err(kind)) = <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(framed), cx)
         {
-            return Poll::Ready(Some(Err(this.fail(kind))));
+            return Poll::Ready(Some(Err(this.fail(kind.into()))));
         }
         let Some(framed) = &mut this.framed else {
             return Poll::Ready(None);
@@ -221,7 +261,7 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 this.timer = None;
                 Poll::Ready(Some(Ok(message)))
             }
-            Poll::Ready(Some(Err(kind))) => Poll::Ready(Some(Err(this.fail(kind)))),
+            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(this.fail(error.into())))),
             // The peer closed between two frames: the stream ends, which the runtime
             // reports as the peer disconnected, as for in-memory channels.
             Poll::Ready(None) => {
@@ -229,12 +269,22 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
                 Poll::Ready(None)
             }
             Poll::Pending => {
+                if let Poll::Ready(idle) = this.poll_idle(cx) {
+                    return Poll::Ready(Some(Err(this.fail(NetErrorKind::IdleTimeout(idle)))));
+                }
                 let Some(timeout) = this.receive_timeout else {
                     return Poll::Pending;
                 };
-                let timer = this.timer.get_or_insert_with(|| {
-                    Box::pin(tokio::time::sleep_until(Instant::now() + timeout))
-                });
+                if this.timer.is_none() {
+                    // A time-out beyond the clock's range never fires.
+                    let Some(deadline) = mpst_wire::deadline_after(timeout) else {
+                        return Poll::Pending;
+                    };
+                    this.timer = Some(Box::pin(tokio::time::sleep_until(deadline)));
+                }
+                let Some(timer) = this.timer.as_mut() else {
+                    return Poll::Pending;
+                };
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {
                         Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
