@@ -53,8 +53,8 @@ fn same_as_in_memory<Ch, X>(
 }
 
 /// Every transport (TCP, then QUIC whose links also drop 2 % of datagrams) on one bed
-/// with a host per role of `Ch`, running `run` on each cluster.
-fn over_both(test: &str, roles: &[RoleName], run: impl Fn(&Cluster, &str)) -> Option<TestBed> {
+/// with a host per role, running `run` on each cluster; the datagrams the links dropped.
+fn over_both(test: &str, roles: &[RoleName], run: impl Fn(&Cluster, &str)) -> Option<u64> {
     let bed = bed(test, roles, jitter(), 23)?;
     for quic in [false, true] {
         let link = if quic { jitter().loss(0.02) } else { jitter() };
@@ -67,14 +67,17 @@ fn over_both(test: &str, roles: &[RoleName], run: impl Fn(&Cluster, &str)) -> Op
         run(&cluster, if quic { "quic" } else { "tcp" });
         cluster.close();
     }
-    Some(bed)
+    let links = roles.iter().flat_map(|r| bed.links_of(&host_of(r)));
+    // Each link is seen from both its hosts: count each direction once.
+    let dropped: u64 = links.map(|l| l.stats().outbound.dropped).sum();
+    Some(dropped)
 }
 
 #[test]
 fn the_paper_figures_across_hosts_give_what_they_give_in_memory() {
     let test = "the_paper_figures_across_hosts_give_what_they_give_in_memory";
     // Figure 1: concurrent producers.
-    let Some(_) = over_both(test, &producers::Roles::names(), |c, net| {
+    let Some(mut dropped) = over_both(test, &producers::Roles::names(), |c, net| {
         let p = producers::Params::example();
         let what = format!("figure 1 over {net}");
         same_as_in_memory(
@@ -88,29 +91,34 @@ fn the_paper_figures_across_hosts_give_what_they_give_in_memory() {
         return;
     };
     // Figures 2 and 15: concurrent send, out of order and its in-order twin.
-    over_both(test, &concurrent_send::Roles::names(), |c, net| {
+    dropped += over_both(test, &concurrent_send::Roles::names(), |c, net| {
         let costs = concurrent_send::Costs::example();
         let ozone = concurrent_send::ConcurrentSend { client: 5, costs };
         let what = format!("figure 2 over {net}");
         same_as_in_memory(c, &what, 0, ozone, concurrent_send::report);
         let in_order = concurrent_send::InOrderSend { client: 5, costs };
         same_as_in_memory(c, &what, 1, in_order, concurrent_send::report);
-    });
+    })
+    .unwrap_or(0);
     // Figure 17: concurrent clients.
-    over_both(test, &clients::Roles::names(), |c, net| {
+    dropped += over_both(test, &clients::Roles::names(), |c, net| {
         let p = clients::Params::example();
         let what = format!("figure 17 over {net}");
         same_as_in_memory(c, &what, 0, clients::ConcurrentClients(p), clients::report);
-    });
+    })
+    .unwrap_or(0);
     // §5.3: model serving, out of order and in order.
-    over_both(test, &pipeline::Roles::names(), |c, net| {
+    dropped += over_both(test, &pipeline::Roles::names(), |c, net| {
         let p = pipeline::Params::example();
         let what = format!("model serving over {net}");
         let ozone = pipeline::ModelServing::out_of_order(p);
         same_as_in_memory(c, &what, 0, ozone, pipeline::report);
         let in_order = pipeline::ModelServing::in_order(p);
         same_as_in_memory(c, &what, 1, in_order, pipeline::report);
-    });
+    })
+    .unwrap_or(0);
+    eprintln!("QUIC datagrams dropped on the way: {dropped}");
+    assert!(dropped > 0, "the QUIC links never dropped a datagram");
 }
 
 /// Seeds of the beds of the binding test, and sessions per seed and transport.
@@ -174,6 +182,49 @@ fn under_reordering_links_the_integrity_keys_bind_every_value() {
     assert!(runs >= 200, "only {runs} runs");
     assert!(wrong.is_empty(), "wrong bindings: {wrong:?}");
     assert!(overtaken > 0, "the links never reordered a message");
+}
+
+/// The check above can fail: a receiver that ignores integrity keys (binding each
+/// sender's messages in arrival order, `Config::ignore_keys`, a test-only negative
+/// control) over the same links is caught binding wrong values.
+#[test]
+fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
+    let test = "a_receiver_that_ignores_keys_is_caught_across_hosts";
+    let roles = concurrent_send::Roles::names();
+    let Some(bed) = bed(test, &roles, jitter(), SEEDS[0]) else {
+        return;
+    };
+    let fifo = Config {
+        ignore_keys: true,
+        recv_timeout: Duration::from_secs(2),
+        ..Config::default()
+    };
+    let setup = Setup {
+        config: fifo,
+        ..Setup::new(false)
+    };
+    let cluster = connect(&bed, &roles, &setup);
+    let sessions: Vec<_> = (0..BATCH)
+        .map(|n| {
+            let costs = concurrent_send::Costs::default();
+            (n, concurrent_send::ConcurrentSend { client: n, costs })
+        })
+        .collect();
+    let mut wrong = 0;
+    for (role, outcomes) in cluster.run(&sessions, concurrent_send::report) {
+        if role.as_str() != "C" {
+            continue;
+        }
+        for ((_, ch), outcome) in sessions.iter().zip(outcomes) {
+            let want = format!("{:?}", concurrent_send::expected(ch.client));
+            if let Ok(Some(got)) = outcome {
+                wrong += usize::from(got != want);
+            }
+        }
+    }
+    cluster.close();
+    eprintln!("negative control: {wrong} of {BATCH} sessions bound wrong values");
+    assert!(wrong > 0, "ignoring keys was never caught");
 }
 
 roles! {
@@ -277,6 +328,7 @@ fn a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time() {
                 Ok(x) => panic!("{net}: {role} finished despite the partition: {x:?}"),
                 Err(e) => e,
             };
+            eprintln!("{net}: {role} after {after:?}: {error}");
             let named = peer_named(&error).map(RoleName::as_str);
             let want: &[&str] = if role.as_str() == "Hub" {
                 &["L1", "L2"]
