@@ -21,7 +21,7 @@ use mpst_choreo::paper::{clients, compute_at, concurrent_send, pipeline, produce
 use mpst_choreo::{
     roles, Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles,
 };
-use mpst_testbed::{Impairment, TestBed};
+use mpst_testbed::Impairment;
 
 /// 2 ms ± 2 ms each way: messages sent close together overtake each other.
 fn jitter() -> Impairment {
