@@ -351,3 +351,82 @@ fn a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time() {
         cluster.close();
     }
 }
+
+/// The client of the `concurrent_send` example binary (its `CLIENT`).
+const EXAMPLE_CLIENT: u64 = 7;
+
+/// mpst-choreo's `concurrent_send` example as four OS processes, each started on its own
+/// host (`Host::command`) with its certificate from files written by
+/// `mpst_wire::certs::write_deployment`, peers given as the addresses their host names
+/// resolve to there (the example's `--peer NAME=ADDR` takes addresses).
+#[test]
+fn the_concurrent_send_example_runs_as_four_processes_on_four_hosts() {
+    let test = "the_concurrent_send_example_runs_as_four_processes_on_four_hosts";
+    // `cargo test --workspace` (CI) builds every example beside the test binaries.
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let deps = exe.parent().expect("the deps directory");
+    let bin = deps.with_file_name("examples").join("concurrent_send");
+    let roles = concurrent_send::Roles::names();
+    let Some(bed) = bed(test, &roles, jitter(), 11) else {
+        return;
+    };
+    if !bin.exists() {
+        let why = format!(
+            "{} is missing: `cargo build -p mpst-choreo --example concurrent_send` \
+             (or `cargo test --workspace`) builds it",
+            bin.display()
+        );
+        mpst_testbed::skip_or_fail(test, &why);
+        return;
+    }
+    let certs = tempfile::tempdir().expect("a temporary directory");
+    let names: Vec<String> = roles.iter().map(|r| r.to_string()).collect();
+    mpst_wire::certs::write_deployment(certs.path(), "concurrent_send", &names)
+        .expect("certificates written");
+    let mut processes = Vec::new();
+    for role in &roles {
+        let host = bed.host(&host_of(role));
+        let others: Vec<&RoleName> = roles.iter().filter(|r| *r != role).collect();
+        let hosts: Vec<String> = others.iter().map(|r| host_of(r)).collect();
+        let addrs = cluster::resolve_in(&bed, host.name(), &hosts);
+        let mut command = host.command(&bin);
+        command
+            .args(["--role", role.as_str(), "--listen"])
+            .arg(format!("0.0.0.0:{}", cluster::TCP_PORT))
+            .arg("--certs")
+            .arg(certs.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        for (peer, addr) in others.iter().zip(addrs) {
+            let at = std::net::SocketAddr::new(addr, cluster::TCP_PORT);
+            command.arg("--peer").arg(format!("{peer}={at}"));
+        }
+        processes.push((
+            role.clone(),
+            host.spawn(&mut command).expect("a role starts"),
+        ));
+    }
+    let want = format!("result C {:?}", concurrent_send::expected(EXAMPLE_CLIENT));
+    let mut results = Vec::new();
+    for (role, process) in processes {
+        let output = process
+            .wait_output(cluster::LIMIT)
+            .expect("the role finishes in time");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert!(
+            output.status.success(),
+            "{role}: {}: {stderr}",
+            output.status
+        );
+        results.extend(
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("result"))
+                .map(str::to_string),
+        );
+    }
+    assert_eq!(results, [want]);
+}
