@@ -122,8 +122,8 @@ fn the_paper_figures_across_hosts_give_what_they_give_in_memory() {
 }
 
 /// Seeds of the beds of the binding test, and sessions per seed and transport.
-const SEEDS: [u64; 4] = [101, 202, 303, 404];
-const SESSIONS: u64 = 30;
+const SEEDS: [u64; 8] = [101, 202, 303, 404, 505, 606, 707, 808];
+const SESSIONS: u64 = 15;
 /// Sessions run at once (so that many envelopes share the lanes).
 const BATCH: u64 = 15;
 
