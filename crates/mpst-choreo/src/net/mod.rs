@@ -8,8 +8,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 #[cfg(feature = "quic")]
-use serde::Deserialize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
 use crate::role::RoleName;
