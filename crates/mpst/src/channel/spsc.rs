@@ -90,7 +90,7 @@ impl<T> fmt::Debug for Spsc<T> {
 }
 
 impl<T> Spsc<T> {
-    /// Whether this end was aborted ([`Abort::abort`] or its [`SpscHandle`]) and now
+    /// Whether this end was aborted ([`Abort::abort`] or its abort handle, [`Abort::handle`]) and now
     /// refuses all use.
     pub fn is_aborted(&self) -> bool {
         self.aborted || self.lock().aborted[self.side]
