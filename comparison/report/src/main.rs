@@ -123,10 +123,34 @@ fn generate(options: &Options) -> Result<PathBuf, String> {
         load: (load_before, load_after),
         bench_seconds,
     };
-    let report = markdown::render(&all, &machine::Machine::read(), &run, &plots);
+    let mut report = markdown::render(&all, &machine::Machine::read(), &run, &plots);
+    report.push_str(&sections(&root)?);
     let path = root.join("REPORT.md");
     std::fs::write(&path, report).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// The hand-written sections of the report (`report/sections/*.md`, in name order):
+/// measurements this binary does not take itself (callgrind instruction counts, the
+/// choreography comparison), kept when the report is regenerated.
+fn sections(root: &Path) -> Result<String, String> {
+    let dir = root.join("report").join("sections");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(String::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    files.sort();
+    let mut out = String::new();
+    for file in files {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        out.push('\n');
+        out.push_str(&text);
+    }
+    Ok(out)
 }
 
 fn main() -> ExitCode {

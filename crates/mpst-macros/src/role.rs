@@ -56,6 +56,9 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut flushes = Vec::new();
     let mut aborts = Vec::new();
     let mut begins = Vec::new();
+    let mut detached = Vec::new();
+    let mut buffered = Vec::new();
+    let mut handles = Vec::new();
     let mut builders = Vec::new();
     let mut peers: Vec<(String, Type)> = Vec::new();
     for (index, field) in data.fields.iter().enumerate() {
@@ -119,6 +122,15 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
         aborts.push(quote_spanned! {ty.span()=>
             ::mpst::channel::Abort::abort(&mut self.#member);
         });
+        detached.push(quote_spanned! {ty.span()=>
+            <#ty as ::mpst::channel::Abort>::DETACHED
+        });
+        buffered.push(quote_spanned! {ty.span()=>
+            <#ty as ::mpst::channel::Abort>::BUFFERED
+        });
+        handles.push(quote_spanned! {ty.span()=>
+            ::mpst::channel::Abort::handle(&self.#member)
+        });
         builders.push(quote! {
             #member: <__W as ::mpst::wiring::Wire<#name, #peer>>::take(wiring)
         });
@@ -132,6 +144,20 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
         _ => quote!(Self { #(#builders),* }),
     };
     let name_str = name.to_string();
+    // The routes' handles as nested pairs, `(h0, (h1, ()))`; a role without routes keeps
+    // the default (nothing to abort).
+    let abort_handle = (!handles.is_empty()).then(|| {
+        let handle = handles
+            .iter()
+            .rev()
+            .fold(quote!(()), |rest, handle| quote!((#handle, #rest)));
+        quote! {
+            #[inline]
+            fn abort_handle(&self) -> impl ::mpst::channel::AbortHandle + use<> {
+                #handle
+            }
+        }
+    });
 
     Ok(quote! {
         impl ::mpst::Role for #name {
@@ -162,6 +188,12 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn abort(&mut self) {
                 #(#aborts)*
             }
+
+            const DETACHED: bool = true #(&& #detached)*;
+
+            const BUFFERED: bool = false #(|| #buffered)*;
+
+            #abort_handle
         }
 
         #(#routes)*

@@ -39,7 +39,15 @@ fn role_routes_and_builder_are_generated() {
     );
     assert_eq!(
         fns(&file),
-        ["poll_flush", "begin", "abort", "route", "route", "build"]
+        [
+            "poll_flush",
+            "begin",
+            "abort",
+            "abort_handle",
+            "route",
+            "route",
+            "build"
+        ]
     );
     let build = impl_headers(&file).pop().unwrap();
     assert!(
@@ -50,6 +58,30 @@ fn role_routes_and_builder_are_generated() {
     );
     let text = squash(&quote!(#file).to_string());
     assert!(text.contains("constNAME:&'staticstr=\"A\""), "{text}");
+    // Detached only if every route is, and the handles nest one pair per route.
+    assert!(
+        text.contains(&squash(
+            "const DETACHED: bool = true \
+             && <Unbounded<Label> as ::mpst::channel::Abort>::DETACHED \
+             && <Bounded<Label> as ::mpst::channel::Abort>::DETACHED;"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&squash(
+            "const BUFFERED: bool = false \
+             || <Unbounded<Label> as ::mpst::channel::Abort>::BUFFERED \
+             || <Bounded<Label> as ::mpst::channel::Abort>::BUFFERED;"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&squash(
+            "(::mpst::channel::Abort::handle(&self.b), \
+             (::mpst::channel::Abort::handle(&self.c), ()))"
+        )),
+        "{text}"
+    );
     // The peer's name in flush errors is its last path segment; the unrouted field is
     // defaulted.
     assert!(

@@ -56,11 +56,14 @@ where
     R: Route<P>,
     P: Role,
 {
-    if let Err(mut error) = ready!(role.poll_flush(cx)) {
-        error.state = std::any::type_name::<Here>();
-        return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
-            Box::new(error),
-        ))));
+    // A constant: roles whose routes never buffer have nothing to flush.
+    if R::BUFFERED {
+        if let Err(mut error) = ready!(role.poll_flush(cx)) {
+            error.state = std::any::type_name::<Here>();
+            return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
+                Box::new(error),
+            ))));
+        }
     }
     // Flushing is done; the stream registered the waker when it was polled.
     deadline::note(|| Waiting {

@@ -14,8 +14,9 @@
 //! ```
 //! use mpst::{try_session, session, End, Message, Receive, Role, Roles, Send};
 //!
-//! // Every pair of roles talks over a bidirectional in-memory channel of labels.
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! // Every pair of roles talks over a bidirectional in-memory route of labels (`Spsc`:
+//! // one allocation per pair of roles, the fastest in-memory route).
+//! type Channel = mpst::channel::Spsc<Label>;
 //!
 //! // All roles of the protocol; `Roles::default()` creates and wires every channel.
 //! #[derive(Roles)]
@@ -103,7 +104,7 @@
 //! ```
 //! use mpst::{try_session, session, Branch, End, Message, Receive, Role, Roles, Select, Send};
 //!
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! type Channel = mpst::channel::Spsc<Label>;
 //!
 //! #[derive(Roles)]
 //! struct Roles(S, T);
@@ -215,8 +216,11 @@
 //!   `derive(Roles)`. Fields without `#[route]` are filled with `Default::default()`. The
 //!   `Role` impl also defines [`Role::poll_flush`] (flush every route, in field order, and
 //!   name the peer whose flush failed), [`Role::begin`] and [`Role::abort`] (call
-//!   [`channel::Abort`] on every route), so each route type must be a `Sink<Label>` and
-//!   implement [`channel::Abort`].
+//!   [`channel::Abort`] on every route), [`Role::abort_handle`] (every route's
+//!   [`channel::Abort::handle`], nested in pairs) and the constants [`Role::DETACHED`]
+//!   (every route's `Abort::DETACHED`) and [`Role::BUFFERED`] (any route's
+//!   `Abort::BUFFERED`), so each route type must be a `Sink<Label>` and implement
+//!   [`channel::Abort`].
 //! * `#[derive(Roles)] struct Roles(A, B, ..)` (tuple or named fields): `impl Default`,
 //!   creating one [`channel::Pair`] per pair of roles routing to each other. Both ends'
 //!   route types must be `'static` and `Pair` with each other.
@@ -312,7 +316,7 @@
 //! ```
 //! use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
 //!
-//! type Channel = mpst::channel::Unbounded<Label>;
+//! type Channel = mpst::channel::Spsc<Label>;
 //! #[derive(Roles)]
 //! struct Roles(C, S);
 //! #[derive(Role)]

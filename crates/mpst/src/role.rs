@@ -38,10 +38,34 @@ pub trait Role {
     fn begin(&mut self) {}
 
     /// Aborts every route of the role ([`channel::Abort`](crate::channel::Abort)): the
-    /// runtime calls it when a session of the role ends without reaching `End`.
-    /// `#[derive(Role)]` implements it; the default does nothing.
+    /// runtime calls it when a session of the role ends without reaching `End`, unless
+    /// the role is [`Role::DETACHED`]. `#[derive(Role)]` implements it; the default does
+    /// nothing.
     #[inline]
     fn abort(&mut self) {}
+
+    /// Whether every route of the role can be aborted out of band
+    /// ([`channel::Abort::DETACHED`](crate::channel::Abort::DETACHED)). Then
+    /// [`try_session`](crate::try_session) takes the role's [`Role::abort_handle`] when a
+    /// session begins and aborts through it when the session ends without reaching `End`,
+    /// and the session's steps carry no abort code. `#[derive(Role)]` computes it from
+    /// the route types; the default is `false` (abort in place, with [`Role::abort`]).
+    const DETACHED: bool = false;
+
+    /// Whether some route of the role may hold sent messages until it is flushed
+    /// ([`channel::Abort::BUFFERED`](crate::channel::Abort::BUFFERED)). When `false`, the
+    /// runtime does not call [`Role::poll_flush`] before a wait or at `End`: there is
+    /// nothing to flush. `#[derive(Role)]` computes it from the route types; the default
+    /// is `true`.
+    const BUFFERED: bool = true;
+
+    /// The handles of every route ([`channel::Abort::handle`](crate::channel::Abort::handle)),
+    /// taken when a session of a [`Role::DETACHED`] role begins. `#[derive(Role)]`
+    /// implements it; the default aborts nothing.
+    #[inline]
+    fn abort_handle(&self) -> impl crate::channel::AbortHandle + use<Self> {
+        crate::channel::InPlace
+    }
 }
 
 /// A role that has a route (a channel) to the peer `P`.

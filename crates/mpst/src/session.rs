@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 
+use crate::channel::AbortHandle;
 use crate::{Error, Role};
 
 /// The run-time state every session type carries: the exclusive borrow of the role.
@@ -13,8 +14,11 @@ use crate::{Error, Role};
 /// or repeating protocol steps).
 ///
 /// Steps move it from one session value to the next. When it is *dropped* instead — the
-/// session failed, or was dropped or cancelled before `End` — it aborts every route of the
-/// role ([`Role::abort`]), so the peers' receives fail at once rather than wait forever.
+/// session failed, or was dropped or cancelled before `End` — the role is aborted, so the
+/// peers' receives fail at once rather than wait forever: by this destructor
+/// ([`Role::abort`]), or, for a [`Role::DETACHED`] role (the in-memory routes), by
+/// [`try_session`] through the handles it took when the session began, so that this
+/// destructor is empty and the steps carry no abort code.
 #[must_use = "a session state must be passed on to the continuation"]
 pub struct State<'r, R: Role> {
     pub(crate) role: &'r mut R,
@@ -30,8 +34,40 @@ impl<'r, R: Role> State<'r, R> {
 impl<R: Role> Drop for State<'_, R> {
     #[inline]
     fn drop(&mut self) {
-        abort(self.role);
+        // A constant: for a detached role the destructor compiles to nothing.
+        if !R::DETACHED {
+            abort(self.role);
+        }
     }
+}
+
+/// The abort of a [`Role::DETACHED`] role's session, held by [`try_session`]: aborts
+/// through the role's handles when dropped armed (the session failed or its future was
+/// dropped), does nothing once disarmed at `End`.
+struct Guard<H: AbortHandle>(Option<H>);
+
+impl<H: AbortHandle> Guard<H> {
+    /// Reached `End`: releases the handles without aborting.
+    #[inline]
+    fn disarm(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl<H: AbortHandle> Drop for Guard<H> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(handle) = &self.0 {
+            abort_through(handle);
+        }
+    }
+}
+
+/// Aborts through `handle`, out of line like [`abort`].
+#[cold]
+#[inline(never)]
+fn abort_through<H: AbortHandle>(handle: &H) {
+    handle.abort();
 }
 
 /// Aborts `role`, out of line: it only runs when a session fails, and inlining every
@@ -169,7 +205,10 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 ///   handed the whole message to the route or did not touch it.
 ///
 /// Dropping the session value inside the closure (instead of passing it on) aborts as
-/// well, at once.
+/// well: at once for a role aborted in place, and when the closure's future ends (or is
+/// dropped) for a [`Role::DETACHED`] role — one whose routes are all aborted out of band,
+/// such as the in-memory channels — which `try_session` aborts through the handles it
+/// took when the session began, so that the steps of the happy path carry no abort code.
 ///
 /// ```
 /// # use mpst::{try_session, End, Role};
@@ -210,18 +249,29 @@ where
     F: FnOnce(S) -> Fut,
     Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
 {
+    // A detached role is aborted through its handles when this future ends (or is
+    // dropped) before `End`; any other role by the session state's destructor.
+    let guard = Guard(R::DETACHED.then(|| role.abort_handle()));
     let session = step::<S>(State::new(role));
     let (output, end) = f(session).await?;
     // Sends may still be buffered: deliver them before calling the session done. On an
     // error `end` is dropped, which aborts the role.
-    futures::future::poll_fn(|cx| end.state.role.poll_flush(cx))
-        .await
-        .map_err(|mut error| {
-            error.state = std::any::type_name::<End<'r, R>>();
-            error
-        })?;
-    // Reached `End` with everything sent: disarm the abort of `State`'s destructor.
+    futures::future::poll_fn(|cx| {
+        if R::BUFFERED {
+            end.state.role.poll_flush(cx)
+        } else {
+            std::task::Poll::Ready(Ok(()))
+        }
+    })
+    .await
+    .map_err(|mut error| {
+        error.state = std::any::type_name::<End<'r, R>>();
+        error
+    })?;
+    // Reached `End` with everything sent: disarm the abort of `State`'s destructor (and
+    // the guard's, for a detached role).
     std::mem::forget(end);
+    guard.disarm();
     Ok(output)
 }
 

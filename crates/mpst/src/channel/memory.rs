@@ -7,17 +7,23 @@
 //! dead, everything still queued belongs to a session that failed before this one began
 //! (the peer may have run it alone), so the receiver delivers nothing; if the pair dies
 //! during the session, the messages the peer sent before it failed are delivered, then the
-//! stream ends. Neither check costs anything per message.
+//! stream ends. A sender refuses to send on a dead pair.
+//!
+//! [`Unbounded`] ends can also be aborted out of band ([`Abort::handle`]): the handle of a
+//! sending half holds a clone of the `mpsc` sender, which it closes (ending the peer's
+//! stream); both halves' handles mark their end aborted in the shared flags. A sender
+//! reads them (one relaxed load) before each send, so it refuses to send to a peer that
+//! aborted; a receiver at the next [`Abort::begin`] (the session that aborted it is over).
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::channel::mpsc;
 use futures::{Sink, Stream};
 
-use super::{Abort, Bidirectional, Pair};
+use super::{Abort, AbortHandle, Bidirectional, Pair};
 
 /// Why an in-memory channel refused a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -54,9 +60,38 @@ impl From<mpsc::SendError> for ChannelError {
 pub trait Close: private::Sealed {
     /// Closes the channel from this side.
     fn close(&mut self);
+
+    /// Whether the half can be closed out of band, through [`Close::closer`].
+    #[doc(hidden)]
+    const DETACHED: bool;
+
+    /// What closes the channel from this side without borrowing the half.
+    #[doc(hidden)]
+    type Closer: private::CloseShared;
+
+    /// A [`Close::Closer`] for this half.
+    #[doc(hidden)]
+    fn closer(&self) -> Self::Closer;
 }
 
 mod private {
+    /// Closes a channel through a shared reference.
+    pub trait CloseShared {
+        fn close(&self);
+    }
+
+    /// Nothing to close (the half's pair is not aborted out of band, or the half is a
+    /// receiver: the peer's sender notices the dead flag).
+    impl CloseShared for () {
+        fn close(&self) {}
+    }
+
+    impl<T> CloseShared for super::mpsc::UnboundedSender<T> {
+        fn close(&self) {
+            self.close_channel();
+        }
+    }
+
     pub trait Sealed {}
     impl<T> Sealed for super::mpsc::UnboundedSender<T> {}
     impl<T> Sealed for super::mpsc::Sender<T> {}
@@ -68,28 +103,71 @@ impl<T> Close for mpsc::UnboundedSender<T> {
     fn close(&mut self) {
         self.close_channel();
     }
+
+    const DETACHED: bool = true;
+    type Closer = Self;
+
+    #[inline]
+    fn closer(&self) -> Self {
+        self.clone()
+    }
 }
 
+/// A bounded sender is not cloned for a handle: each clone adds a slot to the channel.
 impl<T> Close for mpsc::Sender<T> {
     fn close(&mut self) {
         self.close_channel();
     }
+
+    const DETACHED: bool = false;
+    type Closer = ();
+
+    fn closer(&self) {}
 }
 
 impl<T> Close for mpsc::UnboundedReceiver<T> {
     fn close(&mut self) {
         mpsc::UnboundedReceiver::close(self);
     }
+
+    const DETACHED: bool = true;
+    type Closer = ();
+
+    #[inline]
+    fn closer(&self) {}
 }
 
 impl<T> Close for mpsc::Receiver<T> {
     fn close(&mut self) {
         mpsc::Receiver::close(self);
     }
+
+    const DETACHED: bool = true;
+    type Closer = ();
+
+    #[inline]
+    fn closer(&self) {}
 }
 
-/// Whether a pair of ends was aborted, shared by its four halves.
-type Dead = Arc<AtomicBool>;
+/// The state a pair of ends shares: bit [`DEAD`] once either end aborted, and bit
+/// `ABORTED << side` once end `side` was aborted out of band.
+#[derive(Debug, Default)]
+struct Link(AtomicU8);
+
+/// Either end of the pair was aborted.
+const DEAD: u8 = 1;
+/// End 0 was aborted out of band (end 1: shifted left once).
+const ABORTED: u8 = 2;
+
+impl Link {
+    #[inline]
+    fn load(&self) -> u8 {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// The shared state of a pair, held by its four halves.
+type Dead = Arc<Link>;
 
 /// The sending half of an in-memory channel (`S` is an `mpsc` sender).
 #[derive(Debug)]
@@ -97,6 +175,8 @@ pub struct Sender<S> {
     inner: S,
     aborted: bool,
     dead: Dead,
+    /// Which end of the pair this half belongs to (0 or 1).
+    side: u8,
 }
 
 /// The receiving half of an in-memory channel (`R` is an `mpsc` receiver): a stream of
@@ -107,6 +187,8 @@ pub struct Receiver<R> {
     /// Open, or closed to this session: see [`Closed`].
     closed: Closed,
     dead: Dead,
+    /// Which end of the pair this half belongs to (0 or 1).
+    side: u8,
 }
 
 /// Why a receiver delivers nothing (one byte, tested once per poll).
@@ -120,48 +202,75 @@ enum Closed {
     Aborted,
 }
 
-/// Marks the pair dead (before closing, so that the woken peer sees the mark).
-fn kill(dead: &Dead) {
-    dead.store(true, Ordering::Release);
+/// Marks the pair dead, and end `side` aborted when `out_of_band` (before closing, so
+/// that the woken peer sees the mark).
+fn kill(dead: &Dead, side: u8, out_of_band: bool) {
+    let aborted = if out_of_band { ABORTED << side } else { 0 };
+    dead.0.fetch_or(DEAD | aborted, Ordering::Release);
 }
 
 impl<S> Sender<S> {
-    fn new(inner: S, dead: Dead) -> Self {
+    fn new(inner: S, dead: Dead, side: u8) -> Self {
         Self {
             inner,
             aborted: false,
             dead,
+            side,
         }
     }
 
-    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    /// Whether this end was aborted ([`Abort::abort`] or out of band) and now refuses all
+    /// use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted
+        self.aborted || self.dead.load() & (ABORTED << self.side) != 0
     }
 
     /// Whether either end of the pair was aborted.
     pub fn is_dead(&self) -> bool {
-        self.dead.load(Ordering::Acquire)
+        self.dead.load() & DEAD != 0
+    }
+
+    /// Why this half may not send: its end was aborted, or the pair is dead (the peer
+    /// aborted out of band, leaving its receiver open). One relaxed load.
+    #[inline]
+    fn refused(&self) -> Option<ChannelError> {
+        if self.aborted {
+            return Some(aborted());
+        }
+        let link = self.dead.0.load(Ordering::Relaxed);
+        (link != 0).then(|| refusal(link, self.side))
+    }
+}
+
+/// The error of a send on a dead pair (cold: only after an abort).
+#[cold]
+fn refusal(link: u8, side: u8) -> ChannelError {
+    if link & (ABORTED << side) != 0 {
+        ChannelError::Aborted
+    } else {
+        ChannelError::Disconnected
     }
 }
 
 impl<R> Receiver<R> {
-    fn new(inner: R, dead: Dead) -> Self {
+    fn new(inner: R, dead: Dead, side: u8) -> Self {
         Self {
             inner,
             closed: Closed::Open,
             dead,
+            side,
         }
     }
 
-    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    /// Whether this end was aborted ([`Abort::abort`] or out of band) and now refuses all
+    /// use.
     pub fn is_aborted(&self) -> bool {
-        self.closed == Closed::Aborted
+        self.closed == Closed::Aborted || self.dead.load() & (ABORTED << self.side) != 0
     }
 
     /// Whether either end of the pair was aborted.
     pub fn is_dead(&self) -> bool {
-        self.dead.load(Ordering::Acquire)
+        self.dead.load() & DEAD != 0
     }
 }
 
@@ -169,24 +278,78 @@ impl<S: Close> Abort for Sender<S> {
     #[inline]
     fn abort(&mut self) {
         self.aborted = true;
-        kill(&self.dead);
+        kill(&self.dead, self.side, false);
         self.inner.close();
+    }
+
+    const DETACHED: bool = S::DETACHED;
+
+    /// A sent message is in the `mpsc` queue already (a bounded channel's capacity is
+    /// waited for in `poll_ready`, before the send).
+    const BUFFERED: bool = false;
+
+    #[inline]
+    fn handle(&self) -> impl AbortHandle + use<S> {
+        HalfHandle {
+            closer: self.inner.closer(),
+            dead: self.dead.clone(),
+            side: self.side,
+        }
     }
 }
 
 impl<R: Close> Abort for Receiver<R> {
+    /// An end aborted out of band during the last session refuses use from now on (the
+    /// session that aborted it is over, so no receive polls in between); otherwise a pair
+    /// dead before this session delivers nothing of earlier sessions.
     #[inline]
     fn begin(&mut self) {
-        if self.closed == Closed::Open && self.is_dead() {
-            self.closed = Closed::Stale;
+        if self.closed == Closed::Open {
+            let link = self.dead.load();
+            if link & (ABORTED << self.side) != 0 {
+                self.closed = Closed::Aborted;
+            } else if link & DEAD != 0 {
+                self.closed = Closed::Stale;
+            }
         }
     }
 
     #[inline]
     fn abort(&mut self) {
         self.closed = Closed::Aborted;
-        kill(&self.dead);
+        kill(&self.dead, self.side, false);
         self.inner.close();
+    }
+
+    const DETACHED: bool = R::DETACHED;
+
+    /// A receiving half sends nothing.
+    const BUFFERED: bool = false;
+
+    #[inline]
+    fn handle(&self) -> impl AbortHandle + use<R> {
+        HalfHandle {
+            closer: self.inner.closer(),
+            dead: self.dead.clone(),
+            side: self.side,
+        }
+    }
+}
+
+/// Aborts one half out of band ([`Abort::handle`]): marks its end aborted and the pair
+/// dead, and closes the channel of a sending half (the peer's stream ends after what was
+/// sent). The half notices the mark at its next use; the peer's sender notices the dead
+/// pair at its next send.
+struct HalfHandle<C> {
+    closer: C,
+    dead: Dead,
+    side: u8,
+}
+
+impl<C: private::CloseShared> AbortHandle for HalfHandle<C> {
+    fn abort(&self) {
+        kill(&self.dead, self.side, true);
+        self.closer.close();
     }
 }
 
@@ -204,12 +367,14 @@ where
 
     #[inline]
     fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        if self.aborted {
-            return Poll::Ready(Err(aborted()));
+        if let Some(refused) = self.refused() {
+            return Poll::Ready(Err(refused));
         }
         Pin::new(&mut self.inner).poll_ready(cx).map_err(Into::into)
     }
 
+    /// Checks only this end's in-place abort: `poll_ready`, which a send calls first,
+    /// checked the shared flags.
     #[inline]
     fn start_send(mut self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
         if self.aborted {
@@ -323,12 +488,12 @@ fn join<S, R>(
     let dead = Dead::default();
     (
         Bidirectional::new(
-            Sender::new(left_tx, dead.clone()),
-            Receiver::new(right_rx, dead.clone()),
+            Sender::new(left_tx, dead.clone(), 0),
+            Receiver::new(right_rx, dead.clone(), 0),
         ),
         Bidirectional::new(
-            Sender::new(right_tx, dead.clone()),
-            Receiver::new(left_rx, dead),
+            Sender::new(right_tx, dead.clone(), 1),
+            Receiver::new(left_rx, dead, 1),
         ),
     )
 }
@@ -338,6 +503,8 @@ impl<T, const N: usize> Abort for Bounded<T, N> {
     fn begin(&mut self) {
         self.0.begin();
     }
+
+    const BUFFERED: bool = false;
 
     #[inline]
     fn abort(&mut self) {

@@ -14,8 +14,12 @@
 //!   may hold the message. The runtime flushes every route of the role
 //!   ([`Role::poll_flush`](crate::Role::poll_flush)) when the role is about to wait on a
 //!   receive (a receive that is not ready at once) and when the session reaches `End`, so a
-//!   peer never waits for a message that sits in a buffer. A transport that wants to write
-//!   past a size threshold does so in its own `poll_ready`/`start_send` (its policy).
+//!   peer never waits for a message that sits in a buffer (unless no route of the role
+//!   buffers: [`Abort::BUFFERED`]). A transport that wants to write past a size threshold
+//!   does so in its own `poll_ready`/`start_send` (its policy).
+//! * **Aborting out of band** ([`Abort::DETACHED`], [`Abort::handle`]): a route may give
+//!   a handle that aborts it without borrowing it; when every route of a role does,
+//!   `try_session` aborts through the handles and the session steps carry no abort code.
 //! * **Beginning** ([`Abort::begin`]): [`try_session`](crate::try_session) tells every
 //!   route of the role that a session begins, before its first step.
 //! * **Aborting** ([`Abort::abort`]): when a session ends without reaching `End` (an error,
@@ -57,6 +61,66 @@ pub trait Abort {
     ///
     /// Called from a destructor: it must not block, and must not panic.
     fn abort(&mut self);
+
+    /// Whether [`Abort::handle`] aborts this route *out of band*: through a handle taken
+    /// when a session begins, without borrowing the route. The default is `false`.
+    ///
+    /// When every route of a role says `true` (`#[derive(Role)]` computes
+    /// [`Role::DETACHED`](crate::Role::DETACHED)), [`try_session`](crate::try_session)
+    /// holds the role's handles for the session and aborts through them when the session
+    /// ends without reaching `End`, and the session state has nothing to do when it is
+    /// dropped: the steps of the happy path carry no abort code. Otherwise the session
+    /// state's destructor calls [`Abort::abort`] in place. Say `true` only when
+    /// [`Abort::handle`] is overridden to do what `abort` does.
+    const DETACHED: bool = false;
+
+    /// Whether a message this route has taken (`start_send`) may still wait in it until
+    /// `poll_flush` (a buffered transport). The default is `true`. When no route of a role
+    /// buffers (`#[derive(Role)]` computes [`Role::BUFFERED`](crate::Role::BUFFERED)), the
+    /// runtime skips flushing the role before each wait and at `End`.
+    const BUFFERED: bool = true;
+
+    /// A handle that aborts this route later without borrowing it (see
+    /// [`Abort::DETACHED`]): its [`AbortHandle::abort`] must have the effect of
+    /// [`Abort::abort`], possibly noticed by this end only at its next use (e.g. messages
+    /// queued for it dropped then). Taken once per session, so it should be cheap (a
+    /// reference count). The default, [`InPlace`], does nothing.
+    #[inline]
+    fn handle(&self) -> impl AbortHandle + use<Self> {
+        InPlace
+    }
+}
+
+/// Aborts a route from outside, without borrowing it: see [`Abort::handle`].
+pub trait AbortHandle {
+    /// Aborts the route the handle was taken from, like [`Abort::abort`]: must not block
+    /// and must not panic.
+    fn abort(&self);
+}
+
+/// The handle of a route that is aborted in place, by [`Abort::abort`] from the session
+/// state's destructor: aborting through it does nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InPlace;
+
+impl AbortHandle for InPlace {
+    #[inline]
+    fn abort(&self) {}
+}
+
+/// No routes: nothing to abort.
+impl AbortHandle for () {
+    #[inline]
+    fn abort(&self) {}
+}
+
+/// The handles of two routes (`#[derive(Role)]` nests them, one pair per route).
+impl<A: AbortHandle, B: AbortHandle> AbortHandle for (A, B) {
+    #[inline]
+    fn abort(&self) {
+        self.0.abort();
+        self.1.abort();
+    }
 }
 
 impl<S: Abort, R: Abort> Abort for Bidirectional<S, R> {
@@ -70,6 +134,16 @@ impl<S: Abort, R: Abort> Abort for Bidirectional<S, R> {
     fn abort(&mut self) {
         self.sink.abort();
         self.stream.abort();
+    }
+
+    const DETACHED: bool = S::DETACHED && R::DETACHED;
+
+    /// Flushing a `Bidirectional` flushes its sink only.
+    const BUFFERED: bool = S::BUFFERED;
+
+    #[inline]
+    fn handle(&self) -> impl AbortHandle + use<S, R> {
+        (self.sink.handle(), self.stream.handle())
     }
 }
 

@@ -16,7 +16,7 @@ use std::task::{Context, Poll, Waker};
 
 use futures::{Sink, Stream};
 
-use super::{Abort, ChannelError, Pair};
+use super::{Abort, AbortHandle, ChannelError, Pair};
 
 /// One end of an in-memory, unbounded, two-way route between two roles, carrying `T` (the
 /// label enum) in both directions.
@@ -51,6 +51,9 @@ struct Shared<T> {
     waiting: [bool; 2],
     /// An end was dropped, closed or aborted: sends fail, receives drain then end.
     closed: bool,
+    /// `aborted[i]`: end `i` was aborted through its [`SpscHandle`] (out of band); it
+    /// refuses later use when it notices (a send, or a receive that finds nothing).
+    aborted: [bool; 2],
 }
 
 /// Creates the two connected ends of a [`Spsc`] route.
@@ -60,6 +63,7 @@ pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
         wakers: [None, None],
         waiting: [false, false],
         closed: false,
+        aborted: [false, false],
     }));
     let end = |side| Spsc {
         shared: shared.clone(),
@@ -86,9 +90,10 @@ impl<T> fmt::Debug for Spsc<T> {
 }
 
 impl<T> Spsc<T> {
-    /// Whether this end was aborted ([`Abort::abort`]) and now refuses all use.
+    /// Whether this end was aborted ([`Abort::abort`] or its [`SpscHandle`]) and now
+    /// refuses all use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted
+        self.aborted || self.lock().aborted[self.side]
     }
 
     /// Whether the route is closed: an end was dropped, closed or aborted.
@@ -165,6 +170,44 @@ impl<T> Abort for Spsc<T> {
             drop(self.close(true));
         }
     }
+
+    const DETACHED: bool = true;
+
+    /// A sent message is in the peer's queue already.
+    const BUFFERED: bool = false;
+
+    #[inline]
+    fn handle(&self) -> impl AbortHandle + use<T> {
+        SpscHandle {
+            shared: self.shared.clone(),
+            side: self.side,
+        }
+    }
+}
+
+/// Aborts one end of a [`Spsc`] route without borrowing it ([`Abort::handle`]): closes
+/// the route, wakes the peer if it waits and drops the messages queued for that end, which
+/// refuses its later sends and receives with [`ChannelError::Aborted`].
+struct SpscHandle<T> {
+    shared: Arc<Mutex<Shared<T>>>,
+    side: usize,
+}
+
+impl<T> AbortHandle for SpscHandle<T> {
+    fn abort(&self) {
+        let side = self.side;
+        let (waker, dead) = {
+            let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            shared.aborted[side] = true;
+            shared.closed = true;
+            let dead = std::mem::take(&mut shared.queues[side]);
+            (peer_waker(&mut shared, side), dead)
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        drop(dead);
+    }
 }
 
 impl<T> Sink<T> for Spsc<T> {
@@ -188,7 +231,11 @@ impl<T> Sink<T> for Spsc<T> {
         let waker = {
             let mut shared = self.lock();
             if shared.closed {
-                return Err(ChannelError::Disconnected);
+                return Err(if shared.aborted[self.side] {
+                    ChannelError::Aborted
+                } else {
+                    ChannelError::Disconnected
+                });
             }
             shared.queues[1 - self.side].push_back(item);
             peer_waker(&mut shared, self.side)
@@ -229,7 +276,9 @@ impl<T> Stream for Spsc<T> {
             return Poll::Ready(Some(Ok(message)));
         }
         if shared.closed {
-            return Poll::Ready(None);
+            // Aborted through its handle: nothing was queued for it since (sends to a
+            // closed route fail), and it refuses use.
+            return Poll::Ready(shared.aborted[side].then_some(Err(ChannelError::Aborted)));
         }
         // Keep the waker registered last time if it wakes the same task (the usual case:
         // a role's session runs on one task), so waiting does not clone it again.

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Instructions per run of the session runtimes, side by side, under callgrind.
+
+Wall-clock times on a shared machine swing by tens of percent; instruction counts do not
+depend on load. For each protocol and implementation this runs the `profile` example
+(`suite/examples/profile.rs`: K runs on a current-thread tokio runtime, each setting up its
+roles, running the protocol as tokio tasks and checking the answer) under
+`valgrind --tool=callgrind` for K = RUNS and K = 0, and prints (Ir(RUNS) - Ir(0)) / RUNS,
+the instructions of one run without the process's start-up, as a Markdown table with the
+ratios to rumpsteak 0.1. Run from `comparison/` (needs valgrind):
+
+    python3 callgrind.py                      # stream 50, double buffering 50
+    python3 callgrind.py --annotate stream ours 50   # inclusive costs of one implementation
+    python3 callgrind.py --choreo             # choreographies: ChoRus against mpst-choreo
+
+`--choreo` does the same with `choreo/examples/choreo_profile.rs` (K = CHOREO_RUNS runs
+of a choreography in memory: ChoRus's local transport with a thread per location, ours
+over `InMemory` with a task per role, out of order and in order) and prints the ratios
+to ChoRus.
+
+The binary is built first (`cargo build --release -p comparison --example profile`); pass
+`--no-build` to measure the binary already in `target/release/examples/`.
+"""
+
+import re
+import subprocess
+import sys
+import tempfile
+
+PROFILE = __import__("os").environ.get("PROFILE", "target/release/examples/profile")
+RUNS = 400
+CASES = [("stream", 50), ("double_buffering", 50)]
+IMPLEMENTATIONS = ["rumpsteak", "ours", "ours-spsc", "bare"]
+
+
+CHOREO_PROFILE = __import__("os").environ.get(
+    "CHOREO_PROFILE", "target/release/examples/choreo_profile")
+CHOREO_RUNS = 200
+CHOREOGRAPHIES = ["ping_pong", "concurrent_send", "pipeline"]
+CHOREO_IMPLEMENTATIONS = ["chorus", "ours", "ours-in-order"]
+
+
+def build(choreo=False):
+    target = ["-p", "choreo-comparison", "--example", "choreo_profile"] if choreo else [
+        "-p", "comparison", "--example", "profile"]
+    subprocess.run(["cargo", "build", "--release", *target], check=True)
+
+
+def choreo_instructions(choreography, implementation, runs):
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", CHOREO_PROFILE,
+         choreography, implementation, str(runs)],
+        capture_output=True, text=True,
+    )
+    match = re.search(r"Collected : (\d+)", run.stderr)
+    if run.returncode != 0 or not match:
+        sys.exit(f"choreo_profile {choreography} {implementation} {runs} failed:\n{run.stderr}")
+    return int(match.group(1))
+
+
+def choreo_table():
+    print(f"| choreography | {' | '.join(CHOREO_IMPLEMENTATIONS)} | "
+          + " | ".join(f"{i} / chorus" for i in CHOREO_IMPLEMENTATIONS[1:]) + " |")
+    print("|---|" + "---:|" * (2 * len(CHOREO_IMPLEMENTATIONS) - 1))
+    for choreography in CHOREOGRAPHIES:
+        counts = {}
+        for i in CHOREO_IMPLEMENTATIONS:
+            many = choreo_instructions(choreography, i, CHOREO_RUNS)
+            none = choreo_instructions(choreography, i, 0)
+            counts[i] = (many - none) / CHOREO_RUNS
+        base = counts["chorus"]
+        cells = [f"{counts[i]:,.0f}" for i in CHOREO_IMPLEMENTATIONS]
+        ratios = [f"{counts[i] / base:.3f}" for i in CHOREO_IMPLEMENTATIONS[1:]]
+        print(f"| {choreography} | {' | '.join(cells)} | {' | '.join(ratios)} |", flush=True)
+
+
+def instructions(protocol, implementation, n, runs, out="/dev/null"):
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PROFILE,
+         protocol, implementation, str(n), str(runs)],
+        capture_output=True, text=True,
+    )
+    match = re.search(r"Collected : (\d+)", run.stderr)
+    if run.returncode != 0 or not match:
+        sys.exit(f"profile {protocol} {implementation} {n} {runs} failed:\n{run.stderr}")
+    return int(match.group(1))
+
+
+def per_run(protocol, implementation, n):
+    many = instructions(protocol, implementation, n, RUNS)
+    none = instructions(protocol, implementation, n, 0)
+    return (many - none) / RUNS
+
+
+def table():
+    print(f"| protocol (n) | {' | '.join(IMPLEMENTATIONS)} | "
+          + " | ".join(f"{i} / rumpsteak" for i in IMPLEMENTATIONS[1:]) + " |")
+    print("|---|" + "---:|" * (2 * len(IMPLEMENTATIONS) - 1))
+    for protocol, n in CASES:
+        counts = {i: per_run(protocol, i, n) for i in IMPLEMENTATIONS}
+        base = counts["rumpsteak"]
+        cells = [f"{counts[i]:,.0f}" for i in IMPLEMENTATIONS]
+        ratios = [f"{counts[i] / base:.3f}" for i in IMPLEMENTATIONS[1:]]
+        print(f"| {protocol} ({n}) | {' | '.join(cells)} | {' | '.join(ratios)} |", flush=True)
+
+
+def annotate(protocol, implementation, n):
+    """Prints callgrind_annotate's inclusive costs of RUNS runs (set-up included)."""
+    with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
+        instructions(protocol, implementation, n, RUNS, out.name)
+        report = subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", "--threshold=99", out.name],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    print(report)
+
+
+def main(args):
+    build_first = "--no-build" not in args
+    args = [a for a in args if a != "--no-build"]
+    if build_first:
+        build(choreo=args[:1] == ["--choreo"])
+    if args == ["--choreo"]:
+        choreo_table()
+    elif args[:1] == ["--annotate"] and len(args) == 4:
+        annotate(args[1], args[2], int(args[3]))
+    elif not args:
+        table()
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
