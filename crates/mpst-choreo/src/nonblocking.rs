@@ -81,7 +81,7 @@ impl<L: RoleSet> Op<L> {
                 Some(payload) => payload,
                 None => async move { Err(absent) }.boxed(),
             };
-            let send = self.send_bytes(R::name(), key.clone(), payload, type_label::<T>());
+            let send = self.send_bytes(R::name(), key.clone(), payload, type_label::<T>);
             self.start(send);
         }
         if self.is::<R>() {
