@@ -4,10 +4,10 @@ instructions per run in memory (callgrind, `python3 callgrind.py --choreo`) and 
 round trips over loopback (`target/release/loopback`). Run from `comparison/` after pasting
 new numbers into MEMORY and LOOPBACK below."""
 
-MEMORY = {  # instructions per run, in memory (after e3a1a60)
-    "ping-pong": {"ChoRus 0.5": 3474, "ours, out of order": 24372, "ours, in order": 20646},
-    "concurrent send": {"ChoRus 0.5": 11823, "ours, out of order": 58117, "ours, in order": 64307},
-    "pipeline + choice": {"ChoRus 0.5": 7830, "ours, out of order": 60116, "ours, in order": 61484},
+MEMORY = {  # instructions per run, in memory (at 87b3f4e)
+    "ping-pong": {"ChoRus 0.5": 4994, "ours, out of order": 23314, "ours, in order": 20613},
+    "concurrent send": {"ChoRus 0.5": 11822, "ours, out of order": 56075, "ours, in order": 64227},
+    "pipeline + choice": {"ChoRus 0.5": 8186, "ours, out of order": 59177, "ours, in order": 61363},
 }
 LOOPBACK = [  # ping-pong round trip over loopback, µs (median of 5)
     ("ChoRus 0.5, HTTP", 84.5),  # TCP: plaintext; mTLS: TCP with mutual TLS
