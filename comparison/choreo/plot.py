@@ -4,17 +4,19 @@ instructions per run in memory (callgrind, `python3 callgrind.py --choreo`) and 
 round trips over loopback (`target/release/loopback`). Run from `comparison/` after pasting
 new numbers into MEMORY and LOOPBACK below."""
 
-MEMORY = {  # instructions per run, in memory
-    "ping-pong": {"ChoRus 0.5": 3465, "ours, out of order": 34821, "ours, in order": 30151},
-    "concurrent send": {"ChoRus 0.5": 11817, "ours, out of order": 73147, "ours, in order": 78321},
-    "pipeline + choice": {"ChoRus 0.5": 7838, "ours, out of order": 79285, "ours, in order": 78972},
+MEMORY = {  # instructions per run, in memory (at 87b3f4e)
+    "ping-pong": {"ChoRus 0.5": 4994, "ours, out of order": 23314, "ours, in order": 20613},
+    "concurrent send": {"ChoRus 0.5": 11822, "ours, out of order": 56075, "ours, in order": 64227},
+    "pipeline + choice": {"ChoRus 0.5": 8186, "ours, out of order": 59177, "ours, in order": 61363},
 }
 LOOPBACK = [  # ping-pong round trip over loopback, µs (median of 5)
-    ("ChoRus 0.5, HTTP", 119.7),
-    ("ours, out of order, TCP", 15.2),
-    ("ours, in order, TCP", 12.5),
-    ("ours, out of order, QUIC", 49.1),
-    ("ours, in order, QUIC", 67.3),
+    ("ChoRus 0.5, HTTP", 84.5),  # TCP: plaintext; mTLS: TCP with mutual TLS
+    ("ours, out of order, TCP", 12.6),
+    ("ours, in order, TCP", 10.1),
+    ("ours, out of order, mTLS", 25.5),
+    ("ours, in order, mTLS", 25.1),
+    ("ours, out of order, QUIC", 37.3),
+    ("ours, in order, QUIC", 51.0),
 ]
 COLOURS = {"ChoRus 0.5": "#888888", "ours, out of order": "#1f77b4", "ours, in order": "#ff7f0e"}
 

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mpst_choreo::net::quic::{QuicConfig, QuicIdentity, QuicTransport};
+use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
@@ -233,12 +233,20 @@ pub async fn in_memory(
     }
 }
 
+/// The program the loopback ping-pong's certificates and hellos name.
+const PROGRAM: &str = "ping-pong";
+
 /// The network transports measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Net {
-    /// [`TcpTransport`] with its default configuration.
-    Tcp,
-    /// [`QuicTransport`] with its default configuration and a certificate made for the run.
+    /// [`TcpTransport`] over plain TCP ([`TcpConfig::insecure_plaintext`]): like for like
+    /// with ChoRus's plain HTTP.
+    TcpPlain,
+    /// [`TcpTransport`] with mutual TLS ([`TcpConfig::mutual_tls`]), its default and
+    /// what a deployment runs; role certificates made in memory for the run.
+    TcpTls,
+    /// [`QuicTransport`] with its default configuration (QUIC is always TLS) and role
+    /// certificates made in memory for the run.
     Quic,
 }
 
@@ -253,7 +261,7 @@ pub async fn ping_pong_net(
     let roles = [Ping::name(), Pong::name()];
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let transports: Vec<Arc<dyn Transport>> = match net {
-        Net::Tcp => {
+        Net::TcpPlain | Net::TcpTls => {
             let ping = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
                 .map_err(|e| err(&e))?;
@@ -264,26 +272,41 @@ pub async fn ping_pong_net(
                 ping.local_addr().map_err(|e| err(&e))?,
                 pong.local_addr().map_err(|e| err(&e))?,
             ];
+            let configs = match net {
+                Net::TcpTls => {
+                    let pki = mpst_wire::certs::Deployment::generate(PROGRAM, ["Ping", "Pong"])
+                        .map_err(|e| err(&e))?;
+                    (
+                        TcpConfig::mutual_tls(PROGRAM, pki.identity("Ping")),
+                        TcpConfig::mutual_tls(PROGRAM, pki.identity("Pong")),
+                    )
+                }
+                _ => (
+                    TcpConfig::insecure_plaintext(),
+                    TcpConfig::insecure_plaintext(),
+                ),
+            };
             let (a, b) = tokio::try_join!(
                 TcpTransport::start(
                     roles[0].clone(),
                     ping,
                     [(roles[1].clone(), addrs[1])],
-                    TcpConfig::default()
+                    configs.0
                 ),
                 TcpTransport::start(
                     roles[1].clone(),
                     pong,
                     [(roles[0].clone(), addrs[0])],
-                    TcpConfig::default()
+                    configs.1
                 ),
             )
             .map_err(|e| err(&e))?;
             vec![Arc::new(a), Arc::new(b)]
         }
         Net::Quic => {
-            let identity = QuicIdentity::generate().map_err(|e| err(&e))?;
-            let trusted = [identity.certificate().clone()];
+            let pki = mpst_wire::certs::Deployment::generate(PROGRAM, ["Ping", "Pong"])
+                .map_err(|e| err(&e))?;
+            let identities = (pki.identity("Ping"), pki.identity("Pong"));
             let ping = UdpSocket::bind("127.0.0.1:0").map_err(|e| err(&e))?;
             let pong = UdpSocket::bind("127.0.0.1:0").map_err(|e| err(&e))?;
             let addrs = [
@@ -294,16 +317,16 @@ pub async fn ping_pong_net(
                 QuicTransport::start(
                     roles[0].clone(),
                     ping,
-                    &identity,
-                    &trusted,
+                    &identities.0,
+                    PROGRAM,
                     [(roles[1].clone(), addrs[1])],
                     QuicConfig::default()
                 ),
                 QuicTransport::start(
                     roles[1].clone(),
                     pong,
-                    &identity,
-                    &trusted,
+                    &identities.1,
+                    PROGRAM,
                     [(roles[0].clone(), addrs[0])],
                     QuicConfig::default()
                 ),

@@ -3,6 +3,7 @@
 //! concurrent top-level invocations distinct tokens.
 
 use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -132,7 +133,7 @@ impl Shared {
         from: &RoleName,
         to: &RoleName,
         key: &Key,
-        label: String,
+        label: impl FnOnce() -> String,
     ) {
         if let Some(observer) = &self.observer {
             observer.observe(&Event {
@@ -140,19 +141,26 @@ impl Shared {
                 from: from.clone(),
                 to: to.clone(),
                 key: key.clone(),
-                label,
+                label: label(),
             });
         }
+    }
+
+    /// Whether an observer records events (so that their data is made only then).
+    pub(crate) fn observed(&self) -> bool {
+        self.observer.is_some()
     }
 
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
         let mut mailbox = self.mailbox();
-        if let Some(first) = mailbox.sends.get(&(to.clone(), key.clone())) {
-            return Err(self.reused(key, *first));
+        match mailbox.sends.entry((to.clone(), key.clone())) {
+            Entry::Occupied(first) => Err(self.reused(key, *first.get())),
+            Entry::Vacant(slot) => {
+                slot.insert(key.site);
+                Ok(())
+            }
         }
-        mailbox.sends.insert((to.clone(), key.clone()), key.site);
-        Ok(())
     }
 
     fn reused(&self, key: &Key, first: Site) -> ChoreoError {
@@ -168,12 +176,12 @@ impl Shared {
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
         let deadline = later(self.config.recv_timeout);
         let mut mailbox = self.mailbox();
-        if let Some((first, _)) = mailbox.receives.get(key) {
-            return Err(self.reused(key, *first));
+        match mailbox.receives.entry(key.clone()) {
+            Entry::Occupied(first) => return Err(self.reused(key, first.get().0)),
+            Entry::Vacant(slot) => {
+                slot.insert((key.site, from.clone()));
+            }
         }
-        mailbox
-            .receives
-            .insert(key.clone(), (key.site, from.clone()));
         if self.config.ignore_keys {
             if let Some(env) = mailbox
                 .fifo_arrived
@@ -257,15 +265,15 @@ impl Shared {
             return;
         }
         let address = (env.from.clone(), env.key.clone());
-        match mailbox.slots.remove(&address) {
-            None => mailbox.file_unclaimed(env, self.config.bounds()),
-            Some(Slot::Waiting(tx)) => {
-                mailbox.slots.insert(address, Slot::Consumed);
-                // A receive that timed out has dropped its end; the message is then late.
-                let _ = tx.send(Ok(env));
+        match mailbox.slots.get_mut(&address) {
+            None => mailbox.file_unclaimed(env, address, self.config.bounds()),
+            Some(slot @ Slot::Waiting(_)) => {
+                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
+                    // A receive that timed out has dropped its end; the message is then late.
+                    let _ = tx.send(Ok(env));
+                }
             }
-            Some(slot @ (Slot::Arrived(..) | Slot::Consumed)) => {
-                mailbox.slots.insert(address, slot);
+            Some(Slot::Arrived(..) | Slot::Consumed) => {
                 mailbox.stats.duplicates_refused += 1;
                 drop(mailbox);
                 self.refused(&env);
@@ -279,7 +287,7 @@ impl Shared {
             &env.from,
             &env.to,
             &env.key,
-            String::new(),
+            String::new,
         );
     }
 

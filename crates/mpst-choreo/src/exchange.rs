@@ -14,16 +14,18 @@ use crate::role::{RoleName, RoleSet};
 use crate::transport::{Envelope, EventKind};
 
 impl<L: RoleSet> Op<L> {
-    /// Claims the key now and returns the future that sends.
-    pub(crate) fn send_bytes<P>(
+    /// Claims the key now and returns the future that sends. The observer's label is
+    /// made only when an observer records events.
+    pub(crate) fn send_bytes<P, Lb>(
         &self,
         to: RoleName,
         key: Key,
         payload: P,
-        label: String,
-    ) -> impl Future<Output = Result<()>> + Send + 'static + use<P, L>
+        label: Lb,
+    ) -> impl Future<Output = Result<()>> + Send + 'static + use<P, Lb, L>
     where
         P: Future<Output = Result<Vec<u8>>> + Send + 'static,
+        Lb: FnOnce() -> String + Send + 'static,
     {
         let claim = self.shared.claim_send(&to, &key);
         if let Err(e) = &claim {
@@ -32,19 +34,19 @@ impl<L: RoleSet> Op<L> {
         let shared = Arc::clone(&self.shared);
         async move {
             claim?;
+            let payload = payload.await?;
+            // Copies for the observer only when there is one: the envelope takes these.
+            let seen = shared.observed().then(|| (to.clone(), key.clone()));
             let envelope = Envelope {
                 from: shared.role.clone(),
                 to,
                 key,
-                payload: payload.await?,
+                payload,
             };
-            let (from, to, key) = (
-                envelope.from.clone(),
-                envelope.to.clone(),
-                envelope.key.clone(),
-            );
             shared.transport.send(envelope).await?;
-            shared.observe(EventKind::Sent, &from, &to, &key, label);
+            if let Some((to, key)) = seen {
+                shared.observe(EventKind::Sent, &shared.role, &to, &key, label);
+            }
             Ok(())
         }
     }
@@ -116,13 +118,9 @@ impl<L: RoleSet> Op<L> {
                 ty: std::any::type_name::<T>(),
                 message: e.to_string(),
             })?;
-            shared.observe(
-                EventKind::Received,
-                &from,
-                &shared.role,
-                &key,
-                label(&value),
-            );
+            shared.observe(EventKind::Received, &from, &shared.role, &key, || {
+                label(&value)
+            });
             Ok(value)
         }
     }

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::panic::Location;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -138,19 +139,36 @@ pub struct Frame {
 /// A token is the list of frames of the calls that led to it (the paper's list of line
 /// numbers, §3). Every role computes [`Token::next`] locally and gets the same value, so
 /// no coordinator is needed; `next` is injective because it appends a frame.
-#[derive(Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Token(Vec<Frame>);
+///
+/// The frames are shared (`Arc<[Frame]>`): every key of an invocation clones its token,
+/// often several times per message (the mailbox, the envelope, the observer), and a
+/// shared slice makes that a reference count instead of an allocation. On the wire it is
+/// the same sequence of frames as a `Vec` would be.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Token(Arc<[Frame]>);
+
+impl Serialize for Token {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Token {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<Frame>::deserialize(deserializer).map(|frames| Self(frames.into()))
+    }
+}
 
 impl Token {
     /// The initial token τ₀ (no frames).
     pub fn root() -> Self {
-        Self(Vec::new())
+        Self(Arc::new([]))
     }
 
     /// The token of top-level session number `n` on an endpoint (concurrent invocations
     /// of a choreography get distinct sessions).
     pub fn session(n: u64) -> Self {
-        Self(vec![Frame { site: 0, index: n }])
+        Self(Arc::new([Frame { site: 0, index: n }]))
     }
 
     /// `nextToken(site, self)`: the token of a call made at `site`.
@@ -160,12 +178,11 @@ impl Token {
 
     /// The token of iteration (or invocation) `index` of a call made at `site`.
     pub fn next_indexed(&self, site: Site, index: u64) -> Self {
-        let mut frames = self.0.clone();
-        frames.push(Frame {
+        let frame = Frame {
             site: site.id(),
             index,
-        });
-        Self(frames)
+        };
+        Self(self.0.iter().copied().chain([frame]).collect())
     }
 
     /// The frames, outermost first.

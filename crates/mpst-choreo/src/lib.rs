@@ -109,7 +109,7 @@ pub mod paper;
 pub use choreography::{Choreography, Runner};
 pub use endpoint::{Config, Endpoint, EndpointStats};
 pub use futures::future::Either;
-pub use nonblocking::{PayloadContext, Source};
+pub use nonblocking::{Payload, PayloadContext, Source};
 pub use op::Op;
 
 pub use error::{ChoreoError, Result};

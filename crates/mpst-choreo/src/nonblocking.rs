@@ -30,23 +30,35 @@ pub struct PayloadContext {
 pub trait Source<T, S>: sealed::Sealed {
     /// The payload at the sender (`None` at other roles).
     #[doc(hidden)]
-    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>>;
+    fn payload(self, cx: PayloadContext) -> Option<Payload>;
+}
+
+/// A payload to send: encoded already (a ready value, sent with no boxed future) or
+/// still to come (a located future, forwarded when it completes). Only the library
+/// makes and reads it.
+#[doc(hidden)]
+pub enum Payload {
+    /// The encoded bytes, or the encoding error.
+    Ready(Result<Vec<u8>>),
+    /// The bytes once the forwarded future completes.
+    Later(BoxFuture<'static, Result<Vec<u8>>>),
 }
 
 impl<T, S> sealed::Sealed for &Located<T, S> {}
 impl<T, S> sealed::Sealed for LocatedFuture<T, S> {}
 
 impl<T: Portable, S: Role> Source<T, S> for &Located<T, S> {
-    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>> {
-        let bytes = encode(&cx.role, &cx.key, self.get()?);
-        Some(async move { bytes }.boxed())
+    fn payload(self, cx: PayloadContext) -> Option<Payload> {
+        Some(Payload::Ready(encode(&cx.role, &cx.key, self.get()?)))
     }
 }
 
 impl<T: Portable, S: Role> Source<T, S> for LocatedFuture<T, S> {
-    fn payload(self, cx: PayloadContext) -> Option<BoxFuture<'static, Result<Vec<u8>>>> {
+    fn payload(self, cx: PayloadContext) -> Option<Payload> {
         let future = self.take()?;
-        Some(async move { encode(&cx.role, &cx.key, &future.await?) }.boxed())
+        Some(Payload::Later(
+            async move { encode(&cx.role, &cx.key, &future.await?) }.boxed(),
+        ))
     }
 }
 
@@ -76,13 +88,22 @@ impl<L: RoleSet> Op<L> {
                 role: self.shared.role.clone(),
                 key: key.clone(),
             };
-            let absent = self.absent(&key);
-            let payload = match value.payload(cx) {
-                Some(payload) => payload,
-                None => async move { Err(absent) }.boxed(),
-            };
-            let send = self.send_bytes(R::name(), key.clone(), payload, type_label::<T>());
-            self.start(send);
+            let (to, label) = (R::name(), type_label::<T>);
+            match value.payload(cx) {
+                // A ready value: no boxed payload future, and the send completes inline
+                // on every transport that takes envelopes at once (all of this crate's).
+                Some(Payload::Ready(bytes)) => {
+                    let ready = std::future::ready(bytes);
+                    self.start(self.send_bytes(to, key.clone(), ready, label));
+                }
+                Some(Payload::Later(later)) => {
+                    self.start(self.send_bytes(to, key.clone(), later, label));
+                }
+                None => {
+                    let absent = std::future::ready(Err(self.absent(&key)));
+                    self.start(self.send_bytes(to, key.clone(), absent, label));
+                }
+            }
         }
         if self.is::<R>() {
             LocatedFuture::here(self.receive::<T>(S::name(), key).boxed())

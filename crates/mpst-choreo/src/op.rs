@@ -125,7 +125,7 @@ impl<L: RoleSet> Op<L> {
                 R::name(),
                 key.clone(),
                 std::future::ready(payload),
-                type_label::<T>(),
+                type_label::<T>,
             )
         });
         let receive = self.is::<R>().then(|| self.receive::<T>(S::name(), key));
@@ -170,7 +170,7 @@ impl<L: RoleSet> Op<L> {
                     to,
                     key.clone(),
                     std::future::ready(bytes),
-                    type_label::<T>(),
+                    type_label::<T>,
                 ));
             }
         } else {
@@ -225,12 +225,12 @@ impl<L: RoleSet> Op<L> {
                     Ok(bytes) => Ok(bytes.clone()),
                     Err(_) => Err(self.absent(&key)),
                 };
-                sends.push(self.send_bytes(
-                    to,
-                    key.clone(),
-                    std::future::ready(bytes),
-                    label.clone(),
-                ));
+                sends.push(
+                    self.send_bytes(to, key.clone(), std::future::ready(bytes), {
+                        let label = label.clone();
+                        move || label
+                    }),
+                );
             }
         } else if inside {
             let label = |v: &C| format!("select:{v:?}");

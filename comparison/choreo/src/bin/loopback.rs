@@ -1,5 +1,6 @@
 //! Wall-clock ping-pong round trips over loopback: ChoRus's HTTP transport against
-//! `mpst-choreo`'s TCP and QUIC transports (out of order and in order), each in one
+//! `mpst-choreo`'s TCP (plaintext by its explicit opt-in, like ChoRus's plain HTTP, and
+//! with mutual TLS, its default) and QUIC transports (out of order and in order), each in one
 //! process with both roles. `loopback [ROUNDS] [REPEATS]` prints one Markdown row per
 //! implementation: the median over REPEATS of the mean round trip of ROUNDS ping-pongs
 //! (after 50 warm-up ping-pongs), in microseconds, and the load average.
@@ -93,8 +94,10 @@ fn main() -> Result<(), String> {
     println!("|---|---|---:|---|");
     let mut rows: Vec<(&str, &str, Vec<f64>)> = vec![
         ("ChoRus 0.5", "HTTP (tiny_http + ureq)", vec![]),
-        ("ours, out of order", "TCP", vec![]),
-        ("ours, in order", "TCP", vec![]),
+        ("ours, out of order", "TCP, plaintext", vec![]),
+        ("ours, in order", "TCP, plaintext", vec![]),
+        ("ours, out of order", "TCP, mutual TLS", vec![]),
+        ("ours, in order", "TCP, mutual TLS", vec![]),
         ("ours, out of order", "QUIC", vec![]),
         ("ours, in order", "QUIC", vec![]),
     ];
@@ -105,8 +108,10 @@ fn main() -> Result<(), String> {
             .2
             .push(per_round(chorus::ping_pong_http(WARMUP, rounds, ports)?));
         for (row, (net, in_order)) in [
-            (ours::Net::Tcp, false),
-            (ours::Net::Tcp, true),
+            (ours::Net::TcpPlain, false),
+            (ours::Net::TcpPlain, true),
+            (ours::Net::TcpTls, false),
+            (ours::Net::TcpTls, true),
             (ours::Net::Quic, false),
             (ours::Net::Quic, true),
         ]

@@ -2,7 +2,7 @@
 //! for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
 //! age), so that messages for sessions that never start cannot hold memory forever.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -23,6 +23,16 @@ pub(crate) enum Gone {
 }
 
 pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
+
+/// The mailbox's hasher: aHash, keyed at random per process. Several tables are filed
+/// by keys that a peer chooses (unclaimed envelopes), so the hash must stay keyed, as
+/// SipHash is, against flooding with colliding keys; aHash is keyed and costs a fraction
+/// of SipHash-1-3 on the short keys here (an unkeyed hash such as FxHash would not do).
+pub(crate) type Hasher = ahash::RandomState;
+/// A hash map with the mailbox's [`Hasher`].
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
+/// A hash set with the mailbox's [`Hasher`].
+pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
 pub(crate) enum Slot {
     /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
@@ -68,10 +78,10 @@ pub(crate) struct Mailbox {
 
 impl Mailbox {
     /// Files `env`, unclaimed, then drops the oldest unclaimed envelopes beyond `bounds`.
-    pub(crate) fn file_unclaimed(&mut self, env: Envelope, bounds: Bounds) {
+    /// `address` is the envelope's own (its sender and key).
+    pub(crate) fn file_unclaimed(&mut self, env: Envelope, address: Address, bounds: Bounds) {
         let number = self.next_number;
         self.next_number += 1;
-        let address = (env.from.clone(), env.key.clone());
         let size = env.payload.len();
         self.unclaimed
             .insert(number, (Instant::now(), address.clone(), size));
@@ -82,18 +92,15 @@ impl Mailbox {
 
     /// Takes the envelope filed at `address`, if any, leaving the slot consumed.
     pub(crate) fn take_arrived(&mut self, address: &Address) -> Option<Envelope> {
-        match self.slots.remove(address) {
-            Some(Slot::Arrived(env, number)) => {
-                self.forget_unclaimed(number);
-                self.slots.insert(address.clone(), Slot::Consumed);
-                Some(env)
-            }
-            Some(other) => {
-                self.slots.insert(address.clone(), other);
-                None
-            }
-            None => None,
+        let slot = self.slots.get_mut(address)?;
+        if !matches!(slot, Slot::Arrived(..)) {
+            return None;
         }
+        let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
+            return None;
+        };
+        self.forget_unclaimed(number);
+        Some(env)
     }
 
     fn forget_unclaimed(&mut self, number: u64) {
@@ -204,6 +211,11 @@ mod tests {
         }
     }
 
+    fn file(mailbox: &mut Mailbox, env: Envelope) {
+        let address = (env.from.clone(), env.key.clone());
+        mailbox.file_unclaimed(env, address, BOUNDS);
+    }
+
     const BOUNDS: Bounds = Bounds {
         count: 3,
         bytes: 1000,
@@ -214,13 +226,13 @@ mod tests {
     fn the_oldest_unclaimed_go_first_by_count_bytes_and_age() {
         let mut mailbox = Mailbox::default();
         for n in 0..5 {
-            mailbox.file_unclaimed(env(n, 10), BOUNDS);
+            file(&mut mailbox, env(n, 10));
         }
         assert_eq!(mailbox.slots.len(), 3);
         assert_eq!(mailbox.stats.unclaimed_dropped, 2);
         let oldest = (RoleName::from("A"), env(2, 0).key);
         assert!(mailbox.slots.contains_key(&oldest));
-        mailbox.file_unclaimed(env(9, 995), BOUNDS);
+        file(&mut mailbox, env(9, 995));
         assert_eq!(mailbox.slots.len(), 1, "bytes bound");
         let later = Instant::now() + Duration::from_secs(11);
         mailbox.expire(BOUNDS, later);
@@ -232,7 +244,7 @@ mod tests {
     #[test]
     fn a_claimed_envelope_no_longer_counts() {
         let mut mailbox = Mailbox::default();
-        mailbox.file_unclaimed(env(0, 10), BOUNDS);
+        file(&mut mailbox, env(0, 10));
         let address = (RoleName::from("A"), env(0, 0).key);
         assert!(mailbox.take_arrived(&address).is_some());
         mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));

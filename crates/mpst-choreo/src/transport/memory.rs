@@ -16,14 +16,15 @@ type Receivers = HashMap<RoleName, mpsc::UnboundedReceiver<Envelope>>;
 /// An in-memory network between a fixed set of roles. Delivery is immediate and in
 /// order; wrap it in [`Chaos`](super::Chaos) to reorder, delay, duplicate and drop.
 pub struct InMemory {
-    senders: HashMap<RoleName, mpsc::UnboundedSender<Envelope>>,
+    /// Looked up on every send: aHash rather than SipHash (the roles are fixed here).
+    senders: HashMap<RoleName, mpsc::UnboundedSender<Envelope>, ahash::RandomState>,
     receivers: Mutex<Receivers>,
 }
 
 impl InMemory {
     /// A network connecting `roles`.
     pub fn new(roles: impl IntoIterator<Item = RoleName>) -> Self {
-        let mut senders = HashMap::new();
+        let mut senders = HashMap::default();
         let mut receivers = HashMap::new();
         for role in roles {
             let (tx, rx) = mpsc::unbounded_channel();
