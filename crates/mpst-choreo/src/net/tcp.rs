@@ -81,22 +81,22 @@ pub struct TcpConfig {
     /// The program every role runs (e.g. the choreography's name): the protocol of the
     /// `mpst-wire` hello, and of the role certificates. A peer running another is
     /// refused.
-    pub program: String,
+    pub protocol: String,
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
     pub connections_per_peer: usize,
     /// The largest frame sent or accepted, in bytes.
-    pub max_frame_len: usize,
+    pub max_frame_length: usize,
     /// How long to keep dialling peers that are not listening yet (`Duration::MAX`: no
     /// deadline).
-    pub connect_deadline: Duration,
+    pub connect_timeout: Duration,
     /// How long a lane may take to be set up (TLS and hello); a connection that has not
     /// finished by then is closed and counted as refused.
     pub handshake_timeout: Duration,
     /// How long a frame that has begun to arrive may take to be whole; a lane whose
     /// frame stalls longer is closed. Between frames a lane may idle indefinitely.
-    pub frame_timeout: Duration,
+    pub idle_timeout: Duration,
     /// Connections being set up at once; more are closed at once and counted as refused.
-    pub max_handshakes: usize,
+    pub max_pending_handshakes: usize,
     /// Set-up connections held at once; more are closed at once and counted as refused.
     /// Besides, a peer may hold at most twice `connections_per_peer` lanes open (every
     /// role should use the same `connections_per_peer`).
@@ -122,16 +122,33 @@ impl TcpConfig {
         Self::with_security("choreography".into(), Security::InsecurePlaintext)
     }
 
+    /// The settings of one [`WireConfig`] (builder or TOML; the same names as
+    /// `mpst::net::Config`): its protocol, security (identity files are loaded here),
+    /// `connect_timeout`, `handshake_timeout`, `idle_timeout`, `max_pending_handshakes`
+    /// and `max_frame_length`; the rest keep their defaults. Fails when the
+    /// configuration chose no security mode or its identity files cannot be loaded.
+    pub fn from_wire(config: &WireConfig) -> Result<Self, TransportError> {
+        let security = config.resolve_security().map_err(wire_error)?;
+        Ok(TcpConfig {
+            connect_timeout: config.get_connect_timeout(),
+            handshake_timeout: config.get_handshake_timeout(),
+            idle_timeout: config.get_idle_timeout(),
+            max_pending_handshakes: config.get_max_pending_handshakes(),
+            max_frame_length: config.get_max_frame_length(),
+            ..Self::with_security(config.protocol().to_string(), security)
+        })
+    }
+
     fn with_security(program: String, security: Security) -> Self {
         TcpConfig {
             security,
-            program,
+            protocol: program,
             connections_per_peer: 4,
-            max_frame_len: DEFAULT_MAX_FRAME,
-            connect_deadline: Duration::from_secs(10),
+            max_frame_length: DEFAULT_MAX_FRAME,
+            connect_timeout: Duration::from_secs(10),
             handshake_timeout: Duration::from_secs(10),
-            frame_timeout: Duration::from_secs(30),
-            max_handshakes: 64,
+            idle_timeout: Duration::from_secs(30),
+            max_pending_handshakes: 64,
             max_connections: 1024,
             hold: None,
         }
@@ -146,13 +163,13 @@ impl std::fmt::Debug for TcpConfig {
         };
         f.debug_struct("TcpConfig")
             .field("security", &security)
-            .field("program", &self.program)
+            .field("protocol", &self.protocol)
             .field("connections_per_peer", &self.connections_per_peer)
-            .field("max_frame_len", &self.max_frame_len)
-            .field("connect_deadline", &self.connect_deadline)
+            .field("max_frame_length", &self.max_frame_length)
+            .field("connect_timeout", &self.connect_timeout)
             .field("handshake_timeout", &self.handshake_timeout)
-            .field("frame_timeout", &self.frame_timeout)
-            .field("max_handshakes", &self.max_handshakes)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_pending_handshakes", &self.max_pending_handshakes)
             .field("max_connections", &self.max_connections)
             .field("hold", &self.hold.is_some())
             .finish()
@@ -191,7 +208,7 @@ struct Lanes {
 pub struct TcpTransport {
     role: RoleName,
     local: SocketAddr,
-    max_frame_len: usize,
+    max_frame_length: usize,
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
     slot: IncomingSlot,
@@ -199,52 +216,96 @@ pub struct TcpTransport {
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
-    connect_deadline: Duration,
+    connect_timeout: Duration,
     accepted: watch::Receiver<AcceptStats>,
     ctx: Arc<Ctx>,
 }
 
 impl TcpTransport {
-    /// Binds `listen`, then connects to every peer (see [`TcpTransport::start`]).
-    pub async fn bind(
-        role: RoleName,
-        listen: SocketAddr,
-        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
-        config: TcpConfig,
-    ) -> Result<Self, TransportError> {
+    /// Builds the transport of one [`WireConfig`] (a builder or a TOML file, the same
+    /// configuration as `mpst::net`): its role, `listen` address, peers by `"host:port"`
+    /// (every peer needs an address: each role dials all its peers) and security; see
+    /// [`TcpConfig::from_wire`]. Host names are looked up again on each dial retry.
+    pub async fn connect(config: &WireConfig) -> Result<Self, TransportError> {
+        let role = RoleName::new(config.role());
+        let listen = config.listen_address().ok_or_else(|| {
+            let what = "no listen address in the configuration (listen = \"host:port\")";
+            io_error(&role, std::io::ErrorKind::InvalidInput, what)
+        })?;
         let listener = TcpListener::bind(listen)
             .await
             .map_err(|e| io_error(&role, e.kind(), format!("cannot listen on {listen}: {e}")))?;
+        Self::connect_on(listener, config).await
+    }
+
+    /// Like [`TcpTransport::connect`], on a listener already bound (its `listen` address
+    /// is not used).
+    pub async fn connect_on(
+        listener: TcpListener,
+        config: &WireConfig,
+    ) -> Result<Self, TransportError> {
+        let role = RoleName::new(config.role());
+        let mut peers = Vec::new();
+        for peer in config.peers() {
+            let address = config.peer_address(peer).ok_or_else(|| {
+                let what = format!(
+                    "peer {peer} has no address: an mpst-choreo role dials every peer (give \
+                     [peers] {peer} = \"host:port\")"
+                );
+                io_error(&role, std::io::ErrorKind::InvalidInput, what)
+            })?;
+            peers.push((RoleName::new(peer), address.to_string()));
+        }
+        let tcp = TcpConfig::from_wire(config)?;
+        Self::start(role, listener, peers, tcp).await
+    }
+
+    /// Binds `listen` (a `SocketAddr` or `"host:port"`), then connects to every peer (see
+    /// [`TcpTransport::start`]).
+    pub async fn bind(
+        role: RoleName,
+        listen: impl tokio::net::ToSocketAddrs + std::fmt::Display,
+        peers: impl IntoIterator<Item = (RoleName, impl ToString)>,
+        config: TcpConfig,
+    ) -> Result<Self, TransportError> {
+        let shown = listen.to_string();
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|e| io_error(&role, e.kind(), format!("cannot listen on {shown}: {e}")))?;
         Self::start(role, listener, peers, config).await
     }
 
     /// Accepts peers on `listener` and opens `connections_per_peer` lanes to each peer,
-    /// dialling with back-off until `connect_deadline` while a peer is not listening yet,
-    /// so roles may start in any order. Fails naming the first peer that could not be
+    /// dialling with back-off until `connect_timeout` while a peer is not listening yet,
+    /// so roles may start in any order. Peers are `SocketAddr`s or `"host:port"` strings;
+    /// a host name is looked up again on each retry. Fails naming the first peer that could not be
     /// reached (or that refused, with its reason).
     pub async fn start(
         role: RoleName,
         listener: TcpListener,
-        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
+        peers: impl IntoIterator<Item = (RoleName, impl ToString)>,
         config: TcpConfig,
     ) -> Result<Self, TransportError> {
         let local = listener
             .local_addr()
             .map_err(|e| io_error(&role, e.kind(), format!("no local address: {e}")))?;
-        let peers: Vec<(RoleName, SocketAddr)> = peers.into_iter().collect();
+        let peers: Vec<(RoleName, String)> = peers
+            .into_iter()
+            .map(|(peer, addr)| (peer, addr.to_string()))
+            .collect();
         let lanes = config
             .connections_per_peer
             .clamp(1, accept::MAX_LANES as usize) as u32;
-        let mut wire = WireConfig::new(config.program.clone(), role.as_str())
+        let mut wire = WireConfig::new(config.protocol.clone(), role.as_str())
             .listen(local.to_string())
             .security(config.security.clone())
-            .connect_timeout(config.connect_deadline)
+            .connect_timeout(config.connect_timeout)
             .handshake_timeout(config.handshake_timeout)
-            .idle_timeout(config.frame_timeout)
-            .max_pending_handshakes(config.max_handshakes.max(1))
-            .max_frame_length(config.max_frame_len);
+            .idle_timeout(config.idle_timeout)
+            .max_pending_handshakes(config.max_pending_handshakes.max(1))
+            .max_frame_length(config.max_frame_length);
         for (peer, addr) in &peers {
-            wire = wire.peer(peer.as_str(), addr.to_string());
+            wire = wire.peer(peer.as_str(), addr.as_str());
         }
         let node = Node::new(wire)
             .map_err(wire_error)?
@@ -264,14 +325,14 @@ impl TcpTransport {
         ));
         let accepted = accepting.watch_stats();
         let acceptor = tokio::spawn(accept::take(accepting, ctx.clone()));
-        let deadline = mpst_wire::deadline_after(config.connect_deadline);
+        let deadline = mpst_wire::deadline_after(config.connect_timeout);
         let mut peer_names = Vec::new();
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
             peer_names.push(peer.clone());
             let mut lanes_to = Vec::new();
-            let address = addr.to_string();
+            let address = addr;
             for _ in 0..lanes {
                 let dialled = node.dial_at(peer.as_str(), &address, deadline);
                 let connection = dialled
@@ -297,7 +358,7 @@ impl TcpTransport {
         Ok(TcpTransport {
             role,
             local,
-            max_frame_len: config.max_frame_len,
+            max_frame_length: config.max_frame_length,
             hold: config.hold,
             peers: Mutex::new(lanes_of),
             slot,
@@ -305,7 +366,7 @@ impl TcpTransport {
             acceptor,
             arrivals,
             peer_names,
-            connect_deadline: config.connect_deadline,
+            connect_timeout: config.connect_timeout,
             accepted,
             ctx,
         })
@@ -328,7 +389,7 @@ impl TcpTransport {
     }
 
     /// Writes every queued envelope, says goodbye on every lane and waits until all is
-    /// written; then waits (at most `connect_deadline`) until every peer has opened all
+    /// written; then waits (at most `connect_timeout`) until every peer has opened all
     /// its lanes to this role, so that a role which finishes early does not stop
     /// listening while a late peer is still connecting. Envelopes sent afterwards are
     /// refused. Call it before the process exits, or queued envelopes may be lost.
@@ -341,7 +402,7 @@ impl TcpTransport {
             let _ = writer.await;
         }
         self.arrivals
-            .all(&self.peer_names, self.connect_deadline)
+            .all(&self.peer_names, self.connect_timeout)
             .await;
     }
 }
@@ -349,12 +410,12 @@ impl TcpTransport {
 impl Drop for TcpTransport {
     /// Queued envelopes are still written (each lane's writer finishes its queue and says
     /// goodbye); accepting goes on in the background until every peer has connected or
-    /// `connect_deadline` passes (at once without a tokio runtime). A process about to
+    /// `connect_timeout` passes (at once without a tokio runtime). A process about to
     /// exit should [`close`](TcpTransport::close) instead, which waits for both.
     fn drop(&mut self) {
         let acceptor = self.acceptor.abort_handle();
         let (arrivals, peers) = (self.arrivals.clone(), std::mem::take(&mut self.peer_names));
-        let deadline = self.connect_deadline;
+        let deadline = self.connect_timeout;
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 runtime.spawn(async move {
@@ -396,7 +457,7 @@ impl TcpTransport {
             run: lane.run,
             envelope,
         };
-        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_len)
+        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_length)
             .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
         lane.queue.send((hold, frame)).map_err(|_| {
             io_error(
