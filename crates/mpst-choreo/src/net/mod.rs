@@ -9,6 +9,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 #[cfg(feature = "quic")]
 use serde::Deserialize;
+#[cfg(feature = "quic")]
 use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 

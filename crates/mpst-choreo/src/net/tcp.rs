@@ -3,7 +3,7 @@
 //! round-robin, so messages to one peer really can overtake each other. Every lane is set
 //! up by `mpst-wire` — mutual TLS with a certificate naming the role (or, only when asked
 //! for by name, [`TcpConfig::insecure_plaintext`]), a versioned hello carrying the
-//! program and the lane count, fresh nonces that give the lane its run — before any
+//! protocol and the lane count, fresh nonces that give the lane its run — before any
 //! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
 //! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
 //! peer, or a frame of another run, is refused and counted ([`TcpStats`]).
@@ -78,9 +78,9 @@ pub struct TcpConfig {
     /// How lanes are secured: mutual TLS with this role's identity, or (named so)
     /// insecure plaintext.
     pub security: Security,
-    /// The program every role runs (e.g. the choreography's name): the protocol of the
-    /// `mpst-wire` hello, and of the role certificates. A peer running another is
-    /// refused.
+    /// The protocol every role runs (e.g. the choreography's name, with a version): the
+    /// protocol of the `mpst-wire` hello, and of the role certificates. A peer running
+    /// another is refused. (`WireConfig`'s and `mpst::net::Config`'s `protocol`.)
     pub protocol: String,
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
     pub connections_per_peer: usize,
@@ -107,17 +107,18 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// Mutual TLS: this role proves itself with `identity` (a certificate issued by the
-    /// deployment's CA naming this role of `program`, e.g. written by `mpst certs --name PROGRAM`) and
-    /// admits only peers whose certificates name their roles.
-    pub fn mutual_tls(program: impl Into<String>, identity: Identity) -> Self {
-        Self::with_security(program.into(), Security::MutualTls(identity))
+    /// deployment's CA naming this role of `protocol`, e.g. written by
+    /// `mpst certs --name PROTOCOL`) and admits only peers whose certificates name their
+    /// roles.
+    pub fn mutual_tls(protocol: impl Into<String>, identity: Identity) -> Self {
+        Self::with_security(protocol.into(), Security::MutualTls(identity))
     }
 
     /// Plain TCP: no peer proves its role, so anyone who can reach the port can speak
     /// for a role and forge its messages (replayed bytes are still refused). For loopback
     /// measurements and networks where every host is trusted, never across a network you
-    /// do not control. The program is `choreography`; set [`TcpConfig::program`] to
-    /// tell programs apart.
+    /// do not control. The protocol is `choreography`; set [`TcpConfig::protocol`] to
+    /// tell protocols apart.
     pub fn insecure_plaintext() -> Self {
         Self::with_security("choreography".into(), Security::InsecurePlaintext)
     }
@@ -139,10 +140,10 @@ impl TcpConfig {
         })
     }
 
-    fn with_security(program: String, security: Security) -> Self {
+    fn with_security(protocol: String, security: Security) -> Self {
         TcpConfig {
             security,
-            protocol: program,
+            protocol,
             connections_per_peer: 4,
             max_frame_length: DEFAULT_MAX_FRAME,
             connect_timeout: Duration::from_secs(10),
@@ -180,7 +181,7 @@ impl std::fmt::Debug for TcpConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
     /// Connections closed before any envelope of theirs was read: refused by the
-    /// set-up (not authenticated, a certificate for another role, a wrong program or
+    /// set-up (not authenticated, a certificate for another role, a wrong protocol or
     /// role, a replayed handshake), failed (garbage, TLS errors, too slow), or over a cap.
     pub connections_refused: u64,
     /// Frames refused on set-up lanes: an envelope naming another sender than the lane's
