@@ -2,6 +2,8 @@
 //! `WireConfig` (the builder, and a TOML text with the names `mpst::net` reads), with
 //! peers given by host name (`localhost:PORT`, looked up on each dial) and mutual TLS.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -132,4 +134,68 @@ fn a_wire_config_without_a_security_mode_is_refused_by_name() {
     let wire = WireConfig::new(PROTOCOL, "A").peer("B", "localhost:1");
     let err = TcpConfig::from_wire(&wire).unwrap_err();
     assert!(err.to_string().contains("insecure_plaintext"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quic_takes_its_settings_and_host_names_from_a_wire_config() {
+    use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
+    use mpst_choreo::transport::Transport;
+    let pki = Deployment::generate(PROTOCOL, ["A", "B"]).unwrap();
+    let sockets = [
+        std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+        std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+    ];
+    let ports: Vec<u16> = sockets
+        .iter()
+        .map(|s| s.local_addr().unwrap().port())
+        .collect();
+    let starts = ["A", "B"]
+        .into_iter()
+        .zip(sockets)
+        .enumerate()
+        .map(|(i, (name, socket))| {
+            let (peer, port) = if i == 0 {
+                ("B", ports[1])
+            } else {
+                ("A", ports[0])
+            };
+            let wire = WireConfig::new(PROTOCOL, name)
+                .mutual_tls(pki.identity(name))
+                .peer(peer, format!("localhost:{port}"))
+                .max_frame_length(4096);
+            let quic = QuicConfig::from_wire(&wire);
+            assert_eq!(quic.max_frame_length, 4096);
+            let peers = vec![(
+                RoleName::new(peer),
+                wire.peer_address(peer).unwrap().to_string(),
+            )];
+            let identity = pki.identity(name);
+            async move {
+                QuicTransport::start(
+                    RoleName::new(name),
+                    socket,
+                    &identity,
+                    PROTOCOL,
+                    peers,
+                    quic,
+                )
+                .await
+                .unwrap()
+            }
+        });
+    let transports = timeout(LIMIT, futures::future::join_all(starts))
+        .await
+        .unwrap();
+    let mut incoming = transports[1].incoming(&RoleName::new("B")).unwrap();
+    transports[0]
+        .send(common::envelope("A", "B", 5, 100))
+        .await
+        .unwrap();
+    assert_eq!(common::next(&mut incoming).await, 5);
+    // Past the configured max_frame_length, the sender refuses.
+    let err = transports[0]
+        .send(common::envelope("A", "B", 6, 8192))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("4096"), "{err}");
 }

@@ -247,38 +247,11 @@ fn identity(args: &Args, name: &RoleName) -> Result<Option<Identity>, String> {
 async fn connect_configured(wire: &mpst_wire::WireConfig, quic: bool) -> Result<Net, String> {
     let name = RoleName::new(wire.role());
     if quic {
-        let identity = match wire.resolve_security().map_err(|e| e.to_string())? {
-            mpst_wire::Security::MutualTls(identity) => identity,
-            _ => return Err("--quic needs [security] identity files".into()),
-        };
-        let listen = wire
-            .listen_address()
-            .ok_or("no listen address in --config")?;
-        let socket = std::net::UdpSocket::bind(listen).map_err(|e| e.to_string())?;
-        let local = socket.local_addr().map_err(|e| e.to_string())?;
-        let peers = wire
-            .peers()
-            .map(|p| match wire.peer_address(p) {
-                Some(addr) => Ok((RoleName::new(p), addr.to_string())),
-                None => Err(format!("peer {p} has no address in --config")),
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        let config = QuicConfig {
-            connect_timeout: wire.get_connect_timeout(),
-            max_frame_length: wire.get_max_frame_length(),
-            ..QuicConfig::default()
-        };
-        let started = QuicTransport::start(
-            name.clone(),
-            socket,
-            &identity,
-            wire.protocol(),
-            peers,
-            config,
-        );
-        let net = Net::Quic(Arc::new(started.await.map_err(|e| e.to_string())?));
-        announce(&name, local)?;
-        return Ok(net);
+        let transport = QuicTransport::connect(wire)
+            .await
+            .map_err(|e| e.to_string())?;
+        announce(&name, transport.local_addr().map_err(|e| e.to_string())?)?;
+        return Ok(Net::Quic(Arc::new(transport)));
     }
     let transport = TcpTransport::connect(wire)
         .await
