@@ -84,7 +84,7 @@ async fn unclaimed(envelopes: u64) {
         envelopes.to_string(),
     ];
     let (mut child, mut lines) = attacker(&args);
-    let a_addr = lines
+    let a_addr: std::net::SocketAddr = lines
         .next()
         .expect("the attacker's address")
         .parse()
@@ -125,7 +125,10 @@ async fn attack_unclaimed(b_addr: &str, dir: &str, envelopes: u64) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     println!("{}", listener.local_addr().unwrap());
     let config = TcpConfig::mutual_tls(PROGRAM, identity(dir.as_ref(), "A"));
-    let peers = [(RoleName::from("B"), b_addr.parse().unwrap())];
+    let peers = [(
+        RoleName::from("B"),
+        b_addr.parse::<std::net::SocketAddr>().unwrap(),
+    )];
     let a = TcpTransport::start(RoleName::from("A"), listener, peers, config)
         .await
         .unwrap();
@@ -153,13 +156,13 @@ async fn partial(tls: bool) {
             TcpConfig::mutual_tls(PROGRAM, identity(&dir, role))
         } else {
             TcpConfig {
-                program: PROGRAM.into(),
+                protocol: PROGRAM.into(),
                 ..TcpConfig::insecure_plaintext()
             }
         };
         TcpConfig {
             connections_per_peer: 1,
-            frame_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(5),
             ..security
         }
     };

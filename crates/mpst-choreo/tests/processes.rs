@@ -63,7 +63,7 @@ struct Run {
 
 /// Runs example `name` with one process per role of `roles`, over TCP.
 fn run(name: &str, roles: &[RoleName], in_order: bool) -> Result<Run, String> {
-    run_over(name, roles, in_order, false)
+    run_over(name, roles, in_order, false, None)
 }
 
 /// A fresh directory of certificates for example `name`, written by the example itself
@@ -100,8 +100,14 @@ impl Drop for Certs {
 
 /// Runs example `name` with one process per role of `roles`, over TCP with mutual TLS or
 /// over QUIC, every role proving itself with a certificate of a deployment made for the
-/// run.
-fn run_over(name: &str, roles: &[RoleName], in_order: bool, quic: bool) -> Result<Run, String> {
+/// run. With `host`, peers are told by that host name instead of `127.0.0.1`.
+fn run_over(
+    name: &str,
+    roles: &[RoleName],
+    in_order: bool,
+    quic: bool,
+    host: Option<&str>,
+) -> Result<Run, String> {
     let start = Instant::now();
     let left = || DEADLINE.saturating_sub(start.elapsed());
     let certs = Certs::new(name)?;
@@ -162,6 +168,10 @@ fn run_over(name: &str, roles: &[RoleName], in_order: bool, quic: bool) -> Resul
     for child in &mut children.0 {
         let mut stdin = child.stdin.take().ok_or("no stdin")?;
         for (role, addr) in &addrs {
+            let addr = match host {
+                Some(host) => addr.replacen("127.0.0.1", host, 1),
+                None => addr.clone(),
+            };
             writeln!(stdin, "peer {role} {addr}").map_err(|e| e.to_string())?;
         }
         writeln!(stdin, "go").map_err(|e| e.to_string())?;
@@ -243,6 +253,14 @@ fn concurrent_send_as_processes() {
 }
 
 #[test]
+fn concurrent_send_as_processes_with_peers_named_localhost() {
+    let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
+    let roles = concurrent_send::Roles::names();
+    let run_ = run_over("concurrent_send", &roles, false, false, Some("localhost")).unwrap();
+    assert_eq!(run_.results, want);
+}
+
+#[test]
 fn concurrent_clients_as_processes() {
     let (a, b) = clients::expected(&clients::Params::example());
     let want = results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]);
@@ -313,6 +331,24 @@ fn every_example_binary_runs_all_roles_in_one_process() {
 }
 
 #[test]
+fn a_config_file_without_a_security_mode_fails_with_a_message() {
+    let certs = Certs::new("concurrent_send").unwrap();
+    let file = certs.0.join("deploy.toml");
+    let text =
+        "protocol = \"concurrent_send\"\n[roles]\nKS = \"127.0.0.1:0\"\nC = \"localhost:1\"\n";
+    std::fs::write(&file, text).unwrap();
+    let output = Command::new(binary("concurrent_send"))
+        .args(["--role", "KS", "--config"])
+        .arg(&file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("insecure_plaintext"), "{stderr}");
+}
+
+#[test]
 fn a_bad_role_fails_with_a_message_not_a_hang() {
     let output = Command::new(binary("concurrent_send"))
         .args(["--role", "Nobody"])
@@ -349,14 +385,14 @@ fn a_role_without_an_identity_is_refused_with_a_message() {
 fn concurrent_send_and_model_serving_as_processes_over_quic() {
     let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
     let roles = concurrent_send::Roles::names();
-    let run_ = run_over("concurrent_send", &roles, false, true).unwrap();
+    let run_ = run_over("concurrent_send", &roles, false, true, None).unwrap();
     assert_eq!(run_.results, want);
     let want = pipeline::expected(&pipeline::Params::example());
     let want = results(&[("Gateway", format!("{want:?}"))]);
     let roles = pipeline::Roles::names();
-    let run_ = run_over("model_serving", &roles, false, true).unwrap();
+    let run_ = run_over("model_serving", &roles, false, true, None).unwrap();
     assert_eq!(run_.results, want);
-    let run_ = run_over("model_serving", &roles, true, true).unwrap();
+    let run_ = run_over("model_serving", &roles, true, true, None).unwrap();
     assert_eq!(run_.results, want);
     conforms(include_str!("../examples/model_serving.scr"), None, &run_);
 }

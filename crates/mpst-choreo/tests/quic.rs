@@ -53,7 +53,7 @@ async fn many_messages_arrive_once_each_before_close_returns() {
 #[tokio::test]
 async fn oversized_messages_are_refused_at_both_ends() {
     let small = QuicConfig {
-        max_frame_len: 1024,
+        max_frame_length: 1024,
         ..QuicConfig::default()
     };
     let (a, b) = timeout(LIMIT, pair(small.clone(), small)).await.unwrap();
@@ -69,7 +69,7 @@ async fn oversized_messages_are_refused_at_both_ends() {
         pair(
             QuicConfig::default(),
             QuicConfig {
-                max_frame_len: 1024,
+                max_frame_length: 1024,
                 ..QuicConfig::default()
             },
         ),
@@ -101,7 +101,7 @@ async fn a_stranger_with_a_certificate_of_another_ca_is_refused_and_reported() {
         common::PROGRAM,
         [(role("B"), b_addr)],
         QuicConfig {
-            connect_deadline: Duration::from_secs(2),
+            connect_timeout: Duration::from_secs(2),
             ..QuicConfig::default()
         },
     );

@@ -85,7 +85,7 @@ async fn many_messages_arrive_once_each_and_close_flushes_them() {
 #[tokio::test]
 async fn an_oversized_envelope_is_refused_when_sent() {
     let config = TcpConfig {
-        max_frame_len: 1024,
+        max_frame_length: 1024,
         ..TcpConfig::insecure_plaintext()
     };
     let (a, _b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
@@ -104,7 +104,7 @@ async fn an_oversized_envelope_is_refused_when_sent() {
 #[tokio::test]
 async fn an_oversized_frame_is_an_error_at_the_receiver() {
     let small = TcpConfig {
-        max_frame_len: 1024,
+        max_frame_length: 1024,
         ..TcpConfig::insecure_plaintext()
     };
     let (a, b) = timeout(LIMIT, pair(TcpConfig::insecure_plaintext(), small))
@@ -241,7 +241,7 @@ async fn an_absent_peer_fails_at_the_deadline_naming_it() {
     nobody.bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = nobody.local_addr().unwrap();
     let config = TcpConfig {
-        connect_deadline: Duration::from_millis(200),
+        connect_timeout: Duration::from_millis(200),
         ..TcpConfig::insecure_plaintext()
     };
     let la = TcpListener::bind("127.0.0.1:0").await.unwrap();

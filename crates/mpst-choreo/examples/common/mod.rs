@@ -8,13 +8,18 @@
 //!     writes a CA and a certificate and key per role of this example into DIR
 //!     (`ca.pem`, `ROLE.pem`, `ROLE.key`; the protocol named is the example's name)
 //! example [--in-order] --role NAME (--certs DIR | --insecure-plaintext) [--quic]
-//!         [--listen ADDR] [--peer NAME=ADDR]... [--record]
+//!         [--listen ADDR] [--peer NAME=HOST:PORT]... [--record]
 //!     one role over TCP with mutual TLS (QUIC with --quic), proving itself with DIR's
 //!     certificate for NAME; listens on ADDR (default 127.0.0.1:0) and prints
-//!     `listening NAME ADDR`; without --peer, reads `peer NAME ADDR` lines from standard
-//!     input up to a line `go`; then runs and prints its result, and with --record one
-//!     `step ...` line per communication step (for the Scribble conformance check).
+//!     `listening NAME ADDR`; without --peer, reads `peer NAME HOST:PORT` lines from
+//!     standard input up to a line `go` (host names are looked up again on each dial
+//!     retry); then runs and prints its result, and with --record one `step ...` line per
+//!     communication step (for the Scribble conformance check).
 //!     `--insecure-plaintext` (TCP only) lets anyone who reaches the port speak for a role.
+//! example [--in-order] --config FILE.toml [--role NAME] [--quic] [--record]
+//!     the same, configured by an `mpst-wire` TOML file (the format of `mpst::net`:
+//!     `protocol`, `listen`, `[peers]`, `[security]`, time-outs; a shared file with
+//!     `[roles]` needs --role); prints `listening NAME ADDR` once connected.
 //! ```
 //!
 //! Failures print `error ROLE MESSAGE` on standard error and exit with status 1.
@@ -38,7 +43,10 @@ struct Args {
     in_order: bool,
     role: Option<String>,
     listen: SocketAddr,
-    peers: Vec<(RoleName, SocketAddr)>,
+    peers: Vec<(RoleName, String)>,
+    config: Option<PathBuf>,
+    /// The configuration read from `--config`.
+    wire: Option<mpst_wire::WireConfig>,
     record: bool,
     quic: bool,
     certs: Option<PathBuf>,
@@ -52,6 +60,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         role: None,
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         peers: Vec::new(),
+        config: None,
+        wire: None,
         record: false,
         quic: false,
         certs: None,
@@ -68,6 +78,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--certs" => parsed.certs = Some(value("--certs")?.into()),
             "--write-certs" => parsed.write_certs = Some(value("--write-certs")?.into()),
             "--role" => parsed.role = Some(value("--role")?),
+            "--config" => parsed.config = Some(value("--config")?.into()),
             "--listen" => {
                 let addr = value("--listen")?;
                 parsed.listen = addr.parse().map_err(|e| format!("--listen {addr}: {e}"))?;
@@ -76,14 +87,28 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 let peer = value("--peer")?;
                 let (name, addr) = peer
                     .split_once('=')
-                    .ok_or(format!("--peer {peer}: expected NAME=ADDR"))?;
-                let addr = addr.parse().map_err(|e| format!("--peer {peer}: {e}"))?;
+                    .ok_or(format!("--peer {peer}: expected NAME=HOST:PORT"))?;
+                let addr = host_port(addr).map_err(|e| format!("--peer {peer}: {e}"))?;
                 parsed.peers.push((RoleName::new(name), addr));
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
     Ok(parsed)
+}
+
+/// Checks `HOST:PORT` (a host name or an address; `[v6]:port`) without looking it up:
+/// the transport looks host names up on each dial.
+fn host_port(addr: &str) -> Result<String, String> {
+    let (host, port) = addr
+        .rsplit_once(':')
+        .ok_or(format!("expected HOST:PORT, got `{addr}`"))?;
+    if host.is_empty() {
+        return Err(format!("no host in `{addr}`"));
+    }
+    port.parse::<u16>()
+        .map_err(|e| format!("port `{port}` of `{addr}`: {e}"))?;
+    Ok(addr.to_string())
 }
 
 /// The example's name (its binary's), which is also the protocol its certificates name.
@@ -136,6 +161,21 @@ where
             return ExitCode::FAILURE;
         }
     };
+    let mut args = args;
+    let wire = match &args.config {
+        None => None,
+        Some(path) => match mpst_wire::WireConfig::from_file(path, args.role.as_deref()) {
+            Ok(wire) => {
+                args.role = Some(wire.role().to_string());
+                Some(wire)
+            }
+            Err(e) => {
+                eprintln!("error - {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let args = Args { wire, ..args };
     let done = runtime.block_on(async {
         match (args.in_order, args.role.clone()) {
             (false, None) => all_roles(out_of_order, report).await,
@@ -203,15 +243,35 @@ fn identity(args: &Args, name: &RoleName) -> Result<Option<Identity>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Connects as `--config` says, then says where it listens.
+async fn connect_configured(wire: &mpst_wire::WireConfig, quic: bool) -> Result<Net, String> {
+    let name = RoleName::new(wire.role());
+    if quic {
+        let transport = QuicTransport::connect(wire)
+            .await
+            .map_err(|e| e.to_string())?;
+        announce(&name, transport.local_addr().map_err(|e| e.to_string())?)?;
+        return Ok(Net::Quic(Arc::new(transport)));
+    }
+    let transport = TcpTransport::connect(wire)
+        .await
+        .map_err(|e| e.to_string())?;
+    announce(&name, transport.local_addr())?;
+    Ok(Net::Tcp(Arc::new(transport)))
+}
+
 /// Listens, says where, learns the peers and connects to them.
 async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
+    if let Some(wire) = &args.wire {
+        return connect_configured(wire, args.quic).await;
+    }
     let identity = identity(args, name)?;
     if identity.is_some() == args.plaintext {
         return Err(
             "give exactly one of --certs DIR (see --write-certs) and --insecure-plaintext".into(),
         );
     }
-    let others = |peers: Vec<(RoleName, SocketAddr)>| {
+    let others = |peers: Vec<(RoleName, String)>| {
         peers
             .into_iter()
             .filter(|(peer, _)| peer != name)
@@ -223,7 +283,7 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
         announce(name, socket.local_addr().map_err(|e| e.to_string())?)?;
         let peers = others(peers(args)?);
         let config = QuicConfig {
-            connect_deadline: Duration::from_secs(20),
+            connect_timeout: Duration::from_secs(20),
             ..QuicConfig::default()
         };
         let program = program();
@@ -241,12 +301,12 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
     let security = match identity {
         Some(identity) => TcpConfig::mutual_tls(program(), identity),
         None => TcpConfig {
-            program: program(),
+            protocol: program(),
             ..TcpConfig::insecure_plaintext()
         },
     };
     let config = TcpConfig {
-        connect_deadline: Duration::from_secs(20),
+        connect_timeout: Duration::from_secs(20),
         ..security
     };
     let started = TcpTransport::start(name.clone(), listener, peers, config);
@@ -256,7 +316,7 @@ async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
 }
 
 /// The peers from `--peer`, or else from standard input.
-fn peers(args: &Args) -> Result<Vec<(RoleName, SocketAddr)>, String> {
+fn peers(args: &Args) -> Result<Vec<(RoleName, String)>, String> {
     if args.peers.is_empty() {
         read_peers()
     } else {
@@ -304,8 +364,8 @@ where
     Ok(())
 }
 
-/// `peer NAME ADDR` lines from standard input, up to `go`.
-fn read_peers() -> Result<Vec<(RoleName, SocketAddr)>, String> {
+/// `peer NAME HOST:PORT` lines from standard input, up to `go`.
+fn read_peers() -> Result<Vec<(RoleName, String)>, String> {
     let mut peers = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading peers: {e}"))?;
@@ -313,11 +373,13 @@ fn read_peers() -> Result<Vec<(RoleName, SocketAddr)>, String> {
         let (name, addr) = match words.as_slice() {
             ["go"] => return Ok(peers),
             ["peer", name, addr] => (name, addr),
-            _ => return Err(format!("expected `peer NAME ADDR` or `go`, got `{line}`")),
+            _ => {
+                return Err(format!(
+                    "expected `peer NAME HOST:PORT` or `go`, got `{line}`"
+                ));
+            }
         };
-        let addr = addr
-            .parse()
-            .map_err(|e| format!("peer {name} {addr}: {e}"))?;
+        let addr = host_port(addr).map_err(|e| format!("peer {name} {addr}: {e}"))?;
         peers.push((RoleName::new(name.to_string()), addr));
     }
     Err("standard input ended before `go`".into())

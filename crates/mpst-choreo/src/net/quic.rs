@@ -20,6 +20,8 @@ use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
 use tokio::task::{JoinHandle, JoinSet};
 
+mod from_wire;
+
 use super::{
     Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
     io_error,
@@ -31,9 +33,9 @@ use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportE
 #[derive(Clone)]
 pub struct QuicConfig {
     /// The largest message sent or accepted, in bytes.
-    pub max_frame_len: usize,
+    pub max_frame_length: usize,
     /// How long to keep trying to reach peers that are not up yet.
-    pub connect_deadline: Duration,
+    pub connect_timeout: Duration,
     /// Streams a peer may have open towards this role at once.
     pub max_concurrent_streams: u32,
     /// How long a dropped transport waits for its peers to read everything it sent.
@@ -46,8 +48,8 @@ pub struct QuicConfig {
 impl Default for QuicConfig {
     fn default() -> Self {
         QuicConfig {
-            max_frame_len: DEFAULT_MAX_FRAME,
-            connect_deadline: Duration::from_secs(10),
+            max_frame_length: DEFAULT_MAX_FRAME,
+            connect_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             linger: Duration::from_secs(10),
             hold: None,
@@ -58,8 +60,8 @@ impl Default for QuicConfig {
 impl std::fmt::Debug for QuicConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QuicConfig")
-            .field("max_frame_len", &self.max_frame_len)
-            .field("connect_deadline", &self.connect_deadline)
+            .field("max_frame_length", &self.max_frame_length)
+            .field("connect_timeout", &self.connect_timeout)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
             .field("linger", &self.linger)
             .field("hold", &self.hold.is_some())
@@ -74,7 +76,7 @@ pub struct QuicTransport {
     endpoint: Endpoint,
     connections: Mutex<HashMap<RoleName, Connection>>,
     linger: Duration,
-    max_frame_len: usize,
+    max_frame_length: usize,
     hold: Option<Hold>,
     delivery: Delivery,
     slot: IncomingSlot,
@@ -96,19 +98,23 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl QuicTransport {
     /// Serves on `socket` as `identity` (a certificate of the deployment's CA naming this
-    /// role of `program`) and connects to every peer before `connect_deadline` (QUIC
+    /// role of `program`) and connects to every peer before `connect_timeout` (QUIC
     /// retransmits its handshake, so peers may start in any order). A peer's certificate
-    /// must name its role of `program`; a client whose certificate names none of the
+    /// must name its role of `program`. Peers are given as `SocketAddr`s or `"host:port"`
+    /// strings (looked up when connecting); a client whose certificate names none of the
     /// peers, or that has none from the CA, is refused and counted, whatever its address.
     pub async fn start(
         role: RoleName,
         socket: UdpSocket,
         identity: &Identity,
         program: &str,
-        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
+        peers: impl IntoIterator<Item = (RoleName, impl ToString)>,
         config: QuicConfig,
     ) -> Result<Self, TransportError> {
-        let peers: HashMap<RoleName, SocketAddr> = peers.into_iter().collect();
+        let peers: HashMap<RoleName, String> = peers
+            .into_iter()
+            .map(|(peer, addr)| (peer, addr.to_string()))
+            .collect();
         let bad = |what: &str, e: &dyn std::fmt::Display| {
             io_error(&role, ErrorKind::InvalidInput, format!("{what}: {e}"))
         };
@@ -131,7 +137,7 @@ impl QuicTransport {
         endpoint.set_default_client_config(client);
 
         let (delivery, slot) = IncomingSlot::new(role.clone());
-        let max = config.max_frame_len;
+        let max = config.max_frame_length;
         let arrivals = Arrivals::new();
         let accepted = Accepted::default();
         let refused = Arc::new(AtomicU64::new(0));
@@ -157,10 +163,20 @@ impl QuicTransport {
                 };
                 let name = mpst_wire::names::subject_name(peer.as_str(), program)
                     .map_err(|e| failed(&e))?;
-                let connecting = endpoint.connect(*addr, &name).map_err(|e| failed(&e))?;
-                match tokio::time::timeout(config.connect_deadline, connecting).await {
+                let connecting = async {
+                    // A host name is looked up when connecting (QUIC retransmits its
+                    // handshake itself; there is no dial loop to look it up again).
+                    let resolved = tokio::net::lookup_host(addr.as_str()).await;
+                    let target = resolved
+                        .map_err(|e| failed(&e))?
+                        .next()
+                        .ok_or_else(|| failed(&"the name has no address"))?;
+                    let connecting = endpoint.connect(target, &name).map_err(|e| failed(&e))?;
+                    connecting.await.map_err(|e| failed(&e))
+                };
+                match tokio::time::timeout(config.connect_timeout, connecting).await {
                     Ok(Ok(connection)) => Ok((peer.clone(), connection)),
-                    Ok(Err(e)) => Err(failed(&e)),
+                    Ok(Err(e)) => Err(e),
                     Err(_) => Err(failed(&"no handshake before the deadline")),
                 }
             }
@@ -175,7 +191,7 @@ impl QuicTransport {
             endpoint,
             connections: Mutex::new(connections),
             linger: config.linger,
-            max_frame_len: config.max_frame_len,
+            max_frame_length: config.max_frame_length,
             hold: config.hold,
             delivery,
             slot,
@@ -222,7 +238,7 @@ impl QuicTransport {
             std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
         let connections =
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
-        let (max, delivery) = (self.max_frame_len, self.delivery.clone());
+        let (max, delivery) = (self.max_frame_length, self.delivery.clone());
         let (arrivals, peers) = (self.arrivals.clone(), self.peer_names.clone());
         let accepted = Arc::clone(&self.accepted);
         let endpoint = self.endpoint.clone();
@@ -308,7 +324,7 @@ impl QuicTransport {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
         let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
-        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_len)?;
+        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
         let delivery = self.delivery.clone();
         let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
         while sending.try_join_next().is_some() {}

@@ -3,7 +3,7 @@
 //! round-robin, so messages to one peer really can overtake each other. Every lane is set
 //! up by `mpst-wire` — mutual TLS with a certificate naming the role (or, only when asked
 //! for by name, [`TcpConfig::insecure_plaintext`]), a versioned hello carrying the
-//! program and the lane count, fresh nonces that give the lane its run — before any
+//! protocol and the lane count, fresh nonces that give the lane its run — before any
 //! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
 //! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
 //! peer, or a frame of another run, is refused and counted ([`TcpStats`]).
@@ -69,6 +69,7 @@ use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
 
 mod accept;
+mod from_wire;
 
 use accept::{Ctx, Frame, Lanes as LaneCount, wire_error};
 
@@ -78,25 +79,25 @@ pub struct TcpConfig {
     /// How lanes are secured: mutual TLS with this role's identity, or (named so)
     /// insecure plaintext.
     pub security: Security,
-    /// The program every role runs (e.g. the choreography's name): the protocol of the
-    /// `mpst-wire` hello, and of the role certificates. A peer running another is
-    /// refused.
-    pub program: String,
+    /// The protocol every role runs (e.g. the choreography's name, with a version): the
+    /// protocol of the `mpst-wire` hello, and of the role certificates. A peer running
+    /// another is refused. (`WireConfig`'s and `mpst::net::Config`'s `protocol`.)
+    pub protocol: String,
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
     pub connections_per_peer: usize,
     /// The largest frame sent or accepted, in bytes.
-    pub max_frame_len: usize,
+    pub max_frame_length: usize,
     /// How long to keep dialling peers that are not listening yet (`Duration::MAX`: no
     /// deadline).
-    pub connect_deadline: Duration,
+    pub connect_timeout: Duration,
     /// How long a lane may take to be set up (TLS and hello); a connection that has not
     /// finished by then is closed and counted as refused.
     pub handshake_timeout: Duration,
     /// How long a frame that has begun to arrive may take to be whole; a lane whose
     /// frame stalls longer is closed. Between frames a lane may idle indefinitely.
-    pub frame_timeout: Duration,
+    pub idle_timeout: Duration,
     /// Connections being set up at once; more are closed at once and counted as refused.
-    pub max_handshakes: usize,
+    pub max_pending_handshakes: usize,
     /// Set-up connections held at once; more are closed at once and counted as refused.
     /// Besides, a peer may hold at most twice `connections_per_peer` lanes open (every
     /// role should use the same `connections_per_peer`).
@@ -107,31 +108,32 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// Mutual TLS: this role proves itself with `identity` (a certificate issued by the
-    /// deployment's CA naming this role of `program`, e.g. written by `mpst certs --name PROGRAM`) and
-    /// admits only peers whose certificates name their roles.
-    pub fn mutual_tls(program: impl Into<String>, identity: Identity) -> Self {
-        Self::with_security(program.into(), Security::MutualTls(identity))
+    /// deployment's CA naming this role of `protocol`, e.g. written by
+    /// `mpst certs --name PROTOCOL`) and admits only peers whose certificates name their
+    /// roles.
+    pub fn mutual_tls(protocol: impl Into<String>, identity: Identity) -> Self {
+        Self::with_security(protocol.into(), Security::MutualTls(identity))
     }
 
     /// Plain TCP: no peer proves its role, so anyone who can reach the port can speak
     /// for a role and forge its messages (replayed bytes are still refused). For loopback
     /// measurements and networks where every host is trusted, never across a network you
-    /// do not control. The program is `choreography`; set [`TcpConfig::program`] to
-    /// tell programs apart.
+    /// do not control. The protocol is `choreography`; set [`TcpConfig::protocol`] to
+    /// tell protocols apart.
     pub fn insecure_plaintext() -> Self {
         Self::with_security("choreography".into(), Security::InsecurePlaintext)
     }
 
-    fn with_security(program: String, security: Security) -> Self {
+    fn with_security(protocol: String, security: Security) -> Self {
         TcpConfig {
             security,
-            program,
+            protocol,
             connections_per_peer: 4,
-            max_frame_len: DEFAULT_MAX_FRAME,
-            connect_deadline: Duration::from_secs(10),
+            max_frame_length: DEFAULT_MAX_FRAME,
+            connect_timeout: Duration::from_secs(10),
             handshake_timeout: Duration::from_secs(10),
-            frame_timeout: Duration::from_secs(30),
-            max_handshakes: 64,
+            idle_timeout: Duration::from_secs(30),
+            max_pending_handshakes: 64,
             max_connections: 1024,
             hold: None,
         }
@@ -146,13 +148,13 @@ impl std::fmt::Debug for TcpConfig {
         };
         f.debug_struct("TcpConfig")
             .field("security", &security)
-            .field("program", &self.program)
+            .field("protocol", &self.protocol)
             .field("connections_per_peer", &self.connections_per_peer)
-            .field("max_frame_len", &self.max_frame_len)
-            .field("connect_deadline", &self.connect_deadline)
+            .field("max_frame_length", &self.max_frame_length)
+            .field("connect_timeout", &self.connect_timeout)
             .field("handshake_timeout", &self.handshake_timeout)
-            .field("frame_timeout", &self.frame_timeout)
-            .field("max_handshakes", &self.max_handshakes)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_pending_handshakes", &self.max_pending_handshakes)
             .field("max_connections", &self.max_connections)
             .field("hold", &self.hold.is_some())
             .finish()
@@ -163,7 +165,7 @@ impl std::fmt::Debug for TcpConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
     /// Connections closed before any envelope of theirs was read: refused by the
-    /// set-up (not authenticated, a certificate for another role, a wrong program or
+    /// set-up (not authenticated, a certificate for another role, a wrong protocol or
     /// role, a replayed handshake), failed (garbage, TLS errors, too slow), or over a cap.
     pub connections_refused: u64,
     /// Frames refused on set-up lanes: an envelope naming another sender than the lane's
@@ -191,7 +193,7 @@ struct Lanes {
 pub struct TcpTransport {
     role: RoleName,
     local: SocketAddr,
-    max_frame_len: usize,
+    max_frame_length: usize,
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
     slot: IncomingSlot,
@@ -199,52 +201,58 @@ pub struct TcpTransport {
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
-    connect_deadline: Duration,
+    connect_timeout: Duration,
     accepted: watch::Receiver<AcceptStats>,
     ctx: Arc<Ctx>,
 }
 
 impl TcpTransport {
-    /// Binds `listen`, then connects to every peer (see [`TcpTransport::start`]).
+    /// Binds `listen` (a `SocketAddr` or `"host:port"`), then connects to every peer (see
+    /// [`TcpTransport::start`]).
     pub async fn bind(
         role: RoleName,
-        listen: SocketAddr,
-        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
+        listen: impl tokio::net::ToSocketAddrs + std::fmt::Display,
+        peers: impl IntoIterator<Item = (RoleName, impl ToString)>,
         config: TcpConfig,
     ) -> Result<Self, TransportError> {
+        let shown = listen.to_string();
         let listener = TcpListener::bind(listen)
             .await
-            .map_err(|e| io_error(&role, e.kind(), format!("cannot listen on {listen}: {e}")))?;
+            .map_err(|e| io_error(&role, e.kind(), format!("cannot listen on {shown}: {e}")))?;
         Self::start(role, listener, peers, config).await
     }
 
     /// Accepts peers on `listener` and opens `connections_per_peer` lanes to each peer,
-    /// dialling with back-off until `connect_deadline` while a peer is not listening yet,
-    /// so roles may start in any order. Fails naming the first peer that could not be
+    /// dialling with back-off until `connect_timeout` while a peer is not listening yet,
+    /// so roles may start in any order. Peers are `SocketAddr`s or `"host:port"` strings;
+    /// a host name is looked up again on each retry. Fails naming the first peer that could not be
     /// reached (or that refused, with its reason).
     pub async fn start(
         role: RoleName,
         listener: TcpListener,
-        peers: impl IntoIterator<Item = (RoleName, SocketAddr)>,
+        peers: impl IntoIterator<Item = (RoleName, impl ToString)>,
         config: TcpConfig,
     ) -> Result<Self, TransportError> {
         let local = listener
             .local_addr()
             .map_err(|e| io_error(&role, e.kind(), format!("no local address: {e}")))?;
-        let peers: Vec<(RoleName, SocketAddr)> = peers.into_iter().collect();
+        let peers: Vec<(RoleName, String)> = peers
+            .into_iter()
+            .map(|(peer, addr)| (peer, addr.to_string()))
+            .collect();
         let lanes = config
             .connections_per_peer
             .clamp(1, accept::MAX_LANES as usize) as u32;
-        let mut wire = WireConfig::new(config.program.clone(), role.as_str())
+        let mut wire = WireConfig::new(config.protocol.clone(), role.as_str())
             .listen(local.to_string())
             .security(config.security.clone())
-            .connect_timeout(config.connect_deadline)
+            .connect_timeout(config.connect_timeout)
             .handshake_timeout(config.handshake_timeout)
-            .idle_timeout(config.frame_timeout)
-            .max_pending_handshakes(config.max_handshakes.max(1))
-            .max_frame_length(config.max_frame_len);
+            .idle_timeout(config.idle_timeout)
+            .max_pending_handshakes(config.max_pending_handshakes.max(1))
+            .max_frame_length(config.max_frame_length);
         for (peer, addr) in &peers {
-            wire = wire.peer(peer.as_str(), addr.to_string());
+            wire = wire.peer(peer.as_str(), addr.as_str());
         }
         let node = Node::new(wire)
             .map_err(wire_error)?
@@ -264,14 +272,14 @@ impl TcpTransport {
         ));
         let accepted = accepting.watch_stats();
         let acceptor = tokio::spawn(accept::take(accepting, ctx.clone()));
-        let deadline = mpst_wire::deadline_after(config.connect_deadline);
+        let deadline = mpst_wire::deadline_after(config.connect_timeout);
         let mut peer_names = Vec::new();
         let mut lanes_of = HashMap::new();
         let mut writers = Vec::new();
         for (peer, addr) in peers {
             peer_names.push(peer.clone());
             let mut lanes_to = Vec::new();
-            let address = addr.to_string();
+            let address = addr;
             for _ in 0..lanes {
                 let dialled = node.dial_at(peer.as_str(), &address, deadline);
                 let connection = dialled
@@ -297,7 +305,7 @@ impl TcpTransport {
         Ok(TcpTransport {
             role,
             local,
-            max_frame_len: config.max_frame_len,
+            max_frame_length: config.max_frame_length,
             hold: config.hold,
             peers: Mutex::new(lanes_of),
             slot,
@@ -305,7 +313,7 @@ impl TcpTransport {
             acceptor,
             arrivals,
             peer_names,
-            connect_deadline: config.connect_deadline,
+            connect_timeout: config.connect_timeout,
             accepted,
             ctx,
         })
@@ -328,7 +336,7 @@ impl TcpTransport {
     }
 
     /// Writes every queued envelope, says goodbye on every lane and waits until all is
-    /// written; then waits (at most `connect_deadline`) until every peer has opened all
+    /// written; then waits (at most `connect_timeout`) until every peer has opened all
     /// its lanes to this role, so that a role which finishes early does not stop
     /// listening while a late peer is still connecting. Envelopes sent afterwards are
     /// refused. Call it before the process exits, or queued envelopes may be lost.
@@ -341,7 +349,7 @@ impl TcpTransport {
             let _ = writer.await;
         }
         self.arrivals
-            .all(&self.peer_names, self.connect_deadline)
+            .all(&self.peer_names, self.connect_timeout)
             .await;
     }
 }
@@ -349,12 +357,12 @@ impl TcpTransport {
 impl Drop for TcpTransport {
     /// Queued envelopes are still written (each lane's writer finishes its queue and says
     /// goodbye); accepting goes on in the background until every peer has connected or
-    /// `connect_deadline` passes (at once without a tokio runtime). A process about to
+    /// `connect_timeout` passes (at once without a tokio runtime). A process about to
     /// exit should [`close`](TcpTransport::close) instead, which waits for both.
     fn drop(&mut self) {
         let acceptor = self.acceptor.abort_handle();
         let (arrivals, peers) = (self.arrivals.clone(), std::mem::take(&mut self.peer_names));
-        let deadline = self.connect_deadline;
+        let deadline = self.connect_timeout;
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 runtime.spawn(async move {
@@ -396,7 +404,7 @@ impl TcpTransport {
             run: lane.run,
             envelope,
         };
-        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_len)
+        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_length)
             .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
         lane.queue.send((hold, frame)).map_err(|_| {
             io_error(

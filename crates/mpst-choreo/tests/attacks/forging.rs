@@ -278,7 +278,7 @@ async fn impersonation_with_a_non_peers_or_another_cas_certificate_binds_nothing
         "a forger was admitted: {results:?}"
     );
     let (b, a_listener) = b_start;
-    let b_addr = b_addr.parse().unwrap();
+    let b_addr: std::net::SocketAddr = b_addr.parse().unwrap();
     let a = TcpTransport::start(
         role("A"),
         a_listener,

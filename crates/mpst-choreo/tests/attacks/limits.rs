@@ -9,12 +9,12 @@ async fn stranger_holding_partial_frames_is_closed_after_the_idle_timeout() {
     let deployment = Deployment::new(&names);
     let short = |d: &Deployment, r: &RoleName| TcpConfig {
         handshake_timeout: Duration::from_millis(300),
-        frame_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_millis(300),
         ..d.tcp(r)
     };
     let plaintext = |_: &Deployment, _: &RoleName| TcpConfig {
         handshake_timeout: Duration::from_millis(300),
-        frame_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_millis(300),
         ..TcpConfig::insecure_plaintext()
     };
     for config in [
@@ -85,7 +85,7 @@ async fn stranger_many_connections_are_capped() {
     let names = <Roles![A, B]>::names();
     let deployment = Deployment::new(&names);
     let capped = |d: &Deployment, r: &RoleName| TcpConfig {
-        max_handshakes: 8,
+        max_pending_handshakes: 8,
         handshake_timeout: Duration::from_secs(600),
         ..d.tcp(r)
     };
@@ -122,7 +122,7 @@ async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
     let deployment = Deployment::new(&names);
     let one_lane = |_: &Deployment, _: &RoleName| TcpConfig {
         connections_per_peer: 1,
-        program: common::PROGRAM.into(),
+        protocol: common::PROGRAM.into(),
         ..TcpConfig::insecure_plaintext()
     };
     let bound = listeners(&names).await;

@@ -116,7 +116,7 @@ async fn quic_rebinding_a_dead_peers_port_is_refused() {
         let socket = socket.await.unwrap();
         let claimed = if i == 0 { role("A") } else { role("C") };
         let config = QuicConfig {
-            connect_deadline: Duration::from_secs(2),
+            connect_timeout: Duration::from_secs(2),
             linger: Duration::ZERO,
             ..QuicConfig::default()
         };

@@ -97,8 +97,8 @@ pub async fn tcp_pair_in(
     mut a: TcpConfig,
     mut b: TcpConfig,
 ) -> (TcpTransport, TcpTransport) {
-    (a.security, a.program) = (deployment.tcp(&role("A")).security, PROGRAM.into());
-    (b.security, b.program) = (deployment.tcp(&role("B")).security, PROGRAM.into());
+    (a.security, a.protocol) = (deployment.tcp(&role("A")).security, PROGRAM.into());
+    (b.security, b.protocol) = (deployment.tcp(&role("B")).security, PROGRAM.into());
     let la = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let lb = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (aa, ab) = (la.local_addr().unwrap(), lb.local_addr().unwrap());

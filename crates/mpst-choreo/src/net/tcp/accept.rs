@@ -72,8 +72,8 @@ fn lanes_in(field: &[u8]) -> Result<u32, String> {
 /// Everything the readers share.
 pub(super) struct Ctx {
     role: RoleName,
-    max_frame_len: usize,
-    frame_timeout: Duration,
+    max_frame_length: usize,
+    idle_timeout: Duration,
     delivery: Delivery,
     arrivals: Arrivals,
     held: Arc<Semaphore>,
@@ -94,8 +94,8 @@ impl Ctx {
     ) -> Self {
         Ctx {
             role,
-            max_frame_len: config.max_frame_len,
-            frame_timeout: config.frame_timeout,
+            max_frame_length: config.max_frame_length,
+            idle_timeout: config.idle_timeout,
             delivery,
             arrivals,
             held,
@@ -168,7 +168,7 @@ fn lane(connection: Connection, ctx: &Arc<Ctx>) {
         ctx.over_held.fetch_add(1, Ordering::Relaxed);
         return;
     }
-    let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_len);
+    let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_length);
     ctx.arrivals.arrived(&peer, lanes);
     let ctx = ctx.clone();
     tokio::spawn(async move {
@@ -228,7 +228,7 @@ async fn next_frame(lane: &mut Lane, timeout: Duration) -> Option<Result<Frame, 
 async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     loop {
-        let frame = match next_frame(lane, ctx.frame_timeout).await {
+        let frame = match next_frame(lane, ctx.idle_timeout).await {
             Some(Ok(frame)) => frame,
             Some(Err(FrameError::Io(e))) => return Err(lost(format!("the lane failed: {e}"))),
             Some(Err(e @ FrameError::Truncated { .. })) => return Err(lost(e.to_string())),
