@@ -258,6 +258,15 @@ fn double_buffering_and_three_buyers_complete_across_hosts() {
         .collect();
     let sink = &outcomes.iter().find(|(r, _)| r == "T").unwrap().1;
     assert_eq!(sink, &sink_reads(20), "{outcomes:?}");
+    // The protocol never ends: once the sink has left, the kernel fails naming it and
+    // the source fails naming the kernel, as in the examples' own multi-process test.
+    for (role, peer) in [("K", "T"), ("S", "K")] {
+        let last = &outcomes.iter().find(|(r, _)| r == role).unwrap().1;
+        assert!(
+            last.starts_with(&format!("ERR role {role}")) && last.contains(peer),
+            "{role}: {last}"
+        );
+    }
     let stalls: u64 = roles
         .iter()
         .flat_map(|r| bed.links_of(&r.to_ascii_lowercase()))
