@@ -42,6 +42,12 @@ impl Process {
         self.child.stdout.take()
     }
 
+    /// Takes the process's piped stdin (to write to it while the process runs; dropping
+    /// it closes the pipe).
+    pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.child.stdin.take()
+    }
+
     /// Waits up to `timeout` for the process to exit and returns its status; past the
     /// time-out the process is killed and the answer is [`Error::TimedOut`].
     pub fn wait_timeout(&mut self, timeout: Duration) -> Result<ExitStatus> {

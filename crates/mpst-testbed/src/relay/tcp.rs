@@ -152,7 +152,11 @@ async fn pump(
     let reading = async move {
         let mut buf = vec![0u8; CHUNK];
         loop {
-            let n = from.read(&mut buf).await.map_err(|_| Broken)?;
+            // A reset is an item like any other, held by a partition.
+            let Ok(n) = from.read(&mut buf).await else {
+                let _ = tx.send(Item::Reset).await;
+                return Ok(());
+            };
             if n == 0 {
                 let _ = tx.send(Item::Eof).await;
                 return Ok(());
@@ -193,11 +197,16 @@ async fn pump(
                         .bytes
                         .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 }
+                // The end of a stream, closed or reset, crosses no partition either.
                 Item::Eof => {
+                    link.wait_up().await;
                     let _ = to.shutdown().await;
                     return Ok(());
                 }
-                Item::Reset => return Err(Broken),
+                Item::Reset => {
+                    link.wait_up().await;
+                    return Err(Broken);
+                }
             }
         }
         Err(Broken)
