@@ -1,5 +1,5 @@
 //! `#[session]` on choice enums whose variants name their peers with `#[to(Peer)]`: the
-//! enums `Choose<C>` takes, for choices whose branches go to different receivers.
+//! enums `Choose<Cases>` takes, for choices whose branches go to different receivers.
 //!
 //! Such an enum implements `ChoiceTo` once per variant (label, peer, continuation) and
 //! `ChoiceType` (its variants for introspection, each with its peer), but not `Choice`

@@ -218,21 +218,21 @@ impl<T, F: Future<Output = Result<T, Error>>, D: Future> Future for SessionUntil
 ///     "role A could not receive from B (at Receive<B, Ping, End>): timed out"
 /// );
 /// ```
-pub fn try_session_until<'r, R, S, T, F, Fut, D>(
-    role: &'r mut R,
+pub fn try_session_until<'r, Me, Session, T, F, Fut, D>(
+    role: &'r mut Me,
     deadline: D,
     f: F,
 ) -> impl Future<Output = Result<T, Error>> + Captures<'r>
 where
-    R: Role,
-    S: FromState<'r, Role = R>,
-    F: FnOnce(S) -> Fut,
-    Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
+    Me: Role,
+    Session: FromState<'r, Role = Me>,
+    F: FnOnce(Session) -> Fut,
+    Fut: Future<Output = Result<(T, End<'r, Me>), Error>>,
     D: Future,
 {
     SessionUntil {
         session: Some(try_session(role, f)),
         deadline,
-        role: R::NAME,
+        role: Me::NAME,
     }
 }

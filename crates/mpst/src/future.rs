@@ -21,103 +21,108 @@ type Types<T> = PhantomData<fn() -> T>;
 
 const POLLED_AFTER_READY: &str = "an mpst future was polled after it completed";
 
-/// Builds the error of a failed send of `L` from `R` to `P` in the state `Here`.
+/// Builds the error of a failed send of `Label` from `Me` to `Peer` in the state `Here`.
 #[cold]
-fn send_error<R: Role, P: Role, L, Here, E>(error: E) -> SendError
+fn send_error<Me: Role, Peer: Role, Label, Here, E>(error: E) -> SendError
 where
-    R::Message: Message<L>,
+    Me::Message: Message<Label>,
     E: std::error::Error + std::marker::Send + Sync + 'static,
 {
     SendError {
-        role: R::NAME,
-        peer: P::NAME,
-        label: Some(<R::Message as Message<L>>::NAME),
+        role: Me::NAME,
+        peer: Peer::NAME,
+        label: Some(<Me::Message as Message<Label>>::NAME),
         state: std::any::type_name::<Here>(),
         kind: SendErrorKind::from_sink_error(error),
     }
 }
 
-/// Builds the error of a receive at `R` from `P` in the state `Here`.
+/// Builds the error of a receive at `Me` from `Peer` in the state `Here`.
 #[cold]
-fn receive_error<R: Role, P: Role, Here>(kind: ReceiveErrorKind) -> ReceiveError {
+fn receive_error<Me: Role, Peer: Role, Here>(kind: ReceiveErrorKind) -> ReceiveError {
     ReceiveError {
-        role: R::NAME,
-        peer: P::NAME,
+        role: Me::NAME,
+        peer: Peer::NAME,
         state: std::any::type_name::<Here>(),
         kind,
     }
 }
 
-/// The role is about to wait on `P`: flushes every route (see [`poll_receive`]) and notes
+/// The role is about to wait on `Peer`: flushes every route (see [`poll_receive`]) and notes
 /// the wait for a session deadline. Out of line, to keep the ready path small.
 #[inline]
-fn wait<R, P, Here>(role: &mut R, cx: &mut Context<'_>) -> Poll<Result<R::Message, ReceiveError>>
+fn wait<Me, Peer, Here>(
+    role: &mut Me,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Me::Message, ReceiveError>>
 where
-    R: Route<P>,
-    P: Role,
+    Me: Route<Peer>,
+    Peer: Role,
 {
     // A constant: roles whose routes never buffer have nothing to flush.
-    if R::BUFFERED {
+    if Me::BUFFERED {
         if let Err(mut error) = ready!(role.poll_flush(cx)) {
             error.state = std::any::type_name::<Here>();
-            return Poll::Ready(Err(receive_error::<R, P, Here>(ReceiveErrorKind::Flush(
-                Box::new(error),
-            ))));
+            return Poll::Ready(Err(receive_error::<Me, Peer, Here>(
+                ReceiveErrorKind::Flush(Box::new(error)),
+            )));
         }
     }
     // Flushing is done; the stream registered the waker when it was polled.
     deadline::note(|| Waiting {
-        role: R::NAME,
-        peer: P::NAME,
+        role: Me::NAME,
+        peer: Peer::NAME,
         state: std::any::type_name::<Here>(),
         label: None,
     });
     Poll::Pending
 }
 
-/// Polls the next message from `R`'s route to `P`. When none is ready, the role is about
+/// Polls the next message from `Me`'s route to `Peer`. When none is ready, the role is about
 /// to wait: it first flushes every route's buffered sends, so no peer waits for a message
 /// that sits in a buffer (which could deadlock the protocol).
 #[inline]
-fn poll_receive<R, P, Here>(
-    role: &mut R,
+fn poll_receive<Me, Peer, Here>(
+    role: &mut Me,
     cx: &mut Context<'_>,
-) -> Poll<Result<R::Message, ReceiveError>>
+) -> Poll<Result<Me::Message, ReceiveError>>
 where
-    R: Route<P>,
-    P: Role,
-    R::Route: TryStream<Ok = R::Message> + Unpin,
-    <R::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
+    Me: Route<Peer>,
+    Peer: Role,
+    Me::Route: TryStream<Ok = Me::Message> + Unpin,
+    <Me::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
 {
-    let next = match Pin::new(<R as Route<P>>::route(role)).try_poll_next(cx) {
+    let next = match Pin::new(<Me as Route<Peer>>::route(role)).try_poll_next(cx) {
         Poll::Ready(next) => next,
-        Poll::Pending => return wait::<R, P, Here>(role, cx),
+        Poll::Pending => return wait::<Me, Peer, Here>(role, cx),
     };
     Poll::Ready(match next {
         Some(Ok(message)) => Ok(message),
-        Some(Err(error)) => Err(receive_error::<R, P, Here>(
+        Some(Err(error)) => Err(receive_error::<Me, Peer, Here>(
             ReceiveErrorKind::from_stream_error(error),
         )),
-        None => Err(receive_error::<R, P, Here>(ReceiveErrorKind::Disconnected)),
+        None => Err(receive_error::<Me, Peer, Here>(
+            ReceiveErrorKind::Disconnected,
+        )),
     })
 }
 
-/// Sends a label to `P`, then resolves to the continuation `S`.
+/// Sends a label to `Peer`, then resolves to the continuation `Next`.
 ///
 /// Returned by [`Send::send`](crate::Send::send) and [`Select::select`](crate::Select::select).
 #[must_use = "futures do nothing unless awaited"]
-pub struct SendFuture<'r, R: Role, P, L, S> {
-    state: Option<State<'r, R>>,
-    message: Option<R::Message>,
-    _types: Types<(P, L, S)>,
+pub struct SendFuture<'r, Me: Role, Peer, Label, Next> {
+    state: Option<State<'r, Me>>,
+    message: Option<Me::Message>,
+    _types: Types<(Peer, Label, Next)>,
 }
 
 // The message is only ever moved out through `&mut`, never pinned.
-impl<R: Role, P, L, S> Unpin for SendFuture<'_, R, P, L, S> {}
+impl<Me: Role, Peer, Label, Next> Unpin for SendFuture<'_, Me, Peer, Label, Next> {}
 
-impl<'r, R: Role, P, L, S> SendFuture<'r, R, P, L, S> {
+impl<'r, Me: Role, Peer, Label, Next> SendFuture<'r, Me, Peer, Label, Next> {
     #[inline]
-    pub(crate) fn new(state: State<'r, R>, message: R::Message) -> Self {
+    pub(crate) fn new(state: State<'r, Me>, message: Me::Message) -> Self {
         Self {
             state: Some(state),
             message: Some(message),
@@ -126,16 +131,16 @@ impl<'r, R: Role, P, L, S> SendFuture<'r, R, P, L, S> {
     }
 }
 
-impl<'r, R, P, L, S> Future for SendFuture<'r, R, P, L, S>
+impl<'r, Me, Peer, Label, Next> Future for SendFuture<'r, Me, Peer, Label, Next>
 where
-    R: Route<P>,
-    P: Role,
-    R::Message: Message<L>,
-    R::Route: Sink<R::Message> + Unpin,
-    <R::Route as Sink<R::Message>>::Error: std::error::Error + std::marker::Send + Sync + 'static,
-    S: FromState<'r, Role = R>,
+    Me: Route<Peer>,
+    Peer: Role,
+    Me::Message: Message<Label>,
+    Me::Route: Sink<Me::Message> + Unpin,
+    <Me::Route as Sink<Me::Message>>::Error: std::error::Error + std::marker::Send + Sync + 'static,
+    Next: FromState<'r, Role = Me>,
 {
-    type Output = Result<S, SendError>;
+    type Output = Result<Next, SendError>;
 
     /// Waits until the route can take the message and hands it over, without flushing
     /// (see [`channel`](crate::channel) for when the runtime flushes).
@@ -148,10 +153,10 @@ where
             Poll::Ready(ready) => ready,
             Poll::Pending => {
                 deadline::note(|| Waiting {
-                    role: R::NAME,
-                    peer: P::NAME,
-                    state: std::any::type_name::<Send<'r, R, P, L, S>>(),
-                    label: Some(<R::Message as Message<L>>::NAME),
+                    role: Me::NAME,
+                    peer: Peer::NAME,
+                    state: std::any::type_name::<Send<'r, Me, Peer, Label, Next>>(),
+                    label: Some(<Me::Message as Message<Label>>::NAME),
                 });
                 return Poll::Pending;
             }
@@ -167,29 +172,35 @@ where
         Poll::Ready(match sent {
             Ok(()) => {
                 #[cfg(feature = "tracing")]
-                crate::observe::sent::<R, P, Send<'r, R, P, L, S>>(
-                    <R::Message as Message<L>>::NAME,
+                crate::observe::sent::<Me, Peer, Send<'r, Me, Peer, Label, Next>>(
+                    <Me::Message as Message<Label>>::NAME,
                 );
                 Ok(step(state))
             }
             // Dropping `state` aborts the role.
-            Err(error) => Err(send_error::<R, P, L, Send<'r, R, P, L, S>, _>(error)),
+            Err(error) => Err(send_error::<
+                Me,
+                Peer,
+                Label,
+                Send<'r, Me, Peer, Label, Next>,
+                _,
+            >(error)),
         })
     }
 }
 
-/// Receives the label `L` from `P`, then resolves to it and the continuation `S`.
+/// Receives the label `Label` from `Peer`, then resolves to it and the continuation `Next`.
 ///
 /// Returned by [`Receive::receive`](crate::Receive::receive).
 #[must_use = "futures do nothing unless awaited"]
-pub struct ReceiveFuture<'r, R: Role, P, L, S> {
-    state: Option<State<'r, R>>,
-    _types: Types<(P, L, S)>,
+pub struct ReceiveFuture<'r, Me: Role, Peer, Label, Next> {
+    state: Option<State<'r, Me>>,
+    _types: Types<(Peer, Label, Next)>,
 }
 
-impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
+impl<'r, Me: Role, Peer, Label, Next> ReceiveFuture<'r, Me, Peer, Label, Next> {
     #[inline]
-    pub(crate) fn new(state: State<'r, R>) -> Self {
+    pub(crate) fn new(state: State<'r, Me>) -> Self {
         Self {
             state: Some(state),
             _types: PhantomData,
@@ -197,7 +208,7 @@ impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
     }
 }
 
-impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
+impl<'r, Me: Role, Peer, Label, Next> ReceiveFuture<'r, Me, Peer, Label, Next> {
     /// Gives up when `deadline` completes first: the session is dropped (aborting the
     /// role) and the receive fails with
     /// [`ReceiveErrorKind::TimedOut`]. Any future can be
@@ -208,73 +219,79 @@ impl<'r, R: Role, P, L, S> ReceiveFuture<'r, R, P, L, S> {
     }
 }
 
-impl<R: Role, P, L, S> deadline::private::Sealed for ReceiveFuture<'_, R, P, L, S> {}
+impl<Me: Role, Peer, Label, Next> deadline::private::Sealed
+    for ReceiveFuture<'_, Me, Peer, Label, Next>
+{
+}
 
-impl<'r, R, P, L, S> Expire for ReceiveFuture<'r, R, P, L, S>
+impl<'r, Me, Peer, Label, Next> Expire for ReceiveFuture<'r, Me, Peer, Label, Next>
 where
-    Self: Future<Output = Result<(L, S), ReceiveError>>,
-    R: Route<P>,
-    P: Role,
+    Self: Future<Output = Result<(Label, Next), ReceiveError>>,
+    Me: Route<Peer>,
+    Peer: Role,
 {
     #[cold]
     fn expire(&mut self) -> Self::Output {
         self.state = None;
-        Err(receive_error::<R, P, Receive<'r, R, P, L, S>>(
-            ReceiveErrorKind::TimedOut,
-        ))
+        Err(
+            receive_error::<Me, Peer, Receive<'r, Me, Peer, Label, Next>>(
+                ReceiveErrorKind::TimedOut,
+            ),
+        )
     }
 }
 
-impl<'r, R, P, L, S> Future for ReceiveFuture<'r, R, P, L, S>
+impl<'r, Me, Peer, Label, Next> Future for ReceiveFuture<'r, Me, Peer, Label, Next>
 where
-    R: Route<P>,
-    P: Role,
-    R::Message: Message<L> + Labelled,
-    R::Route: TryStream<Ok = R::Message> + Unpin,
-    <R::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
-    S: FromState<'r, Role = R>,
+    Me: Route<Peer>,
+    Peer: Role,
+    Me::Message: Message<Label> + Labelled,
+    Me::Route: TryStream<Ok = Me::Message> + Unpin,
+    <Me::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
+    Next: FromState<'r, Role = Me>,
 {
-    type Output = Result<(L, S), ReceiveError>;
+    type Output = Result<(Label, Next), ReceiveError>;
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);
-        let next = ready!(poll_receive::<R, P, Receive<'r, R, P, L, S>>(
-            state.role, cx
-        ));
+        let next =
+            ready!(poll_receive::<Me, Peer, Receive<'r, Me, Peer, Label, Next>>(state.role, cx));
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| match message.downcast() {
             Ok(label) => {
                 #[cfg(feature = "tracing")]
-                crate::observe::received::<R, P, Receive<'r, R, P, L, S>>(
-                    <R::Message as Message<L>>::NAME,
+                crate::observe::received::<Me, Peer, Receive<'r, Me, Peer, Label, Next>>(
+                    <Me::Message as Message<Label>>::NAME,
                 );
                 Ok((label, step(state)))
             }
-            Err(other) => Err(receive_error::<R, P, Receive<'r, R, P, L, S>>(
-                ReceiveErrorKind::UnexpectedLabel {
-                    received: other.label(),
-                    expected: <R::Message as ExpectOne<L>>::ONE,
-                },
-            )),
+            Err(other) => Err(
+                receive_error::<Me, Peer, Receive<'r, Me, Peer, Label, Next>>(
+                    ReceiveErrorKind::UnexpectedLabel {
+                        received: other.label(),
+                        expected: <Me::Message as ExpectOne<Label>>::ONE,
+                    },
+                ),
+            ),
         }))
     }
 }
 
-/// Receives one label of the choice `C` from `P`, then resolves to the matching variant.
+/// Receives one label of the choice `Cases` from `Peer`, then resolves to the matching variant.
 ///
 /// Returned by [`Branch::branch`](crate::Branch::branch).
 #[must_use = "futures do nothing unless awaited"]
-pub struct BranchFuture<'r, R: Role, P, C> {
-    state: Option<State<'r, R>>,
-    _types: Types<(P, C)>,
+pub struct BranchFuture<'r, Me: Role, Peer, Cases> {
+    state: Option<State<'r, Me>>,
+    _types: Types<(Peer, Cases)>,
 }
 
-impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
+impl<'r, Me: Role, Peer, Cases> BranchFuture<'r, Me, Peer, Cases> {
     #[inline]
-    pub(crate) fn new(state: State<'r, R>) -> Self {
+    pub(crate) fn new(state: State<'r, Me>) -> Self {
         Self {
             state: Some(state),
             _types: PhantomData,
@@ -282,7 +299,7 @@ impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
     }
 }
 
-impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
+impl<'r, Me: Role, Peer, Cases> BranchFuture<'r, Me, Peer, Cases> {
     /// Gives up when `deadline` completes first (see [`ReceiveFuture::until`]).
     #[inline]
     pub fn until<D: Future>(self, deadline: D) -> Until<Self, D> {
@@ -290,52 +307,56 @@ impl<'r, R: Role, P, C> BranchFuture<'r, R, P, C> {
     }
 }
 
-impl<R: Role, P, C> deadline::private::Sealed for BranchFuture<'_, R, P, C> {}
+impl<Me: Role, Peer, Cases> deadline::private::Sealed for BranchFuture<'_, Me, Peer, Cases> {}
 
-impl<'r, R, P, C> Expire for BranchFuture<'r, R, P, C>
+impl<'r, Me, Peer, Cases> Expire for BranchFuture<'r, Me, Peer, Cases>
 where
-    Self: Future<Output = Result<C, ReceiveError>>,
-    R: Route<P>,
-    P: Role,
+    Self: Future<Output = Result<Cases, ReceiveError>>,
+    Me: Route<Peer>,
+    Peer: Role,
 {
     #[cold]
     fn expire(&mut self) -> Self::Output {
         self.state = None;
-        Err(receive_error::<R, P, Branch<'r, R, P, C>>(
+        Err(receive_error::<Me, Peer, Branch<'r, Me, Peer, Cases>>(
             ReceiveErrorKind::TimedOut,
         ))
     }
 }
 
-impl<'r, R, P, C> Future for BranchFuture<'r, R, P, C>
+impl<'r, Me, Peer, Cases> Future for BranchFuture<'r, Me, Peer, Cases>
 where
-    R: Route<P>,
-    P: Role,
-    R::Message: Labelled,
-    R::Route: TryStream<Ok = R::Message> + Unpin,
-    <R::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
-    C: Choices<'r, Role = R>,
+    Me: Route<Peer>,
+    Peer: Role,
+    Me::Message: Labelled,
+    Me::Route: TryStream<Ok = Me::Message> + Unpin,
+    <Me::Route as TryStream>::Error: std::error::Error + std::marker::Send + Sync + 'static,
+    Cases: Choices<'r, Role = Me>,
 {
-    type Output = Result<C, ReceiveError>;
+    type Output = Result<Cases, ReceiveError>;
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);
-        let next = ready!(poll_receive::<R, P, Branch<'r, R, P, C>>(state.role, cx));
+        let next = ready!(poll_receive::<Me, Peer, Branch<'r, Me, Peer, Cases>>(
+            state.role, cx
+        ));
         // On an error, dropping `state` aborts the role.
         let state = this.state.take().expect(POLLED_AFTER_READY);
         Poll::Ready(next.and_then(|message| {
             #[cfg(feature = "tracing")]
             let label = message.label();
-            let chosen = C::downcast(Continuation::new(state), message).map_err(|other| {
-                receive_error::<R, P, Branch<'r, R, P, C>>(ReceiveErrorKind::UnexpectedLabel {
-                    received: other.label(),
-                    expected: C::LABELS,
-                })
+            let chosen = Cases::downcast(Continuation::new(state), message).map_err(|other| {
+                receive_error::<Me, Peer, Branch<'r, Me, Peer, Cases>>(
+                    ReceiveErrorKind::UnexpectedLabel {
+                        received: other.label(),
+                        expected: Cases::LABELS,
+                    },
+                )
             })?;
             #[cfg(feature = "tracing")]
-            crate::observe::received::<R, P, Branch<'r, R, P, C>>(label);
+            crate::observe::received::<Me, Peer, Branch<'r, Me, Peer, Cases>>(label);
             Ok(chosen)
         }))
     }

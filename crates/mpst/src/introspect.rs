@@ -5,15 +5,16 @@
 //! enums through `#[session]`. [`SessionType::visit`] calls a [`Visitor`] once per step, in
 //! order, depth first:
 //!
-//! * `Send<P, L, S>` calls [`Visitor::send::<P, L>`](Visitor::send), then visits `S`;
-//!   `Receive` likewise with [`Visitor::receive`];
-//! * `Select<P, C>` / `Branch<P, C>` first call [`Visitor::named`] with their own type
-//!   name; when it returns `true` they call [`Visitor::select`] / [`Visitor::branch`], then
-//!   for each variant of `C` in declaration order [`Visitor::variant::<L>`](Visitor::variant)
-//!   followed by the visit of its continuation, then [`Visitor::choice_end`];
-//! * `Choose<C>` likewise calls [`Visitor::named`], then [`Visitor::choose`], then for each
-//!   variant [`Visitor::variant_to::<P, L>`](Visitor::variant_to) (with the variant's own
-//!   peer `P`) and its continuation, then [`Visitor::choice_end`];
+//! * `Send<Peer, Label, Next>` calls [`Visitor::send::<Peer, Label>`](Visitor::send), then
+//!   visits `Next`; `Receive` likewise with [`Visitor::receive`];
+//! * `Select<Peer, Cases>` / `Branch<Peer, Cases>` first call [`Visitor::named`] with their
+//!   own type name; when it returns `true` they call [`Visitor::select`] /
+//!   [`Visitor::branch`], then for each variant of `Cases` in declaration order
+//!   [`Visitor::variant::<Label>`](Visitor::variant) followed by the visit of its
+//!   continuation, then [`Visitor::choice_end`];
+//! * `Choose<Cases>` likewise calls [`Visitor::named`], then [`Visitor::choose`], then for each
+//!   variant [`Visitor::variant_to::<Peer, Label>`](Visitor::variant_to) (with the variant's own
+//!   peer `Peer`) and its continuation, then [`Visitor::choice_end`];
 //! * `End` calls [`Visitor::end`];
 //! * a named `#[session] struct` calls [`Visitor::named`] with its type name and visits the
 //!   wrapped type only when that returns `true`.
@@ -24,16 +25,16 @@
 //! terminates.
 //!
 //! Every path through a choice therefore finishes with `end` or with a `named` that
-//! returned `false`. The label name of `L` is
-//! [`Labelled::name_of`](crate::Labelled::name_of)`(TypeId::of::<L>())` on the role's
+//! returned `false`. The label name of `Label` is
+//! [`Labelled::name_of`](crate::Labelled::name_of)`(TypeId::of::<Label>())` on the role's
 //! message enum (the variant name, or its `#[message(label = ..)]`), its payload sorts are
-//! [`Labelled::sorts_of`](crate::Labelled::sorts_of)`(TypeId::of::<L>())`, i.e. the field
+//! [`Labelled::sorts_of`](crate::Labelled::sorts_of)`(TypeId::of::<Label>())`, i.e. the field
 //! types `#[derive(Payload)]` recorded as written ([`Payload::SORTS`](crate::Payload::SORTS);
-//! `None` when `L` does not derive it — the label type's own name is never taken as its
-//! payload), the peer's name `P::NAME` and the running role's name
-//! `<S as FromState>::Role::NAME`.
+//! `None` when `Label` does not derive it — the label type's own name is never taken as its
+//! payload), the peer's name `Peer::NAME` and the running role's name
+//! `<Session as FromState>::Role::NAME`.
 //!
-//! A `serialize::<S>()` is then a `Visitor` that keeps a current FSM state, adds one
+//! A `serialize::<Session>()` is then a `Visitor` that keeps a current FSM state, adds one
 //! transition per `send`/`receive`/`variant`, keeps a stack of branching states for
 //! choices, and maps each named type to the state where it was first entered.
 
@@ -43,27 +44,28 @@ use crate::Role;
 
 /// Receives the steps of a session type, see the [module documentation](self).
 pub trait Visitor {
-    /// `Send<P, L, _>`: send label `L` to `P`; the continuation is visited next.
-    fn send<P: Role, L: 'static>(&mut self);
+    /// `Send<Peer, Label, _>`: send label `Label` to `Peer`; the continuation is visited next.
+    fn send<Peer: Role, Label: 'static>(&mut self);
 
-    /// `Receive<P, L, _>`: receive label `L` from `P`; the continuation is visited next.
-    fn receive<P: Role, L: 'static>(&mut self);
+    /// `Receive<Peer, Label, _>`: receive label `Label` from `Peer`; the continuation is
+    /// visited next.
+    fn receive<Peer: Role, Label: 'static>(&mut self);
 
-    /// `Select<P, _>`: an internal choice towards `P` begins.
-    fn select<P: Role>(&mut self);
+    /// `Select<Peer, _>`: an internal choice towards `Peer` begins.
+    fn select<Peer: Role>(&mut self);
 
-    /// `Branch<P, _>`: an external choice from `P` begins.
-    fn branch<P: Role>(&mut self);
+    /// `Branch<Peer, _>`: an external choice from `Peer` begins.
+    fn branch<Peer: Role>(&mut self);
 
     /// `Choose<_>`: an internal choice whose variants each name their peer begins.
     fn choose(&mut self);
 
-    /// The next variant of the current choice, with label `L`; its continuation follows.
-    fn variant<L: 'static>(&mut self);
+    /// The next variant of the current choice, with label `Label`; its continuation follows.
+    fn variant<Label: 'static>(&mut self);
 
-    /// The next variant of the current `Choose`, with label `L` sent to `P`; its
+    /// The next variant of the current `Choose`, with label `Label` sent to `Peer`; its
     /// continuation follows.
-    fn variant_to<P: Role, L: 'static>(&mut self);
+    fn variant_to<Peer: Role, Label: 'static>(&mut self);
 
     /// The current choice has no more variants.
     fn choice_end(&mut self);
@@ -90,51 +92,55 @@ pub trait ChoiceType {
     fn visit_variants<V: Visitor>(visitor: &mut V);
 }
 
-impl<R: Role, P: Role, L: 'static, S: SessionType> SessionType for Send<'_, R, P, L, S> {
+impl<Me: Role, Peer: Role, Label: 'static, Next: SessionType> SessionType
+    for Send<'_, Me, Peer, Label, Next>
+{
     fn visit<V: Visitor>(visitor: &mut V) {
-        visitor.send::<P, L>();
-        S::visit(visitor);
+        visitor.send::<Peer, Label>();
+        Next::visit(visitor);
     }
 }
 
-impl<R: Role, P: Role, L: 'static, S: SessionType> SessionType for Receive<'_, R, P, L, S> {
+impl<Me: Role, Peer: Role, Label: 'static, Next: SessionType> SessionType
+    for Receive<'_, Me, Peer, Label, Next>
+{
     fn visit<V: Visitor>(visitor: &mut V) {
-        visitor.receive::<P, L>();
-        S::visit(visitor);
+        visitor.receive::<Peer, Label>();
+        Next::visit(visitor);
     }
 }
 
-impl<R: Role, P: Role, C: ChoiceType> SessionType for Select<'_, R, P, C> {
+impl<Me: Role, Peer: Role, Cases: ChoiceType> SessionType for Select<'_, Me, Peer, Cases> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
-            visitor.select::<P>();
-            C::visit_variants(visitor);
+            visitor.select::<Peer>();
+            Cases::visit_variants(visitor);
             visitor.choice_end();
         }
     }
 }
 
-impl<R: Role, C: ChoiceType> SessionType for Choose<'_, R, C> {
+impl<Me: Role, Cases: ChoiceType> SessionType for Choose<'_, Me, Cases> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
             visitor.choose();
-            C::visit_variants(visitor);
+            Cases::visit_variants(visitor);
             visitor.choice_end();
         }
     }
 }
 
-impl<R: Role, P: Role, C: ChoiceType> SessionType for Branch<'_, R, P, C> {
+impl<Me: Role, Peer: Role, Cases: ChoiceType> SessionType for Branch<'_, Me, Peer, Cases> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
-            visitor.branch::<P>();
-            C::visit_variants(visitor);
+            visitor.branch::<Peer>();
+            Cases::visit_variants(visitor);
             visitor.choice_end();
         }
     }
 }
 
-impl<R: Role> SessionType for End<'_, R> {
+impl<Me: Role> SessionType for End<'_, Me> {
     fn visit<V: Visitor>(visitor: &mut V) {
         visitor.end();
     }

@@ -46,7 +46,7 @@
 //! struct Sum(i32);
 //!
 //! // Local session types, written as in the paper; `#[session]` adds the lifetime and
-//! // the role parameters, so `AdderA` becomes `AdderA<'r, R>`.
+//! // the role parameters, so `AdderA` becomes `AdderA<'r, Me>`.
 //! #[session]
 //! type AdderA = Send<B, Add, Send<B, Add, Receive<B, Sum, Send<C, Sum, End>>>>;
 //! #[session]
@@ -98,7 +98,7 @@
 //! [`Select`] (internal choice: we pick the label) and [`Branch`] (external choice: the
 //! peer picks, we `match`). When the branches of an internal choice go to different
 //! peers, each variant names its own (`#[to(B)] Left(Left, ..)`, `#[to(C)] Right(..)`)
-//! and the choice is a [`Choose<C>`](Choose), sent with `choose(label)`. A protocol without `End` runs in a `loop`, whose type `!`
+//! and the choice is a [`Choose<Cases>`](Choose), sent with `choose(label)`. A protocol without `End` runs in a `loop`, whose type `!`
 //! coerces to what the closure must return.
 //!
 //! ```

@@ -22,40 +22,40 @@ impl fmt::Display for Short {
     }
 }
 
-/// The span of one session of type `S` run by the role `R`: `session{role, session}`,
+/// The span of one session of type `Session` run by the role `Me`: `session{role, session}`,
 /// at level INFO.
 #[inline]
-pub(crate) fn session<R: Role, S>() -> tracing::Span {
+pub(crate) fn session<Me: Role, Session>() -> tracing::Span {
     tracing::info_span!(
         target: TARGET,
         "session",
-        role = R::NAME,
-        session = %Short(type_name::<S>(), R::NAME),
+        role = Me::NAME,
+        session = %Short(type_name::<Session>(), Me::NAME),
     )
 }
 
-/// `R` sent `label` to `P` in the state `Here`: an event `send` at level DEBUG.
+/// `Me` sent `label` to `Peer` in the state `Here`: an event `send` at level DEBUG.
 #[inline]
-pub(crate) fn sent<R: Role, P: Role, Here>(label: &'static str) {
+pub(crate) fn sent<Me: Role, Peer: Role, Here>(label: &'static str) {
     tracing::debug!(
         target: TARGET,
-        role = R::NAME,
-        peer = P::NAME,
+        role = Me::NAME,
+        peer = Peer::NAME,
         label,
-        state = %Short(type_name::<Here>(), R::NAME),
+        state = %Short(type_name::<Here>(), Me::NAME),
         "send"
     );
 }
 
-/// `R` received `label` from `P` in the state `Here`: an event `receive` at level DEBUG.
+/// `Me` received `label` from `Peer` in the state `Here`: an event `receive` at level DEBUG.
 #[inline]
-pub(crate) fn received<R: Role, P: Role, Here>(label: &'static str) {
+pub(crate) fn received<Me: Role, Peer: Role, Here>(label: &'static str) {
     tracing::debug!(
         target: TARGET,
-        role = R::NAME,
-        peer = P::NAME,
+        role = Me::NAME,
+        peer = Peer::NAME,
         label,
-        state = %Short(type_name::<Here>(), R::NAME),
+        state = %Short(type_name::<Here>(), Me::NAME),
         "receive"
     );
 }

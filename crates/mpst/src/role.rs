@@ -68,31 +68,31 @@ pub trait Role {
     }
 }
 
-/// A role that has a route (a channel) to the peer `P`.
+/// A role that has a route (a channel) to the peer `Peer`.
 ///
-/// Implemented by `#[derive(Role)]` for every field marked `#[route(P)]`.
-pub trait Route<P>: Role {
-    /// The channel to `P`: a [`futures::Sink`] of messages for sending, a
+/// Implemented by `#[derive(Role)]` for every field marked `#[route(Peer)]`.
+pub trait Route<Peer>: Role {
+    /// The channel to `Peer`: a [`futures::Sink`] of messages for sending, a
     /// [`futures::Stream`] of messages for receiving, or both.
     type Route;
 
-    /// Borrows the channel to `P`.
+    /// Borrows the channel to `Peer`.
     fn route(&mut self) -> &mut Self::Route;
 }
 
-/// A label enum that can carry the label type `L`.
+/// A label enum that can carry the label type `Label`.
 ///
 /// Implemented by `#[derive(Message)]` for the type each variant wraps: for
 /// `enum Label { Add(Add), Sum(Sum) }` there are `Message<Add>` and `Message<Sum>`.
-pub trait Message<L>: Sized {
-    /// The label's name: the name of the variant that carries `L` (e.g. `"Add"`).
+pub trait Message<Label>: Sized {
+    /// The label's name: the name of the variant that carries `Label` (e.g. `"Add"`).
     const NAME: &'static str;
 
     /// Wraps a label into the enum.
-    fn upcast(label: L) -> Self;
+    fn upcast(label: Label) -> Self;
 
-    /// Unwraps the label `L`, or gives the message back when it carries another label.
-    fn downcast(self) -> Result<L, Self>;
+    /// Unwraps the label `Label`, or gives the message back when it carries another label.
+    fn downcast(self) -> Result<Label, Self>;
 }
 
 /// A label enum whose values can tell which label they carry.
@@ -120,12 +120,12 @@ pub trait Labelled {
     }
 }
 
-/// One-element list of the name of `L`, as a `'static` slice for error reports.
-pub(crate) trait ExpectOne<L> {
-    /// `[<Self as Message<L>>::NAME]`.
+/// One-element list of the name of `Label`, as a `'static` slice for error reports.
+pub(crate) trait ExpectOne<Label> {
+    /// `[<Self as Message<Label>>::NAME]`.
     const ONE: &'static [&'static str];
 }
 
-impl<M: Message<L>, L> ExpectOne<L> for M {
-    const ONE: &'static [&'static str] = &[<M as Message<L>>::NAME];
+impl<M: Message<Label>, Label> ExpectOne<Label> for M {
+    const ONE: &'static [&'static str] = &[<M as Message<Label>>::NAME];
 }

@@ -20,22 +20,22 @@ use crate::{Error, Role};
 /// [`try_session`] through the handles it took when the session began, so that this
 /// destructor is empty and the steps carry no abort code.
 #[must_use = "a session state must be passed on to the continuation"]
-pub struct State<'r, R: Role> {
-    pub(crate) role: &'r mut R,
+pub struct State<'r, Me: Role> {
+    pub(crate) role: &'r mut Me,
 }
 
-impl<'r, R: Role> State<'r, R> {
+impl<'r, Me: Role> State<'r, Me> {
     #[inline]
-    pub(crate) fn new(role: &'r mut R) -> Self {
+    pub(crate) fn new(role: &'r mut Me) -> Self {
         Self { role }
     }
 }
 
-impl<R: Role> Drop for State<'_, R> {
+impl<Me: Role> Drop for State<'_, Me> {
     #[inline]
     fn drop(&mut self) {
         // A constant: for a detached role the destructor compiles to nothing.
-        if !R::DETACHED {
+        if !Me::DETACHED {
             abort(self.role);
         }
     }
@@ -74,7 +74,7 @@ fn abort_through<H: AbortHandle>(handle: &H) {
 /// route's abort into each place a session state may be dropped would bloat the steps.
 #[cold]
 #[inline(never)]
-fn abort<R: Role>(role: &mut R) {
+fn abort<Me: Role>(role: &mut Me) {
     role.abort();
 }
 
@@ -103,7 +103,7 @@ pub(crate) mod sealed {
 /// named types `#[session]` generates), and only this crate can call
 /// [`FromState::from_state`]. So no user type ever receives a `State`, and no code outside
 /// this crate can turn one into `End` or any other session value. Use it as a bound
-/// (`S: FromState<'r, Role = R>`).
+/// (`Session: FromState<'r, Role = Me>`).
 pub trait FromState<'r>: sealed::Sealed + Sized {
     /// The role that runs this session type.
     type Role: Role;
@@ -113,10 +113,10 @@ pub trait FromState<'r>: sealed::Sealed + Sized {
     fn from_state(state: State<'r, Self::Role>, token: sealed::Token) -> Self;
 }
 
-/// Builds the session value `S` from `state`: the crate's one way to take a step.
+/// Builds the session value `Session` from `state`: the crate's one way to take a step.
 #[inline]
-pub(crate) fn step<'r, S: FromState<'r>>(state: State<'r, S::Role>) -> S {
-    S::from_state(state, sealed::Token::new())
+pub(crate) fn step<'r, Session: FromState<'r>>(state: State<'r, Session::Role>) -> Session {
+    Session::from_state(state, sealed::Token::new())
 }
 
 /// A named (usually recursive) session type defined with `#[session] struct Name(...)`.
@@ -154,18 +154,18 @@ impl<'r, T: IntoSession<'r>> FromState<'r> for T {
 /// The closure given to [`try_session`] must return it, which proves every step of the
 /// protocol was taken.
 #[must_use = "an `End` must be returned from the `try_session` closure"]
-pub struct End<'r, R: Role> {
-    state: State<'r, R>,
+pub struct End<'r, Me: Role> {
+    state: State<'r, Me>,
     _end: PhantomData<()>,
 }
 
-impl<R: Role> sealed::Sealed for End<'_, R> {}
+impl<Me: Role> sealed::Sealed for End<'_, Me> {}
 
-impl<'r, R: Role> FromState<'r> for End<'r, R> {
-    type Role = R;
+impl<'r, Me: Role> FromState<'r> for End<'r, Me> {
+    type Role = Me;
 
     #[inline]
-    fn from_state(state: State<'r, R>, _: sealed::Token) -> Self {
+    fn from_state(state: State<'r, Me>, _: sealed::Token) -> Self {
         Self {
             state,
             _end: PhantomData,
@@ -173,7 +173,7 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
     }
 }
 
-/// Runs one session of type `S` on `role`.
+/// Runs one session of type `Session` on `role`.
 ///
 /// `f` receives the initial session and must return a future of `Ok((value, end))`; the
 /// `End` proves the protocol ran to completion (a loop that never ends has type `!`, which
@@ -221,43 +221,44 @@ impl<'r, R: Role> FromState<'r> for End<'r, R> {
 /// # Ok::<(), mpst::Error>(()) }).unwrap();
 /// ```
 #[inline]
-pub fn try_session<'r, R, S, T, F, Fut>(
-    role: &'r mut R,
+pub fn try_session<'r, Me, Session, T, F, Fut>(
+    role: &'r mut Me,
     f: F,
 ) -> impl Future<Output = Result<T, Error>> + Captures<'r>
 where
-    R: Role,
-    S: FromState<'r, Role = R>,
-    F: FnOnce(S) -> Fut,
-    Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
+    Me: Role,
+    Session: FromState<'r, Role = Me>,
+    F: FnOnce(Session) -> Fut,
+    Fut: Future<Output = Result<(T, End<'r, Me>), Error>>,
 {
     // The session begins now, not at the first poll: a peer that fails from here on
     // failed during this session, and what it sent is for this session.
     role.begin();
     #[cfg(feature = "tracing")]
-    let run = tracing::Instrument::instrument(run(role, f), crate::observe::session::<R, S>());
+    let run =
+        tracing::Instrument::instrument(run(role, f), crate::observe::session::<Me, Session>());
     #[cfg(not(feature = "tracing"))]
     let run = run(role, f);
     run
 }
 
 /// The body of [`try_session`], once the session has begun.
-async fn run<'r, R, S, T, F, Fut>(role: &'r mut R, f: F) -> Result<T, Error>
+async fn run<'r, Me, Session, T, F, Fut>(role: &'r mut Me, f: F) -> Result<T, Error>
 where
-    R: Role,
-    S: FromState<'r, Role = R>,
-    F: FnOnce(S) -> Fut,
-    Fut: Future<Output = Result<(T, End<'r, R>), Error>>,
+    Me: Role,
+    Session: FromState<'r, Role = Me>,
+    F: FnOnce(Session) -> Fut,
+    Fut: Future<Output = Result<(T, End<'r, Me>), Error>>,
 {
     // A detached role is aborted through its handles when this future ends (or is
     // dropped) before `End`; any other role by the session state's destructor.
-    let guard = Guard(R::DETACHED.then(|| role.abort_handle()));
-    let session = step::<S>(State::new(role));
+    let guard = Guard(Me::DETACHED.then(|| role.abort_handle()));
+    let session = step::<Session>(State::new(role));
     let (output, end) = f(session).await?;
     // Sends may still be buffered: deliver them before calling the session done. On an
     // error `end` is dropped, which aborts the role.
     futures::future::poll_fn(|cx| {
-        if R::BUFFERED {
+        if Me::BUFFERED {
             end.state.role.poll_flush(cx)
         } else {
             std::task::Poll::Ready(Ok(()))
@@ -265,7 +266,7 @@ where
     })
     .await
     .map_err(|mut error| {
-        error.state = std::any::type_name::<End<'r, R>>();
+        error.state = std::any::type_name::<End<'r, Me>>();
         error
     })?;
     // Reached `End` with everything sent: disarm the abort of `State`'s destructor (and

@@ -62,26 +62,26 @@ where
     }
 }
 
-/// Flushes the route of `R` to `P`, named `peer` (called by the `Role::poll_flush` that
+/// Flushes the route of `Me` to `Peer`, named `peer` (called by the `Role::poll_flush` that
 /// `#[derive(Role)]` generates, once per route).
 #[doc(hidden)]
 #[inline]
-pub fn poll_flush<R, P>(
-    route: &mut <R as Route<P>>::Route,
+pub fn poll_flush<Me, Peer>(
+    route: &mut <Me as Route<Peer>>::Route,
     peer: &'static str,
     cx: &mut std::task::Context<'_>,
 ) -> std::task::Poll<Result<(), crate::SendError>>
 where
-    R: Route<P>,
-    R::Route: futures::Sink<R::Message> + Unpin,
-    <R::Route as futures::Sink<R::Message>>::Error:
+    Me: Route<Peer>,
+    Me::Route: futures::Sink<Me::Message> + Unpin,
+    <Me::Route as futures::Sink<Me::Message>>::Error:
         std::error::Error + std::marker::Send + Sync + 'static,
 {
     match futures::Sink::poll_flush(std::pin::Pin::new(route), cx) {
         std::task::Poll::Pending => std::task::Poll::Pending,
         std::task::Poll::Ready(Ok(())) => std::task::Poll::Ready(Ok(())),
         std::task::Poll::Ready(Err(error)) => std::task::Poll::Ready(Err(crate::SendError {
-            role: R::NAME,
+            role: Me::NAME,
             peer,
             label: None,
             state: "",
