@@ -2,7 +2,9 @@
 //! frame-size limit, the fault-injection hook and error helpers.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+#[cfg(feature = "testing")]
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use futures::StreamExt;
