@@ -45,8 +45,10 @@ pub struct Config {
     pub unclaimed_age: Duration,
     /// Test-only negative control: ignore integrity keys and bind messages from each
     /// sender in arrival order, as a FIFO-assuming receiver would. Never set it in real
-    /// code; it exists to show that the chaos tests catch mis-bindings.
-    #[doc(hidden)]
+    /// code; it exists to show that the chaos tests catch mis-bindings. Only with the
+    /// `testing` feature (test hooks, not for production).
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    #[cfg(feature = "testing")]
     pub ignore_keys: bool,
 }
 
@@ -57,12 +59,25 @@ impl Default for Config {
             unclaimed_limit: 10_000,
             unclaimed_bytes: 64 << 20,
             unclaimed_age: Duration::from_secs(60),
+            #[cfg(feature = "testing")]
             ignore_keys: false,
         }
     }
 }
 
 impl Config {
+    /// Whether the test hook `ignore_keys` is set (never without `testing`).
+    fn ignores_keys(&self) -> bool {
+        #[cfg(feature = "testing")]
+        {
+            self.ignore_keys
+        }
+        #[cfg(not(feature = "testing"))]
+        {
+            false
+        }
+    }
+
     fn bounds(&self) -> Bounds {
         Bounds {
             count: self.unclaimed_limit,
@@ -182,7 +197,7 @@ impl Shared {
                 slot.insert((key.site, from.clone()));
             }
         }
-        if self.config.ignore_keys {
+        if self.config.ignores_keys() {
             if let Some(env) = mailbox
                 .fifo_arrived
                 .get_mut(from)
@@ -234,7 +249,7 @@ impl Shared {
             self.refused(&env);
             return;
         }
-        if self.config.ignore_keys {
+        if self.config.ignores_keys() {
             let waiting = mailbox.fifo_waiting.entry(env.from.clone()).or_default();
             let mut env = env;
             while let Some(tx) = waiting.pop_front() {

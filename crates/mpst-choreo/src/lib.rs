@@ -83,6 +83,15 @@
 //!
 //! The model, the guarantees and their limits, a table from the paper's constructs to
 //! this API, and a comparison with ChoRus are in `docs/CHOREOGRAPHIES.md`.
+//!
+//! # Features
+//!
+//! | Feature | Default | What it adds |
+//! |---|---|---|
+//! | `tcp` | yes | `net::tcp`: the TCP transport |
+//! | `quic` | no | `net::quic`: the QUIC transport |
+//! | `scribble` | no | `conform`: replaying recorded traces through a Scribble protocol |
+//! | `testing` | no | test hooks, not for production: `Config::ignore_keys` (the negative control that binds in arrival order) and the `hold` field of `TcpConfig` and `QuicConfig` (fault injection) |
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -1,17 +1,149 @@
-//! Figure 1's point, measured on tokio's paused clock: when p1's value is delayed, the
-//! in-order choreography (blocking `comm`) makes p2 wait for it too; the out-of-order one
-//! (`fcomm`) answers p2 as soon as p2's own value arrives.
+//! Head-of-line blocking, twice.
+//!
+//! At the transport level: `A` sends four values to `B` with non-blocking communication
+//! and `B` records the order in which it binds them. The first value's message is held
+//! back (half written, on QUIC) until the test releases it. Over QUIC (a stream per
+//! message) and over TCP with several connections the others are bound meanwhile; over
+//! one FIFO TCP connection nothing is bound until the held message goes, then all in
+//! sending order.
+//!
+//! At the choreography level (Figure 1's point, measured on tokio's paused clock): when
+//! p1's value is delayed, the in-order choreography (blocking `comm`) makes p2 wait for it
+//! too; the out-of-order one (`fcomm`) answers p2 as soon as p2's own value arrives.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-use mpst_choreo::transport::{InMemory, Incoming};
+use common::LIMIT;
+use mpst_choreo::net::Hold;
+use mpst_choreo::net::quic::QuicConfig;
+use mpst_choreo::net::tcp::TcpConfig;
+use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    Choreography, Envelope, Located, Op, Result, RoleName, RoleSet, Roles, Runner, Transport,
-    TransportError, roles,
+    Choreography, Endpoint, Located, Op, Result, Role as _, RoleSet, Roles, Runner, Transport,
+    roles,
 };
-use tokio::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, timeout};
+
+roles! {
+    /// Sends four values.
+    pub struct A;
+    /// Binds them.
+    pub struct B;
+}
+
+/// `A` sends 10, 11, 12, 13; `B` reports each value when it is bound.
+#[derive(Clone)]
+struct Burst {
+    bound: mpsc::UnboundedSender<u64>,
+}
+
+impl Choreography for Burst {
+    type Roles = Roles![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
+        let f0 = op.fcomm(A, B, &op.locally(A, |_| 10u64));
+        let f1 = op.fcomm(A, B, &op.locally(A, |_| 11u64));
+        let f2 = op.fcomm(A, B, &op.locally(A, |_| 12u64));
+        let f3 = op.fcomm(A, B, &op.locally(A, |_| 13u64));
+        for future in [f0, f1, f2, f3] {
+            let bound = self.bound.clone();
+            let report = op.then(B, future, move |v| {
+                let _ = bound.send(v);
+            });
+            op.detach(B, report);
+        }
+        Ok(())
+    }
+}
+
+/// Holds back the message carrying 10 until the returned sender fires.
+fn hold_ten() -> (Hold, oneshot::Sender<()>) {
+    let ten = postcard::to_stdvec(&10u64).unwrap();
+    common::hold_where(move |e| e.payload == ten)
+}
+
+/// Runs the burst over `a` and `b`; the test sees each bound value on the receiver.
+fn burst(a: Arc<dyn Transport>, b: Arc<dyn Transport>) -> mpsc::UnboundedReceiver<u64> {
+    let (bound, values) = mpsc::unbounded_channel();
+    let choreography = Burst { bound };
+    for (transport, role) in [(a, A::name()), (b, B::name())] {
+        let endpoint = Endpoint::new(transport, role).unwrap();
+        let choreography = choreography.clone();
+        tokio::spawn(async move { endpoint.run(choreography).await });
+    }
+    values
+}
+
+async fn next(values: &mut mpsc::UnboundedReceiver<u64>) -> u64 {
+    timeout(LIMIT, values.recv()).await.unwrap().unwrap()
+}
+
+async fn quic_pair(hold: Hold) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
+    let held = QuicConfig {
+        hold: Some(hold),
+        ..QuicConfig::default()
+    };
+    let (a, b) = common::quic_pair(held, QuicConfig::default()).await;
+    (Arc::new(a), Arc::new(b))
+}
+
+async fn tcp_pair(hold: Hold, connections: usize) -> (Arc<dyn Transport>, Arc<dyn Transport>) {
+    let held = TcpConfig {
+        connections_per_peer: connections,
+        hold: Some(hold),
+        ..TcpConfig::insecure_plaintext()
+    };
+    let (a, b) = common::tcp_pair(held, TcpConfig::insecure_plaintext()).await;
+    (Arc::new(a), Arc::new(b))
+}
+
+#[tokio::test]
+async fn over_quic_a_held_message_holds_back_no_other_binding() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, quic_pair(hold)).await.unwrap();
+    let mut values = burst(a, b);
+    let mut first = vec![next(&mut values).await, next(&mut values).await];
+    first.push(next(&mut values).await);
+    first.sort();
+    assert_eq!(first, [11, 12, 13]);
+    release.send(()).unwrap();
+    assert_eq!(next(&mut values).await, 10);
+}
+
+#[tokio::test]
+async fn over_several_tcp_connections_the_others_overtake_the_held_one() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, tcp_pair(hold, 4)).await.unwrap();
+    let mut values = burst(a, b);
+    let mut first = vec![next(&mut values).await, next(&mut values).await];
+    first.push(next(&mut values).await);
+    first.sort();
+    assert_eq!(first, [11, 12, 13]);
+    release.send(()).unwrap();
+    assert_eq!(next(&mut values).await, 10);
+}
+
+#[tokio::test]
+async fn over_one_fifo_tcp_connection_the_held_message_blocks_every_binding() {
+    let (hold, release) = hold_ten();
+    let (a, b) = timeout(LIMIT, tcp_pair(hold, 1)).await.unwrap();
+    let mut values = burst(a, b);
+    // The three later values are on the wire behind the held one: none can be bound.
+    let early = timeout(Duration::from_millis(300), values.recv()).await;
+    assert!(early.is_err(), "bound {early:?} past the held message");
+    release.send(()).unwrap();
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        order.push(next(&mut values).await);
+    }
+    assert_eq!(order, [10, 11, 12, 13]);
+}
+
+// Choreography level: Figure 1, in order against out of order.
 
 roles! {
     pub struct P1;
@@ -20,30 +152,6 @@ roles! {
 }
 
 type R = Roles![P1, P2, Q];
-
-/// Delays every envelope sent by P1 by one second.
-struct SlowP1(Arc<InMemory>);
-
-impl Transport for SlowP1 {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let inner = Arc::clone(&self.0);
-        Box::pin(async move {
-            if envelope.from.as_str() == "P1" {
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    let _ = inner.send(envelope).await;
-                });
-                Ok(())
-            } else {
-                inner.send(envelope).await
-            }
-        })
-    }
-
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.0.incoming(role)
-    }
-}
 
 /// When p2 got its answer, since the start.
 type Answer = Located<Duration, P2>;
@@ -90,7 +198,10 @@ impl Choreography<Answer> for OutOfOrder {
 }
 
 async fn p2_answered_after<Ch: Choreography<Answer> + Clone + 'static>(ch: Ch) -> Duration {
-    let net = SlowP1(Arc::new(InMemory::new(R::names())));
+    let net = common::Slow {
+        inner: Arc::new(InMemory::new(R::names())),
+        slow: "P1",
+    };
     let out = Runner::new(Arc::new(net)).run(ch).await;
     let (_, at_p2) = out
         .into_iter()

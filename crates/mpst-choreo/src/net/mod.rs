@@ -2,10 +2,13 @@
 //! frame-size limit, the fault-injection hook and error helpers.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+#[cfg(feature = "testing")]
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use futures::StreamExt;
+#[cfg(feature = "testing")]
 use futures::future::BoxFuture;
 #[cfg(feature = "quic")]
 use serde::{Deserialize, Serialize};
@@ -27,7 +30,10 @@ pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
 
 /// Decides, for each envelope sent, whether to hold it back until a future completes: a
 /// fault-injection hook for tests (a delayed packet that the test releases when it
-/// wants). `None` sends the envelope at once.
+/// wants). `None` sends the envelope at once. Only with the `testing` feature (test hooks,
+/// not for production).
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+#[cfg(feature = "testing")]
 pub type Hold = Arc<dyn Fn(&Envelope) -> Option<BoxFuture<'static, ()>> + Send + Sync>;
 
 /// What travels on a QUIC stream: one envelope, or a goodbye that tells a clean close

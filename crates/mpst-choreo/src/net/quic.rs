@@ -22,8 +22,10 @@ use tokio::task::{JoinHandle, JoinSet};
 
 mod from_wire;
 
+#[cfg(feature = "testing")]
+use super::Hold;
 use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, Wire, decode, decode_error, encode,
+    Arrivals, DEFAULT_MAX_FRAME, Delivery, IncomingSlot, Wire, decode, decode_error, encode,
     io_error,
 };
 use crate::role::RoleName;
@@ -42,6 +44,8 @@ pub struct QuicConfig {
     pub linger: Duration,
     /// Holds chosen envelopes back halfway through their stream (fault injection for
     /// tests: the first half is on the wire, the rest waits).
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    #[cfg(feature = "testing")]
     pub hold: Option<Hold>,
 }
 
@@ -52,6 +56,7 @@ impl Default for QuicConfig {
             connect_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             linger: Duration::from_secs(10),
+            #[cfg(feature = "testing")]
             hold: None,
         }
     }
@@ -59,13 +64,14 @@ impl Default for QuicConfig {
 
 impl std::fmt::Debug for QuicConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QuicConfig")
-            .field("max_frame_length", &self.max_frame_length)
+        let mut out = f.debug_struct("QuicConfig");
+        out.field("max_frame_length", &self.max_frame_length)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
-            .field("linger", &self.linger)
-            .field("hold", &self.hold.is_some())
-            .finish()
+            .field("linger", &self.linger);
+        #[cfg(feature = "testing")]
+        out.field("hold", &self.hold.is_some());
+        out.finish()
     }
 }
 
@@ -77,6 +83,7 @@ pub struct QuicTransport {
     connections: Mutex<HashMap<RoleName, Connection>>,
     linger: Duration,
     max_frame_length: usize,
+    #[cfg(feature = "testing")]
     hold: Option<Hold>,
     delivery: Delivery,
     slot: IncomingSlot,
@@ -192,6 +199,7 @@ impl QuicTransport {
             connections: Mutex::new(connections),
             linger: config.linger,
             max_frame_length: config.max_frame_length,
+            #[cfg(feature = "testing")]
             hold: config.hold,
             delivery,
             slot,
@@ -317,13 +325,26 @@ impl Transport for QuicTransport {
 }
 
 impl QuicTransport {
+    /// The test hook's hold on `envelope` (never one without the `testing` feature).
+    fn held(&self, envelope: &Envelope) -> Option<BoxFuture<'static, ()>> {
+        #[cfg(feature = "testing")]
+        {
+            self.hold.as_ref().and_then(|hold| hold(envelope))
+        }
+        #[cfg(not(feature = "testing"))]
+        {
+            let _ = envelope;
+            None
+        }
+    }
+
     fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
         let peer = envelope.to.clone();
         let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
         let connection = connections.get(&peer).cloned().ok_or_else(|| {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
-        let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
+        let hold = self.held(&envelope);
         let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
         let delivery = self.delivery.clone();
         let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());

@@ -64,7 +64,9 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, Hold, IncomingSlot, io_error};
+#[cfg(feature = "testing")]
+use super::Hold;
+use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, IncomingSlot, io_error};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
 
@@ -103,6 +105,8 @@ pub struct TcpConfig {
     /// role should use the same `connections_per_peer`).
     pub max_connections: usize,
     /// Holds chosen envelopes back before they are written (fault injection for tests).
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    #[cfg(feature = "testing")]
     pub hold: Option<Hold>,
 }
 
@@ -135,6 +139,7 @@ impl TcpConfig {
             idle_timeout: Duration::from_secs(30),
             max_pending_handshakes: 64,
             max_connections: 1024,
+            #[cfg(feature = "testing")]
             hold: None,
         }
     }
@@ -146,8 +151,8 @@ impl std::fmt::Debug for TcpConfig {
             Security::MutualTls(_) => "mutual TLS",
             Security::InsecurePlaintext => "insecure plaintext",
         };
-        f.debug_struct("TcpConfig")
-            .field("security", &security)
+        let mut out = f.debug_struct("TcpConfig");
+        out.field("security", &security)
             .field("protocol", &self.protocol)
             .field("connections_per_peer", &self.connections_per_peer)
             .field("max_frame_length", &self.max_frame_length)
@@ -155,9 +160,10 @@ impl std::fmt::Debug for TcpConfig {
             .field("handshake_timeout", &self.handshake_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_pending_handshakes", &self.max_pending_handshakes)
-            .field("max_connections", &self.max_connections)
-            .field("hold", &self.hold.is_some())
-            .finish()
+            .field("max_connections", &self.max_connections);
+        #[cfg(feature = "testing")]
+        out.field("hold", &self.hold.is_some());
+        out.finish()
     }
 }
 
@@ -194,6 +200,7 @@ pub struct TcpTransport {
     role: RoleName,
     local: SocketAddr,
     max_frame_length: usize,
+    #[cfg(feature = "testing")]
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
     slot: IncomingSlot,
@@ -306,6 +313,7 @@ impl TcpTransport {
             role,
             local,
             max_frame_length: config.max_frame_length,
+            #[cfg(feature = "testing")]
             hold: config.hold,
             peers: Mutex::new(lanes_of),
             slot,
@@ -387,8 +395,21 @@ impl Transport for TcpTransport {
 }
 
 impl TcpTransport {
+    /// The test hook's hold on `envelope` (never one without the `testing` feature).
+    fn held(&self, envelope: &Envelope) -> Option<BoxFuture<'static, ()>> {
+        #[cfg(feature = "testing")]
+        {
+            self.hold.as_ref().and_then(|hold| hold(envelope))
+        }
+        #[cfg(not(feature = "testing"))]
+        {
+            let _ = envelope;
+            None
+        }
+    }
+
     fn enqueue(&self, envelope: Envelope) -> Result<(), TransportError> {
-        let hold = self.hold.as_ref().and_then(|hold| hold(&envelope));
+        let hold = self.held(&envelope);
         let peer = envelope.to.clone();
         let peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
         let lanes = peers.get(&peer).ok_or_else(|| {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use mpst_choreo::net::Hold;
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::transport::{Envelope, Incoming, TransportError};
+use mpst_choreo::transport::{Envelope, InMemory, Incoming, Transport, TransportError};
 use mpst_choreo::{Key, RoleName, Site, Token};
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -203,5 +204,37 @@ pub struct OneLane;
 impl mpst_wire::Application for OneLane {
     fn field(&self, _peer: &str) -> Vec<u8> {
         1u32.to_le_bytes().to_vec()
+    }
+}
+
+/// An in-memory network on which every envelope sent by the role `slow` arrives one
+/// second late (on tokio's paused clock: deterministic, no real waiting); the others
+/// arrive at once.
+pub struct Slow {
+    /// The network underneath.
+    pub inner: Arc<InMemory>,
+    /// The role whose envelopes are late.
+    pub slow: &'static str,
+}
+
+impl Transport for Slow {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+        let inner = Arc::clone(&self.inner);
+        let late = envelope.from.as_str() == self.slow;
+        Box::pin(async move {
+            if late {
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    let _ = inner.send(envelope).await;
+                });
+                Ok(())
+            } else {
+                inner.send(envelope).await
+            }
+        })
+    }
+
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        self.inner.incoming(role)
     }
 }
