@@ -338,11 +338,16 @@ impl Shared {
     }
 }
 
-/// Now plus `wait`, or a year from now if that overflows.
+/// Now plus `wait` (see [`after`]).
 fn later(wait: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(wait)
-        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
+    after(Instant::now(), wait)
+}
+
+/// `from` plus `wait`, or a year after `from` if that overflows (a configuration may say
+/// `Duration::MAX`).
+pub(crate) fn after(from: Instant, wait: Duration) -> Instant {
+    from.checked_add(wait)
+        .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
 }
 
 /// One role's side of a choreography: run choreographies with [`Endpoint::run`] and the

@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::{AbortHandle, JoinHandle};
 use tokio::time::Instant;
 
-use crate::error::{Attempt, Peer, WireError, WireErrorKind};
+use crate::error::{Attempt, Peer, Refusal, WireError, WireErrorKind};
 use crate::node::Node;
 use crate::stream::Connection;
 
@@ -101,6 +101,9 @@ pub(crate) struct Shared {
     recent: Mutex<VecDeque<Attempt>>,
     /// Connections admitted per role (for exclusive expectations).
     pub(crate) admitted: Mutex<HashMap<String, u32>>,
+    /// The first peer that proved its role and was refused by the application: waiting
+    /// longer for that role cannot help (see [`Acceptor::wait_for`]).
+    decisive: watch::Sender<Option<(String, Refusal)>>,
 }
 
 impl Shared {
@@ -120,6 +123,19 @@ impl Shared {
         let refused = matches!(error.kind, WireErrorKind::Refusing(_));
         tracing::warn!(role, remote = %address, %error, "connection closed");
         self.remember(address, error);
+        if let (Peer::Authenticated(role), WireErrorKind::Refusing(refusal)) =
+            (&error.peer, &error.kind)
+        {
+            if matches!(refusal, Refusal::Application(_)) {
+                self.decisive.send_if_modified(|first| {
+                    let unset = first.is_none();
+                    if unset {
+                        *first = Some((role.clone(), refusal.clone()));
+                    }
+                    unset
+                });
+            }
+        }
         self.stats.send_modify(|s| {
             if refused {
                 s.refused += 1;
@@ -239,7 +255,9 @@ impl Acceptor {
     /// `deadline` passes (`None`: no deadline). Returns those connections; others that
     /// arrive meanwhile stay for [`Acceptor::next`]. On time-out, the error names the
     /// first missing role and the last failed connections (strangers included, by
-    /// address).
+    /// address). A missing role that proved itself (mutual TLS) and was refused by the
+    /// node's [`Application`](crate::Application) check ends the wait at once with that
+    /// refusal, naming the role: it is the real peer, and waiting cannot help.
     pub async fn wait_for(
         &mut self,
         wanted: &Expected,
@@ -268,13 +286,37 @@ impl Acceptor {
         for connection in std::mem::take(&mut self.held) {
             take(connection, &mut missing);
         }
+        let mut decisive = self.shared.decisive.subscribe();
+        let mut refused = None;
         while !missing.is_empty() {
-            match crate::dial::until(deadline, self.rx.recv()).await {
-                Some(Some(connection)) => take(connection, &mut missing),
-                Some(None) | None => break,
+            let waiting: Vec<String> = missing.keys().map(|r| (*r).to_owned()).collect();
+            let refusal = decisive.wait_for(|first| {
+                first
+                    .as_ref()
+                    .is_some_and(|(role, _)| waiting.contains(role))
+            });
+            let next = async {
+                tokio::select! {
+                    connection = self.rx.recv() => Ok(connection),
+                    first = refusal => Err(first.ok().and_then(|first| first.clone())),
+                }
+            };
+            match crate::dial::until(deadline, next).await {
+                Some(Ok(Some(connection))) => take(connection, &mut missing),
+                Some(Err(first)) => {
+                    refused = first;
+                    break;
+                }
+                Some(Ok(None)) | None => break,
             }
         }
         self.held.extend(kept);
+        if let Some((role, refusal)) = refused {
+            return Err(WireError::new(
+                Peer::Authenticated(role),
+                WireErrorKind::Refusing(refusal),
+            ));
+        }
         if let Some((&role, _)) = missing.iter().next() {
             return Err(WireError::new(
                 Peer::Expected(role.to_owned()),

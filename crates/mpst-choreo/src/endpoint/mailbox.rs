@@ -134,7 +134,7 @@ impl Mailbox {
     /// When the oldest unclaimed envelope expires, if any is held.
     pub(crate) fn next_expiry(&self, bounds: Bounds) -> Option<Instant> {
         let (_, (arrived, _, _)) = self.unclaimed.first_key_value()?;
-        Some(arrived.checked_add(bounds.age).unwrap_or_else(far_future))
+        Some(super::after(*arrived, bounds.age))
     }
 
     /// Forgets every key of session `n` (`ours` tells them).
@@ -193,9 +193,6 @@ impl Mailbox {
 }
 
 /// A time that a timer never reaches in practice (a year from now).
-fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(365 * 24 * 3600)
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,14 +7,12 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::stream::{FuturesUnordered, StreamExt};
-use mpst_wire::{Application, Expected, Node, Refusal, Security, Stream, WireErrorKind};
+use mpst_wire::{Application, Expected, Node, Stream};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
-use tokio::sync::Notify;
 
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
@@ -77,36 +75,6 @@ struct SessionTypes {
     role: String,
     fingerprint: Option<Fingerprint>,
     expect: BTreeMap<String, Fingerprint>,
-    /// Set when a peer this role accepts proved its role and runs an incompatible session
-    /// type: waiting longer for it cannot help (`None` under plaintext, where the peer
-    /// named is only a claim).
-    incompatible: Option<Arc<Incompatible>>,
-}
-
-/// The first accepted peer that proved its role and was refused for its session type.
-#[derive(Default)]
-struct Incompatible {
-    peer: Mutex<Option<(String, String)>>,
-    found: Notify,
-}
-
-impl Incompatible {
-    /// Waits for the first incompatible peer; its name and the reason.
-    async fn first(&self) -> (String, String) {
-        loop {
-            let notified = self.found.notified();
-            if let Some(found) = self.lock().clone() {
-                return found;
-            }
-            notified.await;
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, String)>> {
-        self.peer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
 }
 
 impl Application for SessionTypes {
@@ -119,7 +87,7 @@ impl Application for SessionTypes {
     }
 
     fn check(&self, peer: &str, field: &[u8]) -> Result<(), String> {
-        let verdict = postcard::from_bytes::<Fingerprints>(field)
+        postcard::from_bytes::<Fingerprints>(field)
             .map_err(|e| format!("malformed session-type fingerprints: {e}"))
             .and_then(|theirs| {
                 mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
@@ -128,14 +96,7 @@ impl Application for SessionTypes {
                     theirs.expect.as_ref(),
                     self.fingerprint.as_ref(),
                 )
-            });
-        if let (Err(reason), Some(incompatible)) = (&verdict, &self.incompatible) {
-            incompatible
-                .lock()
-                .get_or_insert_with(|| (peer.to_owned(), reason.clone()));
-            incompatible.found.notify_one();
-        }
-        verdict
+            })
     }
 }
 
@@ -187,16 +148,12 @@ impl Endpoint {
     /// last failures seen).
     pub async fn connect(self) -> Result<Connections, NetError> {
         let Endpoint { config, listener } = self;
-        let node = Node::new(config.wire.clone())?;
-        // Under mutual TLS, the wire checks a peer's certificate before the application's
-        // field: a peer refused for its session type is the real one.
-        let incompatible = matches!(node.security(), Security::MutualTls(_))
-            .then(|| Arc::new(Incompatible::default()));
-        let node = node.with_application(SessionTypes {
+        // A peer that proved its role (mutual TLS) and runs another session type ends the
+        // acceptor's wait at once (`Acceptor::wait_for`): waiting cannot help.
+        let node = Node::new(config.wire.clone())?.with_application(SessionTypes {
             role: config.role().to_owned(),
             fingerprint: config.fingerprint,
             expect: config.expect.clone(),
-            incompatible: incompatible.clone(),
         });
         let deadline = mpst_wire::deadline_after(config.wire.get_connect_timeout());
         let mut dialled = Vec::new();
@@ -227,19 +184,7 @@ impl Endpoint {
                 ));
             };
             let mut acceptor = node.accept_on(listener, awaited.clone())?;
-            let incompatible = async {
-                match &incompatible {
-                    Some(incompatible) => incompatible.first().await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                accepted = acceptor.wait_for(&awaited, deadline) => Ok(accepted?),
-                (peer, reason) = incompatible => Err(NetError::new(
-                    peer,
-                    NetErrorKind::Wire(WireErrorKind::Refusing(Refusal::Application(reason))),
-                )),
-            }
+            Ok(acceptor.wait_for(&awaited, deadline).await?)
         };
         let setups: FuturesUnordered<SetupFuture<'_>> = dialled
             .into_iter()
