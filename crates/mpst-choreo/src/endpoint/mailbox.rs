@@ -192,8 +192,6 @@ impl Mailbox {
     }
 }
 
-/// A time that a timer never reaches in practice (a year from now).
-
 #[cfg(test)]
 mod tests {
     use super::*;
