@@ -54,7 +54,7 @@ impl Expected {
     }
 
     /// Refuses a role's connections beyond its expected number
-    /// ([`Refusal::Duplicate`](crate::Refusal::Duplicate)); without this, later
+    /// ([`Refusal::Duplicate`]); without this, later
     /// connections (a restarted peer) are admitted too and come out of
     /// [`Acceptor::next`].
     pub fn exclusive(mut self) -> Self {
