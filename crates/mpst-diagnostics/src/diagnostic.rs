@@ -82,34 +82,33 @@ impl Diagnostic {
 
     /// With a primary label at `span` of source `file`.
     #[must_use]
-    pub fn with_primary(
-        mut self,
-        file: usize,
-        span: Range<usize>,
-        message: impl Into<String>,
-    ) -> Self {
-        self.labels.push(Label {
-            file,
-            span,
-            message: message.into(),
-            primary: true,
-        });
-        self
+    pub fn with_primary(self, file: usize, span: Range<usize>, message: impl Into<String>) -> Self {
+        self.with_label(file, span, message.into(), true)
     }
 
     /// With a secondary label at `span` of source `file`.
     #[must_use]
     pub fn with_secondary(
-        mut self,
+        self,
         file: usize,
         span: Range<usize>,
         message: impl Into<String>,
     ) -> Self {
+        self.with_label(file, span, message.into(), false)
+    }
+
+    fn with_label(
+        mut self,
+        file: usize,
+        span: Range<usize>,
+        message: String,
+        primary: bool,
+    ) -> Self {
         self.labels.push(Label {
             file,
             span,
-            message: message.into(),
-            primary: false,
+            message,
+            primary,
         });
         self
     }

@@ -108,13 +108,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("k.dot:2:19"), "{text}");
-        let lines: Vec<&str> = text.lines().collect();
-        let excerpt = lines
-            .iter()
-            .position(|l| l.ends_with("0 -> 1 [label=\"B#m()\"];"))
-            .expect("the offending line is quoted");
-        let caret = lines[excerpt + 1].find('^');
-        assert_eq!(caret, lines[excerpt].find('#'), "{text}");
+        assert!(text.contains("2 │   0 -> 1 [label=\"B#m()\"];"), "{text}");
         let place = report.place(&report.diagnostics[0]).unwrap();
         assert_eq!(place.to_string(), "k.dot:2:19");
     }

@@ -69,9 +69,10 @@ mod tests {
         .with_note("use two roles");
         let past_the_end = Diagnostic::new(ErrorKind::Syntax, Span::new(500, 600), "far");
         let source = Source::new("p.scr", text);
+        let ds = vec![d, past_the_end];
         let error = scribble(
             &source,
-            FrontendError::diagnostics("p.scr", text, vec![d, past_the_end]),
+            FrontendError::diagnostics("p.scr", text, ds.clone()),
         );
         assert_eq!(error.kind(), BuildErrorKind::Scribble);
         let shown = error.to_string();
@@ -79,11 +80,13 @@ mod tests {
             shown.starts_with("reflexive message: A sends to itself\n"),
             "{shown}"
         );
-        assert!(shown.contains("┌─ p.scr:2:3"), "{shown}");
-        assert!(shown.contains("declared here"), "{shown}");
-        assert!(shown.contains("= use two roles"), "{shown}");
-        // The second diagnostic, clamped to the end of the text, keeps its `error: `.
-        assert!(shown.contains("error: syntax error: far"), "{shown}");
+        // The renderer's (mpst-diagnostics' tests check excerpts and carets).
+        assert_eq!(
+            error.report(),
+            Report::scribble("p.scr", text, &ds)
+                .render(false)
+                .trim_end()
+        );
         assert_eq!(
             error.headline(),
             "p.scr:2:3: reflexive message: A sends to itself"
