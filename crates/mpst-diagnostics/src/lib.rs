@@ -12,9 +12,22 @@
 //! - One reader of optimised roles ([`optimised`]): `ROLE=FSM.dot`, the role's digraph,
 //!   and a refusal by subtyping located at the action where the rules stopped.
 //!
-//! Line and column come from [`mpst_fsm::text`], the workspace's one rule. The
-//! verification crates below know nothing of this crate; the front end still renders
-//! nothing.
+//! Line and column come from [`mpst_fsm::text`], the workspace's one rule.
+//!
+//! ```
+//! use mpst_diagnostics::{Diagnostic, Report, Source};
+//!
+//! let source = Source::new("k.dot", "digraph K {\n  0 -> 1 [label=\"S#m()\"];\n}\n");
+//! let report = Report::single(
+//!     source,
+//!     Diagnostic::error("malformed DOT: expected `!` or `?`").with_primary(0, 30..31, ""),
+//! );
+//! assert_eq!(report.headline(), "k.dot:2:19: malformed DOT: expected `!` or `?`");
+//! assert!(report.render(false).contains("┌─ k.dot:2:19"));
+//! ```
+//!
+//! The verification crates below know nothing of this crate; the front end still
+//! renders nothing.
 
 mod diagnostic;
 pub mod dot;
