@@ -38,3 +38,11 @@ mod render;
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use read::{decode, read, ReadError, MAX_INPUT_BYTES};
 pub use render::{Place, Report, Source, MAX_QUOTED_LINE};
+
+/// Asserts that `text` shows every one of `needles` (tests of the renderings).
+#[cfg(test)]
+fn assert_shows(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "no {needle:?} in:\n{text}");
+    }
+}

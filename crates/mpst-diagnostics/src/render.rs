@@ -210,8 +210,7 @@ mod tests {
             .expect("the line is quoted");
         let at = lines[quoted].find("x()").unwrap();
         assert_eq!(lines[quoted + 1].find('^'), Some(at), "{text}");
-        assert!(text.contains("declared here"), "{text}");
-        assert!(text.contains("= use two roles"), "{text}");
+        crate::assert_shows(&text, &["declared here", "= use two roles"]);
         // Clamped to the end of the text, and still rendered.
         assert!(text.contains("error: syntax error: past the end"), "{text}");
         assert_eq!(
@@ -256,9 +255,7 @@ mod tests {
                 .with_secondary(0, 8..9, "the first")],
         );
         let text = report.render(false);
-        assert!(text.contains("b.dot:2:9"), "{text}");
-        assert!(text.contains("a.dot:1:9"), "{text}");
-        assert!(text.contains("the first"), "{text}");
+        crate::assert_shows(&text, &["b.dot:2:9", "a.dot:1:9", "the first"]);
         assert_eq!(
             report.headline(),
             "b.dot:2:9: a second digraph for role `A`"
