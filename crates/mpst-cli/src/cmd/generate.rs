@@ -4,14 +4,11 @@
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options, DEFAULT_VISITS};
-use mpst_diagnostics::optimised;
-use mpst_fsm::subtype;
+use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options};
 use mpst_scribble::Loaded;
 
-use crate::bounds::parse_bound;
 use crate::diagnostics::emit;
-use crate::load::dot::read_optimised;
+use crate::load::dot::OptimisedArgs;
 use crate::load::scribble::load;
 use crate::{output, Outcome, UsageError};
 
@@ -34,14 +31,9 @@ pub struct Args {
     /// The protocol to generate (needed when the file has several).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
-    /// Also generate the FSM in FSM.dot for ROLE, as `<ROLE>Optimised` beside the role's
-    /// projection `<ROLE>Session`, after checking that it is an asynchronous subtype of the
-    /// projection; the other roles' code is unchanged. Repeatable.
-    #[arg(long, value_name = "ROLE=FSM.dot", value_parser = optimised::parse_spec)]
-    pub optimised: Vec<(String, PathBuf)>,
-    /// Bound on visits per state pair when checking optimised FSMs.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS, value_parser = parse_bound)]
-    pub visits: usize,
+    /// `--optimised ROLE=FSM.dot` (repeatable) and `--visits N`.
+    #[command(flatten)]
+    pub optimised: OptimisedArgs,
     /// Derive serde's Serialize and Deserialize on the labels, so they can travel over
     /// `mpst::net` (the generated code then needs `serde` with feature `derive`).
     #[arg(long)]
@@ -62,7 +54,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Err(outcome) => return outcome,
     };
     let protocol = loaded.select(args.protocol.as_deref())?;
-    let machines = read_optimised(&args.optimised)?;
+    let machines = args.optimised.read()?;
     let optimised: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
     let projections = match loaded.project(protocol) {
         Ok(projections) => projections,
@@ -72,7 +64,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         protocol: protocol.clone(),
         projections,
     };
-    let options = subtype::Options::new(args.visits);
+    let options = args.optimised.subtyping();
     if let Err(error) = prove_optimised(&front, &optimised, &options) {
         if let GenerateError::Frontend(error) = &error {
             return loaded.report(error);

@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use mpst_codegen::{check_optimised, swap_in};
-use mpst_diagnostics::optimised::{self, Optimised};
+use mpst_diagnostics::optimised::Optimised;
 use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
-use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
+use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_fsm::Fsm;
 use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
 use mpst_scribble::wf::unused_roles;
@@ -19,7 +19,7 @@ use mpst_viz::html::{
 };
 use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
-use crate::load::dot::read_optimised;
+use crate::load::dot::OptimisedArgs;
 use crate::load::read;
 use crate::{progress, Outcome, UsageError};
 
@@ -37,17 +37,13 @@ pub struct Args {
     /// Report only this protocol (by default, every protocol of the file).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
-    /// Check the FSM in FSM.dot as an optimised ROLE: by subtyping against the
-    /// projection, and by k-MC with it in place of the projection. Repeatable.
-    #[arg(long, value_name = "ROLE=FSM.dot", value_parser = optimised::parse_spec)]
-    pub optimised: Vec<(String, PathBuf)>,
+    /// `--optimised ROLE=FSM.dot` (repeatable) and `--visits N`.
+    #[command(flatten)]
+    pub optimised: OptimisedArgs,
     /// The largest queue bound k tried by the k-MC check (the least k in 1..=K is
     /// reported).
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub max_k: usize,
-    /// Bound on visits per state pair when checking optimised FSMs.
-    #[arg(long, value_name = "N", default_value_t = subtype::DEFAULT_VISITS)]
-    pub visits: usize,
     /// Write the page to OUT.html instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT.html")]
     pub output: Option<PathBuf>,
@@ -181,7 +177,7 @@ fn section(
         protocol: protocol.clone(),
         projections,
     };
-    let options = subtype::Options::new(args.visits);
+    let options = args.optimised.subtyping();
     // Every role of `better` is one of the protocol's, so there is a verdict for each.
     let verdicts = check_optimised(&loaded, &better, &options).unwrap_or_default();
     let system = swap_in(&loaded, &better);
@@ -274,7 +270,7 @@ fn section(
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let path = args.file.display().to_string();
     let source = read(&args.file)?;
-    let optimised = read_optimised(&args.optimised)?;
+    let optimised = args.optimised.read()?;
     let mut report = Report {
         file: path.clone(),
         source: source.clone(),

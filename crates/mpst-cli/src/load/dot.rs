@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use mpst_diagnostics::dot::{self, Machine};
 use mpst_diagnostics::optimised::{self, Optimised, ReadFailure};
 use mpst_diagnostics::{Report, Source};
-use mpst_fsm::Fsm;
+use mpst_fsm::{subtype, Fsm};
 
 use crate::UsageError;
 
@@ -40,18 +40,38 @@ pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
     Ok(fsms(machines))
 }
 
-/// The digraph of each `--optimised ROLE=FSM.dot`, read by the presentation layer's
-/// one reader of optimised roles (the build helper's): a file without the role's
-/// digraph points at the digraphs it has.
-pub fn read_optimised(specs: &[(String, PathBuf)]) -> Result<Vec<Optimised>, UsageError> {
-    optimised::read(specs, |path| {
-        super::read_source(path, super::MAX_INPUT_BYTES, "")
-    })
-    .map_err(|failure| match failure {
-        ReadFailure::Read(error) => error,
-        ReadFailure::Twice(message) => UsageError::Plain(message),
-        ReadFailure::Dot(report) => UsageError::Report(report),
-    })
+/// `--optimised ROLE=FSM.dot` and `--visits N`, the same in `mpst generate` and `mpst
+/// report` (flattened into their arguments).
+#[derive(Debug, Clone, clap::Args)]
+pub struct OptimisedArgs {
+    /// An optimised FSM for ROLE, the digraph named ROLE in FSM.dot, checked by
+    /// subtyping against the role's projection: `generate` writes it as `<ROLE>Optimised`
+    /// beside `<ROLE>Session` only when it is proved (the other roles' code unchanged);
+    /// `report` shows the verdict and runs k-MC with it in place. Repeatable.
+    #[arg(long = "optimised", value_name = "ROLE=FSM.dot", value_parser = optimised::parse_spec)]
+    pub specs: Vec<(String, PathBuf)>,
+    /// Bound on visits per state pair when checking optimised FSMs.
+    #[arg(long, value_name = "N", default_value_t = subtype::DEFAULT_VISITS, value_parser = crate::bounds::parse_bound)]
+    pub visits: usize,
+}
+
+impl OptimisedArgs {
+    /// The digraph of each optimised role, read by the presentation layer's one reader
+    /// of optimised roles (the build helper's): a file without the role's digraph points
+    /// at the digraphs it has.
+    pub fn read(&self) -> Result<Vec<Optimised>, UsageError> {
+        let read = |path: &Path| super::read_source(path, super::MAX_INPUT_BYTES, "");
+        optimised::read(&self.specs, read).map_err(|failure| match failure {
+            ReadFailure::Read(error) => error,
+            ReadFailure::Twice(message) => UsageError::Plain(message),
+            ReadFailure::Dot(report) => UsageError::Report(report),
+        })
+    }
+
+    /// The bounds of the subtyping check.
+    pub fn subtyping(&self) -> subtype::Options {
+        subtype::Options::new(self.visits)
+    }
 }
 
 fn fsms(machines: Vec<Machine>) -> Vec<Fsm> {
