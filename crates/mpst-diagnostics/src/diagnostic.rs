@@ -151,3 +151,45 @@ impl Diagnostic {
         out
     }
 }
+
+/// A warning for each role of `protocol` (in source number `file`) that takes no part
+/// in any interaction, at the role's declaration: what `mpst check` prints and `mpst
+/// report` marks.
+pub fn unused_roles(file: usize, protocol: &mpst_scribble::GlobalProtocol) -> Vec<Diagnostic> {
+    mpst_scribble::wf::unused_roles(protocol)
+        .into_iter()
+        .map(|role| {
+            Diagnostic::warning(format!(
+                "role `{}` of `{}` takes no part in any interaction",
+                role.text, protocol.name.text
+            ))
+            .with_primary(file, role.span.start..role.span.end, "")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Report, Source};
+
+    #[test]
+    fn an_unused_role_is_a_warning_at_its_declaration() {
+        let text = "global protocol P(role A, role B, role C) {\n  m() from A to B;\n}\n";
+        let parsed = mpst_scribble::frontend::parse_source("p.scr", text).unwrap();
+        let protocol = parsed.select(None).unwrap();
+        let warnings = unused_roles(0, protocol);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].severity, Severity::Warning);
+        assert_eq!(
+            warnings[0].message,
+            "role `C` of `P` takes no part in any interaction"
+        );
+        let report = Report::new(vec![Source::new("p.scr", text)], warnings);
+        assert_eq!(
+            report.headline(),
+            "p.scr:1:40: role `C` of `P` takes no part in any interaction"
+        );
+        assert!(report.render(false).starts_with("warning: "));
+    }
+}

@@ -35,7 +35,7 @@ pub mod optimised;
 mod read;
 mod render;
 
-pub use diagnostic::{Diagnostic, Label, Severity};
+pub use diagnostic::{unused_roles, Diagnostic, Label, Severity};
 pub use read::{decode, read, ReadError, MAX_INPUT_BYTES};
 pub use render::{Place, Report, Source, MAX_QUOTED_LINE};
 

@@ -3,9 +3,8 @@
 use std::path::PathBuf;
 
 use mpst_fsm::format::count;
-use mpst_scribble::wf::unused_roles;
 
-use mpst_diagnostics::{Diagnostic, Report};
+use mpst_diagnostics::{unused_roles, Report};
 
 use crate::diagnostics::emit;
 use crate::load::scribble::load;
@@ -79,16 +78,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     })
                     .collect();
                 crate::json::protocol(name, "valid", &sizes);
-                let warnings: Vec<Diagnostic> = unused_roles(protocol)
-                    .into_iter()
-                    .map(|r| {
-                        Diagnostic::warning(format!(
-                            "role `{}` of `{name}` takes no part in any interaction",
-                            r.text
-                        ))
-                        .with_primary(0, r.span.start..r.span.end, "")
-                    })
-                    .collect();
+                let warnings = unused_roles(0, protocol);
                 if !warnings.is_empty() {
                     emit(&Report::new(vec![loaded.source_file()], warnings));
                 }

@@ -12,7 +12,6 @@ use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
 use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_fsm::Fsm;
 use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
-use mpst_scribble::wf::unused_roles;
 use mpst_scribble::{Diagnostic, GlobalProtocol, Loaded};
 use mpst_viz::html::{
     Figure, Machine, Note, Report, Secondary, Section, Severity, Status, Verdict,
@@ -49,21 +48,27 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-/// A diagnostic for the page: its message and notes under the line it points at, each
-/// secondary label ("the choice is made here") under the line that label points at.
-fn note(d: &Diagnostic, severity: Severity) -> Note {
-    let mut message = d.to_string();
+/// A diagnostic of the presentation layer for the page: its message and notes under
+/// the line it points at, each secondary label ("the choice is made here") under the
+/// line that label points at.
+fn note(d: &mpst_diagnostics::Diagnostic) -> Note {
+    let mut message = d.headline();
     for n in &d.notes {
         message.push_str(&format!("\n  note: {n}"));
     }
+    let span = d.primary().map_or(0..0, |l| l.span.clone());
     Note {
-        severity,
-        start: d.span.start,
-        end: d.span.end,
+        severity: match d.severity {
+            mpst_diagnostics::Severity::Error => Severity::Error,
+            mpst_diagnostics::Severity::Warning => Severity::Warning,
+        },
+        start: span.start,
+        end: span.end,
         message,
         labels: d
             .labels
             .iter()
+            .filter(|l| !l.primary)
             .map(|label| Secondary {
                 start: label.span.start,
                 end: label.span.end,
@@ -71,6 +76,13 @@ fn note(d: &Diagnostic, severity: Severity) -> Note {
             })
             .collect(),
     }
+}
+
+/// The front end's diagnostics for the page.
+fn notes(diagnostics: &[Diagnostic]) -> impl Iterator<Item = Note> + '_ {
+    diagnostics
+        .iter()
+        .map(|d| note(&mpst_diagnostics::Diagnostic::scribble(0, d)))
 }
 
 fn verdict(check: &str, status: Status, summary: String, details: String) -> Verdict {
@@ -118,18 +130,7 @@ fn section(
         }),
         ..Section::default()
     };
-    for role in unused_roles(protocol) {
-        notes.push(Note {
-            severity: Severity::Warning,
-            start: role.span.start,
-            end: role.span.end,
-            message: format!(
-                "role `{}` of `{name}` takes no part in any interaction",
-                role.text
-            ),
-            labels: Vec::new(),
-        });
-    }
+    notes.extend(mpst_diagnostics::unused_roles(0, protocol).iter().map(note));
     let projections = match parsed.project(protocol) {
         Ok(projections) => projections,
         Err(error) => {
@@ -137,7 +138,7 @@ fn section(
                 FrontendError::Diagnostics { diagnostics, .. } => diagnostics.as_slice(),
                 FrontendError::NoSuchProtocol { .. } => &[],
             };
-            notes.extend(errors.iter().map(|d| note(d, Severity::Error)));
+            notes.extend(self::notes(errors));
             let details: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
             s.verdicts.push(verdict(
                 "well-formedness",
@@ -281,10 +282,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         // Parsing selects nothing, so its only error is diagnostics.
         Err(error) => {
             if let FrontendError::Diagnostics { diagnostics, .. } = &error {
-                report.notes = diagnostics
-                    .iter()
-                    .map(|d| note(d, Severity::Error))
-                    .collect();
+                report.notes = notes(diagnostics).collect();
             }
             outcome = if error.is_malformed() {
                 Err(UsageError::Plain(format!(
