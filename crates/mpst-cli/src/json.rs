@@ -3,9 +3,10 @@
 //!
 //! The commands keep printing their text as usual; in JSON mode [`crate::output::out`]
 //! sends that text to stderr, so stdout holds the document alone. The commands add
-//! their per-item results with [`result`], the diagnostics renderer adds every
-//! diagnostic with [`diagnostic`], and `main` writes the document with [`document`]
-//! once the exit status is known.
+//! their per-item results with [`result`], the diagnostics printer adds every
+//! diagnostic with [`diagnostic`], its place read from the diagnostic's labels (never
+//! from rendered text), and `main` writes the document with [`document`] once the exit
+//! status is known.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -143,16 +144,9 @@ fn violation(kind: &mpst_fsm::kmc::ViolationKind, trace: &[Step]) -> Value {
     })
 }
 
-/// A place in a file: 1-based line and column (in characters).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Place {
-    /// The file as named on the command line.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
+/// A place in a file: 1-based line and column (in characters), as the presentation
+/// layer computes it from a diagnostic's label.
+pub use mpst_diagnostics::Place;
 
 /// Adds a diagnostic: `severity` is `error` or `warning`, `kind` a short name of the
 /// error (or `null`), `place` where it is if known.
@@ -222,67 +216,11 @@ fn verdict(exit_code: u8) -> &'static str {
     }
 }
 
-/// `file:line:column: message` split into its place and message, when it has that shape
-/// (the errors of the DOT reader and of the loaders do).
-fn located(message: &str) -> Option<(Place, &str)> {
-    codespan_located(message).or_else(|| colon_located(message))
-}
-
-/// A diagnostic rendered by codespan-reporting (the DOT loader's): its first line is the
-/// message, and a line `┌─ file:line:column` names the place.
-fn codespan_located(message: &str) -> Option<(Place, &str)> {
-    let first = message.lines().next()?;
-    let text = first.strip_prefix("error: ").unwrap_or(first).trim();
-    let place = message.lines().find_map(|line| {
-        let at = line.trim_start().strip_prefix("┌─ ")?;
-        let mut parts = at.trim_end().rsplitn(3, ':');
-        let column = parts.next()?.parse().ok()?;
-        let line = parts.next()?.parse().ok()?;
-        let file = parts.next()?.to_string();
-        Some(Place { file, line, column })
-    })?;
-    Some((place, text))
-}
-
-/// `file:line:column: message` on one line.
-fn colon_located(message: &str) -> Option<(Place, &str)> {
-    // The file name may itself hold colons: take the last `:line:column:` that parses.
-    let mut search = message;
-    let mut offset = 0;
-    while let Some(i) = search.find(':') {
-        let at = offset + i;
-        let rest = &message[at + 1..];
-        let mut parts = rest.splitn(3, ':');
-        if let (Some(line), Some(column), Some(text)) = (parts.next(), parts.next(), parts.next()) {
-            if let (Ok(line), Ok(column)) = (line.parse(), column.parse()) {
-                if at > 0 {
-                    let place = Place {
-                        file: message[..at].to_string(),
-                        line,
-                        column,
-                    };
-                    return Some((place, text.trim_start()));
-                }
-            }
-        }
-        offset = at + 1;
-        search = &message[offset..];
-    }
-    None
-}
-
-/// The document of a command `command` that ended with `exit_code`; `error` is the
-/// message of a usage error (exit 2), which becomes a diagnostic.
-pub fn document(command: &str, exit_code: u8, error: Option<&str>) -> String {
+/// The document of a command `command` that ended with `exit_code`; its diagnostics,
+/// a usage error's among them, were added as they were printed, each with its place.
+pub fn document(command: &str, exit_code: u8) -> String {
     let mut collected = COLLECTED.lock().unwrap_or_else(|e| e.into_inner());
-    let mut diagnostics = std::mem::take(&mut collected.diagnostics);
-    if let Some(message) = error {
-        let value = match located(message) {
-            Some((place, text)) => diagnostic_value("error", None, text, Some(place), &[]),
-            None => diagnostic_value("error", None, message, None, &[]),
-        };
-        diagnostics.push(value);
-    }
+    let diagnostics = std::mem::take(&mut collected.diagnostics);
     let mut doc = Map::new();
     doc.insert("version".into(), json!(VERSION));
     doc.insert("command".into(), json!(command));
@@ -302,24 +240,6 @@ pub fn document(command: &str, exit_code: u8, error: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn places_are_read_from_located_messages() {
-        let (place, text) = located("dir/a.dot:3:14: expected `->`, found `}`").unwrap();
-        assert_eq!(
-            place,
-            Place {
-                file: "dir/a.dot".into(),
-                line: 3,
-                column: 14
-            }
-        );
-        assert_eq!(text, "expected `->`, found `}`");
-        let (place, _) = located("C:/x:y.dot:1:2: bad").unwrap();
-        assert_eq!((place.file.as_str(), place.line), ("C:/x:y.dot", 1));
-        assert!(located("no place: here").is_none());
-        assert!(located(":1:2: no file").is_none());
-    }
 
     #[test]
     fn verdicts_follow_exit_statuses() {

@@ -120,11 +120,57 @@ impl Outcome {
 
 /// A failure to even run the command (bad input): exit 2.
 #[derive(Debug)]
-pub struct UsageError(pub String);
+pub enum UsageError {
+    /// What went wrong, in one line.
+    Plain(String),
+    /// What is wrong at a place in a file (bad text: invalid UTF-8, an empty file).
+    At(mpst_diagnostics::Place, String),
+    /// Located diagnostics, rendered with their sources (malformed DOT, a role twice,
+    /// an optimised role refused).
+    Report(mpst_diagnostics::Report),
+}
 
 impl<E: std::fmt::Display> From<E> for UsageError {
     fn from(e: E) -> Self {
-        UsageError(e.to_string())
+        UsageError::Plain(e.to_string())
+    }
+}
+
+impl UsageError {
+    /// The presentation layer's reading error, its place kept.
+    pub fn read(error: mpst_diagnostics::ReadError) -> Self {
+        match error.place {
+            Some(place) => UsageError::At(place, error.message),
+            None => UsageError::Plain(error.message),
+        }
+    }
+
+    /// The error as printed without colour, without the leading `error: `.
+    pub fn text(&self) -> String {
+        match self {
+            UsageError::Plain(message) => message.clone(),
+            UsageError::At(place, message) => format!("{place}: {message}"),
+            UsageError::Report(report) => {
+                let text = report.render(false);
+                text.strip_prefix("error: ").unwrap_or(&text).to_string()
+            }
+        }
+    }
+
+    /// Prints the error to stderr (a report coloured as `--color` says) and adds it to
+    /// the JSON document with its place.
+    fn emit(&self) {
+        match self {
+            UsageError::Plain(message) => {
+                output::err(&format!("error: {message}\n"));
+                json::diagnostic("error", None, message, None, &[]);
+            }
+            UsageError::At(place, message) => {
+                output::err(&format!("error: {place}: {message}\n"));
+                json::diagnostic("error", None, message, Some(place.clone()), &[]);
+            }
+            UsageError::Report(report) => diagnostics::emit(report),
+        }
     }
 }
 
@@ -138,11 +184,11 @@ fn main() -> ExitCode {
     if let Some(code) = output::exit_code() {
         return ExitCode::from(code);
     }
-    if let Some(message) = &error {
-        output::err(&format!("error: {message}\n"));
+    if let Some(error) = &error {
+        error.emit();
     }
     if json::enabled() {
-        let _ = output::document(&json::document(name, code, error.as_deref()));
+        let _ = output::document(&json::document(name, code));
         if let Some(code) = output::exit_code() {
             return ExitCode::from(code);
         }
@@ -150,8 +196,8 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Runs a subcommand: its exit status, and the message of a usage error (exit 2).
-fn run(command: Command) -> (u8, Option<String>) {
+/// Runs a subcommand: its exit status, and the usage error (exit 2).
+fn run(command: Command) -> (u8, Option<UsageError>) {
     let result = match command {
         Command::Check(args) => cmd::check::run(args),
         Command::Project(args) => cmd::project::run(args),
@@ -169,6 +215,6 @@ fn run(command: Command) -> (u8, Option<String>) {
         Ok(Outcome::Holds) => (0, None),
         Ok(Outcome::Fails) => (1, None),
         Ok(Outcome::Unknown) => (3, None),
-        Err(UsageError(message)) => (2, Some(message)),
+        Err(error) => (2, Some(error)),
     }
 }

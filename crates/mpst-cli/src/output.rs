@@ -44,7 +44,7 @@ pub fn document(text: &str) -> Result<(), UsageError> {
     write_to(&mut io::stdout().lock(), text).map_err(|e| {
         let message = format!("cannot write to stdout: {e}");
         let _ = STDOUT_FAILURE.set((e.kind(), message.clone()));
-        UsageError(message)
+        UsageError::Plain(message)
     })
 }
 
@@ -55,7 +55,7 @@ pub fn document(text: &str) -> Result<(), UsageError> {
 pub fn out_or_file(path: Option<&Path>, text: &str) -> Result<(), UsageError> {
     match path {
         Some(path) => std::fs::write(path, text)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display()))),
+            .map_err(|e| UsageError::Plain(format!("cannot write {}: {e}", path.display()))),
         None => out(text),
     }
 }

@@ -1,7 +1,8 @@
 //! `--trace-format`: how a run that goes wrong is printed (a subtyping refutation or a
-//! k-MC counterexample): numbered text, a Mermaid `sequenceDiagram` or an SVG chart.
+//! k-MC counterexample): numbered text, a Mermaid `sequenceDiagram` or an SVG chart
+//! (`mpst_viz::run_chart`, the chart `mpst report` draws).
 
-use mpst_fsm::format::{write_sequence_mermaid, write_sequence_svg};
+use mpst_fsm::format::write_sequence_mermaid;
 use mpst_fsm::kmc::Step;
 
 /// The format of runs.
@@ -21,7 +22,7 @@ impl TraceFormat {
         match self {
             TraceFormat::Text => None,
             TraceFormat::Mermaid => Some(write_sequence_mermaid(roles, trace, outcome)),
-            TraceFormat::Svg => Some(write_sequence_svg(roles, trace, outcome)),
+            TraceFormat::Svg => Some(mpst_viz::run_chart(roles, trace, outcome)),
         }
     }
 }

@@ -150,7 +150,14 @@ fn bad_input_exits_2() {
     let kernel = temp("other.dot", "digraph Z { 0 -> 1 [label=\"S!ready()\"]; }");
     let spec = format!("Z={}", kernel.display());
     let out = mpst(&["generate", &double_buffering(), "--optimised", &spec]);
-    exits_with(&out, 2, "has roles");
+    exits_with(&out, 2, "protocol `DoubleBuffering` has no role `Z`");
+    // Located at the digraph, with the roles the protocol has.
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("{}:1:9", kernel.display())), "{err}");
+    assert!(
+        err.contains("the roles of `DoubleBuffering` are: S, K, T"),
+        "{err}"
+    );
 }
 
 #[test]

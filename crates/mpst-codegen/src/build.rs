@@ -35,7 +35,6 @@
 //! as a `cargo:warning`, which Cargo shows above the script's output.
 
 mod error;
-mod optimised;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -47,9 +46,12 @@ pub use error::{BuildError, BuildErrorKind};
 /// The bounds and budgets of the subtyping check, for [`Build::subtyping`] (re-exported
 /// so that a build script needs no other dependency).
 pub use mpst_fsm::subtype::Options as SubtypingOptions;
-use render::Input;
 
-use crate::{generate_optimised, prove_optimised, Options, DEFAULT_VISITS};
+use crate::{generate_optimised, prove_optimised, GenerateError, Options, DEFAULT_VISITS};
+
+/// How a build script raises the subtyping bounds, in the note of an unknown answer.
+const RAISE: &str = "with `.visits(N)` or `.subtyping(SubtypingOptions { .. })` in build.rs \
+                     (`mpst subtype --visits N --max-steps M` tries bounds from the command line)";
 
 /// A build-time generation: a Scribble file, the protocol, optimised roles, the
 /// subtyping bounds, the generation [`Options`] and where to write. Made by
@@ -175,24 +177,33 @@ impl Build {
     /// twice; one that subtyping refutes or does not prove; FSMs with no Rust API. Each
     /// error carries its rendered diagnostic.
     pub fn code(&self) -> Result<String, BuildError> {
-        let name = self.scr.display().to_string();
-        let text = fs::read_to_string(&self.scr).map_err(|e| BuildError::io(&self.scr, e))?;
-        let scr = Input {
-            name: &name,
-            text: &text,
-        };
-        let loaded = mpst_scribble::load(&name, &text, self.protocol.as_deref())
-            .map_err(|error| scr.scribble(error))?;
-        let machines = optimised::read(&self.optimised)?;
+        let scr = render::read(&self.scr)?;
+        let loaded = mpst_scribble::load(&scr.name, &scr.text, self.protocol.as_deref())
+            .map_err(|error| render::scribble(&scr, error))?;
+        let machines = render::optimised(&self.optimised)?;
         let better: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
-        prove_optimised(&loaded, &better, &self.subtyping)
-            .map_err(|error| optimised::refused(&loaded, &machines, error, &self.subtyping))?;
-        let projections: Vec<_> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
         let protocol = &loaded.protocol.name.text;
+        prove_optimised(&loaded, &better, &self.subtyping).map_err(|error| {
+            let kind = match &error {
+                GenerateError::NotSubtype { .. } => BuildErrorKind::NotSubtype,
+                GenerateError::Unknown { .. } => BuildErrorKind::Unknown,
+                GenerateError::UnknownRole { .. } => BuildErrorKind::Role,
+                _ => BuildErrorKind::NoApi,
+            };
+            match error.located(protocol, &machines, &self.subtyping, RAISE) {
+                Some(report) => BuildError::rendered(kind, &report),
+                None => BuildError::plain(kind, error.to_string()),
+            }
+            .with_source(error)
+        })?;
+        let projections: Vec<_> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
         generate_optimised(protocol, &projections, &better, &self.options).map_err(|error| {
             BuildError::plain(
                 BuildErrorKind::NoApi,
-                format!("{name}: protocol `{protocol}` has no Rust API: {error}"),
+                format!(
+                    "{}: protocol `{protocol}` has no Rust API: {error}",
+                    scr.name
+                ),
             )
             .with_source(error)
         })

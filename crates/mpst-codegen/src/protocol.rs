@@ -3,6 +3,8 @@
 //! of their projections; then the API is generated, the optimised FSMs beside the
 //! projections.
 
+use mpst_diagnostics::optimised::Optimised;
+use mpst_diagnostics::Report;
 use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
@@ -61,6 +63,36 @@ pub enum GenerateError {
     Codegen(CodegenError),
 }
 
+impl GenerateError {
+    /// A refusal of optimised roles (an unknown role, a refutation, an unknown answer)
+    /// located in the DOT file of the role refused, one of `machines` (as read by
+    /// [`mpst_diagnostics::optimised::read`]) for protocol `protocol` checked under
+    /// `options`; `raise` says how to raise the bounds (`with --visits N`). The CLI's
+    /// `generate --optimised` and the build helper print this same report. `None` for
+    /// the other errors, or a role none of `machines` plays.
+    pub fn located(
+        &self,
+        protocol: &str,
+        machines: &[Optimised],
+        options: &subtype::Options,
+        raise: &str,
+    ) -> Option<Report> {
+        let (GenerateError::UnknownRole { role, .. }
+        | GenerateError::NotSubtype { role, .. }
+        | GenerateError::Unknown { role, .. }) = self
+        else {
+            return None;
+        };
+        let m = machines.iter().find(|m| m.machine.fsm.role() == role)?;
+        Some(match self {
+            GenerateError::UnknownRole { available, .. } => m.unknown_role(protocol, available),
+            GenerateError::NotSubtype { refutation, .. } => m.not_subtype(protocol, refutation),
+            GenerateError::Unknown { unknown, .. } => m.unknown(protocol, unknown, options, raise),
+            _ => return None,
+        })
+    }
+}
+
 impl From<FrontendError> for GenerateError {
     fn from(e: FrontendError) -> Self {
         GenerateError::Frontend(e)
@@ -87,13 +119,55 @@ pub fn role_fsms_with(
     options: &subtype::Options,
 ) -> Result<Vec<Fsm>, GenerateError> {
     prove_optimised(loaded, optimised, options)?;
+    Ok(swap_in(loaded, optimised))
+}
+
+/// The FSM of every role of the `loaded` protocol, in the protocol's order: the
+/// projection, or the `optimised` FSM of that role in its place. Nothing is checked:
+/// call it after [`prove_optimised`] (as [`role_fsms`] does), or to explore a system
+/// with candidates whose [`check_optimised`] verdicts are shown beside it (`mpst
+/// report`).
+pub fn swap_in(loaded: &Loaded, optimised: &[Fsm]) -> Vec<Fsm> {
     let mut fsms: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
     for better in optimised {
         if let Some(slot) = fsms.iter_mut().find(|f| f.role() == better.role()) {
             *slot = better.clone();
         }
     }
-    Ok(fsms)
+    fsms
+}
+
+/// The projection of the role of `better` in `loaded`, or the error naming the roles.
+fn projection_of<'a>(loaded: &'a Loaded, better: &Fsm) -> Result<&'a Fsm, GenerateError> {
+    let mut projections = loaded.projections.iter().map(|p| &p.fsm);
+    projections
+        .find(|f| f.role() == better.role())
+        .ok_or_else(|| GenerateError::UnknownRole {
+            role: better.role().to_string(),
+            available: loaded
+                .protocol
+                .roles
+                .iter()
+                .map(|r| r.text.clone())
+                .collect(),
+        })
+}
+
+/// The subtyping verdict of each `optimised` FSM against its role's projection in
+/// `loaded` ([`mpst_fsm::subtype::check`] under `options`), in order: what
+/// [`prove_optimised`] decides on, for a caller that shows every verdict.
+///
+/// # Errors
+/// An FSM for a role the protocol does not have.
+pub fn check_optimised(
+    loaded: &Loaded,
+    optimised: &[Fsm],
+    options: &subtype::Options,
+) -> Result<Vec<Verdict>, GenerateError> {
+    optimised
+        .iter()
+        .map(|better| Ok(check(better, projection_of(loaded, better)?, options)))
+        .collect()
 }
 
 /// Checks that each `optimised` FSM is for a role of the `loaded` protocol and is shown to
@@ -106,18 +180,7 @@ pub fn prove_optimised(
     options: &subtype::Options,
 ) -> Result<(), GenerateError> {
     for better in optimised {
-        let mut projections = loaded.projections.iter().map(|p| &p.fsm);
-        let Some(projection) = projections.find(|f| f.role() == better.role()) else {
-            return Err(GenerateError::UnknownRole {
-                role: better.role().to_string(),
-                available: loaded
-                    .protocol
-                    .roles
-                    .iter()
-                    .map(|r| r.text.clone())
-                    .collect(),
-            });
-        };
+        let projection = projection_of(loaded, better)?;
         let role = better.role().to_string();
         match check(better, projection, options) {
             Verdict::Subtype(_) => {}

@@ -19,6 +19,7 @@ pub mod kmc;
 mod local;
 mod local_parse;
 pub mod subtype;
+pub mod text;
 pub mod witness;
 
 pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};

@@ -72,13 +72,11 @@ impl Parser<'_> {
             None => "the end of the input".to_string(),
             Some(c) => format!("`{c}`"),
         };
-        let before = &self.input[..self.pos];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let (line, column) = crate::text::line_column(self.input, self.pos);
         LocalParseError {
             offset: self.pos,
             line,
-            column: before[line_start..].chars().count() + 1,
+            column,
             message: format!("{expected}, found {found}"),
         }
     }

@@ -176,32 +176,13 @@ impl Collector {
     }
 }
 
-/// The 1-based line and column (in characters) of byte `offset` in `source`.
-/// Offsets past the end are clamped to the end.
-pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(source.len());
-    while !source.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &source[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = source[line_start..offset].chars().count() + 1;
-    (line, column)
-}
+/// The 1-based line and column (in characters) of byte `offset` in `source`, offsets
+/// past the end clamped to the end: the workspace's one rule, [`mpst_fsm::text`].
+pub use mpst_fsm::text::line_column;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_column_counts_from_one_and_clamps() {
-        let src = "ab\ncdé\nf";
-        assert_eq!(line_column(src, 0), (1, 1));
-        assert_eq!(line_column(src, 3), (2, 1));
-        assert_eq!(line_column(src, 7), (2, 4));
-        assert_eq!(line_column(src, 1000), (3, 2));
-    }
 
     #[test]
     fn diagnostics_are_capped_with_a_count_of_the_rest() {

@@ -202,23 +202,16 @@ fn figure(out: &mut String, class: &str, name: &str, caption: &str, svg: &str, i
     );
 }
 
-/// The 0-based line of byte `offset` (clamped to the text).
-fn line_of(source: &str, offset: usize) -> usize {
-    let offset = offset.min(source.len());
-    source.as_bytes()[..offset]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-}
-
 /// The source, one numbered line each, lines under a diagnostic highlighted and its
 /// message below the line where it starts; each secondary label of a diagnostic on its
 /// own line below the line where the label starts, its lines marked.
 fn source_listing(out: &mut String, source: &str, notes: &[Note]) {
     let lines: Vec<&str> = source.split('\n').collect();
+    // The workspace's one line rule, one pass over the source for every note.
+    let index = mpst_fsm::text::LineIndex::new(source);
     let lines_of = |start: usize, end: usize| {
-        let first = line_of(source, start);
-        let last = line_of(source, end.max(start + 1) - 1).max(first);
+        let first = index.line(start);
+        let last = index.line(end.max(start + 1) - 1).max(first);
         (first, last)
     };
     let spans: Vec<(usize, usize, &Note)> = notes

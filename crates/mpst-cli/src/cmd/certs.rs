@@ -40,18 +40,18 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let (name, roles) = match (&args.file, args.roles.is_empty()) {
         (Some(_), false) => {
-            return Err(UsageError(
+            return Err(UsageError::Plain(
                 "give either a Scribble file or --role, not both".into(),
             ))
         }
         (None, true) => {
-            return Err(UsageError(
+            return Err(UsageError::Plain(
                 "no roles: give a Scribble file or --role NAME (repeated)".into(),
             ))
         }
         (None, false) => {
             let Some(name) = args.name.clone() else {
-                return Err(UsageError(
+                return Err(UsageError::Plain(
                     "--name STRING is needed with --role: the protocol string the runtimes configure".into(),
                 ));
             };
@@ -75,13 +75,13 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     unique.sort();
     unique.dedup();
     if unique.len() != roles.len() {
-        return Err(UsageError(format!(
+        return Err(UsageError::Plain(format!(
             "a role is given twice: {}",
             roles.join(", ")
         )));
     }
     let written = mpst_wire::certs::write_deployment(&args.out, &name, &roles)
-        .map_err(|e| UsageError(format!("{}: {e}", args.out.display())))?;
+        .map_err(|e| UsageError::Plain(format!("{}: {e}", args.out.display())))?;
     let mut text = format!(
         "identities for {} of protocol {name:?}:\n",
         roles.join(", ")

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 
 use mpst_fsm::format::count;
-use mpst_scribble::wf::unused_roles;
 
-use crate::diagnostics::{emit, Item};
+use mpst_diagnostics::{unused_roles, Report};
+
+use crate::diagnostics::emit;
 use crate::load::scribble::load;
 use crate::{output, Outcome, UsageError};
 
@@ -45,7 +46,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     };
     let selected = loaded.select_all(args.protocol.as_deref())?;
     if selected.is_empty() {
-        return Err(UsageError(format!("{}: no protocol found", loaded.path)));
+        return Err(UsageError::Plain(format!(
+            "{}: no protocol found",
+            loaded.path
+        )));
     }
     let mut valid = true;
     let mut unsupported = Vec::new();
@@ -74,19 +78,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     })
                     .collect();
                 crate::json::protocol(name, "valid", &sizes);
-                let warnings: Vec<Item<'_>> = unused_roles(protocol)
-                    .into_iter()
-                    .map(|r| {
-                        Item::Warning(
-                            r.span,
-                            format!(
-                                "role `{}` of `{name}` takes no part in any interaction",
-                                r.text
-                            ),
-                        )
-                    })
-                    .collect();
-                emit(&loaded.path, loaded.source(), &warnings);
+                let warnings = unused_roles(0, protocol);
+                if !warnings.is_empty() {
+                    emit(&Report::new(vec![loaded.source_file()], warnings));
+                }
             }
             Err(error) => {
                 let mpst_scribble::FrontendError::Diagnostics {
@@ -94,7 +89,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     ..
                 } = &error
                 else {
-                    return Err(UsageError(error.to_string()));
+                    return Err(UsageError::Plain(error.to_string()));
                 };
                 valid = false;
                 let verdict = if error.is_malformed() {
@@ -107,13 +102,12 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 let errors_word = if n == 1 { "error" } else { "errors" };
                 output::out(&format!("{name}: {verdict} ({n} {errors_word})\n"))?;
                 crate::json::protocol(name, verdict, &[]);
-                let items: Vec<Item<'_>> = errors.iter().map(Item::Error).collect();
-                emit(&loaded.path, loaded.source(), &items);
+                emit(&Report::scribble(&loaded.path, loaded.source(), errors));
             }
         }
     }
     if !unsupported.is_empty() {
-        return Err(UsageError(format!(
+        return Err(UsageError::Plain(format!(
             "{}: unsupported construct in {}",
             loaded.path,
             names(unsupported.into_iter())

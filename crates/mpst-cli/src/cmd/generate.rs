@@ -4,15 +4,17 @@
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options, DEFAULT_VISITS};
-use mpst_fsm::subtype;
-
-use crate::bounds::parse_bound;
+use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options};
 use mpst_scribble::Loaded;
 
-use crate::load::dot::read_fsms;
+use crate::diagnostics::emit;
+use crate::load::dot::OptimisedArgs;
 use crate::load::scribble::load;
 use crate::{output, Outcome, UsageError};
+
+/// How the command line raises the subtyping bounds, in the note of an unknown answer.
+const RAISE: &str = "with `--visits N` (`mpst subtype --visits N --max-steps M` tries larger \
+                     budgets)";
 
 /// Arguments of `mpst generate`.
 #[derive(Debug, clap::Args)]
@@ -29,14 +31,9 @@ pub struct Args {
     /// The protocol to generate (needed when the file has several).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
-    /// Also generate the FSM in FSM.dot for ROLE, as `<ROLE>Optimised` beside the role's
-    /// projection `<ROLE>Session`, after checking that it is an asynchronous subtype of the
-    /// projection; the other roles' code is unchanged. Repeatable.
-    #[arg(long, value_name = "ROLE=FSM.dot")]
-    pub optimised: Vec<String>,
-    /// Bound on visits per state pair when checking optimised FSMs.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VISITS, value_parser = parse_bound)]
-    pub visits: usize,
+    /// `--optimised ROLE=FSM.dot` (repeatable) and `--visits N`.
+    #[command(flatten)]
+    pub optimised: OptimisedArgs,
     /// Derive serde's Serialize and Deserialize on the labels, so they can travel over
     /// `mpst::net` (the generated code then needs `serde` with feature `derive`).
     #[arg(long)]
@@ -57,19 +54,8 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Err(outcome) => return outcome,
     };
     let protocol = loaded.select(args.protocol.as_deref())?;
-    let mut optimised = Vec::new();
-    for spec in &args.optimised {
-        let Some((role, file)) = spec.split_once('=') else {
-            return Err(UsageError(format!(
-                "--optimised expects ROLE=FSM.dot, got `{spec}`"
-            )));
-        };
-        let fsms = read_fsms(&[file])?;
-        let Some(fsm) = fsms.into_iter().find(|f| f.role() == role) else {
-            return Err(UsageError(format!("{file}: no digraph for role `{role}`")));
-        };
-        optimised.push(fsm);
-    }
+    let machines = args.optimised.read()?;
+    let optimised: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
     let projections = match loaded.project(protocol) {
         Ok(projections) => projections,
         Err(error) => return loaded.report(&error),
@@ -78,24 +64,27 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         protocol: protocol.clone(),
         projections,
     };
-    match prove_optimised(&front, &optimised, &subtype::Options::new(args.visits)) {
-        Ok(()) => {}
-        Err(GenerateError::Frontend(error)) => return loaded.report(&error),
-        Err(GenerateError::UnknownRole { role, available }) => {
-            return Err(UsageError(format!(
-                "--optimised names role `{role}`, but protocol `{}` has roles {}",
-                protocol.name.text,
-                available.join(", ")
-            )))
+    let options = args.optimised.subtyping();
+    if let Err(error) = prove_optimised(&front, &optimised, &options) {
+        if let GenerateError::Frontend(error) = &error {
+            return loaded.report(error);
         }
-        Err(error @ GenerateError::Unknown { .. }) => {
-            output::err(&format!("error: {error}\n"));
-            return Ok(Outcome::Unknown);
-        }
-        Err(error) => {
+        // Located in the DOT file, as the build helper shows it.
+        let Some(report) = error.located(&protocol.name.text, &machines, &options, RAISE) else {
             output::err(&format!("error: {error}\n"));
             return Ok(Outcome::Fails);
-        }
+        };
+        return match error {
+            GenerateError::UnknownRole { .. } => Err(UsageError::Report(report)),
+            GenerateError::Unknown { .. } => {
+                emit(&report);
+                Ok(Outcome::Unknown)
+            }
+            _ => {
+                emit(&report);
+                Ok(Outcome::Fails)
+            }
+        };
     }
     let fsms: Vec<_> = front.projections.iter().map(|p| p.fsm.clone()).collect();
     let mut options = Options::default().serde(args.serde);

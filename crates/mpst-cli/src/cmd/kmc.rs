@@ -123,7 +123,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
 /// Checks `system` for every bound of the range and prints the answer.
 fn check(args: &Args, system: &[mpst_fsm::Fsm]) -> Result<Outcome, UsageError> {
     if system.is_empty() {
-        return Err(UsageError("the DOT files contain no digraph".into()));
+        return Err(UsageError::Plain("the DOT files contain no digraph".into()));
     }
     let mut last: Option<KmcReport> = None;
     let mut left = args.max_configurations;

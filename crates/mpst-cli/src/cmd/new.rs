@@ -28,7 +28,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let name = crate_name(&args.path)?;
     if args.path.exists() {
-        return Err(UsageError(format!(
+        return Err(UsageError::Plain(format!(
             "{}: already exists; choose a new directory",
             args.path.display()
         )));
@@ -37,11 +37,12 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
     for (relative, contents) in &files {
         let path = args.path.join(relative);
         if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|e| UsageError(format!("{}: cannot create: {e}", parent.display())))?;
+            fs::create_dir_all(parent).map_err(|e| {
+                UsageError::Plain(format!("{}: cannot create: {e}", parent.display()))
+            })?;
         }
         fs::write(&path, contents)
-            .map_err(|e| UsageError(format!("{}: cannot write: {e}", path.display())))?;
+            .map_err(|e| UsageError::Plain(format!("{}: cannot write: {e}", path.display())))?;
     }
     output::out(&format!(
         "Created crate `{name}` in {}: protocol {}.scr; next: cd {} && cargo test\n",
@@ -54,21 +55,20 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
 
 /// The crate name: the last component of `path`, checked as Cargo would.
 fn crate_name(path: &Path) -> Result<String, UsageError> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| UsageError(format!("{}: no crate name in this path", path.display())))?;
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        UsageError::Plain(format!("{}: no crate name in this path", path.display()))
+    })?;
     let mut chars = name.chars();
     let starts_with_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
     let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !starts_with_letter || !rest_ok {
-        return Err(UsageError(format!(
+        return Err(UsageError::Plain(format!(
             "`{name}` is not a crate name: expected an ASCII letter followed by letters, \
              digits, `-` or `_`"
         )));
     }
     if RESERVED.contains(&snake(name).as_str()) {
-        return Err(UsageError(format!(
+        return Err(UsageError::Plain(format!(
             "`{name}` is not a crate name: it is reserved (a Rust keyword or a crate every \
              program has)"
         )));
@@ -157,11 +157,11 @@ fn dependencies(path_deps: Option<&Path>) -> Result<(String, String), UsageError
     };
     let dir = dir
         .canonicalize()
-        .map_err(|e| UsageError(format!("{}: {e}", dir.display())))?;
+        .map_err(|e| UsageError::Plain(format!("{}: {e}", dir.display())))?;
     let path = |krate: &str| -> Result<String, UsageError> {
         let path = dir.join("crates").join(krate);
         let text = path.to_str().ok_or_else(|| {
-            UsageError(format!("{}: the path is not valid UTF-8", path.display()))
+            UsageError::Plain(format!("{}: the path is not valid UTF-8", path.display()))
         })?;
         Ok(toml_string(text))
     };
@@ -356,9 +356,9 @@ mod tests {
         for bad in ["1abc", "a b", "é", "test", "mpst", "-x"] {
             let error = crate_name(Path::new(bad)).unwrap_err();
             assert!(
-                error.0.contains("is not a crate name"),
+                error.text().contains("is not a crate name"),
                 "{bad}: {}",
-                error.0
+                error.text()
             );
         }
     }

@@ -67,7 +67,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                     )
                 })
                 .collect();
-            return Err(UsageError(format!(
+            return Err(UsageError::Plain(format!(
                 "{}: no role `{role}`: {}",
                 loaded.path,
                 if known.is_empty() {
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
             )));
         }
         several => {
-            return Err(UsageError(format!(
+            return Err(UsageError::Plain(format!(
                 "{}: several protocols have role `{role}` ({}); choose one with --protocol",
                 loaded.path,
                 names(several.iter().map(|p| p.name.text.as_str()))

@@ -6,18 +6,19 @@
 
 use std::path::PathBuf;
 
+use mpst_codegen::{check_optimised, swap_in};
+use mpst_diagnostics::optimised::Optimised;
 use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
-use mpst_fsm::subtype::{self, Verdict as SubtypeVerdict};
+use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_fsm::Fsm;
 use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
-use mpst_scribble::wf::unused_roles;
-use mpst_scribble::{Diagnostic, GlobalProtocol};
+use mpst_scribble::{Diagnostic, GlobalProtocol, Loaded};
 use mpst_viz::html::{
     Figure, Machine, Note, Report, Secondary, Section, Severity, Status, Verdict,
 };
 use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
-use crate::load::dot::read_fsms;
+use crate::load::dot::OptimisedArgs;
 use crate::load::read;
 use crate::{progress, Outcome, UsageError};
 
@@ -35,43 +36,39 @@ pub struct Args {
     /// Report only this protocol (by default, every protocol of the file).
     #[arg(long, short = 'p', value_name = "P")]
     pub protocol: Option<String>,
-    /// Check the FSM in FSM.dot as an optimised ROLE: by subtyping against the
-    /// projection, and by k-MC with it in place of the projection. Repeatable.
-    #[arg(long, value_name = "ROLE=FSM.dot")]
-    pub optimised: Vec<String>,
+    /// `--optimised ROLE=FSM.dot` (repeatable) and `--visits N`.
+    #[command(flatten)]
+    pub optimised: OptimisedArgs,
     /// The largest queue bound k tried by the k-MC check (the least k in 1..=K is
     /// reported).
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub max_k: usize,
-    /// Bound on visits per state pair when checking optimised FSMs.
-    #[arg(long, value_name = "N", default_value_t = subtype::DEFAULT_VISITS)]
-    pub visits: usize,
     /// Write the page to OUT.html instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT.html")]
     pub output: Option<PathBuf>,
 }
 
-/// An optimised machine given with `--optimised`.
-struct Optimised {
-    file: String,
-    fsm: Fsm,
-}
-
-/// A diagnostic for the page: its message and notes under the line it points at, each
-/// secondary label ("the choice is made here") under the line that label points at.
-fn note(d: &Diagnostic, severity: Severity) -> Note {
-    let mut message = d.to_string();
+/// A diagnostic of the presentation layer for the page: its message and notes under
+/// the line it points at, each secondary label ("the choice is made here") under the
+/// line that label points at.
+fn note(d: &mpst_diagnostics::Diagnostic) -> Note {
+    let mut message = d.headline();
     for n in &d.notes {
         message.push_str(&format!("\n  note: {n}"));
     }
+    let span = d.primary().map_or(0..0, |l| l.span.clone());
     Note {
-        severity,
-        start: d.span.start,
-        end: d.span.end,
+        severity: match d.severity {
+            mpst_diagnostics::Severity::Error => Severity::Error,
+            mpst_diagnostics::Severity::Warning => Severity::Warning,
+        },
+        start: span.start,
+        end: span.end,
         message,
         labels: d
             .labels
             .iter()
+            .filter(|l| !l.primary)
             .map(|label| Secondary {
                 start: label.span.start,
                 end: label.span.end,
@@ -79,6 +76,13 @@ fn note(d: &Diagnostic, severity: Severity) -> Note {
             })
             .collect(),
     }
+}
+
+/// The front end's diagnostics for the page.
+fn notes(diagnostics: &[Diagnostic]) -> impl Iterator<Item = Note> + '_ {
+    diagnostics
+        .iter()
+        .map(|d| note(&mpst_diagnostics::Diagnostic::scribble(0, d)))
 }
 
 fn verdict(check: &str, status: Status, summary: String, details: String) -> Verdict {
@@ -113,7 +117,7 @@ fn kmc(
 fn section(
     parsed: &Parsed,
     protocol: &GlobalProtocol,
-    optimised: &[(String, Optimised)],
+    optimised: &[Optimised],
     args: &Args,
     notes: &mut Vec<Note>,
 ) -> Section {
@@ -126,18 +130,7 @@ fn section(
         }),
         ..Section::default()
     };
-    for role in unused_roles(protocol) {
-        notes.push(Note {
-            severity: Severity::Warning,
-            start: role.span.start,
-            end: role.span.end,
-            message: format!(
-                "role `{}` of `{name}` takes no part in any interaction",
-                role.text
-            ),
-            labels: Vec::new(),
-        });
-    }
+    notes.extend(mpst_diagnostics::unused_roles(0, protocol).iter().map(note));
     let projections = match parsed.project(protocol) {
         Ok(projections) => projections,
         Err(error) => {
@@ -145,7 +138,7 @@ fn section(
                 FrontendError::Diagnostics { diagnostics, .. } => diagnostics.as_slice(),
                 FrontendError::NoSuchProtocol { .. } => &[],
             };
-            notes.extend(errors.iter().map(|d| note(d, Severity::Error)));
+            notes.extend(self::notes(errors));
             let details: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
             s.verdicts.push(verdict(
                 "well-formedness",
@@ -173,32 +166,45 @@ fn section(
         },
         String::new(),
     ));
-    let mut system = Vec::new();
-    for p in &projections {
+    // Subtyping and the swap-in are code generation's (`check_optimised`, `swap_in`):
+    // the same check as `mpst generate --optimised` and the build helper, each verdict
+    // shown, and k-MC run with the optimised machines in place.
+    let mine: Vec<&Optimised> = optimised
+        .iter()
+        .filter(|o| projections.iter().any(|p| p.role == o.role))
+        .collect();
+    let better: Vec<Fsm> = mine.iter().map(|o| o.machine.fsm.clone()).collect();
+    let loaded = Loaded {
+        protocol: protocol.clone(),
+        projections,
+    };
+    let options = args.optimised.subtyping();
+    // Every role of `better` is one of the protocol's, so there is a verdict for each.
+    let verdicts = check_optimised(&loaded, &better, &options).unwrap_or_default();
+    let system = swap_in(&loaded, &better);
+    for p in &loaded.projections {
         s.machines.push(Machine {
             role: p.role.clone(),
             svg: fsm_svg(&p.fsm),
             optimised: None,
         });
-        let Some((_, opt)) = optimised.iter().find(|(role, _)| *role == p.role) else {
-            system.push(p.fsm.clone());
+        let Some(i) = mine.iter().position(|o| o.role == p.role) else {
             continue;
         };
+        let (opt, answer) = (mine[i], &verdicts[i]);
         s.machines.push(Machine {
             role: p.role.clone(),
-            svg: fsm_svg(&opt.fsm),
-            optimised: Some(opt.file.clone()),
+            svg: fsm_svg(&opt.machine.fsm),
+            optimised: Some(opt.source.name.clone()),
         });
-        system.push(opt.fsm.clone());
         let check = format!("subtyping of optimised {}", p.role);
-        let answer = subtype::check(&opt.fsm, &p.fsm, &subtype::Options::new(args.visits));
         let summary = answer
             .to_string()
             .lines()
             .next()
             .unwrap_or_default()
             .to_string();
-        let (status, run) = match &answer {
+        let (status, run) = match answer {
             SubtypeVerdict::Subtype(_) => (Status::Holds, None),
             SubtypeVerdict::NotSubtype(refutation) => (Status::Fails, Some(&refutation.run)),
             SubtypeVerdict::Unknown(_) => (Status::Unknown, None),
@@ -213,10 +219,7 @@ fn section(
         s.verdicts
             .push(verdict(&check, status, summary, answer.to_string()));
     }
-    let what = if optimised
-        .iter()
-        .any(|(r, _)| projections.iter().any(|p| &p.role == r))
-    {
+    let what = if !mine.is_empty() {
         "k-MC (with the optimised machines)"
     } else {
         "k-MC"
@@ -268,25 +271,7 @@ fn section(
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
     let path = args.file.display().to_string();
     let source = read(&args.file)?;
-    let mut optimised = Vec::new();
-    for spec in &args.optimised {
-        let Some((role, file)) = spec.split_once('=') else {
-            return Err(UsageError(format!(
-                "--optimised expects ROLE=FSM.dot, got `{spec}`"
-            )));
-        };
-        let fsms = read_fsms(&[file])?;
-        let Some(fsm) = fsms.into_iter().find(|f| f.role() == role) else {
-            return Err(UsageError(format!("{file}: no digraph for role `{role}`")));
-        };
-        optimised.push((
-            role.to_string(),
-            Optimised {
-                file: file.to_string(),
-                fsm,
-            },
-        ));
-    }
+    let optimised = args.optimised.read()?;
     let mut report = Report {
         file: path.clone(),
         source: source.clone(),
@@ -297,13 +282,10 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         // Parsing selects nothing, so its only error is diagnostics.
         Err(error) => {
             if let FrontendError::Diagnostics { diagnostics, .. } = &error {
-                report.notes = diagnostics
-                    .iter()
-                    .map(|d| note(d, Severity::Error))
-                    .collect();
+                report.notes = notes(diagnostics).collect();
             }
             outcome = if error.is_malformed() {
-                Err(UsageError(format!(
+                Err(UsageError::Plain(format!(
                     "{path}: malformed input; the report shows where"
                 )))
             } else {
@@ -313,18 +295,19 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         Ok(parsed) => {
             let selected = parsed
                 .select_all(args.protocol.as_deref())
-                .map_err(|e| UsageError(e.to_string()))?;
+                .map_err(|e| UsageError::Plain(e.to_string()))?;
             if selected.is_empty() {
-                return Err(UsageError(format!("{path}: no protocol found")));
+                return Err(UsageError::Plain(format!("{path}: no protocol found")));
             }
-            for (role, opt) in &optimised {
+            for opt in &optimised {
+                let role = &opt.role;
                 if !selected
                     .iter()
                     .any(|p| p.roles.iter().any(|r| &r.text == role))
                 {
-                    return Err(UsageError(format!(
+                    return Err(UsageError::Plain(format!(
                         "--optimised names role `{role}` ({}), but no protocol reported has it",
-                        opt.file
+                        opt.source.name
                     )));
                 }
             }

@@ -3,17 +3,15 @@
 //! several digraphs by role name: proved, refuted with a run that goes wrong, or
 //! unknown.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use mpst_fsm::format::{parse_dot_located, DotError};
 use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
 use mpst_fsm::Fsm;
-use mpst_scribble::sorts::SCRIBBLE;
 
 use crate::bounds::{parse_bound, parse_budget, parse_seconds};
-use crate::load::dot::{render_at, render_dot_error};
+use crate::load::dot::read_session_types;
 use crate::trace::TraceFormat;
-use crate::{load, output, progress, Outcome, UsageError};
+use crate::{output, progress, Outcome, UsageError};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
@@ -56,28 +54,6 @@ pub struct Args {
     pub output: crate::json::FormatArg,
 }
 
-/// Reads every FSM of a DOT file with the CLI's one loader (errors name the file, line
-/// and column); each must be a local session type.
-fn load(path: &Path) -> Result<Vec<Fsm>, UsageError> {
-    let text = load::read(path)?;
-    let name = path.display().to_string();
-    // The reader refuses two digraphs of one name itself, at the second.
-    let machines = parse_dot_located(&text, true, &SCRIBBLE)
-        .map_err(|e| UsageError(render_dot_error(&name, &text, &e)))?;
-    for machine in &machines {
-        if let Some((_, state, span)) = machine.mixed_state() {
-            let message = format!(
-                "state `{state}` of `{}` both sends and receives: it is not a local session \
-                 type, so subtyping does not apply (check the system with `mpst kmc`)",
-                machine.fsm.role()
-            );
-            let err = DotError::at(&text, span.start, span.len(), message);
-            return Err(UsageError(render_at(&name, &text, &err)));
-        }
-    }
-    Ok(machines.into_iter().map(|m| m.fsm).collect())
-}
-
 /// Pairs the FSMs: by position if each file has one, by role name otherwise.
 fn pair<'a>(
     args: &Args,
@@ -91,7 +67,7 @@ fn pair<'a>(
         .map(
             |sub| match sups.iter().find(|sup| sup.role() == sub.role()) {
                 Some(sup) => Ok((sub, sup)),
-                None => Err(UsageError(format!(
+                None => Err(UsageError::Plain(format!(
                     "role `{}` of {} has no digraph in {} (it has {})",
                     sub.role(),
                     args.sub.display(),
@@ -108,8 +84,8 @@ fn pair<'a>(
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let subs = load(&args.sub)?;
-    let sups = load(&args.sup)?;
+    let subs = read_session_types(&args.sub)?;
+    let sups = read_session_types(&args.sup)?;
     let pairs = pair(&args, &subs, &sups)?;
     let options = Options {
         max_steps: args.max_steps,

@@ -1,33 +1,33 @@
 //! Reading FSMs from DOT files for `mpst subtype`, `mpst kmc`, `generate --optimised` and
-//! `report`: sorts normalised by the rule projection applies (Scribble's table, so nuscr's
-//! `int` is `i32`), malformed input rendered as a diagnostic: `file:line:col`, the source
-//! line and a caret.
+//! `report`: files read by the one reader, digraphs by the presentation layer's one DOT
+//! loader ([`mpst_diagnostics::dot`]: sorts normalised by the rule projection applies,
+//! so nuscr's `int` is `i32`); malformed input, a role twice, an unknown peer and a state
+//! that is no session type reported with `file:line:col`, the source line and a caret.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use codespan_reporting::diagnostic::{Diagnostic, Label};
-use codespan_reporting::files::{Files, SimpleFile, SimpleFiles};
-use codespan_reporting::term::termcolor::Buffer;
-use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::{check_system, parse_dot_located, DotError, LocatedFsm, SystemError};
-use mpst_fsm::Fsm;
-
-use mpst_scribble::sorts::SCRIBBLE;
+use mpst_diagnostics::dot::{self, Machine};
+use mpst_diagnostics::optimised::{self, Optimised, ReadFailure};
+use mpst_diagnostics::{Report, Source};
+use mpst_fsm::{subtype, Fsm};
 
 use crate::UsageError;
 
-/// Reads every digraph of every file in `paths`, in order, one [`Fsm`] per digraph
-/// (its role is the digraph name).
+/// Every digraph of the file at `path`, one [`Fsm`] per digraph (its role is the
+/// digraph name), each a local session type (no state both sends and receives), as
+/// subtyping needs.
 ///
 /// # Errors
-/// A file that cannot be read; malformed DOT (the message is a rendered diagnostic
-/// naming `file:line:col`, with the offending line and a caret); or two digraphs with
-/// the same role name (a system has one machine per role).
-pub fn read_fsms<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<Fsm>, UsageError> {
-    read(paths, true, false, super::MAX_INPUT_BYTES, "")
+/// A file that cannot be read; malformed DOT, two digraphs of one role, a mixed state:
+/// each a located report.
+pub fn read_session_types(path: &Path) -> Result<Vec<Fsm>, UsageError> {
+    let (sources, machines) = load(&[path], true, false, super::MAX_INPUT_BYTES, "")?;
+    dot::session_types(&machines).map_err(|d| UsageError::Report(Report::new(sources, vec![d])))?;
+    Ok(fsms(machines))
 }
 
-/// [`read_fsms`] accepting non-deterministic machines, for k-MC: the system is closed,
+/// Every digraph of every file in `paths`, in order, accepting non-deterministic
+/// machines, for k-MC: the system is closed,
 /// so an action whose peer no digraph is named after is an error at its label. Each
 /// file may hold at most `max_bytes` bytes (`mpst kmc --max-input-size`; the default is
 /// [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES)).
@@ -35,143 +35,75 @@ pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
     paths: &[P],
     max_bytes: u64,
 ) -> Result<Vec<Fsm>, UsageError> {
-    read(
-        paths,
-        false,
-        true,
-        max_bytes,
-        "; raise it with --max-input-size BYTES",
-    )
+    let hint = "; raise it with --max-input-size BYTES";
+    let (_, machines) = load(paths, false, true, max_bytes, hint)?;
+    Ok(fsms(machines))
 }
 
-fn read<P: AsRef<Path>>(
+/// `--optimised ROLE=FSM.dot` and `--visits N`, the same in `mpst generate` and `mpst
+/// report` (flattened into their arguments).
+#[derive(Debug, Clone, clap::Args)]
+pub struct OptimisedArgs {
+    /// An optimised FSM for ROLE, the digraph named ROLE in FSM.dot, checked by
+    /// subtyping against the role's projection: `generate` writes it as `<ROLE>Optimised`
+    /// beside `<ROLE>Session` only when it is proved (the other roles' code unchanged);
+    /// `report` shows the verdict and runs k-MC with it in place. Repeatable.
+    #[arg(long = "optimised", value_name = "ROLE=FSM.dot", value_parser = optimised::parse_spec)]
+    pub specs: Vec<(String, PathBuf)>,
+    /// Bound on visits per state pair when checking optimised FSMs.
+    #[arg(long, value_name = "N", default_value_t = subtype::DEFAULT_VISITS, value_parser = crate::bounds::parse_bound)]
+    pub visits: usize,
+}
+
+impl OptimisedArgs {
+    /// The digraph of each optimised role, read by the presentation layer's one reader
+    /// of optimised roles (the build helper's): a file without the role's digraph points
+    /// at the digraphs it has.
+    pub fn read(&self) -> Result<Vec<Optimised>, UsageError> {
+        let read = |path: &Path| super::read_source(path, super::MAX_INPUT_BYTES, "");
+        optimised::read(&self.specs, read).map_err(|failure| match failure {
+            ReadFailure::Read(error) => error,
+            ReadFailure::Twice(message) => UsageError::Plain(message),
+            ReadFailure::Dot(report) => UsageError::Report(report),
+        })
+    }
+
+    /// The bounds of the subtyping check.
+    pub fn subtyping(&self) -> subtype::Options {
+        subtype::Options::new(self.visits)
+    }
+}
+
+fn fsms(machines: Vec<Machine>) -> Vec<Fsm> {
+    machines.into_iter().map(|m| m.located.fsm).collect()
+}
+
+fn load<P: AsRef<Path>>(
     paths: &[P],
     deterministic: bool,
     closed: bool,
     max_bytes: u64,
     hint: &str,
-) -> Result<Vec<Fsm>, UsageError> {
-    // Each file's name and text; codespan's line index of a file is only built when a
-    // problem across files is reported (it costs a pass over a large input).
-    let mut sources: Vec<(String, String)> = Vec::new();
-    // Each machine with the file it was read from.
-    let mut machines: Vec<(LocatedFsm, usize)> = Vec::new();
-    for path in paths {
-        let path = path.as_ref();
-        let source = super::read_limited_or(path, max_bytes, hint)?;
-        let name = path.display().to_string();
-        let read = parse_dot_located(&source, deterministic, &SCRIBBLE)
-            .map_err(|err| UsageError(render_dot_error(&name, &source, &err)))?;
-        let file = sources.len();
-        sources.push((name, source));
-        machines.extend(read.into_iter().map(|m| (m, file)));
-    }
-    let located: Vec<&LocatedFsm> = machines.iter().map(|(m, _)| m).collect();
-    if let Err(err) = check_system(&located, closed) {
-        let mut files = SimpleFiles::new();
-        for (name, source) in sources {
-            files.add(name, source);
-        }
-        // `SimpleFiles` numbers files in the order they are added.
-        let file_of = |machine: usize| machines[machine].1;
-        return Err(UsageError(render_system_error(&files, file_of, &err)));
-    }
-    Ok(machines.into_iter().map(|(m, _)| m.fsm).collect())
-}
-
-/// `err` as a diagnostic over several files, like [`render_dot_error`]; `file_of`
-/// gives the file of a machine.
-fn render_system_error(
-    files: &SimpleFiles<String, String>,
-    file_of: impl Fn(usize) -> usize,
-    err: &SystemError,
-) -> String {
-    let mut labels = vec![Label::primary(file_of(err.machine), err.span.clone())];
-    if let Some((machine, span, message)) = &err.related {
-        labels.push(Label::secondary(file_of(*machine), span.clone()).with_message(message));
-    }
-    let report = Diagnostic::error()
-        .with_message(&err.message)
-        .with_labels(labels);
-    emit(files, &report).unwrap_or_else(|| err.message.clone())
-}
-
-/// `report` rendered without colour and without codespan's leading `error: ` (the CLI
-/// prints its own), or `None` if a span does not fit its file.
-fn emit<'f, F: Files<'f>>(files: &'f F, report: &Diagnostic<F::FileId>) -> Option<String> {
-    let mut buffer = Buffer::no_color();
-    term::emit(&mut buffer, &Config::default(), files, report).ok()?;
-    let text = String::from_utf8_lossy(buffer.as_slice()).into_owned();
-    let text = text.strip_prefix("error: ").unwrap_or(&text);
-    Some(text.trim_end().to_owned())
-}
-
-/// `err` as a codespan-reporting diagnostic without colour, e.g.
-///
-/// ```text
-/// malformed DOT: in the label `"B#m()"`: expected `!` (send) or `?` (receive) ...
-///   ┌─ k.dot:2:19
-///   │
-/// 2 │   0 -> 1 [label="B#m()"];
-///   │                   ^
-/// ```
-///
-/// The leading `error: ` of codespan's header is left out: the CLI prints its own.
-pub fn render_dot_error(name: &str, source: &str, err: &DotError) -> String {
-    let malformed = DotError {
-        message: format!("malformed DOT: {}", err.message),
-        ..err.clone()
-    };
-    render_at(name, source, &malformed)
-}
-
-/// A problem of well-formed DOT (e.g. a mixed state where one is refused) rendered as
-/// [`render_dot_error`] does, without "malformed DOT".
-pub fn render_at(name: &str, source: &str, err: &DotError) -> String {
-    let file = SimpleFile::new(name, source);
-    let report = Diagnostic::error()
-        .with_message(&err.message)
-        .with_labels(vec![Label::primary((), err.span())]);
-    // A span that does not fit the source (cannot happen for the reader's errors) falls
-    // back to the plain position.
-    emit(&file, &report).unwrap_or_else(|| format!("{name}:{err}"))
+) -> Result<(Vec<Source>, Vec<Machine>), UsageError> {
+    let sources = paths
+        .iter()
+        .map(|path| super::read_source(path.as_ref(), max_bytes, hint))
+        .collect::<Result<Vec<_>, _>>()?;
+    let machines = dot::load(&sources, deterministic, closed).map_err(UsageError::Report)?;
+    Ok((sources, machines))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Parses the DOT text `source` of the file called `name`; a [`DotError`] becomes a
-    /// [`UsageError`] whose message is [`render_dot_error`]'s diagnostic.
-    fn parse_fsms(name: &str, source: &str) -> Result<Vec<Fsm>, UsageError> {
-        mpst_fsm::format::parse_dot_with(source, &SCRIBBLE)
-            .map_err(|err| UsageError(render_dot_error(name, source, &err)))
+    fn read_fsms(paths: &[&PathBuf]) -> Result<Vec<Fsm>, UsageError> {
+        let (_, machines) = load(paths, true, false, crate::load::MAX_INPUT_BYTES, "")?;
+        Ok(fsms(machines))
     }
 
     #[test]
-    fn malformed_dot_renders_file_line_column_and_caret() {
-        let source = "digraph k {\n  0 -> 1 [label=\"B#m()\"];\n}\n";
-        let Err(UsageError(message)) = parse_fsms("k.dot", source) else {
-            panic!("malformed DOT was accepted");
-        };
-        assert!(
-            message.starts_with("malformed DOT: in the label `\"B#m()\"`: expected `!`"),
-            "{message}"
-        );
-        assert!(message.contains("k.dot:2:19"), "{message}");
-        // The excerpt line, and a caret under the `#` (column 19).
-        let lines: Vec<&str> = message.lines().collect();
-        let excerpt = lines
-            .iter()
-            .position(|l| l.ends_with("0 -> 1 [label=\"B#m()\"];"))
-            .expect("the offending line is quoted");
-        let caret_line = lines[excerpt + 1];
-        let excerpt_col = lines[excerpt].find('#').unwrap();
-        assert_eq!(caret_line.find('^'), Some(excerpt_col), "{message}");
-    }
-
-    #[test]
-    fn reads_files_and_rejects_duplicate_roles() {
+    fn reads_files_and_rejects_duplicate_roles_and_mixed_states() {
         let dir = std::env::temp_dir().join(format!("mpst-dotfiles-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let a = dir.join("a.dot");
@@ -181,20 +113,34 @@ mod tests {
         let fsms = read_fsms(&[&a, &b]).unwrap();
         let roles: Vec<&str> = fsms.iter().map(Fsm::role).collect();
         assert_eq!(roles, ["A", "B"]);
-        let Err(UsageError(message)) = read_fsms(&[&a, &a]) else {
+        let Err(error @ UsageError::Report(_)) = read_fsms(&[&a, &a]) else {
             panic!("a duplicate role was accepted");
         };
+        let message = error.text();
         assert!(
             message.contains("a second digraph for role `A`"),
             "{message}"
         );
         // Both places are shown, with their files.
-        assert_eq!(message.matches("a.dot:1:9").count(), 2, "{message}");
+        let at = format!("{}:1:9", a.display());
+        assert_eq!(message.matches(&at).count(), 2, "{message}");
         let missing = dir.join("missing.dot");
-        let Err(UsageError(message)) = read_fsms(&[&missing]) else {
+        let Err(error) = read_fsms(&[&missing]) else {
             panic!("a missing file was read");
         };
-        assert!(message.contains("missing.dot"), "{message}");
+        assert!(error.text().contains("missing.dot"), "{}", error.text());
+        let mixed = dir.join("mixed.dot");
+        std::fs::write(
+            &mixed,
+            "digraph A {\n 0 -> 1 [label=\"B!m()\"];\n 0 -> 2 [label=\"B?n()\"];\n}",
+        )
+        .unwrap();
+        let message = read_session_types(&mixed).unwrap_err().text();
+        assert!(message.contains("both sends and receives"), "{message}");
+        assert!(
+            message.contains(&format!("{}:2:2", mixed.display())),
+            "{message}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
 use mpst_scribble::{GlobalProtocol, Projection};
 
-use crate::diagnostics::{emit, Item};
+use crate::diagnostics::emit;
 use crate::{output, Outcome, UsageError};
 
 /// How a command ends early on a front-end error: a usage error (exit 2) or an outcome
@@ -37,6 +37,11 @@ impl Scribble {
     /// The source text.
     pub fn source(&self) -> &str {
         self.parsed.text()
+    }
+
+    /// The file as a source of diagnostics.
+    pub fn source_file(&self) -> mpst_diagnostics::Source {
+        mpst_diagnostics::Source::new(self.path.clone(), self.source())
     }
 
     /// The protocol named `wanted`, or every protocol.
@@ -76,17 +81,17 @@ fn usage(error: FrontendError) -> UsageError {
     match &error {
         FrontendError::NoSuchProtocol {
             file, available, ..
-        } if available.is_empty() => UsageError(format!("{file}: no protocol found")),
+        } if available.is_empty() => UsageError::Plain(format!("{file}: no protocol found")),
         FrontendError::NoSuchProtocol {
             file,
             wanted: None,
             available,
-        } => UsageError(format!(
+        } => UsageError::Plain(format!(
             "{file}: the file has {} protocols ({}); choose one with --protocol",
             available.len(),
             available.join(", ")
         )),
-        _ => UsageError(error.to_string()),
+        _ => UsageError::Plain(error.to_string()),
     }
 }
 
@@ -100,12 +105,11 @@ pub fn report(text: &str, error: &FrontendError) -> Stop {
     else {
         return Err(usage(error.clone()));
     };
-    let items: Vec<Item<'_>> = diagnostics.iter().map(Item::Error).collect();
-    emit(file, text, &items);
+    emit(&mpst_diagnostics::Report::scribble(file, text, diagnostics));
     let n = diagnostics.len();
     let errors = if n == 1 { "error" } else { "errors" };
     if error.is_malformed() {
-        Err(UsageError(format!(
+        Err(UsageError::Plain(format!(
             "{file}: malformed input ({n} {errors})"
         )))
     } else {

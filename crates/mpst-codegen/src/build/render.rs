@@ -1,151 +1,61 @@
-//! Diagnostics about the build's input files rendered as the CLI renders them
-//! (codespan-reporting, no colour: a build script's output is no terminal): the message,
-//! `file:line:col`, the source line with carets under the culprit, labels and notes.
+//! The build's failures as [`BuildError`]s, rendered by the toolchain's one renderer
+//! ([`mpst_diagnostics::Report`], without colour: a build script's output is no
+//! terminal): the message, `file:line:col`, the source line with carets under the
+//! culprit, labels and notes.
 
-use std::ops::Range;
+use std::path::Path;
 
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
-use codespan_reporting::files::{Files, SimpleFile};
-use codespan_reporting::term::termcolor::Buffer;
-use codespan_reporting::term::{self, Config};
-use mpst_fsm::format::DotError;
-use mpst_scribble::{Diagnostic, FrontendError, Span};
+use mpst_diagnostics::optimised::{self, Optimised, ReadFailure};
+use mpst_diagnostics::{ReadError, Report, Source, MAX_INPUT_BYTES};
+use mpst_scribble::FrontendError;
 
 use super::{BuildError, BuildErrorKind};
 
-/// Lines longer than this (in bytes) are not quoted, only located: a diagnostic about a
-/// DOT file written on one line does not print the whole file.
-const MAX_QUOTED_LINE: usize = 400;
-
-/// One input file: its name as given (relative to the crate, where build scripts run)
-/// and its text.
-#[derive(Clone, Copy)]
-pub(super) struct Input<'a> {
-    pub name: &'a str,
-    pub text: &'a str,
+impl BuildError {
+    /// A failure of `kind` whose diagnostics are `report`.
+    pub(super) fn rendered(kind: BuildErrorKind, report: &Report) -> Self {
+        BuildError::new(kind, report.render(false), report.headline())
+    }
 }
 
-impl Input<'_> {
-    /// A failure of `kind` made of `reports` about this file.
-    pub fn error(&self, kind: BuildErrorKind, reports: &[Report<()>]) -> BuildError {
-        let file = SimpleFile::new(self.name, self.text);
-        let mut text = String::new();
-        for report in reports {
-            if report
-                .labels
-                .iter()
-                .any(|l| self.longest_line(&l.range) > MAX_QUOTED_LINE)
-            {
-                // Located but not quoted: a one-line file is not printed whole.
-                text.push_str(&format!("error: {}\n", self.headline(&file, report)));
-                for note in &report.notes {
-                    text.push_str(&format!("  = {note}\n"));
-                }
-                continue;
-            }
-            let mut buffer = Buffer::no_color();
-            // Spans are clamped into the text, so only a failing write could fail, and
-            // the buffer is memory.
-            let _ = term::emit(&mut buffer, &Config::default(), &file, report);
-            text.push_str(&String::from_utf8_lossy(buffer.as_slice()));
+/// The input file at `path`, read by the toolchain's one reader (the CLI's: a size
+/// limit, a byte-order mark skipped, bad UTF-8 located).
+pub(super) fn read(path: &Path) -> Result<Source, BuildError> {
+    mpst_diagnostics::read(path, MAX_INPUT_BYTES, "").map_err(|error: ReadError| {
+        BuildError::plain(BuildErrorKind::Io, error.to_string()).with_source(error)
+    })
+}
+
+/// The front end's `error` about the Scribble `source`: each diagnostic rendered, or
+/// the selection error as one line.
+pub(super) fn scribble(source: &Source, error: FrontendError) -> BuildError {
+    let rendered = match &error {
+        FrontendError::Diagnostics { diagnostics, .. } => BuildError::rendered(
+            BuildErrorKind::Scribble,
+            &Report::scribble(&source.name, &source.text, diagnostics),
+        ),
+        FrontendError::NoSuchProtocol { .. } => {
+            BuildError::plain(BuildErrorKind::Scribble, error.to_string())
         }
-        let headline = reports
-            .first()
-            .map_or_else(String::new, |first| self.headline(&file, first));
-        BuildError::new(kind, text, headline)
-    }
+    };
+    rendered.with_source(error)
+}
 
-    /// `file:line:col: message` for `report`, or `file: message` if it has no label.
-    fn headline(&self, file: &SimpleFile<&str, &str>, report: &Report<()>) -> String {
-        let at = report.labels.first().map(|l| l.range.start);
-        match at.and_then(|at| file.location((), at).ok()) {
-            Some(l) => format!(
-                "{}:{}:{}: {}",
-                self.name, l.line_number, l.column_number, report.message
-            ),
-            None => format!("{}: {}", self.name, report.message),
-        }
-    }
-
-    /// The length in bytes of the longest line that `range` touches.
-    fn longest_line(&self, range: &Range<usize>) -> usize {
-        let start = self.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-        let end = self.text[range.end..]
-            .find('\n')
-            .map_or(self.text.len(), |i| range.end + i);
-        self.text[start..end]
-            .lines()
-            .map(str::len)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// `span` clamped into the text on character boundaries.
-    pub fn range(&self, span: Range<usize>) -> Range<usize> {
-        let clamp = |mut i: usize| {
-            i = i.min(self.text.len());
-            while !self.text.is_char_boundary(i) {
-                i -= 1;
-            }
-            i
-        };
-        let start = clamp(span.start);
-        start..clamp(span.end).max(start)
-    }
-
-    /// A primary label at `span` saying `message`.
-    pub fn primary(&self, span: Range<usize>, message: impl Into<String>) -> Label<()> {
-        Label::primary((), self.range(span)).with_message(message)
-    }
-
-    /// A secondary label at `span` saying `message`.
-    pub fn secondary(&self, span: Range<usize>, message: impl Into<String>) -> Label<()> {
-        Label::secondary((), self.range(span)).with_message(message)
-    }
-
-    /// The front end's `error` about this Scribble file: each diagnostic rendered, or
-    /// the selection error as one line.
-    pub fn scribble(&self, error: FrontendError) -> BuildError {
-        let rendered = match &error {
-            FrontendError::Diagnostics { diagnostics, .. } => {
-                let reports: Vec<_> = diagnostics.iter().map(|d| self.diagnostic(d)).collect();
-                self.error(BuildErrorKind::Scribble, &reports)
-            }
-            FrontendError::NoSuchProtocol { .. } => {
-                BuildError::plain(BuildErrorKind::Scribble, error.to_string())
-            }
-        };
-        rendered.with_source(error)
-    }
-
-    fn diagnostic(&self, d: &Diagnostic) -> Report<()> {
-        let span = |s: Span| s.start..s.end;
-        let mut labels = vec![self.primary(span(d.span), d.kind.name())];
-        labels.extend(
-            d.labels
-                .iter()
-                .map(|l| self.secondary(span(l.span), &l.message)),
-        );
-        Report::error()
-            .with_message(format!("{}: {}", d.kind.name(), d.message))
-            .with_labels(labels)
-            .with_notes(d.notes.clone())
-    }
-
-    /// The DOT reader's `error` about this file.
-    pub fn dot(&self, error: DotError) -> BuildError {
-        let report = Report::error()
-            .with_message(format!("malformed DOT: {}", error.message))
-            .with_labels(vec![self.primary(error.span(), "here")]);
-        self.error(BuildErrorKind::Dot, &[report])
-            .with_source(error)
-    }
+/// The digraph of each `(role, DOT file)`, or why not.
+pub(super) fn optimised(
+    specs: &[(String, std::path::PathBuf)],
+) -> Result<Vec<Optimised>, BuildError> {
+    optimised::read(specs, read).map_err(|failure| match failure {
+        ReadFailure::Read(error) => error,
+        ReadFailure::Twice(message) => BuildError::plain(BuildErrorKind::Role, message),
+        ReadFailure::Dot(report) => BuildError::rendered(BuildErrorKind::Dot, &report),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpst_scribble::ErrorKind;
+    use mpst_scribble::{Diagnostic, ErrorKind, Span};
 
     #[test]
     fn scribble_diagnostics_render_location_excerpt_carets_labels_and_notes() {
@@ -158,33 +68,25 @@ mod tests {
         .with_label(Span::new(23, 24), "declared here")
         .with_note("use two roles");
         let past_the_end = Diagnostic::new(ErrorKind::Syntax, Span::new(500, 600), "far");
-        let input = Input {
-            name: "p.scr",
-            text,
-        };
-        let error = input.scribble(FrontendError::diagnostics(
-            "p.scr",
-            text,
-            vec![d, past_the_end],
-        ));
+        let source = Source::new("p.scr", text);
+        let ds = vec![d, past_the_end];
+        let error = scribble(
+            &source,
+            FrontendError::diagnostics("p.scr", text, ds.clone()),
+        );
         assert_eq!(error.kind(), BuildErrorKind::Scribble);
         let shown = error.to_string();
         assert!(
             shown.starts_with("reflexive message: A sends to itself\n"),
             "{shown}"
         );
-        assert!(shown.contains("┌─ p.scr:2:3"), "{shown}");
-        let lines: Vec<&str> = shown.lines().collect();
-        let quoted = lines
-            .iter()
-            .position(|l| l.ends_with("x() from A to A;"))
-            .expect("the line is quoted");
-        let at = lines[quoted].find("x()").unwrap();
-        assert_eq!(lines[quoted + 1].find('^'), Some(at), "{shown}");
-        assert!(shown.contains("declared here"), "{shown}");
-        assert!(shown.contains("= use two roles"), "{shown}");
-        // The second diagnostic, clamped to the end of the text, keeps its `error: `.
-        assert!(shown.contains("error: syntax error: far"), "{shown}");
+        // The renderer's (mpst-diagnostics' tests check excerpts and carets).
+        assert_eq!(
+            error.report(),
+            Report::scribble("p.scr", text, &ds)
+                .render(false)
+                .trim_end()
+        );
         assert_eq!(
             error.headline(),
             "p.scr:2:3: reflexive message: A sends to itself"
@@ -196,32 +98,36 @@ mod tests {
     }
 
     #[test]
-    fn dot_errors_render_the_line_and_a_caret() {
-        let text = "digraph K {\n  0 -> 1 [label=\"S#m()\"];\n}\n";
-        let input = Input {
-            name: "k.dot",
-            text,
-        };
-        let err = mpst_fsm::format::parse_dot(text).unwrap_err();
-        let error = input.dot(err);
+    fn dot_errors_render_the_line_and_a_caret_and_a_long_line_only_its_place() {
+        let dir = std::env::temp_dir().join(format!("mpst-build-render-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let k = dir.join("k.dot");
+        std::fs::write(&k, "digraph K {\n  0 -> 1 [label=\"S#m()\"];\n}\n").unwrap();
+        let error = optimised(&[("K".into(), k.clone())]).unwrap_err();
         assert_eq!(error.kind(), BuildErrorKind::Dot);
         let shown = error.to_string();
         assert!(shown.starts_with("malformed DOT: "), "{shown}");
-        assert!(shown.contains("┌─ k.dot:2:19"), "{shown}");
+        assert!(
+            shown.contains(&format!("┌─ {}:2:19", k.display())),
+            "{shown}"
+        );
         assert!(shown.contains("0 -> 1 [label=\"S#m()\"];"), "{shown}");
-        assert!(error.headline().starts_with("k.dot:2:19: malformed DOT: "));
+        let at = format!("{}:2:19: malformed DOT: ", k.display());
+        assert!(error.headline().starts_with(&at), "{}", error.headline());
 
         // A long line is located, not quoted.
-        let long = format!(
+        let long = dir.join("long.dot");
+        let text = format!(
             "digraph K {{ {} 0 -> 1 [label=\"S#m()\"]; }}",
             "0; ".repeat(200)
         );
-        let input = Input {
-            name: "long.dot",
-            text: &long,
-        };
-        let error = input.dot(mpst_fsm::format::parse_dot(&long).unwrap_err());
-        assert_eq!(error.report().lines().count(), 1, "{}", error.report());
-        assert!(error.report().starts_with("error: long.dot:1:"), "{error}");
+        std::fs::write(&long, text).unwrap();
+        let error = optimised(&[("K".into(), long.clone())]).unwrap_err();
+        let lines: Vec<&str> = error.report().lines().collect();
+        assert_eq!(lines.len(), 2, "{}", error.report());
+        assert!(lines[0].starts_with("error: malformed DOT: "), "{error}");
+        let place = format!("  --> {}:1:", long.display());
+        assert!(lines[1].starts_with(&place), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

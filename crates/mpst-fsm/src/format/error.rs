@@ -28,15 +28,9 @@ impl DotError {
     /// An error covering `input[offset..offset + length]`; line and column are computed
     /// from `input`. Out-of-range or non-boundary offsets are clamped, never panic.
     pub fn at(input: &str, offset: usize, length: usize, message: impl Into<String>) -> Self {
-        let mut offset = offset.min(input.len());
-        while !input.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = crate::text::floor_char_boundary(input, offset);
         let length = length.min(input.len() - offset);
-        let before = &input[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
+        let (line, column) = crate::text::line_column(input, offset);
         DotError {
             line,
             column,

@@ -9,8 +9,8 @@
 //!   [`check_system`] and [`LocatedFsm::mixed_state`] can locate later problems.
 //! - [`write_petrify`]: a whole system in the input format of the k-MC tool.
 //! - [`write_mermaid`]: a Mermaid `stateDiagram-v2`, for documentation.
-//! - [`write_sequence_mermaid`] / [`write_sequence_svg`]: a run (a counterexample) as a
-//!   message sequence chart.
+//! - [`write_sequence_mermaid`]: a run (a counterexample) as a Mermaid message sequence
+//!   chart (its SVG picture is `mpst_viz::run_chart`'s).
 //!
 //! Every writer uses the canonical state numbering of [`Fsm::canonical`](crate::Fsm::canonical),
 //! so equal protocols give byte-identical output.
@@ -35,7 +35,7 @@ pub use dot_read::{
 pub use dot_spans::{check_system, DotSpans, LocatedFsm, SystemError};
 pub use error::DotError;
 pub use mermaid::write_mermaid;
-pub use msc::{write_sequence_mermaid, write_sequence_svg};
+pub use msc::write_sequence_mermaid;
 pub use petrify::write_petrify;
 
 /// `n` and a regular noun, singular for one and plural otherwise: `1 state`,

@@ -1,5 +1,6 @@
 //! Message sequence charts of a run (a k-MC counterexample or a subtyping
-//! refutation): Mermaid `sequenceDiagram` text and a standalone SVG picture.
+//! refutation) as Mermaid `sequenceDiagram` text. The SVG picture of a run is
+//! `mpst_viz::run_chart`'s, the one drawer of runs.
 //!
 //! Each send is matched with the receive that takes it (FIFO per ordered pair of
 //! roles); a message never received is drawn as lost. The chart ends with a note
@@ -113,90 +114,6 @@ pub fn write_sequence_mermaid(roles_first: &[String], trace: &[Step], outcome: &
     out
 }
 
-fn xml_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// The run as a standalone SVG message sequence chart: a lifeline per role, an arrow
-/// per message from its send to its receive (a lost one ends in a cross), a row per
-/// step, and `outcome` written under the chart.
-pub fn write_sequence_svg(roles_first: &[String], trace: &[Step], outcome: &str) -> String {
-    const COLUMN: usize = 160;
-    const ROW: usize = 32;
-    const TOP: usize = 50;
-    let roles = roles(trace, roles_first);
-    let arrows = arrows(trace);
-    let x = |role: &str| {
-        let i = roles.iter().position(|r| r == role).unwrap_or(0);
-        COLUMN / 2 + i * COLUMN
-    };
-    let y = |step: usize| TOP + ROW / 2 + step * ROW;
-    let width = COLUMN * roles.len().max(1);
-    let bottom = TOP + ROW * (trace.len() + 1);
-    let height = bottom + 40;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">"
-    );
-    out.push_str(
-        "  <defs><marker id=\"head\" markerWidth=\"8\" markerHeight=\"8\" refX=\"8\" refY=\"4\" \
-         orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\"/></marker></defs>\n",
-    );
-    for role in &roles {
-        let rx = x(role);
-        let _ = writeln!(
-            out,
-            "  <text x=\"{rx}\" y=\"30\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
-            xml_text(role)
-        );
-        let _ = writeln!(
-            out,
-            "  <line x1=\"{rx}\" y1=\"{TOP}\" x2=\"{rx}\" y2=\"{bottom}\" stroke=\"gray\" \
-             stroke-dasharray=\"4 4\"/>"
-        );
-    }
-    for a in &arrows {
-        let (x1, y1) = (x(&a.from), y(a.sent));
-        let text = xml_text(&a.label);
-        match a.received {
-            Some(r) => {
-                let (x2, y2) = (x(&a.to), y(r));
-                let _ = writeln!(
-                    out,
-                    "  <g class=\"message\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" \
-                     stroke=\"black\" marker-end=\"url(#head)\"/><text x=\"{}\" y=\"{}\" \
-                     text-anchor=\"middle\">{text}</text></g>",
-                    (x1 + x2) / 2,
-                    (y1 + y2) / 2 - 4
-                );
-            }
-            None => {
-                let x2 = (x1 + x(&a.to)) / 2;
-                let _ = writeln!(
-                    out,
-                    "  <g class=\"message lost\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" \
-                     y2=\"{y1}\" stroke=\"red\"/><text x=\"{x2}\" y=\"{}\" fill=\"red\" \
-                     text-anchor=\"middle\">{text} ×</text></g>",
-                    y1 - 4
-                );
-            }
-        }
-    }
-    let _ = writeln!(
-        out,
-        "  <text x=\"8\" y=\"{}\" fill=\"red\">{}</text>",
-        bottom + 24,
-        xml_text(outcome)
-    );
-    out.push_str("</svg>\n");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,13 +152,5 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("Note over b,a: orphan#59; lost"), "{text}");
-    }
-
-    #[test]
-    fn svg_escapes_text() {
-        let svg = write_sequence_svg(&[], &run(), "a & b");
-        assert!(svg.contains("x&lt;y()"), "{svg}");
-        assert!(svg.contains("a &amp; b"), "{svg}");
-        assert_eq!(svg.matches("class=\"message").count(), 2);
     }
 }
