@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::codec::DEFAULT_MAX_FRAME_LENGTH;
 use crate::duration::{parse_duration, parse_optional_duration};
@@ -112,17 +113,17 @@ pub struct WireConfig {
 #[serde(deny_unknown_fields)]
 struct File {
     role: Option<String>,
-    protocol: String,
+    protocol: Option<String>,
     listen: Option<String>,
     #[serde(default)]
     peers: BTreeMap<String, String>,
     /// Shared files: every role's listen address (peers default to every other role).
     roles: Option<BTreeMap<String, String>>,
     security: Option<SecurityFile>,
-    connect_timeout: Option<String>,
-    handshake_timeout: Option<String>,
-    receive_timeout: Option<String>,
-    idle_timeout: Option<String>,
+    connect_timeout: Option<Spanned<String>>,
+    handshake_timeout: Option<Spanned<String>>,
+    receive_timeout: Option<Spanned<String>>,
+    idle_timeout: Option<Spanned<String>>,
     max_pending_handshakes: Option<usize>,
     max_frame_length: Option<usize>,
 }
@@ -160,39 +161,54 @@ impl WireConfig {
     /// Reads one role's configuration (the file names it with `role = ".."`); relative
     /// identity paths are relative to the working directory.
     pub fn from_toml(text: &str) -> Result<Self, WireError> {
-        Self::parse(text, None, None)
+        Self::parse(text, None, None, None)
     }
 
     /// Reads the configuration of `role` from TOML: either a file shared by every role
     /// (a `[roles]` table of listen addresses; `{role}` in the identity paths is replaced
     /// by the role's name) or one role's file, which must be `role`'s.
     pub fn from_toml_for(text: &str, role: &str) -> Result<Self, WireError> {
-        Self::parse(text, Some(role), None)
+        Self::parse(text, Some(role), None, None)
     }
 
     /// Reads a TOML file (one role's, or shared with `role` given); relative identity
-    /// paths are relative to the file's directory. Errors name the file.
+    /// paths are relative to the file's directory. Errors name the file, and the line and
+    /// column where the file is wrong (`FILE:LINE:COL: ...`).
     pub fn from_file(path: &Path, role: Option<&str>) -> Result<Self, WireError> {
+        Self::read_file(path, role, None)
+    }
+
+    /// [`WireConfig::from_file`], with `protocol` used when the file names none.
+    pub(crate) fn read_file(
+        path: &Path,
+        role: Option<&str>,
+        protocol: Option<&str>,
+    ) -> Result<Self, WireError> {
         let who = role.unwrap_or("?");
         let text = std::fs::read_to_string(path)
             .map_err(|e| WireError::config(who, format!("cannot read {}: {e}", path.display())))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        Self::parse(&text, role, Some(base)).map_err(|mut error| {
-            if let crate::WireErrorKind::Config(message) = &mut error.kind {
-                *message = format!("{}: {message}", path.display());
-            }
-            error
-        })
+        Self::parse(&text, role, Some(path), protocol)
     }
 
-    fn parse(text: &str, role: Option<&str>, base: Option<&Path>) -> Result<Self, WireError> {
+    /// Parses `text`, read from the file `origin` if given (relative identity paths are
+    /// then relative to its directory, and errors name it); `protocol` is used when the
+    /// text names none.
+    fn parse(
+        text: &str,
+        role: Option<&str>,
+        origin: Option<&Path>,
+        protocol: Option<&str>,
+    ) -> Result<Self, WireError> {
+        let at = Locator { text, origin };
+        let base = origin.map(|p| p.parent().unwrap_or(Path::new(".")));
         let who = role.unwrap_or("?");
-        let file: File = toml::from_str(text).map_err(|e| WireError::config(who, e))?;
+        let file: File = toml::from_str(text)
+            .map_err(|e| WireError::config(who, at.span(e.span(), e.message().trim_end())))?;
         let role = match (role, &file.role) {
             (Some(asked), Some(named)) if asked != named => {
                 return Err(WireError::config(
                     asked,
-                    format!("the file configures role {named}, not {asked}"),
+                    at.whole(&format!("the file configures role {named}, not {asked}")),
                 ))
             }
             (Some(asked), _) => asked.to_owned(),
@@ -200,12 +216,18 @@ impl WireConfig {
             (None, None) => {
                 return Err(WireError::config(
                     who,
-                    "no `role = \"..\"` in the file (or give the role)",
+                    at.whole("no `role = \"..\"` in the file (or give the role)"),
                 ))
             }
         };
-        let error = |message: String| WireError::config(&role, message);
-        let mut config = WireConfig::new(file.protocol, role.clone());
+        let Some(protocol) = file.protocol.as_deref().or(protocol) else {
+            return Err(WireError::config(
+                &role,
+                at.whole("no `protocol = \"..\"` in the file"),
+            ));
+        };
+        let error = |message: String| WireError::config(&role, at.whole(&message));
+        let mut config = WireConfig::new(protocol, role.clone());
         let mut listen = file.listen;
         if let Some(roles) = &file.roles {
             let Some(own) = roles.get(&role) else {
@@ -256,21 +278,24 @@ impl WireConfig {
                     )),
                 };
         }
-        let duration = |field: &str, text: &str| {
-            parse_duration(text).map_err(|e| error(format!("{field}: {e}")))
+        let located = |field: &str, value: &Spanned<String>, e: String| {
+            WireError::config(&role, at.span(Some(value.span()), &format!("{field}: {e}")))
         };
-        if let Some(text) = &file.connect_timeout {
-            config.connect_timeout = duration("connect_timeout", text)?;
+        let duration = |field: &str, value: &Spanned<String>| {
+            parse_duration(value.get_ref()).map_err(|e| located(field, value, e))
+        };
+        if let Some(value) = &file.connect_timeout {
+            config.connect_timeout = duration("connect_timeout", value)?;
         }
-        if let Some(text) = &file.handshake_timeout {
-            config.handshake_timeout = duration("handshake_timeout", text)?;
+        if let Some(value) = &file.handshake_timeout {
+            config.handshake_timeout = duration("handshake_timeout", value)?;
         }
-        if let Some(text) = &file.receive_timeout {
-            config.receive_timeout = parse_optional_duration(text)
-                .map_err(|e| error(format!("receive_timeout: {e}")))?;
+        if let Some(value) = &file.receive_timeout {
+            config.receive_timeout = parse_optional_duration(value.get_ref())
+                .map_err(|e| located("receive_timeout", value, e))?;
         }
-        if let Some(text) = &file.idle_timeout {
-            config.idle_timeout = duration("idle_timeout", text)?;
+        if let Some(value) = &file.idle_timeout {
+            config.idle_timeout = duration("idle_timeout", value)?;
         }
         if let Some(n) = file.max_pending_handshakes {
             config.max_pending_handshakes = n;
@@ -278,7 +303,12 @@ impl WireConfig {
         if let Some(n) = file.max_frame_length {
             config.max_frame_length = n;
         }
-        config.validate()?;
+        config.validate().map_err(|mut e| {
+            if let crate::WireErrorKind::Config(message) = &mut e.kind {
+                *message = at.whole(message);
+            }
+            e
+        })?;
         Ok(config)
     }
 
@@ -304,6 +334,12 @@ impl WireConfig {
             return error("handshake_timeout must not be zero".into());
         }
         Ok(())
+    }
+
+    /// The same configuration for `protocol` (the environment may override the file's).
+    pub(crate) fn with_protocol(mut self, protocol: impl Into<String>) -> Self {
+        self.protocol = protocol.into();
+        self
     }
 
     /// Listens on `address` (`host:port`; port 0 picks a free port).
@@ -469,6 +505,37 @@ impl WireConfig {
                 .map(Security::MutualTls)
                 .map_err(|e| WireError::identity(&self.role, e)),
             SecuritySource::Given(security) => Ok(security.clone()),
+        }
+    }
+}
+
+/// Where a configuration's text came from, to locate errors in it.
+struct Locator<'a> {
+    text: &'a str,
+    origin: Option<&'a Path>,
+}
+
+impl Locator<'_> {
+    /// `FILE:LINE:COL: message` (`line L, column C: message` without a file), or the
+    /// message alone (prefixed by the file) when there is no span.
+    fn span(&self, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+        let Some(span) = span else {
+            return self.whole(message);
+        };
+        let before = &self.text[..span.start.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        match self.origin {
+            Some(path) => format!("{}:{line}:{column}: {message}", path.display()),
+            None => format!("line {line}, column {column}: {message}"),
+        }
+    }
+
+    /// `FILE: message`, or the message alone without a file.
+    fn whole(&self, message: &str) -> String {
+        match self.origin {
+            Some(path) => format!("{}: {message}", path.display()),
+            None => message.to_owned(),
         }
     }
 }
