@@ -163,6 +163,17 @@ impl Config {
         Ok(config)
     }
 
+    /// The session runtime's configuration over network settings made elsewhere, e.g.
+    /// read from a TOML file and `MPST_*` environment variables by
+    /// [`mpst_wire::env::Sources`] (the same settings `mpst-choreo` reads), with the
+    /// session runtime's own settings at their defaults.
+    pub fn from_wire(wire: WireConfig) -> Self {
+        Config {
+            wire,
+            ..Config::new("", "")
+        }
+    }
+
     /// Listens on `address` (`host:port`; port 0 picks a free port, see
     /// [`Endpoint::local_addr`](super::Endpoint::local_addr)).
     pub fn listen(mut self, address: impl ToString) -> Self {
