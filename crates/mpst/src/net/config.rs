@@ -151,8 +151,16 @@ impl Config {
             session.insert("flush_threshold".into(), value);
         }
         let session: Session = session.try_into().map_err(|e| config_error(role, e))?;
-        let text = toml::to_string(&table).map_err(|e| config_error(role, e))?;
-        let wire = WireConfig::from_toml_for(&text, role).map_err(NetError::from)?;
+        // The text as written when it has no key of the session's own, so that errors
+        // give lines and columns of the text as written.
+        let wire = match session.flush_threshold {
+            None => WireConfig::from_toml_for(text, role),
+            Some(_) => {
+                let text = toml::to_string(&table).map_err(|e| config_error(role, e))?;
+                WireConfig::from_toml_for(&text, role)
+            }
+        }
+        .map_err(NetError::from)?;
         let mut config = Config {
             wire,
             ..Config::new("", role)
