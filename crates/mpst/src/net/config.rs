@@ -382,6 +382,11 @@ mod tests {
                 "role K is not in [roles]",
             ),
             ("protocol = \"p\"\nsurprise = 1\n[roles]", "surprise"),
+            // Located in the text as written.
+            (
+                "protocol = \"p\"\nconnect_timeout = \"soon\"\n[roles]\nK = \"x:1\"",
+                "line 2, column 19: connect_timeout",
+            ),
             (
                 "protocol = \"p\"\nflush_threshold = \"big\"",
                 "invalid type",
