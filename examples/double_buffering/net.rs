@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use kernel::{kernel, Kernel};
 use mpst::net::{Config, Fingerprint};
-use mpst_examples::net::{finish, init_logging, role_sources, Launch, RoleError};
+use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_examples::{observe, observer};
 use mpst_wire::RoleExit;
 use protocol::{sink, source, SSession, TSession, K, S, T};
@@ -120,18 +120,9 @@ fn main() -> ExitCode {
         Some(Err(_)) => return finish::<String>(Err(RoleError::usage("--count needs a number"))),
     };
     let skew = args.iter().any(|a| a == "--skew");
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(runtime) => runtime,
-        Err(error) => {
-            let exit = RoleExit::Internal;
-            return finish::<String>(Err(RoleError {
-                exit,
-                message: error.to_string(),
-            }));
-        }
+        Err(error) => return finish::<String>(Err(error)),
     };
     if sources.names_a_role() {
         let config = match sources.load() {

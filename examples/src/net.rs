@@ -128,6 +128,17 @@ pub fn exit_of_net(kind: &NetErrorKind) -> RoleExit {
     }
 }
 
+/// The current-thread tokio runtime a role program runs on (status 1 if it cannot start).
+pub fn runtime() -> Result<tokio::runtime::Runtime, RoleError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| RoleError {
+            exit: RoleExit::Internal,
+            message: format!("cannot start the tokio runtime: {error}"),
+        })
+}
+
 /// Prints a role's final line (`OK <value>` or `ERR <error>`), logs it, and gives the exit
 /// status that says what happened.
 pub fn finish<T: std::fmt::Display>(result: Result<T, RoleError>) -> ExitCode {

@@ -27,7 +27,7 @@ use std::time::Duration;
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
 use mpst::net::{Config, Fingerprint};
-use mpst_examples::net::{finish, init_logging, role_sources, Launch, RoleError};
+use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_wire::RoleExit;
 
 /// The protocol name (and version) every role announces in the handshake.
@@ -120,18 +120,9 @@ fn main() -> ExitCode {
             return finish::<String>(Err(RoleError::usage("--budget-c needs a number")))
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(runtime) => runtime,
-        Err(error) => {
-            let exit = RoleExit::Internal;
-            return finish::<String>(Err(RoleError {
-                exit,
-                message: error.to_string(),
-            }));
-        }
+        Err(error) => return finish::<String>(Err(error)),
     };
     if sources.names_a_role() {
         return match sources.load() {

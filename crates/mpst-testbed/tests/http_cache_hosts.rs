@@ -10,8 +10,10 @@
 //! - the cache's host cut off mid-run: the cache role fails within its Redis time-out and
 //!   the proxy answers from the origin, `x-cache: BYPASS`, in bounded time.
 
+mod common;
+
+use common::program;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -32,26 +34,6 @@ fn link() -> Impairment {
         .delay(Duration::from_millis(20))
         .jitter(Duration::from_millis(5))
         .loss(0.01)
-}
-
-/// The program `name` built beside the test binaries (`cargo test --workspace` builds
-/// it), or `None` (skipped or failed by the test bed's rule).
-fn program(test: &str, name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the target directory")
-        .join(name);
-    if bin.exists() {
-        return Some(bin);
-    }
-    let why = format!(
-        "{} is missing: `cargo build -p mpst-examples --bins` builds it",
-        bin.display()
-    );
-    mpst_testbed::skip_or_fail(test, &why);
-    None
 }
 
 /// Lines of `process`'s standard output, read on a thread.

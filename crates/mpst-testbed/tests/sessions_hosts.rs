@@ -16,8 +16,11 @@
 //! program prints `CONNECTED` and `OK ...`/`ERR ...` and exits with a status of
 //! `mpst_wire::RoleExit`'s table, which the tests check.
 
+mod common;
+
+use common::program;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -36,27 +39,6 @@ fn link() -> Impairment {
         .delay(Duration::from_millis(20))
         .jitter(Duration::from_millis(5))
         .loss(0.01)
-}
-
-/// The role program `name` built beside the test binaries, or `None` (skipped or failed
-/// by the test bed's rule) when it is missing.
-fn program(test: &str, name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the target directory")
-        .join(name);
-    if bin.exists() {
-        return Some(bin);
-    }
-    let why = format!(
-        "{} is missing: `cargo build -p mpst-examples --bins` (or `cargo test \
-         --workspace`) builds it",
-        bin.display()
-    );
-    mpst_testbed::skip_or_fail(test, &why);
-    None
 }
 
 /// A bed with one host per role (its name in lower case), fully meshed with [`link`].
