@@ -179,3 +179,74 @@ fn two_roles_configured_only_by_variables_complete_and_exit_0() {
     assert_eq!(exit(&b), Some(RoleExit::Completed), "{b:?}");
     assert_eq!(stdout(&a), "pong 42\n");
 }
+
+/// A peer of `net_ping`'s B that speaks the handshake and then sends bytes that are no
+/// message of the protocol.
+mod garbage {
+    use mpst::net::TcpRoute;
+    use mpst::{Message, Role};
+
+    #[derive(Role)]
+    #[message(Label)]
+    pub struct A(#[route(B)] pub TcpRoute<Label>);
+    #[derive(Role)]
+    #[message(Label)]
+    pub struct B(#[route(A)] pub TcpRoute<Label>);
+    #[derive(Message, serde::Serialize, serde::Deserialize)]
+    pub enum Label {
+        Num(u32),
+    }
+}
+
+#[test]
+fn a_message_that_does_not_decode_exits_5() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let mut b = Command::new(net_ping());
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MPST_") {
+            b.env_remove(name);
+        }
+    }
+    let b = b
+        .envs([
+            ("MPST_ROLE", "B"),
+            ("MPST_LISTEN", address.as_str()),
+            ("MPST_PEER_A", ""),
+            ("MPST_INSECURE_PLAINTEXT", "true"),
+            ("RUST_LOG", "warn"),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("B starts");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let a = mpst::net::Config::new("ping/1", "A")
+            .insecure_plaintext()
+            .peer("B", address.as_str())
+            .connect()
+            .await
+            .expect("A connects to B");
+        let garbage::A(route) = a.into_role().expect("A's route");
+        let mut raw = mpst::net::TcpRoute::into_inner(route).expect("the raw stream");
+        // A frame of two bytes that are no label of ping/1.
+        tokio::io::AsyncWriteExt::write_all(&mut raw, &[0, 0, 0, 2, 7, 7])
+            .await
+            .unwrap();
+        let b = tokio::task::spawn_blocking(move || b.wait_with_output());
+        let b = tokio::time::timeout(Duration::from_secs(30), b)
+            .await
+            .expect("B exits")
+            .unwrap()
+            .unwrap();
+        assert_eq!(exit(&b), Some(RoleExit::Protocol), "{b:?}");
+        assert!(stdout(&b).contains("ERR "), "{b:?}");
+    });
+}
