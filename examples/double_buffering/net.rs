@@ -1,16 +1,22 @@
-//! Double buffering with each role its own OS process, over loopback TCP with mutual TLS
-//! (`mpst::net`; the launcher issues each role an identity for the run).
+//! Double buffering with each role its own OS process over TCP with mutual TLS
+//! (`mpst::net`).
 //!
 //! The roles, labels and session functions are those of the in-memory example
 //! (`protocol.rs`, `kernel.rs`); only the routes differ: `Connections::into_role` builds
 //! each role from its TCP connections instead of `Roles::default()`.
 //!
-//! `cargo run -p mpst-examples --bin double_buffering_net` launches `S`, `K` and `T` as
-//! three processes (this binary with `--role S|K|T`), moves 10 values and prints what the
-//! sink read. The protocol never ends: the sink stops after `--count` values (0: never),
-//! its process exits, and the kernel and the source then end with errors naming the peer
-//! that went away — that is how a never-ending protocol stops across processes.
-//! `--skew` makes the kernel claim another session type, which its peers refuse.
+//! One role: `double_buffering_net --config FILE [--count N] [--skew]`, or with
+//! `MPST_CONFIG=FILE` and/or `MPST_ROLE`, `MPST_LISTEN`, `MPST_PEER_<ROLE>`, `MPST_CA`,
+//! `MPST_CERT`, `MPST_KEY`, ... (docs/DEPLOYMENT.md): prints `CONNECTED`, then `OK
+//! <values read>` (the sink) or `ERR <error>`, logs to standard error (`RUST_LOG`) and
+//! exits with a status of `mpst_wire::RoleExit`'s table. The protocol never ends: the
+//! sink stops after `--count` values (0: never), its process exits (0), and the kernel and
+//! the source then fail naming the peer that went away (status 4). `--skew` makes the
+//! kernel claim another session type, which its peers refuse (status 3).
+//!
+//! Without a role (`cargo run -p mpst-examples --bin double_buffering_net`) it launches
+//! `S`, `K` and `T` as three processes on loopback (`mpst_examples::net::Launch`), moves
+//! 10 values and prints what the sink read.
 
 mod kernel;
 #[allow(dead_code)] // `run` and friends serve the in-memory examples.
@@ -20,9 +26,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kernel::{kernel, Kernel};
-use mpst::net::Fingerprint;
-use mpst_examples::net::{rendezvous, report, Launch};
+use mpst::net::{Config, Fingerprint};
+use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_examples::{observe, observer};
+use mpst_wire::RoleExit;
 use protocol::{sink, source, SSession, TSession, K, S, T};
 
 /// The protocol name (and version) every role announces in the handshake.
@@ -32,7 +39,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every role's session type fingerprint: each process knows them all, since all roles
 /// are built from this binary, so each checks its peers' (see `mpst::net::Config::expect`).
-fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], BoxError> {
+fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], mpst::serialize::SerializeError> {
     Ok([
         ("S", Fingerprint::of::<SSession<'static, S>>()?),
         ("K", Fingerprint::of::<Kernel<'static, K>>()?),
@@ -40,10 +47,10 @@ fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], BoxError> {
     ])
 }
 
-/// Runs one role; the sink returns the values it read.
-async fn run_role(role: &str, count: usize, skew: bool) -> Result<String, BoxError> {
-    let mut endpoint = rendezvous(role).await?;
-    let mut config = endpoint.config_mut().clone();
+/// Runs the role `config` names; the sink returns the values it read.
+async fn run_role(config: Config, count: usize, skew: bool) -> Result<String, RoleError> {
+    let role = config.role().to_owned();
+    let mut config = config;
     for (name, fingerprint) in fingerprints()? {
         config = match name == role {
             true if skew => config.fingerprint(Fingerprint::of_bytes(b"another kernel")),
@@ -51,20 +58,25 @@ async fn run_role(role: &str, count: usize, skew: bool) -> Result<String, BoxErr
             false => config.expect(name, fingerprint),
         };
     }
-    *endpoint.config_mut() = config;
-    let connections = endpoint.connect().await?;
+    if !["S", "K", "T"].contains(&role.as_str()) {
+        return Err(RoleError::usage(format!(
+            "no role {role} in double buffering (S, K, T)"
+        )));
+    }
+    tracing::info!(%role, protocol = config.protocol(), "connecting");
+    let connections = config.connect().await?;
+    tracing::info!(%role, "connected");
     println!("CONNECTED");
-    match role {
+    match role.as_str() {
         "S" => match source(&mut connections.into_role()?).await? {},
         "K" => match kernel(connections.into_role()?).await? {},
-        "T" => {
+        _ => {
             let mut t: T = connections.into_role()?;
             let (reporter, observations) = observer();
             let count = if count == 0 { usize::MAX } else { count };
             let values = observe(sink(&mut t, reporter), observations, count).await?;
             Ok(format!("{values:?}"))
         }
-        other => Err(format!("no role {other} in double buffering").into()),
     }
 }
 
@@ -77,7 +89,12 @@ async fn launch(count: usize) -> Result<String, BoxError> {
     let launch = Launch::start(&exe, &["S", "K", "T"], PROTOCOL, &args, None, limit).await?;
     let mut sink_read = String::new();
     for outcome in launch.finish().await? {
-        println!("{}: {}", outcome.role, outcome.lines.join(" | "));
+        let exit = outcome.exit().map_or("killed".into(), |e| e.to_string());
+        println!(
+            "{}: {} (exit {exit})",
+            outcome.role,
+            outcome.lines.join(" | ")
+        );
         if let Some(values) = outcome.ok() {
             sink_read = values.to_owned();
         }
@@ -86,34 +103,43 @@ async fn launch(count: usize) -> Result<String, BoxError> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    init_logging();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let sources = match role_sources(&mut args, PROTOCOL) {
+        Ok(sources) => sources,
+        Err(error) => return finish::<String>(Err(error)),
+    };
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1))
     };
-    let count = flag("--count").and_then(|c| c.parse().ok()).unwrap_or(10);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => return report::<String, _>(Err(error)),
+    let count = match flag("--count").map(|c| c.parse()) {
+        None => 10,
+        Some(Ok(count)) => count,
+        Some(Err(_)) => return finish::<String>(Err(RoleError::usage("--count needs a number"))),
     };
-    match flag("--role") {
-        Some(role) => {
-            let skew = role == "K" && args.iter().any(|a| a == "--skew");
-            report(runtime.block_on(run_role(role, count, skew)))
+    let skew = args.iter().any(|a| a == "--skew");
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(error) => return finish::<String>(Err(error)),
+    };
+    if sources.names_a_role() {
+        let config = match sources.load() {
+            Ok(config) => Config::from_wire(config),
+            Err(error) => return finish::<String>(Err(error.into())),
+        };
+        let skew = skew && config.role() == "K";
+        return finish(runtime.block_on(run_role(config, count, skew)));
+    }
+    match runtime.block_on(launch(count)) {
+        Ok(values) => {
+            println!("the sink read {values}");
+            ExitCode::SUCCESS
         }
-        None => {
-            let read = runtime.block_on(launch(count));
-            match read {
-                Ok(values) => {
-                    println!("the sink read {values}");
-                    ExitCode::SUCCESS
-                }
-                Err(error) => report::<String, _>(Err(error)),
-            }
+        Err(error) => {
+            eprintln!("error: {error}");
+            RoleExit::Internal.into()
         }
     }
 }

@@ -29,7 +29,7 @@
 //! Run it by hand against a Redis server and an origin server:
 //!
 //! ```text
-//! cargo run -p mpst-examples --example http_cache -- \
+//! cargo run -p mpst-examples --bin http_cache -- \
 //!     --listen 127.0.0.1:8080 --origin http://127.0.0.1:9000 --redis redis://127.0.0.1:6379
 //! curl -i http://127.0.0.1:8080/some/path    # x-cache: MISS, then HIT
 //! ```

@@ -1,7 +1,9 @@
-//! The README's two-process example: `net_ping certs DIR`, then `net_ping B 127.0.0.1:7000 DIR`, then `net_ping A 127.0.0.1:7000 DIR`.
+//! The README's two-process example: `net_ping certs DIR`, then `net_ping B 127.0.0.1:7000 DIR`, then `net_ping A 127.0.0.1:7000 DIR`; or configured by `--config FILE` / `MPST_*` variables (docs/DEPLOYMENT.md).
 use mpst::net::{certs, Config, TcpRoute};
 use mpst::{session, try_session, End, Message, Receive, Role, Send};
+use mpst_examples::net::{finish, init_logging, role_sources, RoleError};
 use std::path::Path;
+use std::process::ExitCode;
 #[derive(Role)]
 #[message(Label)]
 struct A(#[route(B)] TcpRoute<Label>);
@@ -24,35 +26,71 @@ fn config(role: &str, dir: &Path) -> Config {
     );
     Config::new("ping/1", role).identity_files(dir.join("ca.pem"), cert, key)
 }
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match args[..] {
-        ["certs", dir] => {
-            certs::write_deployment(Path::new(dir), "ping/1", &["A".into(), "B".into()])?;
-            println!("wrote a CA and identities for A and B of ping/1 in {dir}");
-        }
-        ["B", address, dir] => {
-            let b = config("B", Path::new(dir)).listen(address);
-            let b = b.peer_without_address("A").bind().await?;
-            println!("listening on {}", b.local_addr().ok_or("not bound")?);
+/// B answers A's number plus one; A returns `pong N`.
+async fn run(config: Config) -> Result<String, RoleError> {
+    match config.role() {
+        "B" => {
+            let b = config.bind().await?;
+            let address = b.local_addr().ok_or(RoleError::usage("B needs `listen`"))?;
+            println!("listening on {address}");
             let mut b: B = b.connect().await?.into_role()?;
             try_session(&mut b, |s: PongB<'_, B>| async move {
                 let (n, s) = s.receive().await?;
                 Ok(((), s.send(n + 1).await?))
             })
             .await?;
+            Ok(String::new())
         }
-        ["A", address, dir] => {
-            let a = config("A", Path::new(dir)).peer("B", address);
-            let mut a: A = a.connect().await?.into_role()?;
+        "A" => {
+            let mut a: A = config.connect().await?.into_role()?;
             let pong = try_session(&mut a, |s: PingA<'_, A>| async move {
                 Ok(s.send(41).await?.receive().await?)
             });
-            println!("pong {}", pong.await?);
+            Ok(format!("pong {}", pong.await?))
         }
-        _ => return Err("usage: net_ping certs DIR | net_ping A|B ADDRESS DIR".into()),
+        other => Err(RoleError::usage(format!("no role {other} in ping/1"))),
     }
-    Ok(())
+}
+#[tokio::main]
+async fn main() -> ExitCode {
+    init_logging(); // `tracing` to stderr, filtered by RUST_LOG
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--config FILE`, `--role NAME`, then the MPST_* variables over the file.
+    let sources = match role_sources(&mut args, "ping/1") {
+        Ok(sources) => sources,
+        Err(error) => return finish::<String>(Err(error)),
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let config = match args[..] {
+        [] if sources.names_a_role() => sources.load().map(Config::from_wire),
+        ["certs", dir] => {
+            let roles = ["A".into(), "B".into()];
+            if let Err(error) = certs::write_deployment(Path::new(dir), "ping/1", &roles) {
+                return finish::<String>(Err(error.into()));
+            }
+            println!("wrote a CA and identities for A and B of ping/1 in {dir}");
+            return ExitCode::SUCCESS;
+        }
+        ["B", address, dir] => Ok(config("B", Path::new(dir))
+            .listen(address)
+            .peer_without_address("A")),
+        ["A", address, dir] => Ok(config("A", Path::new(dir)).peer("B", address)),
+        _ => {
+            let usage =
+                "usage: net_ping certs DIR | net_ping A|B ADDRESS DIR | net_ping --config FILE";
+            return finish::<String>(Err(RoleError::usage(usage)));
+        }
+    };
+    match config.map_err(RoleError::from) {
+        Ok(config) => match run(config).await {
+            Ok(line) => {
+                if !line.is_empty() {
+                    println!("{line}"); // exit status 0: the session completed
+                }
+                ExitCode::SUCCESS
+            }
+            Err(error) => finish::<String>(Err(error)), // `ERR ...`, the status of RoleExit
+        },
+        Err(error) => finish::<String>(Err(error)),
+    }
 }

@@ -1,50 +1,159 @@
-//! Running each role of a protocol as its own OS process over loopback TCP: the
-//! [`Launch`]er starts one child per role, collects the address each one bound
-//! (`127.0.0.1:0`, so runs never collide), hands every child the TOML of all addresses,
-//! and gathers what each reports; [`rendezvous`] is the child's side of that exchange.
+//! Running each role of a protocol as its own OS process over TCP, as an operator would:
+//! the role programs' shared side ([`role_sources`], [`init_logging`], [`RoleError`],
+//! [`finish`]) and a [`Launch`]er that tries them out on one machine.
 //!
-//! The exchange, line by line: the child prints `LISTEN <address>` on stdout; the
-//! launcher writes the TOML configuration (`mpst::net::Config::from_toml`) to the child's
-//! stdin and closes it; the child prints `CONNECTED` once its connections are up, then
-//! `OK <result>` or `ERR <error>` and exits (status 0 or 1).
+//! A role program takes its whole configuration from one TOML file (`--config FILE` or
+//! `MPST_CONFIG=FILE`) and `MPST_*` environment variables over it (`MPST_ROLE`,
+//! `MPST_LISTEN`, `MPST_PEER_<ROLE>`, `MPST_CA`/`MPST_CERT`/`MPST_KEY`, time-outs: see
+//! `mpst_wire::env` and docs/DEPLOYMENT.md), logs with `tracing` to standard error
+//! (`RUST_LOG` filters), prints `CONNECTED` once its connections are up and `OK <result>`
+//! or `ERR <error>` on standard output, and exits with a status of `mpst_wire::RoleExit`'s
+//! table (0 completed, 2 bad configuration, 3 could not connect, 4 a peer lost or
+//! silent mid-session, 5 a protocol or application error).
 //!
-//! Every role proves itself with mutual TLS: the launcher issues a CA and one certificate
-//! per role for the run (PEM files written by `mpst::net::certs::write_deployment` into a
-//! temporary directory removed with the [`Launch`]) and names them in the
-//! configuration's `[security]` table.
+//! The [`Launch`]er issues a CA and one certificate per role for the run (PEM files in a
+//! temporary directory removed with the [`Launch`]), writes one TOML file per role there
+//! (loopback addresses on ports free when it looked), and starts every role program with
+//! `--config FILE`: nothing a plain script could not do.
 
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::{ExitCode, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mpst::net::{Config, Endpoint, NetError, NetErrorKind};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use mpst::net::{NetError, NetErrorKind};
+use mpst_wire::env::Sources;
+use mpst_wire::{RoleExit, WireError};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::time::{timeout_at, Instant};
 
-/// The child's side: binds `127.0.0.1:0` for `role`, prints `LISTEN <address>`, reads the
-/// configuration of every role from stdin and returns the endpoint, ready to connect.
-pub async fn rendezvous(role: &str) -> Result<Endpoint, NetError> {
-    let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let mut endpoint = Config::new("", role).listen(any).bind().await?;
-    let io = |e| NetError::new(role, NetErrorKind::Io(e));
-    let address = endpoint
-        .local_addr()
-        .ok_or_else(|| NetError::new(role, NetErrorKind::Config("no listen address".into())))?;
-    let mut stdout = tokio::io::stdout();
-    stdout
-        .write_all(format!("LISTEN {address}\n").as_bytes())
-        .await
-        .map_err(io)?;
-    stdout.flush().await.map_err(io)?;
-    let mut text = String::new();
-    tokio::io::stdin()
-        .read_to_string(&mut text)
-        .await
-        .map_err(io)?;
-    *endpoint.config_mut() = Config::from_toml(&text, role)?;
-    Ok(endpoint)
+/// Logs with `tracing` to standard error, filtered by `RUST_LOG` (`info` when unset or
+/// unreadable).
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second call (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// The sources of a role program's configuration: `--config FILE` and `--role NAME` from
+/// `args` (taken out of it; the rest is the program's own), then the process's `MPST_*`
+/// variables, `protocol` when neither names one. [`Sources::names_a_role`] tells whether
+/// the program was started as a role at all.
+pub fn role_sources(args: &mut Vec<String>, protocol: &str) -> Result<Sources, RoleError> {
+    let mut sources = Sources::from_process_env()
+        .map_err(RoleError::from)?
+        .default_protocol(protocol);
+    for flag in ["--config", "--role"] {
+        if let Some(at) = args.iter().position(|a| a == flag) {
+            let value = args
+                .get(at + 1)
+                .cloned()
+                .ok_or_else(|| RoleError::usage(format!("{flag} needs a value")))?;
+            args.drain(at..at + 2);
+            sources = match flag {
+                "--config" => sources.file(value),
+                _ => sources.role(value),
+            };
+        }
+    }
+    Ok(sources)
+}
+
+/// A role program's failure: what to print and the exit status that says what happened.
+#[derive(Debug)]
+pub struct RoleError {
+    /// The status of `mpst_wire::RoleExit`'s table.
+    pub exit: RoleExit,
+    /// The error's text.
+    pub message: String,
+}
+
+impl RoleError {
+    /// Bad configuration or usage (status 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        RoleError {
+            exit: RoleExit::Usage,
+            message: message.into(),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> From<E> for RoleError {
+    fn from(error: E) -> Self {
+        RoleError {
+            exit: exit_of(&error),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// The status for a failure of a role: its network layer's, its session's (a peer gone
+/// or silent: 4; any other failure of the session: 5), or else a protocol or
+/// application error (5).
+pub fn exit_of(error: &(dyn std::error::Error + 'static)) -> RoleExit {
+    if let Some(net) = error.downcast_ref::<NetError>() {
+        return exit_of_net(&net.kind);
+    }
+    if let Some(wire) = error.downcast_ref::<WireError>() {
+        return RoleExit::of_wire(&wire.kind);
+    }
+    if let Some(session) = error.downcast_ref::<mpst::Error>() {
+        if let Some(net) = mpst::net::net_error(session) {
+            return exit_of_net(&net.kind);
+        }
+        if mpst::net::is_disconnected(session) {
+            return RoleExit::Lost;
+        }
+    }
+    RoleExit::Protocol
+}
+
+/// The status for a failure of `mpst::net`.
+pub fn exit_of_net(kind: &NetErrorKind) -> RoleExit {
+    match kind {
+        NetErrorKind::Config(_) => RoleExit::Usage,
+        NetErrorKind::Wire(kind) => RoleExit::of_wire(kind),
+        NetErrorKind::Io(_)
+        | NetErrorKind::Closed
+        | NetErrorKind::Truncated { .. }
+        | NetErrorKind::ReceiveTimeout(_)
+        | NetErrorKind::IdleTimeout(_) => RoleExit::Lost,
+        _ => RoleExit::Protocol,
+    }
+}
+
+/// The current-thread tokio runtime a role program runs on (status 1 if it cannot start).
+pub fn runtime() -> Result<tokio::runtime::Runtime, RoleError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| RoleError {
+            exit: RoleExit::Internal,
+            message: format!("cannot start the tokio runtime: {error}"),
+        })
+}
+
+/// Prints a role's final line (`OK <value>` or `ERR <error>`), logs it, and gives the exit
+/// status that says what happened.
+pub fn finish<T: std::fmt::Display>(result: Result<T, RoleError>) -> ExitCode {
+    match result {
+        Ok(value) => {
+            tracing::info!(%value, "session completed");
+            println!("OK {value}");
+            RoleExit::Completed.into()
+        }
+        Err(error) => {
+            tracing::error!(exit = error.exit.code(), "{}", error.message);
+            println!("ERR {}", error.message);
+            error.exit.into()
+        }
+    }
 }
 
 /// One child process of a [`Launch`].
@@ -56,44 +165,34 @@ struct Process {
 }
 
 /// The processes of one protocol run; dropping it kills every child still running and
-/// removes the run's identities.
+/// removes the run's identities and configuration files.
 #[derive(Debug)]
 pub struct Launch {
     processes: Vec<Process>,
     deadline: Instant,
-    certs: Certs,
+    _dir: RunDir,
 }
 
-/// A directory of identities for one run, removed on drop.
+/// A directory of identities and configuration files for one run, removed on drop.
 #[derive(Debug)]
-struct Certs(PathBuf);
+struct RunDir(PathBuf);
 
-impl Certs {
+impl RunDir {
     /// A CA and a certificate per role of `protocol`, in a fresh temporary directory.
     fn issue(protocol: &str, roles: &[&str]) -> std::io::Result<Self> {
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("mpst-launch-{}-{run}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let certs = Certs(dir);
+        let run_dir = RunDir(dir);
         let roles: Vec<String> = roles.iter().map(|&r| r.to_owned()).collect();
-        mpst::net::certs::write_deployment(&certs.0, protocol, &roles)
+        mpst::net::certs::write_deployment(&run_dir.0, protocol, &roles)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
-        Ok(certs)
-    }
-
-    /// The configuration's `[security]` table (`{role}` is each reader's role).
-    fn security(&self) -> String {
-        format!(
-            "[security]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
-            self.0.join("ca.pem"),
-            self.0.join("{role}.pem"),
-            self.0.join("{role}.key"),
-        )
+        Ok(run_dir)
     }
 }
 
-impl Drop for Certs {
+impl Drop for RunDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -106,7 +205,7 @@ pub struct Outcome {
     pub role: String,
     /// Its exit status.
     pub status: ExitStatus,
-    /// The lines it printed after the rendezvous (`CONNECTED`, `OK ...`, `ERR ...`).
+    /// The lines it printed on standard output (`CONNECTED`, `OK ...`, `ERR ...`).
     pub lines: Vec<String>,
 }
 
@@ -120,18 +219,56 @@ impl Outcome {
     pub fn err(&self) -> Option<&str> {
         self.lines.last().and_then(|l| l.strip_prefix("ERR "))
     }
+
+    /// What the exit status says (`None`: killed by a signal, or not a status of the
+    /// table).
+    pub fn exit(&self) -> Option<RoleExit> {
+        self.status.code().and_then(RoleExit::from_code)
+    }
 }
 
 fn timed_out(what: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::TimedOut, what)
 }
 
+/// One role's TOML file: its listen address, every other role as a peer, its identity
+/// files, a 5 s `connect_timeout` and the `receive_timeout` if given.
+pub fn role_toml(
+    protocol: &str,
+    role: &str,
+    addresses: &[(&str, String)],
+    certs: &Path,
+    receive_timeout: Option<Duration>,
+) -> String {
+    let mut toml = format!("role = {role:?}\nprotocol = {protocol:?}\n");
+    if let Some((_, own)) = addresses.iter().find(|(r, _)| *r == role) {
+        toml.push_str(&format!("listen = {own:?}\n"));
+    }
+    toml.push_str("connect_timeout = \"5s\"\n");
+    if let Some(timeout) = receive_timeout {
+        toml.push_str(&format!(
+            "receive_timeout = \"{}ms\"\n",
+            timeout.as_millis()
+        ));
+    }
+    toml.push_str("[peers]\n");
+    for (peer, address) in addresses.iter().filter(|(r, _)| *r != role) {
+        toml.push_str(&format!("{peer} = {address:?}\n"));
+    }
+    let (cert, key) = mpst_wire::certs::role_files(certs, role);
+    toml.push_str(&format!(
+        "[security]\nca = {:?}\ncert = {cert:?}\nkey = {key:?}\n",
+        certs.join("ca.pem"),
+    ));
+    toml
+}
+
 impl Launch {
-    /// Starts `exe --role R <args>` for every role `R`, completes the rendezvous (the
-    /// configuration names `protocol`, the identities issued for this run, a 5 s
-    /// `connect_timeout` and, if given, the `receive_timeout`) and returns once every
-    /// child has its configuration. Every
-    /// step, and [`Launch::finish`], must be done within `limit` of now.
+    /// Starts `exe --config FILE <args>` for every role (one TOML file per role: the
+    /// configuration names `protocol`, the identities issued for this run, loopback
+    /// addresses, a 5 s `connect_timeout` and, if given, the `receive_timeout`). Every
+    /// step, and [`Launch::finish`], must be done within `limit` of now. Children log at
+    /// `warn` unless `RUST_LOG` says otherwise.
     pub async fn start(
         exe: &Path,
         roles: &[&str],
@@ -141,20 +278,39 @@ impl Launch {
         limit: Duration,
     ) -> std::io::Result<Self> {
         let deadline = Instant::now() + limit;
+        let dir = RunDir::issue(protocol, roles)?;
+        // Ports free now (held together, so they differ); the children bind them next.
+        let held: Vec<std::net::TcpListener> = roles
+            .iter()
+            .map(|_| std::net::TcpListener::bind(("127.0.0.1", 0)))
+            .collect::<Result<_, _>>()?;
+        let addresses: Vec<(&str, String)> = roles
+            .iter()
+            .zip(&held)
+            .map(|(role, l)| Ok((*role, l.local_addr()?.to_string())))
+            .collect::<std::io::Result<_>>()?;
+        drop(held);
         let mut launch = Launch {
             processes: Vec::new(),
             deadline,
-            certs: Certs::issue(protocol, roles)?,
+            _dir: dir,
         };
         for role in roles {
-            let mut child = Command::new(exe)
-                .arg("--role")
-                .arg(role)
+            let toml = role_toml(protocol, role, &addresses, &launch._dir.0, receive_timeout);
+            let file = launch._dir.0.join(format!("{role}.toml"));
+            std::fs::write(&file, toml)?;
+            let mut command = Command::new(exe);
+            command
+                .arg("--config")
+                .arg(&file)
                 .args(args)
-                .stdin(Stdio::piped())
+                .stdin(Stdio::null())
                 .stdout(Stdio::piped())
-                .kill_on_drop(true)
-                .spawn()?;
+                .kill_on_drop(true);
+            if std::env::var_os("RUST_LOG").is_none() {
+                command.env("RUST_LOG", "warn");
+            }
+            let mut child = command.spawn()?;
             let stdout = child
                 .stdout
                 .take()
@@ -164,30 +320,6 @@ impl Launch {
                 child,
                 lines: BufReader::new(stdout).lines(),
             });
-        }
-        let mut toml = format!("protocol = {protocol:?}\nconnect_timeout = \"5s\"\n");
-        if let Some(timeout) = receive_timeout {
-            toml.push_str(&format!(
-                "receive_timeout = \"{}ms\"\n",
-                timeout.as_millis()
-            ));
-        }
-        toml.push_str(&launch.certs.security());
-        toml.push_str("[roles]\n");
-        for process in &mut launch.processes {
-            let line = timeout_at(deadline, process.lines.next_line())
-                .await
-                .map_err(|_| timed_out(format!("{} did not bind in time", process.role)))??;
-            let address = line
-                .as_deref()
-                .and_then(|l| l.strip_prefix("LISTEN "))
-                .ok_or_else(|| timed_out(format!("{} said {line:?}", process.role)))?;
-            toml.push_str(&format!("{} = {:?}\n", process.role, address));
-        }
-        for process in &mut launch.processes {
-            if let Some(mut stdin) = process.child.stdin.take() {
-                stdin.write_all(toml.as_bytes()).await?;
-            }
         }
         Ok(launch)
     }
@@ -241,21 +373,5 @@ impl Launch {
             });
         }
         Ok(outcomes)
-    }
-}
-
-/// Prints the child's final line (`OK <value>` or `ERR <error>`) and gives its exit code.
-pub fn report<T: std::fmt::Display, E: std::fmt::Display>(
-    result: Result<T, E>,
-) -> std::process::ExitCode {
-    match result {
-        Ok(value) => {
-            println!("OK {value}");
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            println!("ERR {error}");
-            std::process::ExitCode::FAILURE
-        }
     }
 }

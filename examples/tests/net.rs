@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use mpst_examples::net::{Launch, Outcome};
+use mpst_wire::RoleExit;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -41,15 +42,16 @@ async fn double_buffering_runs_as_three_processes() {
     );
     let outcomes = launch.await.unwrap().finish().await.unwrap();
     let sink = outcome(&outcomes, "T");
-    assert!(sink.status.success(), "{sink:?}");
+    assert_eq!(sink.exit(), Some(RoleExit::Completed), "{sink:?}");
     assert_eq!(sink.ok(), Some(expected(50).as_str()));
     // The protocol never ends: once the sink has read enough and left, the kernel fails
     // naming it, and the source fails naming the kernel.
     let kernel = outcome(&outcomes, "K");
-    assert!(!kernel.status.success());
+    assert_eq!(kernel.exit(), Some(RoleExit::Lost), "{kernel:?}");
     let error = kernel.err().unwrap();
     assert!(error.contains("role K") && error.contains("T"), "{error}");
     let source = outcome(&outcomes, "S");
+    assert_eq!(source.exit(), Some(RoleExit::Lost), "{source:?}");
     let error = source.err().unwrap();
     assert!(error.contains("role S") && error.contains("K"), "{error}");
 }
@@ -70,7 +72,7 @@ async fn three_buyers_runs_as_four_processes() {
         let launch = Launch::start(three_buyers(), &roles, "three_buyers/1", &args, None, LIMIT);
         let outcomes = launch.await.unwrap().finish().await.unwrap();
         for o in &outcomes {
-            assert!(o.status.success(), "{o:?}");
+            assert_eq!(o.exit(), Some(RoleExit::Completed), "{o:?}");
         }
         let got: Vec<_> = roles.iter().map(|r| outcome(&outcomes, r).ok()).collect();
         assert_eq!(got, [Some("130"), Some(b), Some(c), Some(s)]);
@@ -100,7 +102,7 @@ async fn a_peer_killed_mid_session_fails_its_peers_naming_it() {
     let outcomes = launch.finish().await.unwrap();
     for survivor in ["S", "T"] {
         let o = outcome(&outcomes, survivor);
-        assert!(!o.status.success(), "{o:?}");
+        assert_eq!(o.exit(), Some(RoleExit::Lost), "{o:?}");
         let error = o.err().unwrap_or_default();
         assert!(
             error.contains(&format!("role {survivor}")) && error.contains("K"),
@@ -125,6 +127,11 @@ async fn a_kernel_running_another_session_type_is_refused() {
     // Nobody runs the session: every process fails.
     for o in &outcomes {
         assert!(!o.status.success(), "{o:?}");
+    }
+    // K and T could not connect (a refusal): status 3.
+    for role in ["K", "T"] {
+        let o = outcome(&outcomes, role);
+        assert_eq!(o.exit(), Some(RoleExit::Unreachable), "{o:?}");
     }
     // K dials S and T; each checks K's fingerprint, refuses it saying it is K's session
     // type that differs, and K reads that refusal (never a reset). K proved its role, so
@@ -182,6 +189,6 @@ async fn the_readme_two_process_example_runs() {
     assert_eq!(String::from_utf8_lossy(&a.stdout), "pong 42\n");
     // Bad usage is an error, not a panic.
     let usage = Command::new(exe).output().await.unwrap();
-    assert_eq!(usage.status.code(), Some(1));
+    assert_eq!(usage.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&usage.stderr).contains("usage: net_ping"));
 }

@@ -1,14 +1,18 @@
-//! Three buyers with each role its own OS process, over loopback TCP with mutual TLS
-//! (`mpst::net`; the launcher issues each role an identity for the run): choice (accept,
-//! delegate, quit) across four processes.
+//! Three buyers with each role its own OS process over TCP with mutual TLS
+//! (`mpst::net`): choice (accept, delegate, quit) across four processes.
 //!
 //! The generated API (built with `--serde --channel mpst::net::AnyRoute<Label>`, see
 //! `examples/build.rs`) and the processes (`buyers.rs`) are those of the in-memory
 //! example; `Connections::into_role` builds each role from its TCP connections.
 //!
-//! `cargo run -p mpst-examples --bin three_buyers_net` launches `A`, `B`, `C` and `S` as
-//! four processes (this binary with `--role R`) for the purchase where `B` delegates to
-//! `C`, and prints what each role reported. `--budget-c N` changes `C`'s budget.
+//! One role: `three_buyers_net --config FILE [--budget-c N]`, or with `MPST_CONFIG` and/or
+//! `MPST_*` variables (docs/DEPLOYMENT.md), for the purchase where `B` delegates to `C`
+//! (whose budget `--budget-c` sets); prints `CONNECTED`, then `OK <what the role got>` or
+//! `ERR <error>`, logs to standard error and exits with a status of
+//! `mpst_wire::RoleExit`'s table.
+//!
+//! Without a role (`cargo run -p mpst-examples --bin three_buyers_net`) it launches `A`,
+//! `B`, `C` and `S` as four processes on loopback and prints what each reported.
 
 /// The generated API of `three_buyers.scr` (`Roles`, the in-memory wiring, is unused here).
 #[allow(dead_code)]
@@ -22,8 +26,9 @@ use std::time::Duration;
 
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
-use mpst::net::Fingerprint;
-use mpst_examples::net::{rendezvous, report, Launch};
+use mpst::net::{Config, Fingerprint};
+use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
+use mpst_wire::RoleExit;
 
 /// The protocol name (and version) every role announces in the handshake.
 const PROTOCOL: &str = "three_buyers/1";
@@ -31,7 +36,7 @@ const PROTOCOL: &str = "three_buyers/1";
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every role's session type fingerprint (all roles are built from this binary).
-fn fingerprints() -> Result<[(&'static str, Fingerprint); 4], BoxError> {
+fn fingerprints() -> Result<[(&'static str, Fingerprint); 4], mpst::serialize::SerializeError> {
     Ok([
         ("A", Fingerprint::of::<ASession<'static, A>>()?),
         ("B", Fingerprint::of::<BSession<'static, B>>()?),
@@ -40,11 +45,16 @@ fn fingerprints() -> Result<[(&'static str, Fingerprint); 4], BoxError> {
     ])
 }
 
-/// Runs one role of the purchase of "Session Types" where `A` pays 50, `B` can pay 10
-/// and asks `C`, whose budget is `budget_c`.
-async fn run_role(role: &str, budget_c: i32) -> Result<String, BoxError> {
-    let mut endpoint = rendezvous(role).await?;
-    let mut config = endpoint.config_mut().clone();
+/// Runs the role `config` names in the purchase of "Session Types" where `A` pays 50,
+/// `B` can pay 10 and asks `C`, whose budget is `budget_c`.
+async fn run_role(config: Config, budget_c: i32) -> Result<String, RoleError> {
+    let role = config.role().to_owned();
+    if !["A", "B", "C", "S"].contains(&role.as_str()) {
+        return Err(RoleError::usage(format!(
+            "no role {role} in three buyers (A, B, C, S)"
+        )));
+    }
+    let mut config = config;
     for (name, fingerprint) in fingerprints()? {
         config = if name == role {
             config.fingerprint(fingerprint)
@@ -52,10 +62,11 @@ async fn run_role(role: &str, budget_c: i32) -> Result<String, BoxError> {
             config.expect(name, fingerprint)
         };
     }
-    *endpoint.config_mut() = config;
-    let connections = endpoint.connect().await?;
+    tracing::info!(%role, protocol = config.protocol(), "connecting");
+    let connections = config.connect().await?;
+    tracing::info!(%role, "connected");
     println!("CONNECTED");
-    Ok(match role {
+    Ok(match role.as_str() {
         "A" => buyer_a(&mut connections.into_role()?, "Session Types", 50)
             .await?
             .to_string(),
@@ -67,8 +78,7 @@ async fn run_role(role: &str, budget_c: i32) -> Result<String, BoxError> {
             "{:?}",
             buyer_c(&mut connections.into_role()?, budget_c).await?
         ),
-        "S" => format!("{:?}", seller(&mut connections.into_role()?).await?),
-        other => return Err(format!("no role {other} in three buyers").into()),
+        _ => format!("{:?}", seller(&mut connections.into_role()?).await?),
     })
 }
 
@@ -81,33 +91,50 @@ async fn launch(budget_c: i32) -> Result<(), BoxError> {
     let roles = ["A", "B", "C", "S"];
     let launch = Launch::start(&exe, &roles, PROTOCOL, &args, None, limit).await?;
     for outcome in launch.finish().await? {
-        println!("{}: {}", outcome.role, outcome.lines.join(" | "));
+        let exit = outcome.exit().map_or("killed".into(), |e| e.to_string());
+        println!(
+            "{}: {} (exit {exit})",
+            outcome.role,
+            outcome.lines.join(" | ")
+        );
     }
     Ok(())
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    init_logging();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let sources = match role_sources(&mut args, PROTOCOL) {
+        Ok(sources) => sources,
+        Err(error) => return finish::<String>(Err(error)),
+    };
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1))
     };
-    let budget_c = flag("--budget-c")
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => return report::<String, _>(Err(error)),
+    let budget_c = match flag("--budget-c").map(|c| c.parse()) {
+        None => 100,
+        Some(Ok(budget)) => budget,
+        Some(Err(_)) => {
+            return finish::<String>(Err(RoleError::usage("--budget-c needs a number")))
+        }
     };
-    match flag("--role") {
-        Some(role) => report(runtime.block_on(run_role(role, budget_c))),
-        None => match runtime.block_on(launch(budget_c)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => report::<String, _>(Err(error)),
-        },
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(error) => return finish::<String>(Err(error)),
+    };
+    if sources.names_a_role() {
+        return match sources.load() {
+            Ok(config) => finish(runtime.block_on(run_role(Config::from_wire(config), budget_c))),
+            Err(error) => finish::<String>(Err(error.into())),
+        };
+    }
+    match runtime.block_on(launch(budget_c)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            RoleExit::Internal.into()
+        }
     }
 }

@@ -343,7 +343,8 @@ fn a_config_file_without_a_security_mode_fails_with_a_message() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    // Status 2: bad configuration (mpst_wire::RoleExit).
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("insecure_plaintext"), "{stderr}");
 }
@@ -355,7 +356,7 @@ fn a_bad_role_fails_with_a_message_not_a_hang() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("Nobody is not a role here: KS, CS, S, C"),
@@ -375,7 +376,7 @@ fn a_role_without_an_identity_is_refused_with_a_message() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--certs DIR"), "{stderr}");
     assert!(stderr.contains("--insecure-plaintext"), "{stderr}");

@@ -356,9 +356,9 @@ fn a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time() {
 const EXAMPLE_CLIENT: u64 = 7;
 
 /// mpst-choreo's `concurrent_send` example as four OS processes, each started on its own
-/// host (`Host::command`) with its certificate from files written by
-/// `mpst_wire::certs::write_deployment`, peers given as the addresses their host names
-/// resolve to there (the example's `--peer NAME=ADDR` takes addresses).
+/// host as an operator would (`Host::role`: one TOML file per role, its path in
+/// `MPST_CONFIG` and `--config`) naming its listen address, its peers by host name and
+/// its identity files (written by `mpst_wire::certs::write_deployment`).
 #[test]
 fn the_concurrent_send_example_runs_as_four_processes_on_four_hosts() {
     let test = "the_concurrent_send_example_runs_as_four_processes_on_four_hosts";
@@ -386,21 +386,25 @@ fn the_concurrent_send_example_runs_as_four_processes_on_four_hosts() {
     let mut processes = Vec::new();
     for role in &roles {
         let host = bed.host(&host_of(role));
-        let others: Vec<&RoleName> = roles.iter().filter(|r| *r != role).collect();
-        let hosts: Vec<String> = others.iter().map(|r| host_of(r)).collect();
-        let addrs = cluster::resolve_in(&bed, host.name(), &hosts);
-        let mut command = host.command(&bin);
+        let (cert, key) = mpst_wire::certs::role_files(certs.path(), role.as_str());
+        let mut toml = format!(
+            "role = \"{role}\"\nprotocol = \"concurrent_send\"\nlisten = \"0.0.0.0:{}\"\n\
+             [security]\nca = {:?}\ncert = {cert:?}\nkey = {key:?}\n[peers]\n",
+            cluster::TCP_PORT,
+            certs.path().join("ca.pem"),
+        );
+        for peer in roles.iter().filter(|r| *r != role) {
+            toml.push_str(&format!(
+                "{peer} = \"{}:{}\"\n",
+                host_of(peer),
+                cluster::TCP_PORT
+            ));
+        }
+        let mut command = host.role(&bin, &toml).expect("the configuration written");
         command
-            .args(["--role", role.as_str(), "--listen"])
-            .arg(format!("0.0.0.0:{}", cluster::TCP_PORT))
-            .arg("--certs")
-            .arg(certs.path())
+            .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        for (peer, addr) in others.iter().zip(addrs) {
-            let at = std::net::SocketAddr::new(addr, cluster::TCP_PORT);
-            command.arg("--peer").arg(format!("{peer}={at}"));
-        }
         processes.push((
             role.clone(),
             host.spawn(&mut command).expect("a role starts"),

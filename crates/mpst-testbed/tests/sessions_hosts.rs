@@ -10,22 +10,25 @@
 //!   receive time-out, and nothing hangs;
 //! - a role killed mid-session and started again runs the next session with the others.
 //!
-//! The role programs bind `127.0.0.1:0` and say `LISTEN <address>` (the launcher's
-//! rendezvous of `mpst_examples::net`); a forwarder on each host (a task on the host's
-//! runtime) relays the host's role port to that address, so peers reach the role by
-//! `host:port` through the bed's links.
+//! Each role program is started as an operator would start it (issue 23 item 5): one TOML
+//! file per role (`Host::role`: its path in `MPST_CONFIG` and `--config`) naming its role,
+//! its listen address, its peers by host name, its identity files and its time-outs; the
+//! program prints `CONNECTED` and `OK ...`/`ERR ...` and exits with a status of
+//! `mpst_wire::RoleExit`'s table, which the tests check.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::program;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mpst_testbed::{Impairment, Process, TestBed};
+use mpst_wire::RoleExit;
 
-/// The TCP port every role is reached on (relayed on every link).
+/// The TCP port every role listens on (relayed on every link).
 const PORT: u16 = 7400;
 /// How long one session may take at most.
 const LIMIT: Duration = Duration::from_secs(25);
@@ -36,27 +39,6 @@ fn link() -> Impairment {
         .delay(Duration::from_millis(20))
         .jitter(Duration::from_millis(5))
         .loss(0.01)
-}
-
-/// The role program `name` built beside the test binaries, or `None` (skipped or failed
-/// by the test bed's rule) when it is missing.
-fn program(test: &str, name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the target directory")
-        .join(name);
-    if bin.exists() {
-        return Some(bin);
-    }
-    let why = format!(
-        "{} is missing: `cargo build -p mpst-examples --bins` (or `cargo test \
-         --workspace`) builds it",
-        bin.display()
-    );
-    mpst_testbed::skip_or_fail(test, &why);
-    None
 }
 
 /// A bed with one host per role (its name in lower case), fully meshed with [`link`].
@@ -72,78 +54,67 @@ fn hosts(test: &str, roles: &[&str], seed: u64) -> Option<TestBed> {
         .build_or_skip(test)
 }
 
-/// The roles of one protocol on a bed: a forwarder per host from [`PORT`] to the port
-/// its role program bound on the host's loopback, and the identities of the deployment.
+/// The roles of one protocol on a bed and the identities of the deployment.
 struct Deployment {
     protocol: &'static str,
     roles: Vec<&'static str>,
-    /// Where each host's forwarder relays to (the role program's loopback port).
-    targets: Vec<Arc<AtomicU16>>,
-    _runtimes: Vec<tokio::runtime::Runtime>,
     certs: tempfile::TempDir,
 }
 
 impl Deployment {
-    fn new(bed: &TestBed, protocol: &'static str, roles: &[&'static str]) -> Self {
+    fn new(protocol: &'static str, roles: &[&'static str]) -> Self {
         let certs = tempfile::tempdir().expect("a temporary directory");
         let names: Vec<String> = roles.iter().map(|r| r.to_string()).collect();
         mpst_wire::certs::write_deployment(certs.path(), protocol, &names)
             .expect("certificates written");
-        let (mut targets, mut runtimes) = (Vec::new(), Vec::new());
-        for role in roles {
-            let runtime = bed
-                .host(&role.to_ascii_lowercase())
-                .runtime(1)
-                .expect("a runtime in the host");
-            let target = Arc::new(AtomicU16::new(0));
-            // Detached: the forwarder runs until the runtime is dropped.
-            drop(runtime.spawn(forward(target.clone())));
-            targets.push(target);
-            runtimes.push(runtime);
-        }
         Deployment {
             protocol,
             roles: roles.to_vec(),
-            targets,
-            _runtimes: runtimes,
             certs,
         }
     }
 
-    /// The configuration every role reads: peers by host name, mutual TLS.
-    fn toml(&self, receive_timeout: Option<Duration>) -> String {
+    /// `role`'s own configuration file: where it listens, its peers by host name, its
+    /// identity files, its time-outs.
+    fn toml(&self, role: &str, receive_timeout: Option<Duration>) -> String {
         let dir = self.certs.path();
+        let (cert, key) = mpst_wire::certs::role_files(dir, role);
         let mut toml = format!(
-            "protocol = {:?}\nconnect_timeout = \"15s\"\n",
+            "role = {role:?}\nprotocol = {:?}\nlisten = \"0.0.0.0:{PORT}\"\n\
+             connect_timeout = \"15s\"\n",
             self.protocol
         );
         if let Some(t) = receive_timeout {
             toml.push_str(&format!("receive_timeout = \"{}ms\"\n", t.as_millis()));
         }
-        toml.push_str(&format!(
-            "[security]\nca = {:?}\ncert = {:?}\nkey = {:?}\n[roles]\n",
-            dir.join("ca.pem"),
-            dir.join("{role}.pem"),
-            dir.join("{role}.key"),
-        ));
-        for role in &self.roles {
-            toml.push_str(&format!(
-                "{role} = \"{}:{PORT}\"\n",
-                role.to_ascii_lowercase()
-            ));
+        toml.push_str("[peers]\n");
+        for peer in self.roles.iter().filter(|p| **p != role) {
+            let host = peer.to_ascii_lowercase();
+            toml.push_str(&format!("{peer} = \"{host}:{PORT}\"\n"));
         }
+        toml.push_str(&format!(
+            "[security]\nca = {:?}\ncert = {cert:?}\nkey = {key:?}\n",
+            dir.join("ca.pem"),
+        ));
         toml
     }
 
-    /// Starts `role` on its host with `args`, waits for its `LISTEN` and points the
-    /// host's forwarder at it.
-    fn start(&self, bed: &TestBed, exe: &Path, role: &str, args: &[&str]) -> Role {
+    /// Starts `role` on its host, configured by its own TOML file, with `args`.
+    fn start(
+        &self,
+        bed: &TestBed,
+        exe: &Path,
+        role: &str,
+        args: &[&str],
+        rt: Option<Duration>,
+    ) -> Role {
         let host = bed.host(&role.to_ascii_lowercase());
-        let mut command = host.command(exe);
+        let mut command = host
+            .role(exe, &self.toml(role, rt))
+            .expect("the configuration file written");
         command
-            .args(["--role", role])
             .args(args)
-            .stdin(Stdio::piped())
+            .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut process = host.spawn(&mut command).expect("a role starts");
@@ -156,52 +127,19 @@ impl Deployment {
                 }
             }
         });
-        let role = Role {
+        Role {
             name: role.to_string(),
             process,
             lines,
-        };
-        let listen = role.line(LIMIT).expect("the role says where it listens");
-        let port = listen
-            .strip_prefix("LISTEN ")
-            .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
-            .unwrap_or_else(|| panic!("{}: said {listen:?}", role.name))
-            .port();
-        let at = self.roles.iter().position(|r| *r == role.name).unwrap();
-        self.targets[at].store(port, Ordering::SeqCst);
-        role
-    }
-
-    /// Starts every role, then gives each the configuration.
-    fn launch(&self, bed: &TestBed, exe: &Path, args: &[&str], rt: Option<Duration>) -> Vec<Role> {
-        let mut roles: Vec<Role> = self
-            .roles
-            .iter()
-            .map(|r| self.start(bed, exe, r, args))
-            .collect();
-        let toml = self.toml(rt);
-        for role in &mut roles {
-            let mut stdin = role.process.take_stdin().expect("piped stdin");
-            stdin
-                .write_all(toml.as_bytes())
-                .expect("configuration written");
         }
-        roles
     }
-}
 
-/// Relays every connection to the host's [`PORT`] to the role program's loopback port.
-async fn forward(target: Arc<AtomicU16>) {
-    let listener = tokio::net::TcpListener::bind(("0.0.0.0", PORT))
-        .await
-        .expect("the role port");
-    while let Ok((mut inbound, _)) = listener.accept().await {
-        let port = target.load(Ordering::SeqCst);
-        tokio::spawn(async move {
-            if let Ok(mut outbound) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-            }
-        });
+    /// Starts every role.
+    fn launch(&self, bed: &TestBed, exe: &Path, args: &[&str], rt: Option<Duration>) -> Vec<Role> {
+        self.roles
+            .iter()
+            .map(|r| self.start(bed, exe, r, args, rt))
+            .collect()
     }
 }
 
@@ -218,16 +156,17 @@ impl Role {
         self.lines.recv_timeout(limit).ok()
     }
 
-    /// The role's last line (`OK ...` or `ERR ...`) once it exits, within `limit`.
-    fn finish(mut self, limit: Duration) -> String {
+    /// The role's last line (`OK ...` or `ERR ...`) once it exits within `limit`, and
+    /// what its exit status says.
+    fn finish(mut self, limit: Duration) -> (String, Option<RoleExit>) {
         let deadline = Instant::now() + limit;
         let mut last = String::new();
         while let Some(line) = self.line(deadline.saturating_duration_since(Instant::now())) {
             last = line;
         }
         let status = self.process.wait_timeout(Duration::from_secs(5));
-        assert!(status.is_ok(), "{} did not exit: {status:?}", self.name);
-        last
+        let status = status.unwrap_or_else(|e| panic!("{} did not exit: {e}", self.name));
+        (last, status.code().and_then(RoleExit::from_code))
     }
 }
 
@@ -250,22 +189,28 @@ fn double_buffering_and_three_buyers_complete_across_hosts() {
     let Some(bed) = hosts(test, &roles, 31) else {
         return;
     };
-    let d = Deployment::new(&bed, "double_buffering/1", &roles);
-    let outcomes: Vec<(String, String)> = d
+    let d = Deployment::new("double_buffering/1", &roles);
+    let outcomes: Vec<(String, (String, Option<RoleExit>))> = d
         .launch(&bed, &exe, &["--count", "20"], None)
         .into_iter()
         .map(|r| (r.name.clone(), r.finish(LIMIT)))
         .collect();
     let sink = &outcomes.iter().find(|(r, _)| r == "T").unwrap().1;
-    assert_eq!(sink, &sink_reads(20), "{outcomes:?}");
+    assert_eq!(
+        sink,
+        &(sink_reads(20), Some(RoleExit::Completed)),
+        "{outcomes:?}"
+    );
     // The protocol never ends: once the sink has left, the kernel fails naming it and
-    // the source fails naming the kernel, as in the examples' own multi-process test.
+    // the source fails naming the kernel, as in the examples' own multi-process test;
+    // both exit with status 4, a peer lost.
     for (role, peer) in [("K", "T"), ("S", "K")] {
-        let last = &outcomes.iter().find(|(r, _)| r == role).unwrap().1;
+        let (last, exit) = &outcomes.iter().find(|(r, _)| r == role).unwrap().1;
         assert!(
             last.starts_with(&format!("ERR role {role}")) && last.contains(peer),
             "{role}: {last}"
         );
+        assert_eq!(*exit, Some(RoleExit::Lost), "{role}: {last}");
     }
     let stalls: u64 = roles
         .iter()
@@ -279,7 +224,7 @@ fn double_buffering_and_three_buyers_complete_across_hosts() {
     let Some(bed) = hosts(test, &roles, 32) else {
         return;
     };
-    let d = Deployment::new(&bed, "three_buyers/1", &roles);
+    let d = Deployment::new("three_buyers/1", &roles);
     for (budget, b, c, s) in [
         (
             "100",
@@ -289,12 +234,15 @@ fn double_buffering_and_three_buyers_complete_across_hosts() {
         ),
         ("20", "Declined", "Declined", "None"),
     ] {
-        let got: Vec<String> = d
+        let got: Vec<(String, Option<RoleExit>)> = d
             .launch(&bed, &buyers, &["--budget-c", budget], None)
             .into_iter()
             .map(|r| r.finish(LIMIT))
             .collect();
-        let want: Vec<String> = ["130", b, c, s].iter().map(|x| format!("OK {x}")).collect();
+        let want: Vec<(String, Option<RoleExit>)> = ["130", b, c, s]
+            .iter()
+            .map(|x| (format!("OK {x}"), Some(RoleExit::Completed)))
+            .collect();
         assert_eq!(got, want, "three buyers, C's budget {budget}");
     }
 }
@@ -309,7 +257,7 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
     let Some(bed) = hosts(test, &roles, 41) else {
         return;
     };
-    let d = Deployment::new(&bed, "double_buffering/1", &roles);
+    let d = Deployment::new("double_buffering/1", &roles);
     let receive_timeout = Duration::from_secs(1);
     // `--count 0`: the sink never stops, so the session is under way when K is cut off.
     let running = d.launch(&bed, &exe, &["--count", "0"], Some(receive_timeout));
@@ -327,9 +275,10 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
     let cut = Instant::now();
     for role in running {
         let name = role.name.clone();
-        let last = role.finish(LIMIT);
+        let (last, exit) = role.finish(LIMIT);
         let after = cut.elapsed();
         eprintln!("{name} after {after:?}: {last}");
+        assert_eq!(exit, Some(RoleExit::Lost), "{name}: {last}");
         let error = last
             .strip_prefix("ERR ")
             .unwrap_or_else(|| panic!("{name}: {last}"));
@@ -361,7 +310,7 @@ fn a_restarted_role_runs_the_next_session() {
     let Some(bed) = hosts(test, &roles, 51) else {
         return;
     };
-    let d = Deployment::new(&bed, "double_buffering/1", &roles);
+    let d = Deployment::new("double_buffering/1", &roles);
     let receive_timeout = Some(Duration::from_secs(2));
     let mut running = d.launch(&bed, &exe, &["--count", "0"], receive_timeout);
     for role in &running {
@@ -376,20 +325,65 @@ fn a_restarted_role_runs_the_next_session() {
     running[1].process.kill();
     for role in running {
         let name = role.name.clone();
-        let last = role.finish(LIMIT);
+        let (last, exit) = role.finish(LIMIT);
         if name != "K" {
             assert!(
                 last.starts_with("ERR ") && last.contains('K'),
                 "{name}: {last}"
             );
+            assert_eq!(exit, Some(RoleExit::Lost), "{name}: {last}");
         }
     }
     // K started again on its host: the next session runs to the end with it.
-    let got: Vec<(String, String)> = d
+    let got: Vec<(String, (String, Option<RoleExit>))> = d
         .launch(&bed, &exe, &["--count", "10"], receive_timeout)
         .into_iter()
         .map(|r| (r.name.clone(), r.finish(LIMIT)))
         .collect();
     let sink = &got.iter().find(|(r, _)| r == "T").unwrap().1;
-    assert_eq!(sink, &sink_reads(10), "{got:?}");
+    assert_eq!(
+        sink,
+        &(sink_reads(10), Some(RoleExit::Completed)),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_role_whose_peer_never_comes_exits_3_within_its_connect_timeout() {
+    let test = "a_role_whose_peer_never_comes_exits_3_within_its_connect_timeout";
+    let Some(exe) = program(test, "double_buffering_net") else {
+        return;
+    };
+    let roles = ["S", "K", "T"];
+    let Some(bed) = hosts(test, &roles, 61) else {
+        return;
+    };
+    let d = Deployment::new("double_buffering/1", &roles);
+    // Only K runs; its time-out comes from the environment, over its file's 15 s.
+    let host = bed.host("k");
+    let mut command = host.role(&exe, &d.toml("K", None)).expect("written");
+    command
+        .env("MPST_CONNECT_TIMEOUT", "2s")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let started = Instant::now();
+    let output = host
+        .spawn(&mut command)
+        .expect("K starts")
+        .wait_output(LIMIT)
+        .expect("K exits");
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code().and_then(RoleExit::from_code),
+        Some(RoleExit::Unreachable),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not connected before the deadline"),
+        "{stdout}"
+    );
+    // Its 2 s connect time-out ended it, not the file's 15 s (room for a busy machine).
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }

@@ -6,10 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use crate::codec::DEFAULT_MAX_FRAME_LENGTH;
-use crate::duration::{parse_duration, parse_optional_duration};
 use crate::error::WireError;
 use crate::identity::Identity;
 
@@ -106,37 +103,6 @@ pub struct WireConfig {
     max_frame_length: usize,
 }
 
-/// The TOML file: one role's configuration, or (with `[roles]`) every role's address in
-/// one file shared by all processes.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    role: Option<String>,
-    protocol: String,
-    listen: Option<String>,
-    #[serde(default)]
-    peers: BTreeMap<String, String>,
-    /// Shared files: every role's listen address (peers default to every other role).
-    roles: Option<BTreeMap<String, String>>,
-    security: Option<SecurityFile>,
-    connect_timeout: Option<String>,
-    handshake_timeout: Option<String>,
-    receive_timeout: Option<String>,
-    idle_timeout: Option<String>,
-    max_pending_handshakes: Option<usize>,
-    max_frame_length: Option<usize>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SecurityFile {
-    ca: Option<PathBuf>,
-    cert: Option<PathBuf>,
-    key: Option<PathBuf>,
-    #[serde(default)]
-    insecure_plaintext: bool,
-}
-
 impl WireConfig {
     /// The configuration of `role` in `protocol` (a name with its version, e.g.
     /// `"ping/1"`), with no listen address, no peers and no security mode yet (one must
@@ -160,126 +126,33 @@ impl WireConfig {
     /// Reads one role's configuration (the file names it with `role = ".."`); relative
     /// identity paths are relative to the working directory.
     pub fn from_toml(text: &str) -> Result<Self, WireError> {
-        Self::parse(text, None, None)
+        Self::parse(text, None, None, None)
     }
 
     /// Reads the configuration of `role` from TOML: either a file shared by every role
     /// (a `[roles]` table of listen addresses; `{role}` in the identity paths is replaced
     /// by the role's name) or one role's file, which must be `role`'s.
     pub fn from_toml_for(text: &str, role: &str) -> Result<Self, WireError> {
-        Self::parse(text, Some(role), None)
+        Self::parse(text, Some(role), None, None)
     }
 
     /// Reads a TOML file (one role's, or shared with `role` given); relative identity
-    /// paths are relative to the file's directory. Errors name the file.
+    /// paths are relative to the file's directory. Errors name the file, and the line and
+    /// column where the file is wrong (`FILE:LINE:COL: ...`).
     pub fn from_file(path: &Path, role: Option<&str>) -> Result<Self, WireError> {
+        Self::read_file(path, role, None)
+    }
+
+    /// [`WireConfig::from_file`], with `protocol` used when the file names none.
+    pub(crate) fn read_file(
+        path: &Path,
+        role: Option<&str>,
+        protocol: Option<&str>,
+    ) -> Result<Self, WireError> {
         let who = role.unwrap_or("?");
         let text = std::fs::read_to_string(path)
             .map_err(|e| WireError::config(who, format!("cannot read {}: {e}", path.display())))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        Self::parse(&text, role, Some(base)).map_err(|mut error| {
-            if let crate::WireErrorKind::Config(message) = &mut error.kind {
-                *message = format!("{}: {message}", path.display());
-            }
-            error
-        })
-    }
-
-    fn parse(text: &str, role: Option<&str>, base: Option<&Path>) -> Result<Self, WireError> {
-        let who = role.unwrap_or("?");
-        let file: File = toml::from_str(text).map_err(|e| WireError::config(who, e))?;
-        let role = match (role, &file.role) {
-            (Some(asked), Some(named)) if asked != named => {
-                return Err(WireError::config(
-                    asked,
-                    format!("the file configures role {named}, not {asked}"),
-                ))
-            }
-            (Some(asked), _) => asked.to_owned(),
-            (None, Some(named)) => named.clone(),
-            (None, None) => {
-                return Err(WireError::config(
-                    who,
-                    "no `role = \"..\"` in the file (or give the role)",
-                ))
-            }
-        };
-        let error = |message: String| WireError::config(&role, message);
-        let mut config = WireConfig::new(file.protocol, role.clone());
-        let mut listen = file.listen;
-        if let Some(roles) = &file.roles {
-            let Some(own) = roles.get(&role) else {
-                return Err(error(format!("role {role} is not in [roles]")));
-            };
-            listen.get_or_insert_with(|| own.clone());
-            if file.peers.is_empty() {
-                for (peer, address) in roles.iter().filter(|(r, _)| **r != role) {
-                    config = config.peer(peer.clone(), address.clone());
-                }
-            }
-        }
-        if let Some(listen) = listen {
-            config = config.listen(listen);
-        }
-        for (peer, address) in file.peers {
-            if peer == role {
-                return Err(error(format!("role {role} lists itself as a peer")));
-            }
-            config = config.peer(peer, address);
-        }
-        if let Some(security) = file.security {
-            let path = |p: PathBuf| {
-                let p = PathBuf::from(p.to_string_lossy().replace("{role}", &role));
-                match base {
-                    Some(base) if p.is_relative() => base.join(p),
-                    _ => p,
-                }
-            };
-            config =
-                match (
-                    security.insecure_plaintext,
-                    security.ca,
-                    security.cert,
-                    security.key,
-                ) {
-                    (true, None, None, None) => config.insecure_plaintext(),
-                    (true, ..) => return Err(error(
-                        "[security] gives identity files and insecure_plaintext = true: choose one"
-                            .into(),
-                    )),
-                    (false, Some(ca), Some(cert), Some(key)) => {
-                        config.identity_files(path(ca), path(cert), path(key))
-                    }
-                    (false, ..) => return Err(error(
-                        "[security] needs all of ca, cert and key (or insecure_plaintext = true)"
-                            .into(),
-                    )),
-                };
-        }
-        let duration = |field: &str, text: &str| {
-            parse_duration(text).map_err(|e| error(format!("{field}: {e}")))
-        };
-        if let Some(text) = &file.connect_timeout {
-            config.connect_timeout = duration("connect_timeout", text)?;
-        }
-        if let Some(text) = &file.handshake_timeout {
-            config.handshake_timeout = duration("handshake_timeout", text)?;
-        }
-        if let Some(text) = &file.receive_timeout {
-            config.receive_timeout = parse_optional_duration(text)
-                .map_err(|e| error(format!("receive_timeout: {e}")))?;
-        }
-        if let Some(text) = &file.idle_timeout {
-            config.idle_timeout = duration("idle_timeout", text)?;
-        }
-        if let Some(n) = file.max_pending_handshakes {
-            config.max_pending_handshakes = n;
-        }
-        if let Some(n) = file.max_frame_length {
-            config.max_frame_length = n;
-        }
-        config.validate()?;
-        Ok(config)
+        Self::parse(&text, role, Some(path), protocol)
     }
 
     /// Checks what can be checked without I/O: a role name certificates can carry, no
@@ -304,6 +177,12 @@ impl WireConfig {
             return error("handshake_timeout must not be zero".into());
         }
         Ok(())
+    }
+
+    /// The same configuration for `protocol` (the environment may override the file's).
+    pub(crate) fn with_protocol(mut self, protocol: impl Into<String>) -> Self {
+        self.protocol = protocol.into();
+        self
     }
 
     /// Listens on `address` (`host:port`; port 0 picks a free port).
@@ -472,6 +351,8 @@ impl WireConfig {
         }
     }
 }
+
+mod file;
 
 #[cfg(test)]
 mod tests;

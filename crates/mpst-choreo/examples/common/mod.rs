@@ -16,13 +16,25 @@
 //!     retry); then runs and prints its result, and with --record one `step ...` line per
 //!     communication step (for the Scribble conformance check).
 //!     `--insecure-plaintext` (TCP only) lets anyone who reaches the port speak for a role.
-//! example [--in-order] --config FILE.toml [--role NAME] [--quic] [--record]
+//! example [--in-order] [--config FILE.toml] [--role NAME] [--quic] [--record]
 //!     the same, configured by an `mpst-wire` TOML file (the format of `mpst::net`:
 //!     `protocol`, `listen`, `[peers]`, `[security]`, time-outs; a shared file with
-//!     `[roles]` needs --role); prints `listening NAME ADDR` once connected.
+//!     `[roles]` needs --role) named by --config or MPST_CONFIG, and `MPST_*` variables
+//!     over it (MPST_ROLE, MPST_LISTEN, MPST_PEER_<ROLE>, MPST_CA, MPST_CERT, MPST_KEY,
+//!     MPST_CONNECT_TIMEOUT, ...: docs/DEPLOYMENT.md); prints `listening NAME ADDR` once
+//!     connected.
+//! example --write-config DIR [--port N]
+//!     writes the certificates of --write-certs and one TOML file per role (`ROLE.toml`,
+//!     role i listening on 127.0.0.1:N+i, default N = 7300, peers at localhost), for
+//!     `examples/run_roles.sh EXAMPLE DIR` to start every role as its own process.
 //! ```
 //!
-//! Failures print `error ROLE MESSAGE` on standard error and exit with status 1.
+//! Logs go to standard error through `tracing` (`RUST_LOG` filters). Failures print
+//! `error ROLE MESSAGE` on standard error and exit with a status of `mpst_wire::RoleExit`'s
+//! table: 2 bad configuration or usage, 3 could not connect, 4 a peer lost or silent, 5 a
+//! protocol error, 1 the program itself.
+
+mod deploy;
 
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;
@@ -35,8 +47,11 @@ use mpst_choreo::conform::Step;
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Runner, Transport};
-use mpst_wire::Identity;
+use mpst_choreo::transport::TransportError;
+use mpst_choreo::{
+    ChoreoError, Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Runner, Transport,
+};
+use mpst_wire::{Identity, RoleExit};
 
 /// How the example was asked to run.
 struct Args {
@@ -52,6 +67,8 @@ struct Args {
     certs: Option<PathBuf>,
     plaintext: bool,
     write_certs: Option<PathBuf>,
+    write_config: Option<PathBuf>,
+    port: u16,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -67,6 +84,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         certs: None,
         plaintext: false,
         write_certs: None,
+        write_config: None,
+        port: 7300,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -77,6 +96,11 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--insecure-plaintext" => parsed.plaintext = true,
             "--certs" => parsed.certs = Some(value("--certs")?.into()),
             "--write-certs" => parsed.write_certs = Some(value("--write-certs")?.into()),
+            "--write-config" => parsed.write_config = Some(value("--write-config")?.into()),
+            "--port" => {
+                let port = value("--port")?;
+                parsed.port = port.parse().map_err(|e| format!("--port {port}: {e}"))?;
+            }
             "--role" => parsed.role = Some(value("--role")?),
             "--config" => parsed.config = Some(value("--config")?.into()),
             "--listen" => {
@@ -130,12 +154,10 @@ where
     B: Choreography<X, Roles = A::Roles> + Clone + 'static,
     X: Send + 'static,
 {
+    deploy::init_logging();
     let args = match parse(std::env::args().skip(1)) {
         Ok(args) => args,
-        Err(e) => {
-            eprintln!("error - {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(("-".into(), e, RoleExit::Usage)),
     };
     if let Some(dir) = &args.write_certs {
         let roles: Vec<String> = A::Roles::names().iter().map(|r| r.to_string()).collect();
@@ -148,33 +170,48 @@ where
                 }
                 ExitCode::SUCCESS
             }
-            Err(e) => {
-                eprintln!("error - {e}");
-                ExitCode::FAILURE
+            Err(e) => fail(("-".into(), e.to_string(), RoleExit::Internal)),
+        };
+    }
+    if let Some(dir) = &args.write_config {
+        let roles: Vec<String> = A::Roles::names().iter().map(|r| r.to_string()).collect();
+        return match deploy::write_config(dir, &program(), &roles, args.port) {
+            Ok(files) => {
+                let mut out = std::io::stdout().lock();
+                for file in files {
+                    let _ = writeln!(out, "wrote {}", file.display());
+                }
+                ExitCode::SUCCESS
             }
+            Err(e) => fail(("-".into(), e, RoleExit::Internal)),
         };
     }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("error - cannot start tokio: {e}");
-            return ExitCode::FAILURE;
+            let e = format!("cannot start tokio: {e}");
+            return fail(("-".into(), e, RoleExit::Internal));
         }
     };
     let mut args = args;
-    let wire = match &args.config {
-        None => None,
-        Some(path) => match mpst_wire::WireConfig::from_file(path, args.role.as_deref()) {
-            Ok(wire) => {
+    // The command line's own peers and identities, or else a file and MPST_* variables.
+    let by_hand = args.certs.is_some() || args.plaintext || !args.peers.is_empty();
+    let sources = match by_hand {
+        true => Ok(None),
+        false => deploy::sources(args.config.as_deref(), args.role.as_deref(), &program()),
+    };
+    let wire =
+        match sources.and_then(|s| s.map(|s| s.load().map_err(|e| e.to_string())).transpose()) {
+            Ok(Some(wire)) => {
                 args.role = Some(wire.role().to_string());
                 Some(wire)
             }
+            Ok(None) => None,
             Err(e) => {
-                eprintln!("error - {e}");
-                return ExitCode::FAILURE;
+                let role = args.role.clone().unwrap_or("-".into());
+                return fail((role, e, RoleExit::Usage));
             }
-        },
-    };
+        };
     let args = Args { wire, ..args };
     let done = runtime.block_on(async {
         match (args.in_order, args.role.clone()) {
@@ -186,14 +223,19 @@ where
     });
     match done {
         Ok(()) => ExitCode::SUCCESS,
-        Err((role, e)) => {
-            eprintln!("error {role} {e}");
-            ExitCode::FAILURE
-        }
+        Err(failure) => fail(failure),
     }
 }
 
-type Failure = (String, String);
+/// A role's failure: the role, the error, and the exit status that says what happened.
+type Failure = (String, String, RoleExit);
+
+/// Prints `error ROLE MESSAGE`, logs it, and gives the failure's exit status.
+fn fail((role, message, exit): Failure) -> ExitCode {
+    tracing::error!(%role, exit = exit.code(), "{message}");
+    eprintln!("error {role} {message}");
+    exit.into()
+}
 
 async fn all_roles<Ch, X>(choreography: Ch, report: fn(X) -> Option<String>) -> Result<(), Failure>
 where
@@ -202,7 +244,7 @@ where
 {
     let transport = Arc::new(InMemory::new(Ch::Roles::names()));
     for (role, result) in Runner::new(transport).run(choreography).await {
-        let x = result.map_err(|e| (role.to_string(), e.to_string()))?;
+        let x = result.map_err(|e| (role.to_string(), e.to_string(), deploy::run_exit(&e)))?;
         if let Some(text) = report(x) {
             println!("result {role} {text}");
         }
@@ -243,34 +285,51 @@ fn identity(args: &Args, name: &RoleName) -> Result<Option<Identity>, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Connects as `--config` says, then says where it listens.
-async fn connect_configured(wire: &mpst_wire::WireConfig, quic: bool) -> Result<Net, String> {
+/// Connects as the configuration file and `MPST_*` variables say, then says where it
+/// listens. An identity that cannot be loaded is a usage error, not a failure to connect.
+async fn connect_configured(
+    wire: &mpst_wire::WireConfig,
+    quic: bool,
+) -> Result<Net, (String, RoleExit)> {
+    let usage = |e: &dyn std::fmt::Display| (e.to_string(), RoleExit::Usage);
+    wire.resolve_security().map_err(|e| usage(&e))?;
+    let unreachable = |e: TransportError| (e.to_string(), deploy::connect_exit(&e));
     let name = RoleName::new(wire.role());
     if quic {
-        let transport = QuicTransport::connect(wire)
-            .await
-            .map_err(|e| e.to_string())?;
-        announce(&name, transport.local_addr().map_err(|e| e.to_string())?)?;
+        let transport = QuicTransport::connect(wire).await.map_err(unreachable)?;
+        announce(&name, transport.local_addr().map_err(|e| usage(&e))?).map_err(|e| usage(&e))?;
         return Ok(Net::Quic(Arc::new(transport)));
     }
-    let transport = TcpTransport::connect(wire)
-        .await
-        .map_err(|e| e.to_string())?;
-    announce(&name, transport.local_addr())?;
+    let transport = TcpTransport::connect(wire).await.map_err(unreachable)?;
+    tracing::info!(role = %name, "connected");
+    announce(&name, transport.local_addr()).map_err(|e| usage(&e))?;
     Ok(Net::Tcp(Arc::new(transport)))
 }
 
 /// Listens, says where, learns the peers and connects to them.
-async fn connect(args: &Args, name: &RoleName) -> Result<Net, String> {
+async fn connect(args: &Args, name: &RoleName) -> Result<Net, (String, RoleExit)> {
     if let Some(wire) = &args.wire {
         return connect_configured(wire, args.quic).await;
     }
-    let identity = identity(args, name)?;
+    let identity = identity(args, name).map_err(|e| (e, RoleExit::Usage))?;
     if identity.is_some() == args.plaintext {
-        return Err(
-            "give exactly one of --certs DIR (see --write-certs) and --insecure-plaintext".into(),
-        );
+        let e = "give exactly one of --certs DIR (see --write-certs) and --insecure-plaintext";
+        return Err((e.into(), RoleExit::Usage));
     }
+    if args.quic && identity.is_none() {
+        return Err(("--quic needs --certs DIR".into(), RoleExit::Usage));
+    }
+    connect_by_hand(args, name, identity)
+        .await
+        .map_err(|e| (e, RoleExit::Unreachable))
+}
+
+/// [`connect`] with the peers and identities of the command line (or standard input).
+async fn connect_by_hand(
+    args: &Args,
+    name: &RoleName,
+    identity: Option<Identity>,
+) -> Result<Net, String> {
     let others = |peers: Vec<(RoleName, String)>| {
         peers
             .into_iter()
@@ -339,20 +398,24 @@ async fn one_role<Ch, X>(
 where
     Ch: Choreography<X>,
 {
-    let fail = |e: &dyn std::fmt::Display| (role.clone(), e.to_string());
+    let failed = |e: &ChoreoError| (role.clone(), e.to_string(), deploy::run_exit(e));
     let name = RoleName::new(role.clone());
     if !Ch::Roles::names().contains(&name) {
         let roles: Vec<String> = Ch::Roles::names().iter().map(|r| r.to_string()).collect();
-        return Err(fail(&format!("is not a role here: {}", roles.join(", "))));
+        let e = format!("is not a role here: {}", roles.join(", "));
+        return Err((role, e, RoleExit::Usage));
     }
-    let net = connect(args, &name).await.map_err(|e| fail(&e))?;
+    let net = connect(args, &name)
+        .await
+        .map_err(|(e, exit)| (role.clone(), e, exit))?;
     let recorder = Arc::new(Recorder::new());
     let observer = Some(recorder.clone() as _);
     let endpoint = Endpoint::with_config(net.transport(), name, Config::default(), observer)
-        .map_err(|e| fail(&e))?;
+        .map_err(|e| failed(&e))?;
     let result = endpoint.run(choreography).await;
     net.close().await;
-    let x = result.map_err(|e| fail(&e))?;
+    let x = result.map_err(|e| failed(&e))?;
+    tracing::info!(%role, "session completed");
     if let Some(text) = report(x) {
         println!("result {role} {text}");
     }

@@ -85,3 +85,25 @@ pub fn eventually(within: Duration, mut condition: impl FnMut() -> bool) -> bool
         std::thread::sleep(Duration::from_millis(2));
     }
 }
+
+/// The program `name` of another package built beside the test binaries (`cargo test
+/// --workspace` builds mpst-examples' binaries), or `None` (skipped, or failed under CI,
+/// by the test bed's rule) when it is missing.
+pub fn program(test: &str, name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let bin = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("the target directory")
+        .join(name);
+    if bin.exists() {
+        return Some(bin);
+    }
+    let why = format!(
+        "{} is missing: `cargo build -p mpst-examples --bins` (or `cargo test \
+         --workspace`) builds it",
+        bin.display()
+    );
+    mpst_testbed::skip_or_fail(test, &why);
+    None
+}

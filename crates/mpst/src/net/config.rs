@@ -151,8 +151,16 @@ impl Config {
             session.insert("flush_threshold".into(), value);
         }
         let session: Session = session.try_into().map_err(|e| config_error(role, e))?;
-        let text = toml::to_string(&table).map_err(|e| config_error(role, e))?;
-        let wire = WireConfig::from_toml_for(&text, role).map_err(NetError::from)?;
+        // The text as written when it has no key of the session's own, so that errors
+        // give lines and columns of the text as written.
+        let wire = match session.flush_threshold {
+            None => WireConfig::from_toml_for(text, role),
+            Some(_) => {
+                let text = toml::to_string(&table).map_err(|e| config_error(role, e))?;
+                WireConfig::from_toml_for(&text, role)
+            }
+        }
+        .map_err(NetError::from)?;
         let mut config = Config {
             wire,
             ..Config::new("", role)
@@ -161,6 +169,17 @@ impl Config {
             config = config.flush_threshold(bytes);
         }
         Ok(config)
+    }
+
+    /// The session runtime's configuration over network settings made elsewhere, e.g.
+    /// read from a TOML file and `MPST_*` environment variables by
+    /// [`mpst_wire::env::Sources`] (the same settings `mpst-choreo` reads), with the
+    /// session runtime's own settings at their defaults.
+    pub fn from_wire(wire: WireConfig) -> Self {
+        Config {
+            wire,
+            ..Config::new("", "")
+        }
     }
 
     /// Listens on `address` (`host:port`; port 0 picks a free port, see
@@ -363,6 +382,11 @@ mod tests {
                 "role K is not in [roles]",
             ),
             ("protocol = \"p\"\nsurprise = 1\n[roles]", "surprise"),
+            // Located in the text as written.
+            (
+                "protocol = \"p\"\nconnect_timeout = \"soon\"\n[roles]\nK = \"x:1\"",
+                "line 2, column 19: connect_timeout",
+            ),
             (
                 "protocol = \"p\"\nflush_threshold = \"big\"",
                 "invalid type",
