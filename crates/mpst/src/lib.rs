@@ -390,6 +390,7 @@ pub mod introspect;
 pub mod net;
 #[cfg(feature = "tracing")]
 mod observe;
+pub mod offer;
 mod payload;
 mod primitives;
 mod role;
@@ -407,6 +408,7 @@ pub mod wiring;
 pub use deadline::try_session_until;
 pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 pub use mpst_macros::{session, Message, Payload, Role, Roles};
+pub use offer::{Offer, OfferCase, OfferContinuation, Offers, RouteFrom};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;
