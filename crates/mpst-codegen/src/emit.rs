@@ -138,15 +138,9 @@ fn emit_role(
         }
         let peers: BTreeSet<&str> = ts.iter().map(|t| t.action.peer.as_str()).collect();
         let send = ts[0].action.direction == Direction::Send;
-        // A choice among several receivers is a `Choose`; a branch waits on one sender.
+        // A choice among several receivers is a `Choose`, a branch from several senders an
+        // `Offer`; with one peer, a `Select` or a `Branch`.
         let several = peers.len() > 1;
-        if several && !send {
-            return Err(CodegenError::SeveralPeers {
-                role: fsm.role().to_string(),
-                state: s,
-                peers: peers.into_iter().map(str::to_string).collect(),
-            });
-        }
         let peer = names.role(&ts[0].action.peer).to_string();
         if let [t] = ts {
             let primitive = if send { "Send" } else { "Receive" };
@@ -166,14 +160,15 @@ fn emit_role(
         let (primitive, verb) = match (send, several) {
             (true, true) => ("Choose", "chooses among several peers"),
             (true, false) => ("Select", "chooses"),
-            (false, _) => ("Branch", "offers"),
+            (false, true) => ("Offer", "offers from several peers"),
+            (false, false) => ("Branch", "offers"),
         };
         used.insert(primitive);
         let choice = format!("{name}Choice");
         if several {
             let _ = write!(
                 out,
-                "{doc}#[session]\npub type {name} = Choose<{choice}>;\n\n"
+                "{doc}#[session]\npub type {name} = {primitive}<{choice}>;\n\n"
             );
         } else {
             let _ = write!(
@@ -188,14 +183,28 @@ fn emit_role(
         );
         for t in ts {
             let label = names.label(&t.action.message).to_string();
-            let to = if several {
-                format!("#[to({})]\n    ", names.role(&t.action.peer))
+            let attribute = if send { "to" } else { "from" };
+            let (to, variant) = if several {
+                let role = names.role(&t.action.peer);
+                // A label that two peers of this state carry names its variant after the
+                // peer too, as the state names do (`QuitB`, `QuitC`).
+                let shared = ts
+                    .iter()
+                    .filter(|u| names.label(&u.action.message) == label)
+                    .count()
+                    > 1;
+                let variant = if shared {
+                    format!("{label}{}", crate::names::stem(role))
+                } else {
+                    label.clone()
+                };
+                (format!("#[{attribute}({role})]\n    "), variant)
             } else {
-                String::new()
+                (String::new(), label.clone())
             };
             let _ = writeln!(
                 out,
-                "    /// `{}`.\n    {to}{label}({label}, {}),",
+                "    /// `{}`.\n    {to}{variant}({label}, {}),",
                 t.action,
                 next(t.target, used)
             );
@@ -216,8 +225,9 @@ fn emit_role(
 /// per choice state. Recursion goes through `#[session]` structs at the loop heads (use
 /// `into_session()` there) or through the choice enums. A state that
 /// sends to several peers is a `Choose` whose variants each name their peer
-/// (`#[to(Peer)]`); a state that receives from several peers is refused
-/// ([`CodegenError::SeveralPeers`]).
+/// (`#[to(Peer)]`); a state that receives from several peers is an `Offer` whose
+/// variants each name their sender (`#[from(Peer)]`): the role takes the label of
+/// whichever peer speaks first.
 ///
 /// The text is rustfmt-clean and the same input always gives the same output. It has no
 /// inner attributes, so it can be `include!`d inside a module.

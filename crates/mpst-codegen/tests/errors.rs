@@ -40,20 +40,26 @@ fn mixed_states_have_no_session_type() {
 }
 
 #[test]
-fn branches_from_several_peers_are_refused() {
+fn branches_from_several_peers_are_an_offer() {
     let a = fsm(
         "a",
         &[
             (0, Action::receive("b", Message::new("x")), 1),
             (0, Action::receive("c", Message::new("y")), 1),
+            (0, Action::receive("b", Message::new("quit")), 1),
+            (0, Action::receive("c", Message::new("quit")), 1),
         ],
     );
-    let err = generate("P", &[a]).unwrap_err();
-    assert!(matches!(err, CodegenError::SeveralPeers { ref peers, .. } if peers == &["b", "c"]));
+    let code = generate("P", &[a]).unwrap();
     assert!(
-        err.to_string().contains("receives from several peers"),
-        "{err}"
+        code.contains("pub type ASession = Offer<ASessionChoice>;"),
+        "{code}"
     );
+    assert!(code.contains("#[from(B)]\n    X(X, End),"), "{code}");
+    assert!(code.contains("#[from(C)]\n    Y(Y, End),"), "{code}");
+    // A label both peers send names its variants after them.
+    assert!(code.contains("#[from(B)]\n    QuitB(Quit, End),"), "{code}");
+    assert!(code.contains("#[from(C)]\n    QuitC(Quit, End),"), "{code}");
 }
 
 #[test]
