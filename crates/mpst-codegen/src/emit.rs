@@ -42,6 +42,11 @@ fn loop_heads(fsm: &Fsm) -> BTreeSet<StateId> {
     heads
 }
 
+/// The runtime's session primitives the generated code names.
+const PRIMITIVES: [&str; 7] = [
+    "Send", "Receive", "Select", "Choose", "Branch", "Offer", "End",
+];
+
 /// Emits the session types of one role: its projection, or with `optimised` an optimised
 /// machine whose types are named `{role}Optimised...`.
 fn emit_role(
@@ -109,10 +114,23 @@ fn emit_role(
         docs.push(named.doc);
     }
     let state_name = |s: StateId| claimed[s].clone();
+    // A primitive whose name a role or label of the protocol took (a label `offer`) is
+    // written with its path instead of imported.
+    let shadowed: BTreeSet<&'static str> = PRIMITIVES
+        .into_iter()
+        .filter(|p| names.taken.contains_key(*p))
+        .collect();
+    let primitive_name = |p: &'static str, used: &mut BTreeSet<&'static str>| {
+        if shadowed.contains(p) {
+            format!("mpst::{p}")
+        } else {
+            used.insert(p);
+            p.to_string()
+        }
+    };
     let next = |s: StateId, used: &mut BTreeSet<&'static str>| {
         if fsm.is_final(s) {
-            used.insert("End");
-            "End".to_string()
+            primitive_name("End", used)
         } else {
             state_name(s)
         }
@@ -131,8 +149,8 @@ fn emit_role(
         let ts = fsm.transitions(s);
         if ts.is_empty() {
             if s == 0 {
-                used.insert("End");
-                let _ = write!(out, "{doc}#[session]\npub type {name} = End;\n\n");
+                let end = primitive_name("End", used);
+                let _ = write!(out, "{doc}#[session]\npub type {name} = {end};\n\n");
             }
             continue;
         }
@@ -143,8 +161,7 @@ fn emit_role(
         let several = peers.len() > 1;
         let peer = names.role(&ts[0].action.peer).to_string();
         if let [t] = ts {
-            let primitive = if send { "Send" } else { "Receive" };
-            used.insert(primitive);
+            let primitive = primitive_name(if send { "Send" } else { "Receive" }, used);
             let body = format!(
                 "{primitive}<{peer}, {}, {}>",
                 names.label(&t.action.message),
@@ -163,7 +180,7 @@ fn emit_role(
             (false, true) => ("Offer", "offers from several peers"),
             (false, false) => ("Branch", "offers"),
         };
-        used.insert(primitive);
+        let primitive = primitive_name(primitive, used);
         let choice = format!("{name}Choice");
         if several {
             let _ = write!(

@@ -148,3 +148,24 @@ fn the_order_of_the_fsms_does_not_matter() {
         generate("P", &[b, a]).unwrap()
     );
 }
+
+#[test]
+fn a_label_named_like_a_primitive_leaves_the_primitive_to_its_path() {
+    // The label `offer` is the type `Offer`; the state receiving from two peers is then
+    // written `mpst::Offer`, not imported.
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::receive("b", Message::new("offer")), 1),
+            (0, Action::receive("c", Message::new("order")), 1),
+        ],
+    );
+    let code = generate("P", &[a]).unwrap();
+    assert!(
+        code.contains("pub type ASession = mpst::Offer<ASessionChoice>;"),
+        "{code}"
+    );
+    assert!(code.contains("    Offer(Offer, End),"), "{code}");
+    let imports = code.lines().find(|l| l.starts_with("use mpst::")).unwrap();
+    assert!(!imports.contains("Offer"), "{imports}");
+}
