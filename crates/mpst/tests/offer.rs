@@ -174,6 +174,30 @@ fn a_deadline_gives_up_naming_every_peer_of_the_offer() {
     });
 }
 
+#[test]
+fn a_desk_that_gives_up_on_its_offer_fails_the_peers_that_would_tell_it() {
+    block_on(async {
+        let Roles(mut b, _p, mut d) = Roles::default();
+        let error = try_session(&mut d, |s: Learns<'_, D>| async move {
+            Ok((
+                (),
+                end_of(s.offer().until(futures::future::ready(())).await?),
+            ))
+        })
+        .await
+        .unwrap_err();
+        assert!(error.is_timeout(), "{error}");
+        // D's routes were aborted: B's send to it fails instead of vanishing.
+        let error = try_session(&mut b, |s: unbounded::BTells<'_, B>| async move {
+            Ok(((), s.send(Left(1)).await?))
+        })
+        .await
+        .unwrap_err();
+        assert!(error.is_disconnected(), "{error}");
+        assert_eq!(error.peer(), Some("D"), "{error}");
+    });
+}
+
 // Fairness: B and P both have three items queued; `D` gathers until P says stop.
 
 #[session]
