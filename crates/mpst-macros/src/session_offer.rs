@@ -165,16 +165,8 @@ pub(crate) fn impls(
 
 #[cfg(test)]
 mod tests {
-    use crate::session::expand;
+    use crate::test_support::expand_session as expand_enum;
     use quote::quote;
-
-    fn squash(tokens: proc_macro2::TokenStream) -> String {
-        tokens.to_string().split_whitespace().collect()
-    }
-
-    fn expand_enum(item: proc_macro2::TokenStream) -> String {
-        squash(expand(quote!(), syn::parse2(item).expect("parses")))
-    }
 
     #[test]
     fn each_variant_gets_its_sender_and_no_one_peer_impls() {
@@ -239,12 +231,8 @@ mod tests {
 
     #[test]
     fn offer_takes_one_argument() {
-        let out = squash(expand(
-            quote!(),
-            syn::parse2(quote!(
-                type D = Receive<B, Go, Offer<Learn>>;
-            ))
-            .expect("parses"),
+        let out = expand_enum(quote!(
+            type D = Receive<B, Go, Offer<Learn>>;
         ));
         assert!(out.contains("Offer<'__r,__R,Learn<'__r,__R>>"), "{out}");
     }

@@ -114,16 +114,9 @@ pub(crate) fn impls(
 
 #[cfg(test)]
 mod tests {
-    use crate::session::expand;
+    use crate::test_support::expand_session as expand_enum;
+    use crate::test_support::squash;
     use quote::quote;
-
-    fn squash(tokens: proc_macro2::TokenStream) -> String {
-        tokens.to_string().split_whitespace().collect()
-    }
-
-    fn expand_enum(item: proc_macro2::TokenStream) -> String {
-        squash(expand(quote!(), syn::parse2(item).expect("parses")))
-    }
 
     #[test]
     fn each_variant_gets_its_peer_and_no_one_peer_impls() {
@@ -135,9 +128,12 @@ mod tests {
                 Right(Right, End),
             }
         ));
-        let left = squash(quote!(
-            impl<'__r, __R: ::mpst::Role> ::mpst::ChoiceTo<'__r, Left> for Pick<'__r, __R>
-        ));
+        let left = squash(
+            &quote!(
+                impl<'__r, __R: ::mpst::Role> ::mpst::ChoiceTo<'__r, Left> for Pick<'__r, __R>
+            )
+            .to_string(),
+        );
         assert!(out.contains(&left), "{out}");
         assert!(out.contains("typePeer=B;"), "{out}");
         assert!(out.contains("typePeer=C;"), "{out}");
@@ -192,20 +188,12 @@ mod tests {
 
     #[test]
     fn choose_takes_one_argument() {
-        let out = squash(expand(
-            quote!(),
-            syn::parse2(quote!(
-                type A = Receive<B, Go, Choose<Pick>>;
-            ))
-            .expect("parses"),
+        let out = expand_enum(quote!(
+            type A = Receive<B, Go, Choose<Pick>>;
         ));
         assert!(out.contains("Choose<'__r,__R,Pick<'__r,__R>>"), "{out}");
-        let out = squash(expand(
-            quote!(),
-            syn::parse2(quote!(
-                type A = Choose<B, Pick>;
-            ))
-            .expect("parses"),
+        let out = expand_enum(quote!(
+            type A = Choose<B, Pick>;
         ));
         assert!(out.contains("takes1typearguments"), "{out}");
     }
