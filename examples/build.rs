@@ -43,9 +43,24 @@ fn networked() -> mpst_codegen::Options {
         .channel("mpst::net::AnyRoute<Label>")
 }
 
+/// A desk that learns a choice from whichever of two peers speaks first (`Offer` in its
+/// projection), and a desk gathering parts whose optimised machine receives from two
+/// peers in one state (`DOptimised`, generated once subtyping proves it).
+fn learn_either() -> Result<(), mpst_codegen::build::BuildError> {
+    mpst_codegen::build::Build::scribble("learn_either/dispatch.scr").generate()?;
+    mpst_codegen::build::Build::scribble("learn_either/gather.scr")
+        .optimised("D", "learn_either/gather_optimised.dot")
+        .generate()?;
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let mut failed = false;
     if let Err(error) = double_buffering() {
+        eprintln!("error: {error}");
+        failed = true;
+    }
+    if let Err(error) = learn_either() {
         eprintln!("error: {error}");
         failed = true;
     }

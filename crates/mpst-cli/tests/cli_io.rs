@@ -206,10 +206,18 @@ fn choice_to_different_receivers_is_accepted_and_its_ill_formed_variant_invalid(
         projected.contains("B!l()") && projected.contains("C!r()"),
         "{projected}"
     );
-    // B cannot tell the branches apart: invalid (exit 1), no longer unsupported.
+    // B and C each learn the choice from whichever of two roles speaks first: valid.
+    let learnt = file(
+        "learnt.scr",
+        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n    y() from C to B;\n  }\n}\n",
+    );
+    let out = bin().arg("check").arg(&learnt).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // B is told in one branch only, so it cannot tell the branches apart: invalid (exit
+    // 1), no longer unsupported.
     let bad = file(
         "unlearnt.scr",
-        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n    y() from C to B;\n  }\n}\n",
+        b"global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n  } or {\n    r() from A to C;\n  }\n}\n",
     );
     for args in [&["check"][..], &["project"]] {
         let mut cmd = bin();

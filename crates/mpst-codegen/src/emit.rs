@@ -42,6 +42,11 @@ fn loop_heads(fsm: &Fsm) -> BTreeSet<StateId> {
     heads
 }
 
+/// The runtime's session primitives the generated code names.
+const PRIMITIVES: [&str; 7] = [
+    "Send", "Receive", "Select", "Choose", "Branch", "Offer", "End",
+];
+
 /// Emits the session types of one role: its projection, or with `optimised` an optimised
 /// machine whose types are named `{role}Optimised...`.
 fn emit_role(
@@ -109,10 +114,23 @@ fn emit_role(
         docs.push(named.doc);
     }
     let state_name = |s: StateId| claimed[s].clone();
+    // A primitive whose name a role or label of the protocol took (a label `offer`) is
+    // written with its path instead of imported.
+    let shadowed: BTreeSet<&'static str> = PRIMITIVES
+        .into_iter()
+        .filter(|p| names.taken.contains_key(*p))
+        .collect();
+    let primitive_name = |p: &'static str, used: &mut BTreeSet<&'static str>| {
+        if shadowed.contains(p) {
+            format!("mpst::{p}")
+        } else {
+            used.insert(p);
+            p.to_string()
+        }
+    };
     let next = |s: StateId, used: &mut BTreeSet<&'static str>| {
         if fsm.is_final(s) {
-            used.insert("End");
-            "End".to_string()
+            primitive_name("End", used)
         } else {
             state_name(s)
         }
@@ -131,26 +149,19 @@ fn emit_role(
         let ts = fsm.transitions(s);
         if ts.is_empty() {
             if s == 0 {
-                used.insert("End");
-                let _ = write!(out, "{doc}#[session]\npub type {name} = End;\n\n");
+                let end = primitive_name("End", used);
+                let _ = write!(out, "{doc}#[session]\npub type {name} = {end};\n\n");
             }
             continue;
         }
         let peers: BTreeSet<&str> = ts.iter().map(|t| t.action.peer.as_str()).collect();
         let send = ts[0].action.direction == Direction::Send;
-        // A choice among several receivers is a `Choose`; a branch waits on one sender.
+        // A choice among several receivers is a `Choose`, a branch from several senders an
+        // `Offer`; with one peer, a `Select` or a `Branch`.
         let several = peers.len() > 1;
-        if several && !send {
-            return Err(CodegenError::SeveralPeers {
-                role: fsm.role().to_string(),
-                state: s,
-                peers: peers.into_iter().map(str::to_string).collect(),
-            });
-        }
         let peer = names.role(&ts[0].action.peer).to_string();
         if let [t] = ts {
-            let primitive = if send { "Send" } else { "Receive" };
-            used.insert(primitive);
+            let primitive = primitive_name(if send { "Send" } else { "Receive" }, used);
             let body = format!(
                 "{primitive}<{peer}, {}, {}>",
                 names.label(&t.action.message),
@@ -166,14 +177,15 @@ fn emit_role(
         let (primitive, verb) = match (send, several) {
             (true, true) => ("Choose", "chooses among several peers"),
             (true, false) => ("Select", "chooses"),
-            (false, _) => ("Branch", "offers"),
+            (false, true) => ("Offer", "offers from several peers"),
+            (false, false) => ("Branch", "offers"),
         };
-        used.insert(primitive);
+        let primitive = primitive_name(primitive, used);
         let choice = format!("{name}Choice");
         if several {
             let _ = write!(
                 out,
-                "{doc}#[session]\npub type {name} = Choose<{choice}>;\n\n"
+                "{doc}#[session]\npub type {name} = {primitive}<{choice}>;\n\n"
             );
         } else {
             let _ = write!(
@@ -188,14 +200,28 @@ fn emit_role(
         );
         for t in ts {
             let label = names.label(&t.action.message).to_string();
-            let to = if several {
-                format!("#[to({})]\n    ", names.role(&t.action.peer))
+            let attribute = if send { "to" } else { "from" };
+            let (to, variant) = if several {
+                let role = names.role(&t.action.peer);
+                // A label that two peers of this state carry names its variant after the
+                // peer too, as the state names do (`QuitB`, `QuitC`).
+                let shared = ts
+                    .iter()
+                    .filter(|u| names.label(&u.action.message) == label)
+                    .count()
+                    > 1;
+                let variant = if shared {
+                    format!("{label}{}", crate::names::stem(role))
+                } else {
+                    label.clone()
+                };
+                (format!("#[{attribute}({role})]\n    "), variant)
             } else {
-                String::new()
+                (String::new(), label.clone())
             };
             let _ = writeln!(
                 out,
-                "    /// `{}`.\n    {to}{label}({label}, {}),",
+                "    /// `{}`.\n    {to}{variant}({label}, {}),",
                 t.action,
                 next(t.target, used)
             );
@@ -216,8 +242,9 @@ fn emit_role(
 /// per choice state. Recursion goes through `#[session]` structs at the loop heads (use
 /// `into_session()` there) or through the choice enums. A state that
 /// sends to several peers is a `Choose` whose variants each name their peer
-/// (`#[to(Peer)]`); a state that receives from several peers is refused
-/// ([`CodegenError::SeveralPeers`]).
+/// (`#[to(Peer)]`); a state that receives from several peers is an `Offer` whose
+/// variants each name their sender (`#[from(Peer)]`): the role takes the label of
+/// whichever peer speaks first.
 ///
 /// The text is rustfmt-clean and the same input always gives the same output. It has no
 /// inner attributes, so it can be `include!`d inside a module.

@@ -16,21 +16,6 @@ pub enum CodegenError {
         /// The state.
         state: StateId,
     },
-    /// A branch from several peers: `Branch` waits on one peer (a choice towards several
-    /// peers is a `Choose`).
-    #[error(
-        "role `{role}`, state {state}: the state receives from several peers ({}); \
-         `Branch` receives from a single peer",
-        peers.join(", ")
-    )]
-    SeveralPeers {
-        /// The role.
-        role: String,
-        /// The state.
-        state: StateId,
-        /// The peers of the choice.
-        peers: Vec<String>,
-    },
     /// A payload sort that is not a Rust type path.
     #[error(
         "label `{label}` carries the sort `{sort}`, which is not a Rust type path; \

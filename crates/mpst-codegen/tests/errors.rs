@@ -40,20 +40,26 @@ fn mixed_states_have_no_session_type() {
 }
 
 #[test]
-fn branches_from_several_peers_are_refused() {
+fn branches_from_several_peers_are_an_offer() {
     let a = fsm(
         "a",
         &[
             (0, Action::receive("b", Message::new("x")), 1),
             (0, Action::receive("c", Message::new("y")), 1),
+            (0, Action::receive("b", Message::new("quit")), 1),
+            (0, Action::receive("c", Message::new("quit")), 1),
         ],
     );
-    let err = generate("P", &[a]).unwrap_err();
-    assert!(matches!(err, CodegenError::SeveralPeers { ref peers, .. } if peers == &["b", "c"]));
+    let code = generate("P", &[a]).unwrap();
     assert!(
-        err.to_string().contains("receives from several peers"),
-        "{err}"
+        code.contains("pub type ASession = Offer<ASessionChoice>;"),
+        "{code}"
     );
+    assert!(code.contains("#[from(B)]\n    X(X, End),"), "{code}");
+    assert!(code.contains("#[from(C)]\n    Y(Y, End),"), "{code}");
+    // A label both peers send names its variants after them.
+    assert!(code.contains("#[from(B)]\n    QuitB(Quit, End),"), "{code}");
+    assert!(code.contains("#[from(C)]\n    QuitC(Quit, End),"), "{code}");
 }
 
 #[test]
@@ -141,4 +147,25 @@ fn the_order_of_the_fsms_does_not_matter() {
         generate("P", &[a.clone(), b.clone()]).unwrap(),
         generate("P", &[b, a]).unwrap()
     );
+}
+
+#[test]
+fn a_label_named_like_a_primitive_leaves_the_primitive_to_its_path() {
+    // The label `offer` is the type `Offer`; the state receiving from two peers is then
+    // written `mpst::Offer`, not imported.
+    let a = fsm(
+        "a",
+        &[
+            (0, Action::receive("b", Message::new("offer")), 1),
+            (0, Action::receive("c", Message::new("order")), 1),
+        ],
+    );
+    let code = generate("P", &[a]).unwrap();
+    assert!(
+        code.contains("pub type ASession = mpst::Offer<ASessionChoice>;"),
+        "{code}"
+    );
+    assert!(code.contains("    Offer(Offer, End),"), "{code}");
+    let imports = code.lines().find(|l| l.starts_with("use mpst::")).unwrap();
+    assert!(!imports.contains("Offer"), "{imports}");
 }

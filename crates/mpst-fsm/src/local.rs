@@ -10,8 +10,9 @@ use crate::{Action, Direction, Fsm, Message, StateId};
 /// generalised calculus of Scribble where a chooser may start its branches with messages
 /// to different roles): [`LocalType::Choice`] when every branch goes to one peer (the
 /// common case, and the only form projection produces for it), [`LocalType::Select`]
-/// when they go to several. An external choice always waits on one peer: a role that
-/// could receive its first message of a choice from either of two roles would race.
+/// when they go to several. An external choice waits on one peer ([`LocalType::Choice`])
+/// or, when a role learns a choice from whichever of several peers speaks first, on
+/// several ([`LocalType::Offer`]); whether such a race is safe is for k-MC to decide.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LocalType {
     /// `end`.
@@ -29,6 +30,13 @@ pub enum LocalType {
     /// `+{b!l1(). T1, c!l2(). T2}`. Labels are pairwise distinct across all branches, so
     /// a choice is still named by its label alone (in Rust, one enum variant per label).
     Select {
+        /// Peer, message and continuation of each branch.
+        branches: Vec<(String, Message, LocalType)>,
+    },
+    /// An external choice whose branches start with receptions from different peers:
+    /// `&{b?l1(). T1, c?l2(). T2}`. Branches are pairwise distinct by (peer, label): the
+    /// role takes the first message to arrive.
+    Offer {
         /// Peer, message and continuation of each branch.
         branches: Vec<(String, Message, LocalType)>,
     },
@@ -154,6 +162,24 @@ fn build<'a>(
             }
             Ok(())
         }
+        LocalType::Offer { branches } => {
+            if branches.is_empty() {
+                return Err(LocalTypeError::EmptyChoice);
+            }
+            let mut keys = std::collections::HashSet::new();
+            for (peer, message, cont) in branches {
+                if !keys.insert((peer.as_str(), message.label.as_str())) {
+                    return Err(LocalTypeError::DuplicateLabel(message.label.clone()));
+                }
+                let action = Action {
+                    peer: peer.clone(),
+                    direction: Direction::Receive,
+                    message: message.clone(),
+                };
+                add_branch(state, action, cont, fsm, env)?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -184,7 +210,8 @@ fn add_branch<'a>(
 
 impl fmt::Display for LocalType {
     /// ASCII syntax: `rec t. p!{l1(i32). t, l2(). end}`; one branch prints as `p!l(). T`;
-    /// a choice to several peers prints as `+{p!l1(). T1, q!l2(). T2}`.
+    /// a choice to several peers prints as `+{p!l1(). T1, q!l2(). T2}`, one from several
+    /// as `&{p?l1(). T1, q?l2(). T2}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LocalType::End => f.write_str("end"),
@@ -215,6 +242,16 @@ impl fmt::Display for LocalType {
                         f.write_str(", ")?;
                     }
                     write!(f, "{peer}!{m}. {cont}")?;
+                }
+                f.write_str("}")
+            }
+            LocalType::Offer { branches } => {
+                f.write_str("&{")?;
+                for (i, (peer, m, cont)) in branches.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{peer}?{m}. {cont}")?;
                 }
                 f.write_str("}")
             }

@@ -6,12 +6,15 @@
 //! type    ::= "end" | ("rec" | "mu" | "µ") var "." type | var
 //!           | peer ("!" | "?") branch | peer ("!" | "?") "{" branch ("," branch)* ","? "}"
 //!           | "+{" peer "!" branch ("," peer "!" branch)* ","? "}"
+//!           | "&{" peer "?" branch ("," peer "?" branch)* ","? "}"
 //! branch  ::= label ("(" (payload ("," payload)*)? ")")? "." type
 //! payload ::= sort | name ":" sort
 //! ```
 //! Identifiers are `[A-Za-z_][A-Za-z0-9_]*`; `end`, `rec` and `mu` are reserved.
 //! `+{b!l1(). T1, c!l2(). T2}` is an internal choice whose branches go to different
-//! peers ([`LocalType::Select`]). It accepts everything [`LocalType`]'s `Display` prints.
+//! peers ([`LocalType::Select`]), `&{b?l1(). T1, c?l2(). T2}` an external choice whose
+//! branches come from different peers ([`LocalType::Offer`]). It accepts everything
+//! [`LocalType`]'s `Display` prints.
 
 use crate::{Direction, LocalType, Message, Payload};
 
@@ -122,6 +125,9 @@ impl Parser<'_> {
         if self.eat("+") {
             return self.select();
         }
+        if self.eat("&") {
+            return self.offer();
+        }
         let word = self.ident("a local type (`end`, `rec`, a variable or `peer!`/`peer?`)")?;
         match word.as_str() {
             "end" => return Ok(LocalType::End),
@@ -169,6 +175,28 @@ impl Parser<'_> {
         }
         self.expect("}")?;
         Ok(LocalType::Select { branches })
+    }
+
+    /// After `&`: `{peer?branch, ...}`.
+    fn offer(&mut self) -> Result<LocalType, LocalParseError> {
+        self.expect("{")?;
+        let mut branches = vec![self.offer_branch()?];
+        while self.eat(",") {
+            self.skip_ws();
+            if self.rest().starts_with('}') {
+                break;
+            }
+            branches.push(self.offer_branch()?);
+        }
+        self.expect("}")?;
+        Ok(LocalType::Offer { branches })
+    }
+
+    fn offer_branch(&mut self) -> Result<(String, Message, LocalType), LocalParseError> {
+        let peer = self.ident("a peer")?;
+        self.expect("?")?;
+        let (message, cont) = self.branch()?;
+        Ok((peer, message, cont))
     }
 
     fn select_branch(&mut self) -> Result<(String, Message, LocalType), LocalParseError> {
@@ -244,6 +272,29 @@ mod tests {
         let err = LocalType::parse("+{b!x(). end, c?y(). end}").unwrap_err();
         assert_eq!(err.column, 16);
         assert!(err.message.starts_with("expected `!`"), "{err}");
+    }
+
+    #[test]
+    fn parses_choices_from_several_peers() {
+        let text = "rec t. &{b?l1(). t, c?l2(i32). end, c?l1(). t}";
+        let t = LocalType::parse(text).unwrap();
+        assert_eq!(t.to_string(), text);
+        let fsm = t.to_fsm("a").unwrap();
+        let from: Vec<String> = fsm
+            .transitions(0)
+            .iter()
+            .map(|t| t.action.to_string())
+            .collect();
+        assert_eq!(from, ["b?l1()", "c?l1()", "c?l2(i32)"]);
+        // One label from each of two peers is two branches; twice from one peer is not.
+        assert_eq!(
+            LocalType::parse("&{b?x(). end, b?x(). end}")
+                .unwrap()
+                .to_fsm("a"),
+            Err(crate::LocalTypeError::DuplicateLabel("x".into()))
+        );
+        let err = LocalType::parse("&{b?x(). end, c!y(). end}").unwrap_err();
+        assert!(err.message.starts_with("expected `?`"), "{err}");
     }
 
     #[test]

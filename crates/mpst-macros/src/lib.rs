@@ -14,6 +14,7 @@ mod payload;
 mod role;
 mod roles;
 mod session;
+mod session_offer;
 mod session_routed;
 #[cfg(test)]
 mod test_support;
@@ -70,7 +71,9 @@ pub fn derive_payload(input: TokenStream) -> TokenStream {
 /// type: on a type alias, a recursive single-field tuple struct (`Self` allowed) or a
 /// choice enum of `Variant(Label, Continuation)` variants. Variants of a choice whose
 /// branches go to different peers each name theirs, `#[to(Peer)] Variant(Label, Next)`,
-/// and the enum is used with `Choose<Choice>`.
+/// and the enum is used with `Choose<Choice>`; variants of a choice whose branches come
+/// from different peers each name their sender, `#[from(Peer)] Variant(Label, Next)`, and
+/// the enum is used with `Offer<Choice>`.
 #[proc_macro_attribute]
 pub fn session(attr: TokenStream, item: TokenStream) -> TokenStream {
     session::expand(attr.into(), parse_macro_input!(item)).into()

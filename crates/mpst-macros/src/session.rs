@@ -80,7 +80,7 @@ fn prepend(
 }
 
 const EXPECTED: &str = "expected a session type: `Send`, `Receive`, `Select`, `Choose`, \
-     `Branch`, `End` or a `#[session]` type";
+     `Branch`, `Offer`, `End` or a `#[session]` type";
 
 /// What a rewrite needs to know about the item: what `Self` stands for, and the item's own
 /// type parameters (which stand for whole session types and are left alone).
@@ -104,7 +104,7 @@ fn is_primitive(ty: &Type) -> bool {
         Type::Path(TypePath { qself: None, path }) => path.segments.last().is_some_and(|s| {
             matches!(
                 s.ident.to_string().as_str(),
-                "Send" | "Receive" | "Select" | "Choose" | "Branch" | "End"
+                "Send" | "Receive" | "Select" | "Choose" | "Branch" | "Offer" | "End"
             )
         }),
         _ => false,
@@ -151,6 +151,7 @@ fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
                 "Select" => (2, Some(1), "Select<Peer, Choice>"),
                 "Choose" => (1, Some(0), "Choose<Choice>"),
                 "Branch" => (2, Some(1), "Branch<Peer, Choice>"),
+                "Offer" => (1, Some(0), "Offer<Choice>"),
                 _ => {
                     // A named session type: its own parameters come after ours. Those
                     // written with primitives, or `Self`, are session types and are
@@ -303,7 +304,15 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             "a `#[session]` choice enum needs at least one `Variant(Label, Continuation)`",
         ));
     }
-    let peers = crate::session_routed::take_peers(&mut item)?;
+    let peers = crate::session_routed::take_peers(&mut item, "to")?;
+    let senders = crate::session_routed::take_peers(&mut item, "from")?;
+    if peers.is_some() && senders.is_some() {
+        return Err(Error::new(
+            item.ident.span(),
+            "a choice either sends (`#[to(Peer)]`, for `Choose`) or receives \
+             (`#[from(Peer)]`, for `Offer`), not both",
+        ));
+    }
     add_bounded_params(&mut item.generics)?;
     // A choice used only with `Select` is never constructed: it describes a type.
     item.attrs.push(parse_quote!(#[allow(dead_code)]));
@@ -331,6 +340,18 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         ));
     }
     let ident = &item.ident;
+    if let Some(senders) = senders {
+        for peer in &senders {
+            reject_self(peer)?;
+        }
+        let impls = crate::session_offer::impls(ident, &item.generics, &labels, &senders);
+        return Ok(quote! {
+            #[allow(clippy::type_complexity)]
+            #item
+
+            #impls
+        });
+    }
     if let Some(peers) = peers {
         for peer in &peers {
             reject_self(peer)?;

@@ -11,21 +11,22 @@ use syn::spanned::Spanned;
 use syn::{Error, Generics, Ident, ItemEnum, Meta, Type};
 
 /// The peer of each variant, in order, taken out of the variants' `#[to(Peer)]`
-/// attributes; `None` when no variant has one. Either every variant names its peer or
-/// none does.
-pub(crate) fn take_peers(item: &mut ItemEnum) -> syn::Result<Option<Vec<Type>>> {
+/// attributes (`#[from(Peer)]` with `attribute` `"from"`); `None` when no variant has
+/// one. Either every variant names its peer or none does.
+pub(crate) fn take_peers(item: &mut ItemEnum, attribute: &str) -> syn::Result<Option<Vec<Type>>> {
+    let usage = format!("expected `#[{attribute}(Peer)]`");
     let mut peers = Vec::new();
     let mut missing = None;
     for variant in &mut item.variants {
         let mut peer = None;
         let mut error = None;
         variant.attrs.retain(|attr| {
-            if !attr.path().is_ident("to") {
+            if !attr.path().is_ident(attribute) {
                 return true;
             }
             let parsed = match &attr.meta {
                 Meta::List(list) => list.parse_args::<Type>(),
-                other => Err(Error::new(other.span(), "expected `#[to(Peer)]`")),
+                other => Err(Error::new(other.span(), &usage)),
             };
             match parsed {
                 Ok(ty) if peer.is_none() => peer = Some(ty),
@@ -56,9 +57,15 @@ pub(crate) fn take_peers(item: &mut ItemEnum) -> syn::Result<Option<Vec<Type>>> 
         (false, None) => Ok(Some(peers)),
         (false, Some(variant)) => Err(Error::new(
             variant.span(),
-            "every variant of a choice whose variants name their peers needs \
-             `#[to(Peer)]`; write `Select<Peer, Choice>` without `#[to]` when all go \
-             to one peer",
+            if attribute == "to" {
+                "every variant of a choice whose variants name their peers needs \
+                 `#[to(Peer)]`; write `Select<Peer, Choice>` without `#[to]` when all go \
+                 to one peer"
+            } else {
+                "every variant of a choice whose variants name their senders needs \
+                 `#[from(Peer)]`; write `Branch<Peer, Choice>` without `#[from]` when all \
+                 come from one peer"
+            },
         )),
     }
 }
@@ -107,16 +114,9 @@ pub(crate) fn impls(
 
 #[cfg(test)]
 mod tests {
-    use crate::session::expand;
+    use crate::test_support::expand_session as expand_enum;
+    use crate::test_support::squash;
     use quote::quote;
-
-    fn squash(tokens: proc_macro2::TokenStream) -> String {
-        tokens.to_string().split_whitespace().collect()
-    }
-
-    fn expand_enum(item: proc_macro2::TokenStream) -> String {
-        squash(expand(quote!(), syn::parse2(item).expect("parses")))
-    }
 
     #[test]
     fn each_variant_gets_its_peer_and_no_one_peer_impls() {
@@ -128,9 +128,12 @@ mod tests {
                 Right(Right, End),
             }
         ));
-        let left = squash(quote!(
-            impl<'__r, __R: ::mpst::Role> ::mpst::ChoiceTo<'__r, Left> for Pick<'__r, __R>
-        ));
+        let left = squash(
+            &quote!(
+                impl<'__r, __R: ::mpst::Role> ::mpst::ChoiceTo<'__r, Left> for Pick<'__r, __R>
+            )
+            .to_string(),
+        );
         assert!(out.contains(&left), "{out}");
         assert!(out.contains("typePeer=B;"), "{out}");
         assert!(out.contains("typePeer=C;"), "{out}");
@@ -185,20 +188,12 @@ mod tests {
 
     #[test]
     fn choose_takes_one_argument() {
-        let out = squash(expand(
-            quote!(),
-            syn::parse2(quote!(
-                type A = Receive<B, Go, Choose<Pick>>;
-            ))
-            .expect("parses"),
+        let out = expand_enum(quote!(
+            type A = Receive<B, Go, Choose<Pick>>;
         ));
         assert!(out.contains("Choose<'__r,__R,Pick<'__r,__R>>"), "{out}");
-        let out = squash(expand(
-            quote!(),
-            syn::parse2(quote!(
-                type A = Choose<B, Pick>;
-            ))
-            .expect("parses"),
+        let out = expand_enum(quote!(
+            type A = Choose<B, Pick>;
         ));
         assert!(out.contains("takes1typearguments"), "{out}");
     }

@@ -110,3 +110,9 @@ fn impl_items(file: &syn::File) -> impl Iterator<Item = &syn::ItemImpl> {
         _ => None,
     })
 }
+
+/// `#[session]` on `item` (no arguments), squashed: what the choice-enum tests read.
+pub(crate) fn expand_session(item: TokenStream) -> String {
+    let item = syn::parse2(item).expect("the test item parses");
+    squash(&crate::session::expand(TokenStream::new(), item).to_string())
+}

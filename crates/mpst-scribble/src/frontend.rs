@@ -339,10 +339,11 @@ mod tests {
 
     #[test]
     fn one_role_projects_even_if_another_cannot() {
-        // C cannot merge its branches; B can be projected on its own.
+        // C cannot merge its branches (it is told in one only); B can be projected on
+        // its own.
         let source = "global protocol P(role A, role B, role C) {\n\
                       choice at A { l() from A to B; x() from A to C; }\n\
-                      or { r() from A to B; y() from B to C; } }";
+                      or { r() from A to B; } }";
         let parsed = parse_source("m.scr", source).unwrap();
         let protocol = parsed.select(None).unwrap();
         assert!(parsed.project(protocol).is_err());

@@ -37,8 +37,9 @@ fn message(from: usize, to: usize, label: String, sort: bool, cont: Global) -> G
 
 /// Global types over roles `R0..R3` and variables `X`, `Y`. Choices are directed by
 /// construction most of the time (each branch starts with a distinct label from the
-/// chooser, to one receiver or to a receiver per branch), so a good share of them is
-/// well-formed.
+/// chooser, to one receiver or to a receiver per branch, possibly relayed to a role
+/// that learns the choice from whichever receiver speaks first), so a good share of
+/// them is well-formed.
 fn global() -> impl Strategy<Value = Global> {
     let leaf = prop_oneof![
         2 => Just(Global::End),
@@ -80,6 +81,31 @@ fn global() -> impl Strategy<Value = Global> {
                     span: Span::default(),
                 }
             ),
+            // Choices whose branches tell different receivers, each of which tells one
+            // `learner` (the chooser tells everyone else): the learner learns the choice
+            // from whichever receiver speaks first (an `Offer` once the receivers
+            // differ).
+            2 => (0..4usize, 0..4usize, prop::collection::vec((0..4usize, inner.clone()), 1..=3))
+                .prop_map(|(at, learner, branches)| Global::Choice {
+                    at: role(at),
+                    branches: branches
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (to, b))| {
+                            let told = (0..4usize)
+                                .rev()
+                                .filter(|&q| q != at && q != to && q != learner)
+                                .fold(b, |cont, q| message(at, q, format!("n{i}"), false, cont));
+                            let relayed = if to != learner {
+                                message(to, learner, format!("t{i}"), false, told)
+                            } else {
+                                told
+                            };
+                            message(at, to, format!("c{i}"), false, relayed)
+                        })
+                        .collect(),
+                    span: Span::default(),
+                }),
             1 => (0..4usize, prop::collection::vec(inner.clone(), 1..=2)).prop_map(
                 |(at, branches)| Global::Choice {
                     at: role(at),
@@ -202,4 +228,45 @@ fn some_generated_well_formed_protocols_choose_among_receivers() {
         .filter(|p| project_all(p).is_ok_and(|all| all.iter().any(|proj| selects(&proj.local))))
         .count();
     assert!(found >= 20, "{found} of 2000");
+}
+
+/// The soundness properties above are not vacuous for roles that learn a choice from
+/// whichever of several peers speaks first: the generator yields well-formed protocols
+/// with such a role (an `Offer` projection, proved safe by k-MC in the front end), and
+/// their projections are k-MC (checked again here, independently of the front end).
+#[test]
+fn some_generated_well_formed_protocols_offer_from_several_peers() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    fn offers(t: &mpst_fsm::LocalType) -> bool {
+        match t {
+            mpst_fsm::LocalType::Offer { .. } => true,
+            mpst_fsm::LocalType::Choice { branches, .. } => branches.iter().any(|(_, c)| offers(c)),
+            mpst_fsm::LocalType::Select { branches } => branches.iter().any(|(_, _, c)| offers(c)),
+            mpst_fsm::LocalType::Rec(_, body) => offers(body),
+            _ => false,
+        }
+    }
+    let mut runner = TestRunner::deterministic();
+    let strategy = protocol_of_four();
+    let mut found = 0;
+    for _ in 0..4000 {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let p = tree.current();
+        if !check(&p).is_empty() {
+            continue;
+        }
+        let Ok(all) = project_all(&p) else { continue };
+        if !all.iter().any(|proj| offers(&proj.local)) {
+            continue;
+        }
+        found += 1;
+        let system: Vec<_> = all.into_iter().map(|proj| proj.fsm).collect();
+        let report = least_k(&system, 2).expect("a well-formed system");
+        assert!(report.is_kmc(), "{p:#?}\n{report}");
+    }
+    assert!(found >= 10, "{found} of 4000");
 }

@@ -110,15 +110,21 @@ fn choice_to_different_receivers_in_a_loop_with_a_nested_choice() {
 }
 
 #[test]
-fn choice_to_different_receivers_that_a_role_cannot_learn() {
-    // B learns `go` from A in one branch, but in the other must receive from C first.
+fn choice_to_different_receivers_that_each_role_learns_from_whichever_speaks_first() {
+    // B learns `go` from A in one branch and `y` from C in the other; C learns `x` from
+    // B or `stop` from A. Once refused (nuscr's merge needs one sender); now each waits
+    // on both, and k-MC proves the system.
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    go() from A to B;\n    x() from B to C;\n  } or {\n    stop() from A to C;\n    y() from C to B;\n  }\n}\n";
-    // B and C each learn the choice in one branch only.
-    let errs = errors(src);
-    assert_eq!(errs, vec![(6, 5, ErrorKind::Unmergeable); 2]);
-    let d = first(src);
-    assert!(d.message.contains("role `B`"), "{}", d.message);
-    assert_eq!(line_column(src, d.labels[0].span.start), (3, 5));
+    assert_eq!(errors(src), vec![]);
+    let p = one(src);
+    assert_eq!(
+        project(&p, "B").unwrap().to_string(),
+        "&{A?go(). C!x(). end, C?y(). end}"
+    );
+    assert_eq!(
+        project(&p, "C").unwrap().to_string(),
+        "&{B?x(). end, A?stop(). B!y(). end}"
+    );
 }
 
 #[test]
@@ -183,9 +189,44 @@ fn unmergeable_third_party() {
 }
 
 #[test]
-fn unmergeable_different_senders() {
+fn different_senders_merge_into_an_offer() {
+    // C learns the choice from whichever of B and A speaks first (scribble-java's rule:
+    // the branches' first messages to C differ by sender and label).
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n  } or {\n    b() from A to B;\n    y() from A to C;\n  }\n}\n";
-    assert_eq!(errors(src), vec![(6, 5, ErrorKind::Unmergeable)]);
+    assert_eq!(errors(src), vec![]);
+    let c = project(&one(src), "C").unwrap();
+    assert_eq!(c.to_string(), "&{B?x(). end, A?y(). end}");
+}
+
+#[test]
+fn a_race_between_senders_that_k_mc_refutes_is_refused() {
+    // The merge gives C `&{B?x(). A?z(). end, A?z(). end}`, but in the first branch A's
+    // `z` can overtake B's `x`: C ends and `x` is never read.
+    let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    l() from A to B;\n    x() from B to C;\n    z() from A to C;\n  } or {\n    r() from A to B;\n    z() from A to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![(1, 17, ErrorKind::Unmergeable)]);
+    let d = first(src);
+    assert!(d.message.contains("k-MC does not prove"), "{}", d.message);
+    assert!(
+        d.notes.iter().any(|n| n.contains("never received")),
+        "{:?}",
+        d.notes
+    );
+    // Each role on its own still projects: only the system is unsafe.
+    assert_eq!(
+        project(&one(src), "C").unwrap().to_string(),
+        "&{B?x(). A?z(). end, A?z(). end}"
+    );
+}
+
+#[test]
+fn receptions_from_one_sender_and_label_in_two_branches_still_merge_their_continuations() {
+    // Same (sender, label) first: nuscr's rule, continuations merged.
+    let src = "global protocol P(role A, role B, role C, role D) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n    s() from A to D;\n    u() from D to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n    t() from A to D;\n    w() from D to C;\n  }\n}\n";
+    assert_eq!(errors(src), vec![]);
+    assert_eq!(
+        project(&one(src), "C").unwrap().to_string(),
+        "B?x(). B?{y(). D?u(). end, z(). D?w(). end}"
+    );
 }
 
 #[test]

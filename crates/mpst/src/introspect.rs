@@ -15,6 +15,9 @@
 //! * `Choose<Cases>` likewise calls [`Visitor::named`], then [`Visitor::choose`], then for each
 //!   variant [`Visitor::variant_to::<Peer, Label>`](Visitor::variant_to) (with the variant's own
 //!   peer `Peer`) and its continuation, then [`Visitor::choice_end`];
+//! * `Offer<Cases>` likewise calls [`Visitor::named`], then [`Visitor::offer`], then for each
+//!   variant [`Visitor::variant_from::<Peer, Label>`](Visitor::variant_from) (with the
+//!   variant's own sender `Peer`) and its continuation, then [`Visitor::choice_end`];
 //! * `End` calls [`Visitor::end`];
 //! * a named `#[session] struct` calls [`Visitor::named`] with its type name and visits the
 //!   wrapped type only when that returns `true`.
@@ -38,6 +41,7 @@
 //! transition per `send`/`receive`/`variant`, keeps a stack of branching states for
 //! choices, and maps each named type to the state where it was first entered.
 
+use crate::offer::Offer;
 use crate::primitives::{Branch, Choose, Receive, Select, Send};
 use crate::session::End;
 use crate::Role;
@@ -66,6 +70,13 @@ pub trait Visitor {
     /// The next variant of the current `Choose`, with label `Label` sent to `Peer`; its
     /// continuation follows.
     fn variant_to<Peer: Role, Label: 'static>(&mut self);
+
+    /// `Offer<_>`: an external choice whose variants each name their sender begins.
+    fn offer(&mut self);
+
+    /// The next variant of the current `Offer`, with label `Label` received from `Peer`;
+    /// its continuation follows.
+    fn variant_from<Peer: Role, Label: 'static>(&mut self);
 
     /// The current choice has no more variants.
     fn choice_end(&mut self);
@@ -124,6 +135,16 @@ impl<Me: Role, Cases: ChoiceType> SessionType for Choose<'_, Me, Cases> {
     fn visit<V: Visitor>(visitor: &mut V) {
         if visitor.named(std::any::type_name::<Self>()) {
             visitor.choose();
+            Cases::visit_variants(visitor);
+            visitor.choice_end();
+        }
+    }
+}
+
+impl<Me: Role, Cases: ChoiceType> SessionType for Offer<'_, Me, Cases> {
+    fn visit<V: Visitor>(visitor: &mut V) {
+        if visitor.named(std::any::type_name::<Self>()) {
+            visitor.offer();
             Cases::visit_variants(visitor);
             visitor.choice_end();
         }

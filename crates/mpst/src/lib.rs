@@ -98,7 +98,12 @@
 //! [`Select`] (internal choice: we pick the label) and [`Branch`] (external choice: the
 //! peer picks, we `match`). When the branches of an internal choice go to different
 //! peers, each variant names its own (`#[to(B)] Left(Left, ..)`, `#[to(C)] Right(..)`)
-//! and the choice is a [`Choose<Cases>`](Choose), sent with `choose(label)`. A protocol without `End` runs in a `loop`, whose type `!`
+//! and the choice is a [`Choose<Cases>`](Choose), sent with `choose(label)`. When a role
+//! learns a choice from whichever of several peers speaks first, each variant names its
+//! sender (`#[from(B)] Left(Left, ..)`, `#[from(P)] Right(..)`) and the choice is an
+//! [`Offer<Cases>`](Offer), received with `offer()`: it waits on every one of those peers
+//! and takes the first label to arrive (see [`offer`] for the rule that keeps one peer
+//! from starving another). A protocol without `End` runs in a `loop`, whose type `!`
 //! coerces to what the closure must return.
 //!
 //! ```
@@ -190,12 +195,12 @@
 //!
 //! | Feature | How |
 //! |---|---|
-//! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Choose`], [`Branch`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error |
+//! | each step follows the local type | primitives [`Send`], [`Receive`], [`Select`], [`Choose`], [`Branch`], [`Offer`], [`End`] are generic over peer, label and continuation; a wrong label or peer is a type error (an [`Offer`] takes a label from a peer only when its enum's `#[from]` says so) |
 //! | no step skipped or repeated | every primitive is consumed by its step (move semantics); the closure of [`try_session`] must return [`End`], and sessions cannot be built by hand ([`State`] has no public constructor, and [`FromState`] is sealed: no user type receives a `State`, and only the runtime can call [`FromState::from_state`]) |
 //! | one session per role at a time | [`try_session`] takes `&mut` role |
 //! | roles reused across sessions | the borrow ends when [`try_session`] returns |
 //! | recursion | `#[session] struct Name(..Self..)` and `loop` |
-//! | choice | `#[session] enum`, [`Choice`] (select) and [`Choices`] (branch) |
+//! | choice | `#[session] enum`, [`Choice`] (select), [`Choices`] (branch), [`ChoiceTo`] (choose), [`Offers`] and [`OfferCase`] (offer) |
 //! | any transport | a route is a [`futures::Sink`] of the label enum + a [`futures::TryStream`] of it (`Stream<Item = Result<Label, E>>`) + [`channel::Abort`], see [`channel`]; sends are not flushed one by one: the role flushes all its routes before it waits on a receive and at [`End`] |
 //! | in-memory channels | [`channel::Unbounded`], [`channel::Bounded`], [`channel::unbounded`], [`channel::bounded`] |
 //! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer, the protocol state and the labels; a transport's error is kept as the cause ([`ReceiveErrorKind::Transport`], [`SendErrorKind::Transport`]); a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
@@ -245,8 +250,11 @@
 //!   [`introspect::ChoiceType`]. When every variant names its peer (`#[to(P)] V(Label,
 //!   P)`), the enum gets one [`ChoiceTo<'__r, Label>`](ChoiceTo) per variant (its peer
 //!   and continuation) and `ChoiceType` instead, for [`Choose`]; no `Choice`/`Choices`,
-//!   so it cannot be used with `Select` or `Branch`. Structs and enums cannot have
-//!   parameters of their own.
+//!   so it cannot be used with `Select` or `Branch`. When every variant names its sender
+//!   (`#[from(P)] V(Label, P)`), the enum gets [`Offers`] (its peers, how to poll each one's
+//!   route, which variants a message from each may become), one
+//!   [`OfferCase<'__r, Peer, Label>`](OfferCase) per variant and `ChoiceType`, for
+//!   [`Offer`]. Structs and enums cannot have parameters of their own.
 //!
 //! Full type names are therefore `AdderA<'r, A>` (write `AdderA<'_, A>` in a closure), and
 //! a generated API only has to emit the paper's notation under `#[session]`.
@@ -275,7 +283,8 @@
 //! * `derive(Roles)` wires only pairs of roles that route to each other, so rings and
 //!   partial meshes need no unused channels.
 //! * `#[session]` recognises primitives by name: import them as `Send`, `Receive`,
-//!   `Select`, `Choose`, `Branch`, `End` (or write `mpst::Send`), not under other names.
+//!   `Select`, `Choose`, `Branch`, `Offer`, `End` (or write `mpst::Send`), not under other
+//!   names.
 //! * `#[session]` structs and enums cannot have parameters of their own (aliases can), so
 //!   that their introspection impls need no bounds; a choice used only with `Select` is
 //!   never constructed and gets `#[allow(dead_code)]`.
@@ -390,6 +399,7 @@ pub mod introspect;
 pub mod net;
 #[cfg(feature = "tracing")]
 mod observe;
+pub mod offer;
 mod payload;
 mod primitives;
 mod role;
@@ -407,6 +417,7 @@ pub mod wiring;
 pub use deadline::try_session_until;
 pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 pub use mpst_macros::{session, Message, Payload, Role, Roles};
+pub use offer::{Offer, OfferCase, OfferContinuation, Offers, RouteFrom};
 #[doc(hidden)]
 pub use payload::probe;
 pub use payload::Payload;

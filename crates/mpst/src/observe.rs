@@ -59,3 +59,17 @@ pub(crate) fn received<Me: Role, Peer: Role, Here>(label: &'static str) {
         "receive"
     );
 }
+
+/// `Me` received `label` from the peer named `peer` in the state `Here` (an `Offer`, whose
+/// peer is known by name only): an event `receive` at level DEBUG.
+#[inline]
+pub(crate) fn received_from<Me: Role, Here>(peer: &'static str, label: &'static str) {
+    tracing::debug!(
+        target: TARGET,
+        role = Me::NAME,
+        peer,
+        label,
+        state = %Short(type_name::<Here>(), Me::NAME),
+        "receive"
+    );
+}

@@ -14,8 +14,9 @@
 //!   last segment ([`short_type`]: `std::string::String` is `String`). A label type that
 //!   does not declare them is an error naming it: without them the checks of
 //!   [`verify`](crate::verify) could not compare payloads with the protocol's sorts;
-//! * `Select`/`Choose`/`Branch` give one state with one transition per variant of the
-//!   choice enum, in declaration order (for `Choose`, each to its variant's own peer);
+//! * `Select`/`Choose`/`Branch`/`Offer` give one state with one transition per variant of
+//!   the choice enum, in declaration order (for `Choose` and `Offer`, each with its
+//!   variant's own peer);
 //! * recursion closes where a named type (a `#[session]` struct or a choice) is met again,
 //!   so every loop head of the type is one state;
 //! * every `End` is the same final state.
@@ -280,6 +281,20 @@ impl<M: Labelled> Visitor for Builder<M> {
         if let Some(&(at, _, _)) = self.choices.last() {
             let at = self.find(at);
             let action = Action::send(P::NAME, self.label::<L>());
+            self.step(at, action);
+        }
+    }
+
+    fn offer(&mut self) {
+        // Each variant names its sender (`variant_from`).
+        let at = self.find(self.current);
+        self.choices.push((at, Direction::Receive, ""));
+    }
+
+    fn variant_from<P: Role, L: 'static>(&mut self) {
+        if let Some(&(at, _, _)) = self.choices.last() {
+            let at = self.find(at);
+            let action = Action::receive(P::NAME, self.label::<L>());
             self.step(at, action);
         }
     }

@@ -85,6 +85,13 @@ impl<M: Labelled> Visitor for Printer<M> {
         self.out
             .push(format!("{}!{}:", P::NAME, Self::label::<L>()));
     }
+    fn offer(&mut self) {
+        self.out.push("&{".into());
+    }
+    fn variant_from<P: Role, L: 'static>(&mut self) {
+        self.out
+            .push(format!("{}?{}:", P::NAME, Self::label::<L>()));
+    }
     fn choice_end(&mut self) {
         self.out.push("}".into());
     }
@@ -148,6 +155,8 @@ fn names_distinguish_roles() {
         fn choose(&mut self) {}
         fn variant<L: 'static>(&mut self) {}
         fn variant_to<P: Role, L: 'static>(&mut self) {}
+        fn offer(&mut self) {}
+        fn variant_from<P: Role, L: 'static>(&mut self) {}
         fn choice_end(&mut self) {}
         fn end(&mut self) {}
         fn named(&mut self, name: &'static str) -> bool {

@@ -122,7 +122,7 @@ pub fn protocol(rng: &mut Rng) -> Protocol {
 
 fn has_action(t: &LocalType) -> bool {
     match t {
-        LocalType::Choice { .. } | LocalType::Select { .. } => true,
+        LocalType::Choice { .. } | LocalType::Select { .. } | LocalType::Offer { .. } => true,
         LocalType::Rec(_, body) => has_action(body),
         LocalType::End | LocalType::Var(_) => false,
     }

@@ -39,6 +39,14 @@ pub(crate) enum Node {
         /// Peer, message and continuation of each branch.
         branches: Box<[(Sym, MsgId, LId)]>,
     },
+    /// An external choice whose branches start with receptions from different peers (at
+    /// least two distinct ones; one peer is always a [`Node::Choice`]): a role that learns
+    /// a choice from whichever peer speaks first. Branches are pairwise distinct by
+    /// (peer, label), in order of first appearance.
+    Offer {
+        /// Peer, message and continuation of each branch.
+        branches: Box<[(Sym, MsgId, LId)]>,
+    },
 }
 
 /// The store of interned names, messages and local types.
@@ -145,7 +153,7 @@ impl Arena {
                 all.dedup();
                 all.into()
             }
-            Node::Select { branches } => {
+            Node::Select { branches } | Node::Offer { branches } => {
                 let mut all: Vec<Sym> = branches
                     .iter()
                     .flat_map(|&(_, _, c)| self.free[c as usize].iter().copied())
@@ -237,6 +245,13 @@ impl Arena {
                     .collect();
                 self.intern(Node::Select { branches })
             }
+            Node::Offer { branches } => {
+                let branches = branches
+                    .iter()
+                    .map(|&(p, m, c)| (p, m, self.subst(c, var, replacement, memo)))
+                    .collect();
+                self.intern(Node::Offer { branches })
+            }
         };
         memo.insert(id, result);
         result
@@ -271,7 +286,7 @@ impl Arena {
                                 steps.push(Step::Visit(c));
                             }
                         }
-                        Node::Select { branches } => {
+                        Node::Select { branches } | Node::Offer { branches } => {
                             for &(_, _, c) in branches.iter().rev() {
                                 steps.push(Step::Visit(c));
                             }
@@ -305,6 +320,18 @@ impl Arena {
                         Node::Select { branches } => {
                             let conts = values.split_off(values.len() - branches.len());
                             LocalType::Select {
+                                branches: branches
+                                    .iter()
+                                    .zip(conts)
+                                    .map(|(&(p, m, _), c)| {
+                                        (self.name(p).to_owned(), self.message(m).clone(), c)
+                                    })
+                                    .collect(),
+                            }
+                        }
+                        Node::Offer { branches } => {
+                            let conts = values.split_off(values.len() - branches.len());
+                            LocalType::Offer {
                                 branches: branches
                                     .iter()
                                     .zip(conts)
@@ -371,12 +398,16 @@ impl Arena {
                     }
                     stack.extend(pieces.into_iter().rev());
                 }
-                Node::Select { branches } => {
-                    let mut pieces = vec![Piece::Text("+{".into())];
+                Node::Select { branches } | Node::Offer { branches } => {
+                    let (open, dir) = match self.node(id) {
+                        Node::Select { .. } => ("+{", '!'),
+                        _ => ("&{", '?'),
+                    };
+                    let mut pieces = vec![Piece::Text(open.into())];
                     for (i, &(p, m, c)) in branches.iter().enumerate() {
                         let sep = if i > 0 { ", " } else { "" };
                         let (peer, msg) = (self.name(p), self.message(m));
-                        pieces.push(Piece::Text(format!("{sep}{peer}!{msg}. ")));
+                        pieces.push(Piece::Text(format!("{sep}{peer}{dir}{msg}. ")));
                         pieces.push(Piece::Node(c));
                     }
                     pieces.push(Piece::Text("}".into()));

@@ -73,6 +73,10 @@ pub(crate) fn build(arena: &Arena, root: LId, role: &str) -> Result<Fsm, BuildEr
                 .iter()
                 .map(|&(p, m, c)| (p, Direction::Send, m, c))
                 .collect(),
+            Node::Offer { branches } => branches
+                .iter()
+                .map(|&(p, m, c)| (p, Direction::Receive, m, c))
+                .collect(),
             _ => continue,
         };
         for (peer, direction, m, cont) in edges {
@@ -161,7 +165,7 @@ impl Builder<'_> {
                     };
                     return Ok(s);
                 }
-                Node::Choice { .. } | Node::Select { .. } => {
+                Node::Choice { .. } | Node::Select { .. } | Node::Offer { .. } => {
                     let s = rec_state.unwrap_or_else(|| self.fsm.add_state());
                     self.states.insert((id, env), s);
                     self.work.push((id, env, s));

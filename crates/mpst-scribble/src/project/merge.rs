@@ -1,4 +1,6 @@
-//! nuscr's merging of a third party's projections of the branches of a choice.
+//! nuscr's merging of a third party's projections of the branches of a choice, extended
+//! to receptions from different senders (scribble-java's rule for a role that learns the
+//! choice from whichever peer speaks first).
 //!
 //! [`Projector::merge`] merges two local types; [`Projector::merge_many`] merges all the
 //! branches of a choice at once, label by label, so that a `n`-way choice costs `O(n)`
@@ -13,8 +15,10 @@ use super::arena::{LId, MsgId, Node, Sym};
 use super::walk::Projector;
 
 impl Projector<'_> {
-    /// nuscr's merge: equal types, or receptions from the same peer whose common labels
-    /// carry the same sorts and whose continuations merge. On failure, the innermost
+    /// nuscr's merge, extended to several senders: equal types, or receptions whose
+    /// common (sender, label) branches carry the same sorts and whose continuations
+    /// merge; receptions from different senders become one [`Node::Offer`] (the role
+    /// learns the choice from whichever sender speaks first). On failure, the innermost
     /// pair that could not be merged.
     pub(super) fn merge(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
         if a == b {
@@ -47,55 +51,42 @@ impl Projector<'_> {
                 Node::Choice {
                     dir: Direction::Receive,
                     ..
-                }
+                } | Node::Offer { .. }
             )
         };
-        match (self.arena.node(a).clone(), self.arena.node(b).clone()) {
-            (
-                Node::Choice {
-                    dir: Direction::Receive,
-                    peer: p,
-                    branches: left,
-                },
-                Node::Choice {
-                    dir: Direction::Receive,
-                    peer: q,
-                    branches: right,
-                },
-            ) if p == q => {
-                if let ([(m, _)], [(m2, _)]) = (&*left, &*right) {
-                    if self.arena.label(*m) == self.arena.label(*m2) {
-                        return self.merge_chain(a, b);
-                    }
+        if let (Some(left), Some(right)) = (self.receptions(a), self.receptions(b)) {
+            if let ([(p, m, _)], [(q, m2, _)]) = (&*left, &*right) {
+                if p == q && self.arena.label(*m) == self.arena.label(*m2) {
+                    return self.merge_chain(a, b);
                 }
-                let mut out = left.to_vec();
-                let mut index: FxHashMap<Sym, usize> = out
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(m, _))| (self.arena.label(m), i))
-                    .collect();
-                for &(m, c) in right.iter() {
-                    let label = self.arena.label(m);
-                    match index.get(&label).copied() {
-                        Some(i) => {
-                            let (m2, c2) = out[i];
-                            if !self.arena.message(m).same_sort(self.arena.message(m2)) {
-                                return Err((a, b));
-                            }
-                            out[i].1 = self.merge(c2, c)?;
-                        }
-                        None => {
-                            index.insert(label, out.len());
-                            out.push((m, c));
-                        }
-                    }
-                }
-                Ok(self.arena.intern(Node::Choice {
-                    dir: Direction::Receive,
-                    peer: p,
-                    branches: out.into(),
-                }))
             }
+            // Receptions merge branch by branch, a branch named by its sender and label:
+            // from one sender as in nuscr, from several into an `Offer`.
+            let mut out = left;
+            let mut index: FxHashMap<(Sym, Sym), usize> = out
+                .iter()
+                .enumerate()
+                .map(|(i, &(p, m, _))| ((p, self.arena.label(m)), i))
+                .collect();
+            for (p, m, c) in right {
+                let key = (p, self.arena.label(m));
+                match index.get(&key).copied() {
+                    Some(i) => {
+                        let (_, m2, c2) = out[i];
+                        if !self.arena.message(m).same_sort(self.arena.message(m2)) {
+                            return Err((a, b));
+                        }
+                        out[i].2 = self.merge(c2, c)?;
+                    }
+                    None => {
+                        index.insert(key, out.len());
+                        out.push((p, m, c));
+                    }
+                }
+            }
+            return Ok(self.reception_node(out));
+        }
+        match (self.arena.node(a).clone(), self.arena.node(b).clone()) {
             (Node::Rec(x, left), Node::Rec(y, right)) if x == y => {
                 let body = self.merge(left, right)?;
                 Ok(self.arena.rec(x, body))
@@ -123,6 +114,37 @@ impl Projector<'_> {
 }
 
 impl Projector<'_> {
+    /// The branches of a reception (from one peer or an `Offer` from several), as
+    /// (peer, message, continuation).
+    fn receptions(&self, id: LId) -> Option<Vec<(Sym, MsgId, LId)>> {
+        match self.arena.node(id) {
+            Node::Choice {
+                dir: Direction::Receive,
+                peer,
+                branches,
+            } => Some(branches.iter().map(|&(m, c)| (*peer, m, c)).collect()),
+            Node::Offer { branches } => Some(branches.to_vec()),
+            _ => None,
+        }
+    }
+
+    /// The reception of `branches` (pairwise distinct by peer and label): a
+    /// [`Node::Choice`] when they all come from one peer, an [`Node::Offer`] otherwise.
+    fn reception_node(&mut self, branches: Vec<(Sym, MsgId, LId)>) -> LId {
+        match branches.first() {
+            Some(&(peer, _, _)) if branches.iter().all(|&(p, _, _)| p == peer) => {
+                self.arena.intern(Node::Choice {
+                    dir: Direction::Receive,
+                    peer,
+                    branches: branches.into_iter().map(|(_, m, c)| (m, c)).collect(),
+                })
+            }
+            _ => self.arena.intern(Node::Offer {
+                branches: branches.into(),
+            }),
+        }
+    }
+
     /// Merges two runs of single receptions with equal messages in a loop, so that long
     /// common runs do not recurse once per message.
     fn merge_chain(&mut self, a: LId, b: LId) -> Result<LId, (LId, LId)> {
@@ -281,58 +303,45 @@ impl Projector<'_> {
             }
             return Ok(acc);
         }
-        // Otherwise only receptions from one peer merge, recursions unfolded.
+        // Otherwise only receptions merge, recursions unfolded.
         let mut heads = Vec::with_capacity(ids.len());
         for &id in ids {
             let head = self.arena.head_normal(id);
             heads.push(head);
         }
-        let mut peer: Option<Sym> = None;
-        // Per label, in order of first appearance: the message, the type it came from
-        // and the continuations to merge.
-        let mut groups: Vec<(MsgId, LId, Vec<LId>)> = Vec::new();
-        let mut index: FxHashMap<Sym, usize> = FxHashMap::default();
+        // Per sender and label, in order of first appearance: the message, the type it
+        // came from and the continuations to merge.
+        let mut groups: Vec<(Sym, MsgId, LId, Vec<LId>)> = Vec::new();
+        let mut index: FxHashMap<(Sym, Sym), usize> = FxHashMap::default();
         for &head in &heads {
-            let Node::Choice {
-                dir: Direction::Receive,
-                peer: p,
-                branches,
-            } = self.arena.node(head)
-            else {
+            let Some(branches) = self.receptions(head) else {
                 return Err((heads[0], head));
             };
-            if *peer.get_or_insert(*p) != *p {
-                return Err((heads[0], head));
-            }
-            for &(m, c) in branches.iter() {
-                let label = self.arena.label(m);
-                match index.get(&label) {
+            for (p, m, c) in branches {
+                let key = (p, self.arena.label(m));
+                match index.get(&key) {
                     Some(&i) => {
-                        let (m0, owner, conts) = &mut groups[i];
+                        let (_, m0, owner, conts) = &mut groups[i];
                         if !self.arena.message(*m0).same_sort(self.arena.message(m)) {
                             return Err((*owner, head));
                         }
                         conts.push(c);
                     }
                     None => {
-                        index.insert(label, groups.len());
-                        groups.push((m, head, vec![c]));
+                        index.insert(key, groups.len());
+                        groups.push((p, m, head, vec![c]));
                     }
                 }
             }
         }
-        let Some(peer) = peer else {
+        if groups.is_empty() {
             return Ok(self.arena.end());
-        };
-        let mut branches = Vec::with_capacity(groups.len());
-        for (m, _, conts) in groups {
-            branches.push((m, self.merge_many(&conts)?));
         }
-        Ok(self.arena.intern(Node::Choice {
-            dir: Direction::Receive,
-            peer,
-            branches: branches.into(),
-        }))
+        let mut branches = Vec::with_capacity(groups.len());
+        for (p, m, _, conts) in groups {
+            branches.push((p, m, self.merge_many(&conts)?));
+        }
+        Ok(self.reception_node(branches))
     }
 }
 

@@ -6,8 +6,12 @@
 //! - the chooser of a choice gets an internal choice of its branches, which must all
 //!   start with a send, to one peer or (a [`LocalType::Select`]) to several; every
 //!   other role's projections of the branches are
-//!   *merged*: equal, or receptions from one and the same sender whose common labels
-//!   carry the same sorts and whose continuations merge, recursively;
+//!   *merged*: equal, or receptions whose common (sender, label) branches carry the
+//!   same sorts and whose continuations merge, recursively; receptions from different
+//!   senders merge into one external choice across those peers ([`LocalType::Offer`]:
+//!   the role learns the choice from whichever speaks first, scribble-java's rule for
+//!   its `fase17` shapes), and then the whole system of projections must be proved
+//!   safe by k-MC (`project/race.rs`);
 //! - `continue X` reached by a role that did nothing since `rec X` projects to `end`, so
 //!   a role that takes no part in a loop does not loop (`rec X` whose body has no action
 //!   of the role projects to `end`).
@@ -28,6 +32,7 @@ mod arena;
 mod fsm;
 mod loop_back;
 mod merge;
+mod race;
 mod walk;
 
 use mpst_fsm::{Fsm, LocalType};
@@ -85,10 +90,13 @@ pub fn project_all(protocol: &GlobalProtocol) -> Result<Vec<Projection>, Vec<Dia
             Err(e) => errors.push(e),
         }
     }
-    if errors.is_empty() {
-        Ok(done)
-    } else {
-        Err(errors)
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let fsms: Vec<Fsm> = done.iter().map(|p| p.fsm.clone()).collect();
+    match race::check(protocol, &fsms) {
+        Some(unsafe_race) => Err(vec![unsafe_race]),
+        None => Ok(done),
     }
 }
 
@@ -97,12 +105,20 @@ pub fn project_all(protocol: &GlobalProtocol) -> Result<Vec<Projection>, Vec<Dia
 pub(crate) fn projection_errors(protocol: &GlobalProtocol) -> Vec<Diagnostic> {
     let mut arena = Arena::default();
     match project_roles(protocol, &mut arena) {
-        Ok(ids) => protocol
-            .roles
-            .iter()
-            .zip(ids)
-            .filter_map(|(role, id)| to_fsm(protocol, &arena, id, &role.text).err())
-            .collect(),
+        Ok(ids) => {
+            let mut fsms = Vec::with_capacity(ids.len());
+            let mut errors = Vec::new();
+            for (role, id) in protocol.roles.iter().zip(ids) {
+                match to_fsm(protocol, &arena, id, &role.text) {
+                    Ok(fsm) => fsms.push(fsm),
+                    Err(e) => errors.push(e),
+                }
+            }
+            if errors.is_empty() {
+                errors.extend(race::check(protocol, &fsms));
+            }
+            errors
+        }
         Err(errors) => errors,
     }
 }

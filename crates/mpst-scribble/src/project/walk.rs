@@ -343,7 +343,8 @@ impl<'a> Projector<'a> {
                 ))
                 .with_note(
                     "a role that does not choose may behave differently across branches only \
-                     by first receiving from one and the same role, with distinct labels",
+                     by first receiving a message that tells them apart: a distinct label, or \
+                     a distinct sender",
                 ),
         };
         Err(match budget {
