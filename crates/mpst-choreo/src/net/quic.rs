@@ -13,11 +13,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::task::{Context, Waker};
+
+use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
 use mpst_wire::Identity;
 use mpst_wire::rustls::pki_types::CertificateDer;
 use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
+use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 
 mod from_wire;
@@ -87,7 +92,7 @@ pub struct QuicTransport {
     hold: Option<Hold>,
     delivery: Delivery,
     slot: IncomingSlot,
-    sending: Mutex<JoinSet<()>>,
+    sending: Mutex<Sending>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
@@ -98,6 +103,42 @@ pub struct QuicTransport {
 }
 
 type Accepted = Arc<Mutex<Vec<Connection>>>;
+
+/// What is left of a message's send after its inline part: its stream's acknowledgement
+/// (or stream credit, or a test's hold first).
+type InFlight = BoxFuture<'static, ()>;
+
+/// The sends in flight: one long-lived task polls what is left of every message's send
+/// (no task per message); closing the queue lets it finish them and end.
+struct Sending {
+    queue: Option<mpsc::UnboundedSender<InFlight>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Sending {
+    fn start() -> Self {
+        let (queue, queued) = mpsc::unbounded_channel();
+        Sending {
+            queue: Some(queue),
+            task: Some(tokio::spawn(in_flight(queued))),
+        }
+    }
+}
+
+/// Polls every send handed over until the queue is closed and all are done.
+async fn in_flight(mut queued: mpsc::UnboundedReceiver<InFlight>) {
+    let mut flying = FuturesUnordered::new();
+    loop {
+        tokio::select! {
+            next = queued.recv() => match next {
+                Some(send) => flying.push(send),
+                None => break,
+            },
+            Some(()) = flying.next(), if !flying.is_empty() => {}
+        }
+    }
+    while flying.next().await.is_some() {}
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
@@ -203,7 +244,7 @@ impl QuicTransport {
             hold: config.hold,
             delivery,
             slot,
-            sending: Mutex::new(JoinSet::new()),
+            sending: Mutex::new(Sending::start()),
             acceptor,
             arrivals,
             peer_names,
@@ -242,8 +283,11 @@ impl QuicTransport {
     /// Takes what is in flight and the connections, and returns the future that finishes
     /// the sends and says goodbye.
     fn goodbye(&self, linger: Duration) -> impl Future<Output = ()> + Send + 'static {
-        let mut sending =
-            std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
+        let task = {
+            let mut sending = lock(&self.sending);
+            sending.queue = None; // the in-flight task finishes what it holds, then ends
+            sending.task.take()
+        };
         let connections =
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
         let (max, delivery) = (self.max_frame_length, self.delivery.clone());
@@ -251,7 +295,9 @@ impl QuicTransport {
         let accepted = Arc::clone(&self.accepted);
         let endpoint = self.endpoint.clone();
         async move {
-            while sending.join_next().await.is_some() {}
+            if let Some(task) = task {
+                let _ = task.await;
+            }
             // A late peer must find this endpoint still serving.
             arrivals.all(&peers, linger).await;
             let goodbyes = connections.into_iter().map(|(peer, connection)| {
@@ -315,7 +361,7 @@ impl Drop for QuicTransport {
 
 impl Transport for QuicTransport {
     fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let result = self.spawn_send(envelope);
+        let result = self.send_inline(envelope);
         Box::pin(futures::future::ready(result))
     }
 
@@ -338,18 +384,22 @@ impl QuicTransport {
         }
     }
 
-    fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
+    /// Sends `envelope` inline: opens its stream, writes it and finishes it here (quinn
+    /// buffers the bytes and wakes the connection's driver), with no task spawned; only
+    /// what is left (the peer's acknowledgement, or stream credit when none is free) is
+    /// handed to the transport's in-flight task, which polls it with its real waker.
+    fn send_inline(&self, envelope: Envelope) -> Result<(), TransportError> {
         let peer = envelope.to.clone();
         let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
         let connection = connections.get(&peer).cloned().ok_or_else(|| {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
+        drop(connections);
         let hold = self.held(&envelope);
         let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
         let delivery = self.delivery.clone();
-        let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
-        while sending.try_join_next().is_some() {}
-        sending.spawn(async move {
+        let to = peer.clone();
+        let mut send: InFlight = Box::pin(async move {
             let sent = async {
                 let mut stream = connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
                 let half = if hold.is_some() { frame.len() / 2 } else { 0 };
@@ -375,7 +425,23 @@ impl QuicTransport {
                 let _ = delivery.send(Err(e)).await;
             }
         });
-        Ok(())
+        // The inline part; the no-op waker is replaced by the in-flight task's next poll.
+        if send
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+            .is_ready()
+        {
+            return Ok(());
+        }
+        let sending = lock(&self.sending);
+        match &sending.queue {
+            Some(queue) if queue.send(send).is_ok() => Ok(()),
+            _ => Err(io_error(
+                &to,
+                ErrorKind::NotConnected,
+                "the transport is closed",
+            )),
+        }
     }
 }
 
