@@ -184,17 +184,18 @@ where
                     }
                 }
                 let choreography = make(i);
-                let (failures, endpoint) = (failures.clone(), endpoint.clone());
-                let session = async move {
+                if in_order {
                     if let Err(e) = endpoint.run_session(i, choreography).await {
                         failures.add(endpoint.role(), i, &e);
                     }
-                };
-                if in_order {
-                    session.await;
-                } else {
-                    running.push(session);
+                    continue;
                 }
+                let (failures, endpoint) = (failures.clone(), endpoint.clone());
+                running.push(async move {
+                    if let Err(e) = endpoint.run_session(i, choreography).await {
+                        failures.add(endpoint.role(), i, &e);
+                    }
+                });
             }
             while running.next().await.is_some() {}
         });

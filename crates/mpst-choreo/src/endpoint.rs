@@ -442,7 +442,10 @@ impl Endpoint {
         self.shared.start_session(n)?;
         let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
         // The body and its pending sends and forwards, polled here, in the caller's task.
-        let finished = op.drive(choreography.run(&op)).await;
+        let finished = {
+            let body = std::pin::pin!(choreography.run(&op));
+            op.drive(body).await
+        };
         drop(op);
         self.shared.end_session(n);
         finished

@@ -357,8 +357,12 @@ impl<L: RoleSet> Op<L> {
     /// Everything is polled in the caller's task: a delivery wakes that task once, through
     /// the waker of the one pending future that waits for it (only that one is polled
     /// again), and no task is spawned, scheduled or woken per send, forward or session.
-    pub(crate) async fn drive<X>(&self, body: impl Future<Output = Result<X>>) -> Result<X> {
-        let mut body = std::pin::pin!(body);
+    /// The body is pinned by the caller, where it was made, so that it is not moved
+    /// (copied) once more into this future.
+    pub(crate) async fn drive<X>(
+        &self,
+        mut body: Pin<&mut impl Future<Output = Result<X>>>,
+    ) -> Result<X> {
         let mut out: Option<X> = None;
         let mut pending: Option<Set<Pending>> = None;
         let mut failed: Option<ChoreoError> = None;
