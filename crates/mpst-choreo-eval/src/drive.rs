@@ -177,10 +177,12 @@ where
                 let opened = gate(i);
                 tokio::pin!(opened);
                 loop {
+                    // The sessions first: the one just started runs before the next
+                    // gate is registered with the timer.
                     tokio::select! {
                         biased;
-                        () = &mut opened => break,
                         Some(()) = running.next(), if !running.is_empty() => {}
+                        () = &mut opened => break,
                     }
                 }
                 let choreography = make(i);
