@@ -105,6 +105,45 @@ impl<F: Future + Unpin> Set<F> {
 /// [`Endpoint::run_session`](crate::Endpoint::run_session)) and poll the set as a
 /// [`Stream`] of their results, in completion order. Each session is polled only when
 /// something it waits for wakes it, and the set never wakes the task by itself.
+///
+/// ```
+/// use futures::StreamExt;
+/// use mpst_choreo::transport::InMemory;
+/// use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleSet, Roles, Sessions, roles};
+/// use std::sync::Arc;
+///
+/// roles! { pub struct A; pub struct B; }
+///
+/// struct Double(u64);
+///
+/// impl Choreography<Option<u64>> for Double {
+///     type Roles = Roles![A, B];
+///
+///     async fn run(self, op: &Op<Self::Roles>) -> Result<Option<u64>> {
+///         let x = op.locally(A, |_| self.0);
+///         let at_b = op.fcomm(A, B, &x);
+///         Ok(op.wait(B, op.then(B, at_b, |x| 2 * x)).await?.into_local())
+///     }
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() {
+///     let net = Arc::new(InMemory::new(<Roles![A, B]>::names()));
+///     let a = Endpoint::new(net.clone(), "A".into()).unwrap();
+///     let b = Endpoint::new(net, "B".into()).unwrap();
+///     let mut sessions = Sessions::new();
+///     for n in 0..3 {
+///         sessions.push(a.run_session(n, Double(n)));
+///         sessions.push(b.run_session(n, Double(n)));
+///     }
+///     let mut doubled = Vec::new();
+///     while let Some(out) = sessions.next().await {
+///         doubled.extend(out.unwrap());
+///     }
+///     doubled.sort();
+///     assert_eq!(doubled, [0, 2, 4]);
+/// }
+/// ```
 pub struct Sessions<'a, T> {
     set: Set<BoxFuture<'a, T>>,
     done: std::collections::VecDeque<T>,
