@@ -13,19 +13,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use std::task::{Context, Waker};
-
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use futures::stream::FuturesUnordered;
 use mpst_wire::Identity;
 use mpst_wire::rustls::pki_types::CertificateDer;
 use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, VarInt};
-use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 
 mod from_wire;
+mod sending;
+
+use sending::Sending;
 
 #[cfg(feature = "testing")]
 use super::Hold;
@@ -103,42 +101,6 @@ pub struct QuicTransport {
 }
 
 type Accepted = Arc<Mutex<Vec<Connection>>>;
-
-/// What is left of a message's send after its inline part: its stream's acknowledgement
-/// (or stream credit, or a test's hold first).
-type InFlight = BoxFuture<'static, ()>;
-
-/// The sends in flight: one long-lived task polls what is left of every message's send
-/// (no task per message); closing the queue lets it finish them and end.
-struct Sending {
-    queue: Option<mpsc::UnboundedSender<InFlight>>,
-    task: Option<JoinHandle<()>>,
-}
-
-impl Sending {
-    fn start() -> Self {
-        let (queue, queued) = mpsc::unbounded_channel();
-        Sending {
-            queue: Some(queue),
-            task: Some(tokio::spawn(in_flight(queued))),
-        }
-    }
-}
-
-/// Polls every send handed over until the queue is closed and all are done.
-async fn in_flight(mut queued: mpsc::UnboundedReceiver<InFlight>) {
-    let mut flying = FuturesUnordered::new();
-    loop {
-        tokio::select! {
-            next = queued.recv() => match next {
-                Some(send) => flying.push(send),
-                None => break,
-            },
-            Some(()) = flying.next(), if !flying.is_empty() => {}
-        }
-    }
-    while flying.next().await.is_some() {}
-}
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
@@ -367,81 +329,6 @@ impl Transport for QuicTransport {
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
         self.slot.take(role)
-    }
-}
-
-impl QuicTransport {
-    /// The test hook's hold on `envelope` (never one without the `testing` feature).
-    fn held(&self, envelope: &Envelope) -> Option<BoxFuture<'static, ()>> {
-        #[cfg(feature = "testing")]
-        {
-            self.hold.as_ref().and_then(|hold| hold(envelope))
-        }
-        #[cfg(not(feature = "testing"))]
-        {
-            let _ = envelope;
-            None
-        }
-    }
-
-    /// Sends `envelope` inline: opens its stream, writes it and finishes it here (quinn
-    /// buffers the bytes and wakes the connection's driver), with no task spawned; only
-    /// what is left (the peer's acknowledgement, or stream credit when none is free) is
-    /// handed to the transport's in-flight task, which polls it with its real waker.
-    fn send_inline(&self, envelope: Envelope) -> Result<(), TransportError> {
-        let peer = envelope.to.clone();
-        let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
-        let connection = connections.get(&peer).cloned().ok_or_else(|| {
-            io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
-        })?;
-        drop(connections);
-        let hold = self.held(&envelope);
-        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
-        let delivery = self.delivery.clone();
-        let to = peer.clone();
-        let mut send: InFlight = Box::pin(async move {
-            let sent = async {
-                let mut stream = connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
-                let half = if hold.is_some() { frame.len() / 2 } else { 0 };
-                stream
-                    .write_all(&frame[..half])
-                    .await
-                    .map_err(|e| lost(&peer, &e))?;
-                if let Some(hold) = hold {
-                    hold.await;
-                }
-                stream
-                    .write_all(&frame[half..])
-                    .await
-                    .map_err(|e| lost(&peer, &e))?;
-                stream.finish().map_err(|e| lost(&peer, &e))?;
-                match stream.stopped().await {
-                    Ok(None) => Ok(()),
-                    Ok(Some(code)) => Err(lost(&peer, &format!("the peer refused it ({code})"))),
-                    Err(e) => Err(lost(&peer, &e)),
-                }
-            };
-            if let Err(e) = sent.await {
-                let _ = delivery.send(Err(e)).await;
-            }
-        });
-        // The inline part; the no-op waker is replaced by the in-flight task's next poll.
-        if send
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-            .is_ready()
-        {
-            return Ok(());
-        }
-        let sending = lock(&self.sending);
-        match &sending.queue {
-            Some(queue) if queue.send(send).is_ok() => Ok(()),
-            _ => Err(io_error(
-                &to,
-                ErrorKind::NotConnected,
-                "the transport is closed",
-            )),
-        }
     }
 }
 
