@@ -41,10 +41,9 @@ print(f"\nAveraged over the runs, the hops after `ks` sends (ks â†’ s, at s, s â
       "`fcomm` and the keyed mailbox add is tens of microseconds (less than `comm`'s path). The "
       f"start (from the due time to `ks`'s send, less its cost) takes {start['in_order']:.3f} ms in "
       f"order and {start['out_of_order']:.3f} ms out of order ({start['out_of_order'] - start['in_order']:+.3f} ms): "
-      "the out-of-order `key` loses its time before it is sent, where out of order each role runs "
-      "each session in a task the driver spawns when it is due (so that sessions overlap) while "
-      "in order the role's loop runs it itself; both wait for the timer thread to wake the "
-      "scheduled start and the end of the work.")
+      "both forms run each session in the role's own task (out of order several overlap there, "
+      "in order one after the other) and wait for the timer thread to wake the scheduled start "
+      "and the end of the work.")
 PY
 rm -f "$OUT"
 cat evaluation/profile/hops.md

@@ -8,7 +8,7 @@ IMPS = ("in_order", "out_of_order", "actors")
 print(f"Timer lateness (`evaluation/profile/lateness.sh {seconds} {rounds}`: the benchmark "
       "with its seeded costs, 50 requests/s, two worker threads; `ks` and `cs` note how late "
       "each session started (due time to the service's code running: the scheduled start's "
-      "wake-up, and out of order the session task's spawn) and how late each work's sleep "
+      "wake-up) and how late each work's sleep "
       "woke (deadline to the task running again); median / p99 in ms per run, "
       f"{rounds} alternating runs each; load average {load_before} before, {load_after} "
       "after):\n")
@@ -61,10 +61,9 @@ if hops < 0.1:
           f"reproduce every implementation's measured `key` median to within {hops:.3f} ms. The "
           "zero-cost profile above cannot show it: a zero cost skips the work's sleep, so neither "
           "its wake-up nor, in order, the later of two late wake-ups (`s` forwards `key` after "
-          "`txt`) is in it. Out of order pays more of it: each role runs each session in a task "
-          "spawned when it is due (one more wake-up before `ks` runs), "
-          f"{ks_late['out_of_order'] - ks_late['in_order']:+.3f} ms of mean `ks` lateness against "
-          "in order.")
+          "`txt`) is in it. Mean `ks` lateness (start + work) out of order against in order: "
+          f"{ks_late['out_of_order'] - ks_late['in_order']:+.3f} ms (both run each session in "
+          "the role's own task, started by the same wake-up of its scheduled start).")
 print(f"\nThe goal cannot be reached by lowering lateness: the costs alone, over the sessions the "
       f"median counts (after the warm-up), allow {-red(ideal):+.1f}%, and any overhead both "
       "forms share only shrinks the relative gain. A fix that made out of order reach −25% would "

@@ -1,6 +1,8 @@
 //! Driving a choreography under open-loop load: one [`Endpoint`] per role on one
 //! in-memory transport; session `i` of every role starts when it is due. Out of order,
-//! each role starts every session on schedule and runs them concurrently; in order, each
+//! each role starts every session on schedule and runs them concurrently, all in the
+//! role's one task (no task per session: `run_session` is polled where it is called);
+//! in order, each
 //! role runs its sessions one after the other (session `i` starts when `i - 1` has
 //! finished and `i` is due), as a blocking choreography's projection does.
 
@@ -10,6 +12,7 @@ use std::time::Duration;
 
 use std::net::SocketAddr;
 
+use futures::StreamExt;
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
@@ -116,8 +119,8 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Tran
 
 /// Starts every role of `Ch` on a fresh transport of `net`: `sessions` sessions, the
 /// `i`-th made by `make(i)` and due at `due(i)`; `in_order` chooses sequential sessions.
-/// Returns once the roles are connected; the sessions run on spawned tasks until done
-/// or the runtime ends.
+/// Returns once the roles are connected; each role's sessions run in one spawned task
+/// until done or the runtime ends.
 pub async fn start_roles<Ch, X, M, D>(
     net: Net,
     sessions: u64,
@@ -167,22 +170,36 @@ where
         let endpoint = Arc::new(endpoint);
         let (make, gate, failures) = (make.clone(), gate.clone(), failures.clone());
         tokio::spawn(async move {
+            // Out of order, the role's sessions overlap in this one task: each is polled
+            // here beside the gate of the next (no task spawned per session).
+            let mut running = mpst_choreo::Sessions::new();
             for i in 0..sessions {
-                gate(i).await;
+                let opened = gate(i);
+                tokio::pin!(opened);
+                loop {
+                    // The sessions first: the one just started runs before the next
+                    // gate is registered with the timer.
+                    tokio::select! {
+                        biased;
+                        Some(()) = running.next(), if !running.is_empty() => {}
+                        () = &mut opened => break,
+                    }
+                }
                 let choreography = make(i);
                 if in_order {
                     if let Err(e) = endpoint.run_session(i, choreography).await {
                         failures.add(endpoint.role(), i, &e);
                     }
-                } else {
-                    let (failures, endpoint) = (failures.clone(), endpoint.clone());
-                    tokio::spawn(async move {
-                        if let Err(e) = endpoint.run_session(i, choreography).await {
-                            failures.add(endpoint.role(), i, &e);
-                        }
-                    });
+                    continue;
                 }
+                let (failures, endpoint) = (failures.clone(), endpoint.clone());
+                running.push(async move {
+                    if let Err(e) = endpoint.run_session(i, choreography).await {
+                        failures.add(endpoint.role(), i, &e);
+                    }
+                });
             }
+            while running.next().await.is_some() {}
         });
     }
     failures

@@ -166,10 +166,11 @@ fn send_why(o: &mut String, s: &SendResults, profiles: &Profiles) {
         let _ = writeln!(o, "{}\n", text.trim());
         let _ = writeln!(
             o,
-            "Reading the profile: out of order, each role runs each session in a task of its own \
-             (so sessions overlap; in order a role's loop runs them itself) and `s` forwards each \
-             value from a task that waits for it; those are the extra spawns and polls. Since \
-             `fcomm` sends a ready value inline (no task), `ks` and `cs` spawn nothing. The rest \
+            "Reading the profile: out of order, each role runs its sessions concurrently in its \
+             own task (`mpst_choreo::Sessions`; in order a role's loop runs them one after the \
+             other), and a session's pending sends and forwards are polled in the session's task \
+             (`s` forwards each value from there): no task is spawned per session or forward. \
+             Since `fcomm` sends a ready value inline, `ks` and `cs` spawn nothing. The rest \
              is spread thin: moving futures (memcpy), allocation, and hashing the integrity keys \
              of the keyed mailbox. At a few microseconds per session these cannot explain a gap \
              of a tenth of a millisecond or more in the open-loop medians; the zero-cost open-loop \

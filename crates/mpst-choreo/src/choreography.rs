@@ -1,5 +1,6 @@
 //! The `Choreography` trait (one `run` body for all roles) and a runner that plays every
-//! role of a choreography in one process, one tokio task per role.
+//! role of a choreography in one process, all in the caller's task (or one tokio task
+//! per role, when asked for).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -24,12 +25,15 @@ pub trait Choreography<X = ()>: Send + Sized {
     fn run(self, op: &Op<Self::Roles>) -> impl Future<Output = Result<X>> + Send;
 }
 
-/// Runs every role of a choreography in this process (one tokio task and endpoint per
-/// role), for tests and single-process programs.
+/// Runs every role of a choreography in this process (one endpoint per role), for tests
+/// and single-process programs. The roles run concurrently in the caller's task, with
+/// no task spawned per role; [`Runner::spawning`] gives each role a tokio task of its
+/// own instead (parallel on a multi-thread runtime).
 pub struct Runner {
     transport: Arc<dyn Transport>,
     config: Config,
     observer: Option<Arc<dyn Observer>>,
+    spawning: bool,
 }
 
 impl Runner {
@@ -39,7 +43,16 @@ impl Runner {
             transport,
             config: Config::default(),
             observer: None,
+            spawning: false,
         }
+    }
+
+    /// Runs each role in a tokio task of its own (in parallel on a multi-thread runtime;
+    /// a panicking role is then reported as [`ChoreoError::Task`] instead of unwinding
+    /// into the caller). Without it, every role is polled in the caller's task.
+    pub fn spawning(mut self) -> Self {
+        self.spawning = true;
+        self
     }
 
     /// Sets the endpoints' configuration.
@@ -55,26 +68,39 @@ impl Runner {
     }
 
     /// Runs `choreography` as every one of its roles concurrently (session 0 of fresh
-    /// endpoints) and returns each role's result, in the order of `Ch::Roles`.
+    /// endpoints, polled in the caller's task unless [`Runner::spawning`]) and returns
+    /// each role's result, in the order of `Ch::Roles`.
     pub async fn run<Ch, X>(&self, choreography: Ch) -> Vec<(RoleName, Result<X>)>
     where
         Ch: Choreography<X> + Clone + 'static,
         X: Send + 'static,
     {
-        let mut handles = Vec::new();
-        for role in Ch::Roles::names() {
-            let endpoint = Endpoint::with_config(
-                Arc::clone(&self.transport),
-                role.clone(),
-                self.config,
-                self.observer.clone(),
-            );
-            let choreography = choreography.clone();
-            let handle = tokio::spawn(async move {
-                let endpoint = endpoint?;
-                endpoint.run(choreography).await
+        let endpoints: Vec<(RoleName, Result<Endpoint>)> = Ch::Roles::names()
+            .into_iter()
+            .map(|role| {
+                let endpoint = Endpoint::with_config(
+                    Arc::clone(&self.transport),
+                    role.clone(),
+                    self.config,
+                    self.observer.clone(),
+                );
+                (role, endpoint)
+            })
+            .collect();
+        let play = |endpoint: Result<Endpoint>, choreography: Ch| async move {
+            let endpoint = endpoint?;
+            endpoint.run(choreography).await
+        };
+        if !self.spawning {
+            let runs = endpoints.into_iter().map(|(role, endpoint)| {
+                let run = play(endpoint, choreography.clone());
+                async move { (role, run.await) }
             });
-            handles.push((role, handle));
+            return futures::future::join_all(runs).await;
+        }
+        let mut handles = Vec::new();
+        for (role, endpoint) in endpoints {
+            handles.push((role, tokio::spawn(play(endpoint, choreography.clone()))));
         }
         let mut out = Vec::new();
         for (role, handle) in handles {

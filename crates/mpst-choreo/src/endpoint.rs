@@ -425,7 +425,10 @@ impl Endpoint {
         self.run_session(n, choreography).await
     }
 
-    /// Runs a choreography as session number `n` (token [`Token::session`]`(n)`).
+    /// Runs a choreography as session number `n` (token [`Token::session`]`(n)`), in the
+    /// caller's task: the body and its pending sends and forwards are polled by the
+    /// returned future, and nothing is spawned for the session (to run sessions
+    /// concurrently, poll several, e.g. in a `FuturesUnordered`, or spawn them).
     /// Completes when the body and every pending send and forward have completed; then
     /// the endpoint forgets the session's keys and refuses its late messages. A session
     /// number runs at most once per endpoint ([`ChoreoError::SessionReused`]).
@@ -438,12 +441,12 @@ impl Endpoint {
         }
         self.shared.start_session(n)?;
         let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
-        let out = choreography.run(&op).await;
-        let finished = match out {
-            Ok(out) => op.finish().await.map(|()| out),
-            Err(e) => Err(e),
+        // The body and its pending sends and forwards, polled here, in the caller's task.
+        let finished = {
+            let body = std::pin::pin!(choreography.run(&op));
+            op.drive(body).await
         };
-        drop(op); // aborts whatever is still pending after an error
+        drop(op);
         self.shared.end_session(n);
         finished
     }

@@ -105,6 +105,7 @@ mod located;
 mod nonblocking;
 mod op;
 mod role;
+mod sessions;
 pub mod transport;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "scribble")))]
@@ -120,6 +121,7 @@ pub use endpoint::{Config, Endpoint, EndpointStats};
 pub use futures::future::Either;
 pub use nonblocking::{Payload, PayloadContext, Source};
 pub use op::Op;
+pub use sessions::Sessions;
 
 pub use error::{ChoreoError, Result};
 pub use key::{Frame, Key, Site, Token};

@@ -68,8 +68,10 @@ impl<L: RoleSet> Op<L> {
     /// key arrives, whatever the arrival order. `value` is a located value or a located
     /// future; a future is forwarded when it completes (the paper's Figure 15). The send
     /// is driven by the endpoint: the body need not await anything, and the run completes
-    /// only once it has been sent (its error, if any, is the run's). A ready value on a
-    /// transport that takes it at once (in memory) is sent here, inline, with no task.
+    /// only once it has been sent (its error, if any, is the run's). A ready value is
+    /// sent here, inline, on every transport of this crate (in memory, chaos, TCP, QUIC
+    /// all take envelopes at once); a forwarded future is polled beside the body in the
+    /// session's own task, never in a task of its own.
     #[track_caller]
     pub fn fcomm<S, R, T, I1, I2>(
         &self,
@@ -96,8 +98,11 @@ impl<L: RoleSet> Op<L> {
                     let ready = std::future::ready(bytes);
                     self.start(self.send_bytes(to, key.clone(), ready, label));
                 }
+                // A future: polled beside the body when the session's task next polls
+                // it (right after this poll of the body), with its real waker, so the
+                // delivery of what it waits for wakes that task once.
                 Some(Payload::Later(later)) => {
-                    self.start(self.send_bytes(to, key.clone(), later, label));
+                    self.defer(self.send_bytes(to, key.clone(), later, label));
                 }
                 None => {
                     let absent = std::future::ready(Err(self.absent(&key)));
@@ -214,14 +219,15 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Hands a future at `R` to the endpoint, which drives it to completion; the run
-    /// completes only after it has, and fails with its error.
+    /// Hands a future at `R` to the endpoint, which drives it to completion beside the
+    /// body, in the session's task (no task is spawned for it); the run completes only
+    /// after it has, and fails with its error.
     pub fn detach<R, I>(&self, _role: R, future: LocatedFuture<(), R>)
     where
         R: Role + Member<L, I>,
     {
         if let Some(future) = future.take() {
-            self.spawn(future);
+            self.defer(future);
         }
     }
 

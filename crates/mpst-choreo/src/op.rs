@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-use tokio::task::JoinSet;
+use futures::future::BoxFuture;
 
 use crate::Portable;
 use crate::choreography::Choreography;
@@ -20,15 +20,20 @@ use crate::exchange::encode;
 use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
+use crate::sessions::Set;
 
-/// The state of one top-level run, shared by every [`Op`] of its calls: the pending
-/// sends and forwards (driven by tokio tasks, so the body never has to await them) and
-/// the first error that nobody awaited.
+/// The state of one top-level run, shared by every [`Op`] of its calls: the sends and
+/// forwards that did not complete at once (polled beside the body by [`Op::drive`], in
+/// the session's own task, so the body never has to await them and no task is spawned
+/// for them) and the first error that nobody awaited.
 #[derive(Default)]
 pub(crate) struct Run {
-    tasks: Mutex<JoinSet<Result<()>>>,
+    queued: Mutex<Vec<BoxFuture<'static, Result<()>>>>,
     first_error: Mutex<Option<ChoreoError>>,
 }
+
+/// A pending send or forward of a run.
+type Pending = BoxFuture<'static, Result<()>>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     match m.lock() {
@@ -344,51 +349,89 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Waits for every pending send and forward of the run; returns the first error.
-    pub(crate) async fn finish(&self) -> Result<()> {
-        let mut first = lock(&self.run.first_error).take();
-        loop {
-            let mut tasks = std::mem::take(&mut *lock(&self.run.tasks));
-            if tasks.is_empty() {
-                break;
+    /// Runs a session: polls `body` and, beside it in the same task, every send and
+    /// forward the body started that did not complete at once; completes when the body
+    /// and all of them have. A body that fails ends the run at once (what is pending is
+    /// dropped with it); otherwise the run's first error, if any, is its result.
+    ///
+    /// Everything is polled in the caller's task: a delivery wakes that task once, through
+    /// the waker of the one pending future that waits for it (only that one is polled
+    /// again), and no task is spawned, scheduled or woken per send, forward or session.
+    /// The body is pinned by the caller, where it was made, so that it is not moved
+    /// (copied) once more into this future.
+    pub(crate) async fn drive<X>(
+        &self,
+        mut body: Pin<&mut impl Future<Output = Result<X>>>,
+    ) -> Result<X> {
+        let mut out: Option<X> = None;
+        let mut pending: Option<Set<Pending>> = None;
+        let mut failed: Option<ChoreoError> = None;
+        std::future::poll_fn(|cx| {
+            if out.is_none() {
+                match body.as_mut().poll(cx) {
+                    Poll::Ready(Ok(x)) => out = Some(x),
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => {}
+                }
             }
-            while let Some(done) = tasks.join_next().await {
-                let error = match done {
-                    Ok(Ok(())) => continue,
-                    Ok(Err(e)) => e,
-                    Err(e) => ChoreoError::Task {
-                        role: self.shared.role.clone(),
-                        message: e.to_string(),
-                    },
-                };
-                first.get_or_insert(error);
+            self.take_queued(&mut pending);
+            if let Some(set) = pending.as_mut() {
+                set.poll_woken(cx, |done| {
+                    if let Err(e) = done {
+                        failed.get_or_insert(e);
+                    }
+                });
             }
+            if pending.as_ref().is_some_and(|set| set.len() > 0) {
+                return Poll::Pending;
+            }
+            match out.take() {
+                Some(x) => {
+                    Poll::Ready(match lock(&self.run.first_error).take().or(failed.take()) {
+                        Some(e) => Err(e),
+                        None => Ok(x),
+                    })
+                }
+                None => Poll::Pending,
+            }
+        })
+        .await
+    }
+
+    /// Moves what the body queued since the last poll into `pending`.
+    fn take_queued(&self, pending: &mut Option<Set<Pending>>) {
+        let mut queued = lock(&self.run.queued);
+        if queued.is_empty() {
+            return;
         }
-        match first.or_else(|| lock(&self.run.first_error).take()) {
-            Some(e) => Err(e),
-            None => Ok(()),
+        let set = pending.get_or_insert_with(Set::default);
+        for task in queued.drain(..) {
+            set.push(task);
         }
     }
 
-    /// Drives `task` until the run finishes, without the body awaiting it.
-    pub(crate) fn spawn(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
-        lock(&self.run.tasks).spawn(task);
+    /// Drives `task` until the run finishes, without the body awaiting it: it is polled
+    /// beside the body in the session's task (see [`Op::drive`]), first right after the
+    /// body's current poll.
+    pub(crate) fn defer(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
+        lock(&self.run.queued).push(Box::pin(task));
     }
 
-    /// Like [`Op::spawn`], but first polls `task` once here: a send whose value is ready
-    /// on a transport that accepts it at once (the in-memory one) completes inline, with
-    /// no task to spawn, schedule and wake; only a task still pending is spawned (its
-    /// first poll there registers the real waker, so the no-op one used here is never
-    /// needed). Its error, if it fails at once, is the run's, as a spawned task's would be.
+    /// Like [`Op::defer`], but first polls `task` once here: a send whose value is ready
+    /// completes inline on every transport of this crate (they take envelopes at once),
+    /// with nothing to queue, poll again or wake; only a task still pending is deferred
+    /// (its next poll, in the session's task, registers the real waker, so the no-op one
+    /// used here is never needed). Its error, if it fails at once, is the run's, as a
+    /// deferred task's would be.
     pub(crate) fn start(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
-        let mut task = Box::pin(task);
+        let mut task: Pending = Box::pin(task);
         let mut cx = Context::from_waker(Waker::noop());
         match task.as_mut().poll(&mut cx) {
             Poll::Ready(Ok(())) => {}
             Poll::Ready(Err(e)) => {
                 lock(&self.run.first_error).get_or_insert(e);
             }
-            Poll::Pending => self.spawn(task),
+            Poll::Pending => lock(&self.run.queued).push(task),
         }
     }
 }

@@ -21,6 +21,9 @@ use quinn::{ClientConfig, Connection, ConnectionError, Endpoint, ServerConfig, V
 use tokio::task::{JoinHandle, JoinSet};
 
 mod from_wire;
+mod sending;
+
+use sending::Sending;
 
 #[cfg(feature = "testing")]
 use super::Hold;
@@ -87,7 +90,7 @@ pub struct QuicTransport {
     hold: Option<Hold>,
     delivery: Delivery,
     slot: IncomingSlot,
-    sending: Mutex<JoinSet<()>>,
+    sending: Mutex<Sending>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
     peer_names: Vec<RoleName>,
@@ -203,7 +206,7 @@ impl QuicTransport {
             hold: config.hold,
             delivery,
             slot,
-            sending: Mutex::new(JoinSet::new()),
+            sending: Mutex::new(Sending::start()),
             acceptor,
             arrivals,
             peer_names,
@@ -242,8 +245,11 @@ impl QuicTransport {
     /// Takes what is in flight and the connections, and returns the future that finishes
     /// the sends and says goodbye.
     fn goodbye(&self, linger: Duration) -> impl Future<Output = ()> + Send + 'static {
-        let mut sending =
-            std::mem::take(&mut *self.sending.lock().unwrap_or_else(|p| p.into_inner()));
+        let task = {
+            let mut sending = lock(&self.sending);
+            sending.queue = None; // the in-flight task finishes what it holds, then ends
+            sending.task.take()
+        };
         let connections =
             std::mem::take(&mut *self.connections.lock().unwrap_or_else(|p| p.into_inner()));
         let (max, delivery) = (self.max_frame_length, self.delivery.clone());
@@ -251,7 +257,9 @@ impl QuicTransport {
         let accepted = Arc::clone(&self.accepted);
         let endpoint = self.endpoint.clone();
         async move {
-            while sending.join_next().await.is_some() {}
+            if let Some(task) = task {
+                let _ = task.await;
+            }
             // A late peer must find this endpoint still serving.
             arrivals.all(&peers, linger).await;
             let goodbyes = connections.into_iter().map(|(peer, connection)| {
@@ -315,67 +323,12 @@ impl Drop for QuicTransport {
 
 impl Transport for QuicTransport {
     fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let result = self.spawn_send(envelope);
+        let result = self.send_inline(envelope);
         Box::pin(futures::future::ready(result))
     }
 
     fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
         self.slot.take(role)
-    }
-}
-
-impl QuicTransport {
-    /// The test hook's hold on `envelope` (never one without the `testing` feature).
-    fn held(&self, envelope: &Envelope) -> Option<BoxFuture<'static, ()>> {
-        #[cfg(feature = "testing")]
-        {
-            self.hold.as_ref().and_then(|hold| hold(envelope))
-        }
-        #[cfg(not(feature = "testing"))]
-        {
-            let _ = envelope;
-            None
-        }
-    }
-
-    fn spawn_send(&self, envelope: Envelope) -> Result<(), TransportError> {
-        let peer = envelope.to.clone();
-        let connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
-        let connection = connections.get(&peer).cloned().ok_or_else(|| {
-            io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
-        })?;
-        let hold = self.held(&envelope);
-        let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
-        let delivery = self.delivery.clone();
-        let mut sending = self.sending.lock().unwrap_or_else(|p| p.into_inner());
-        while sending.try_join_next().is_some() {}
-        sending.spawn(async move {
-            let sent = async {
-                let mut stream = connection.open_uni().await.map_err(|e| lost(&peer, &e))?;
-                let half = if hold.is_some() { frame.len() / 2 } else { 0 };
-                stream
-                    .write_all(&frame[..half])
-                    .await
-                    .map_err(|e| lost(&peer, &e))?;
-                if let Some(hold) = hold {
-                    hold.await;
-                }
-                stream
-                    .write_all(&frame[half..])
-                    .await
-                    .map_err(|e| lost(&peer, &e))?;
-                stream.finish().map_err(|e| lost(&peer, &e))?;
-                match stream.stopped().await {
-                    Ok(None) => Ok(()),
-                    Ok(Some(code)) => Err(lost(&peer, &format!("the peer refused it ({code})"))),
-                    Err(e) => Err(lost(&peer, &e)),
-                }
-            };
-            if let Err(e) = sent.await {
-                let _ = delivery.send(Err(e)).await;
-            }
-        });
-        Ok(())
     }
 }
 

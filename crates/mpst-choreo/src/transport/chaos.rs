@@ -137,16 +137,22 @@ impl<T: Transport> Transport for Chaos<T> {
         }
         let inner = Arc::clone(&self.inner);
         let counters = Arc::clone(&self.counters);
-        // Spawned when polled, so a send outside a runtime cannot panic here.
+        // Run when polled (so a send outside a runtime cannot panic here): a copy with no
+        // delay goes to the inner transport inline, in the sender's task; only a delayed
+        // copy waits in a task of its own (its delay is the simulated network's).
         Box::pin(async move {
             for delay in copies {
+                if delay.is_zero() {
+                    if inner.send(envelope.clone()).await.is_err() {
+                        counters.failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    continue;
+                }
                 let inner = Arc::clone(&inner);
                 let counters = Arc::clone(&counters);
                 let envelope = envelope.clone();
                 tokio::spawn(async move {
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
+                    tokio::time::sleep(delay).await;
                     if inner.send(envelope).await.is_err() {
                         counters.failed.fetch_add(1, Ordering::Relaxed);
                     }
