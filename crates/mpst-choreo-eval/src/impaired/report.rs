@@ -1,0 +1,260 @@
+//! The impaired links in `evaluation/`: `impaired_links` merged into `results.json`
+//! (its other keys untouched), the runs' details in `impaired_links.json`, two SVG plots
+//! against delay and the section of `EVALUATION.md`.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Links, Measured};
+use crate::drive::Implementation;
+use crate::svg::{Axes, Line, chart};
+
+/// The key of the summary in `results.json`.
+pub const KEY: &str = "impaired_links";
+/// The file with the runs' details, beside `results.json`.
+pub const DETAILS: &str = "impaired_links.json";
+
+/// How the impaired runs were made, and every run (`impaired_links.json`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Details {
+    /// The command line.
+    pub command: String,
+    /// Wall time (seconds).
+    pub wall_seconds: f64,
+    /// `/proc/loadavg` (1, 5, 15 min) when the runs started.
+    pub load_before: String,
+    /// And when they ended.
+    pub load_after: String,
+    /// The plan, as run.
+    pub plan: serde_json::Value,
+    /// Every run.
+    pub runs: Vec<Measured>,
+}
+
+/// The `impaired_links` object of `dir/results.json`, if there is one.
+pub fn existing(dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("results.json")).ok()?;
+    let mut json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.as_object_mut()?.remove(KEY)
+}
+
+/// Sets `impaired_links` in `dir/results.json` to `links`, every other key as it was
+/// (a new file with only that key when there is none); writes `details` beside it.
+pub fn merge(dir: &Path, links: &Links, details: &Details) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("results.json");
+    let mut json = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| io::Error::other(format!("{} is not JSON: {e}", path.display())))?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(e) => return Err(e),
+    };
+    let map = json
+        .as_object_mut()
+        .ok_or_else(|| io::Error::other(format!("{} is not an object", path.display())))?;
+    map.insert(
+        KEY.into(),
+        serde_json::to_value(links).map_err(io::Error::other)?,
+    );
+    let text = serde_json::to_string_pretty(&json).map_err(io::Error::other)?;
+    std::fs::write(&path, text + "\n")?;
+    let text = serde_json::to_string_pretty(details).map_err(io::Error::other)?;
+    std::fs::write(dir.join(DETAILS), text + "\n")
+}
+
+const COLORS: [(Implementation, &str); 3] = [
+    (Implementation::InOrder, "#d62728"),
+    (Implementation::OutOfOrder, "#1f77b4"),
+    (Implementation::Actors, "#2ca02c"),
+];
+
+/// One implementation's values against delay, in increasing delay.
+fn against_delay(
+    links: &Links,
+    imp: Implementation,
+    f: fn(&super::Cell) -> f64,
+) -> Vec<(f64, f64)> {
+    let mut points: Vec<(f64, f64)> = links
+        .iter()
+        .filter_map(|(delay, cells)| Some((delay.parse().ok()?, f(cells.get(imp.name())?))))
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    points
+}
+
+fn plot(links: &Links, title: &str, y: &str, f: fn(&super::Cell) -> f64) -> String {
+    let lines: Vec<Line> = COLORS
+        .iter()
+        .map(|&(imp, color)| Line {
+            name: imp.name().to_string(),
+            color,
+            points: against_delay(links, imp, f),
+            dashed: false,
+        })
+        .collect();
+    let axes = Axes {
+        title,
+        x: "one-way delay of every link (ms, ± 10 % jitter)",
+        y,
+        log_y: false,
+    };
+    chart(&axes, &lines)
+}
+
+/// A goal about the impaired runs and whether it holds.
+struct Verdict {
+    goal: &'static str,
+    met: bool,
+    measured: String,
+}
+
+fn verdicts(links: &Links) -> Vec<Verdict> {
+    let key = |imp| against_delay(links, imp, |c| c.key_median_ms);
+    let sat = |imp| against_delay(links, imp, |c| c.saturation_rps);
+    let (ko, ka, ki) = (
+        key(Implementation::OutOfOrder),
+        key(Implementation::Actors),
+        key(Implementation::InOrder),
+    );
+    let (so, sa, si) = (
+        sat(Implementation::OutOfOrder),
+        sat(Implementation::Actors),
+        sat(Implementation::InOrder),
+    );
+    let list = |v: &[(f64, f64)], unit: &str| {
+        v.iter()
+            .map(|(d, x)| format!("{d:.0} ms: {x:.2}{unit}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let zip = |a: &[(f64, f64)], b: &[(f64, f64)], f: fn(f64, f64) -> f64| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x.0, f(x.1, y.1)))
+            .collect::<Vec<_>>()
+    };
+    let key_vs_actors = zip(&ko, &ka, |o, a| o / a);
+    let sat_vs_actors = zip(&so, &sa, |o, a| o / a);
+    let key_gain = zip(&ki, &ko, |i, o| i - o);
+    let sat_gain = zip(&so, &si, |o, i| o / i);
+    let growing = |v: &[(f64, f64)]| v.len() > 1 && v.windows(2).all(|w| w[1].1 > w[0].1);
+    vec![
+        Verdict {
+            goal: "out of order at least as fast as the actors at every delay: key median \
+                   (out of order / actors <= 1.05)",
+            met: !key_vs_actors.is_empty() && key_vs_actors.iter().all(|r| r.1 <= 1.05),
+            measured: list(&key_vs_actors, "×"),
+        },
+        Verdict {
+            goal: "out of order at least as fast as the actors at every delay: saturation \
+                   (out of order / actors >= 0.95)",
+            met: !sat_vs_actors.is_empty() && sat_vs_actors.iter().all(|r| r.1 >= 0.95),
+            measured: list(&sat_vs_actors, "×"),
+        },
+        Verdict {
+            goal: "the advantage over in order grows with delay: key median, in order minus \
+                   out of order",
+            met: growing(&key_gain),
+            measured: list(&key_gain, " ms"),
+        },
+        Verdict {
+            goal: "the advantage over in order grows with delay: saturation, out of order / \
+                   in order",
+            met: growing(&sat_gain),
+            measured: list(&sat_gain, "×"),
+        },
+    ]
+}
+
+/// Writes the plots of `links` into `dir` and returns the section of `EVALUATION.md`.
+pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
+    let key = plot(
+        links,
+        "Concurrent send across hosts: key median",
+        "key median at the client (ms)",
+        |c| c.key_median_ms,
+    );
+    std::fs::write(dir.join("impaired_key_median.svg"), key)?;
+    let sat = plot(
+        links,
+        "Model serving across hosts: saturation",
+        "highest throughput (images/s)",
+        |c| c.saturation_rps,
+    );
+    std::fs::write(dir.join("impaired_saturation.svg"), sat)?;
+    let details: Option<Details> = std::fs::read_to_string(dir.join(DETAILS))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let mut out = String::new();
+    let _ = writeln!(out, "\n## On impaired links: every role on its own host\n");
+    out.push_str(super::report_text::DESIGN);
+    if let Some(d) = &details {
+        let _ = writeln!(
+            out,
+            "\nMade by `{}` in {:.0} s on this shared machine, load average (1, 5, 15 min) \
+             {} before and {} after; the plan: `{}`.\n",
+            d.command, d.wall_seconds, d.load_before, d.load_after, d.plan
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| delay (ms) | implementation | key median (ms) | saturation (images/s) |"
+    );
+    let _ = writeln!(out, "|---:|---|---:|---:|");
+    let mut delays: Vec<(&String, _)> = links.iter().collect();
+    delays.sort_by_key(|(d, _)| d.parse::<u64>().unwrap_or(u64::MAX));
+    for (delay, cells) in delays {
+        for (imp, _) in COLORS {
+            if let Some(c) = cells.get(imp.name()) {
+                let _ = writeln!(
+                    out,
+                    "| {delay} | {} | {:.2} | {:.1} |",
+                    imp.name(),
+                    c.key_median_ms,
+                    c.saturation_rps
+                );
+            }
+        }
+    }
+    out.push_str("\n![key median against delay](impaired_key_median.svg)\n");
+    out.push_str("![saturation against delay](impaired_saturation.svg)\n\n");
+    let _ = writeln!(out, "| goal | measured | met |\n|---|---|---|");
+    for v in verdicts(links) {
+        let met = if v.met { "yes" } else { "**no**" };
+        let _ = writeln!(out, "| {} | {} | {met} |", v.goal, v.measured);
+    }
+    out.push_str(super::report_text::READING);
+    if let Some(d) = &details {
+        let _ = writeln!(out, "\nEvery run (`{DETAILS}`):\n");
+        let _ = writeln!(
+            out,
+            "| delay (ms) | benchmark | implementation | offered (/s) | median (ms) | p99 (ms) | throughput (/s) | answered |"
+        );
+        let _ = writeln!(out, "|---:|---|---|---:|---:|---:|---:|---:|");
+        for m in &d.runs {
+            let s = &m.summary;
+            let failed = if m.failures > 0 {
+                format!(" ({} failed)", m.failures)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.0} | {:.2} | {:.2} | {:.1} | {}/{}{failed} |",
+                m.delay_ms,
+                m.benchmark,
+                m.implementation.name(),
+                s.offered_rps,
+                s.median_ms,
+                s.p99_ms,
+                s.throughput_rps,
+                s.answered,
+                s.requests
+            );
+        }
+    }
+    Ok(out)
+}
