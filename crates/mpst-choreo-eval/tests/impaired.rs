@@ -50,6 +50,7 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
         load_before: String::new(),
         load_after: String::new(),
         plan: serde_json::to_value(&plan).expect("the plan serialises"),
+        plan_text: plan.describe(),
         runs: outcome.runs.clone(),
     };
     report::merge(dir.path(), &outcome.links, &details).expect("merged");

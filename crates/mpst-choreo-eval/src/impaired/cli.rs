@@ -44,6 +44,7 @@ pub fn run(dir: &Path, plan: &Plan, command: &str) -> Result<(), Failed> {
         load_before: before,
         load_after: Machine::now().load_average,
         plan: serde_json::to_value(plan).map_err(|e| Failed::Other(e.to_string()))?,
+        plan_text: plan.describe(),
         runs: outcome.runs,
     };
     report::merge(dir, &outcome.links, &details)

@@ -99,7 +99,9 @@ impl Placement {
     }
 
     /// Makes this the placement of [`Net::Hosts`](crate::drive::Net::Hosts) runs until
-    /// the guard drops (which shuts the hosts' runtimes down).
+    /// the guard drops (which shuts the hosts' runtimes down). There is one placement
+    /// per process: impaired runs happen one at a time, like every run of the
+    /// evaluation (a second install replaces the first).
     pub fn install(mut self) -> Installed {
         let runtimes = std::mem::take(&mut self.runtimes);
         *CURRENT.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(self));

@@ -92,6 +92,33 @@ impl Plan {
         }
     }
 
+    /// The plan in words (for the report).
+    pub fn describe(&self) -> String {
+        let list = |v: &[f64]| {
+            v.iter()
+                .map(|r| format!("{r}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let delays: Vec<f64> = self.delays_ms.iter().map(|&d| d as f64).collect();
+        format!(
+            "links of {} ms one way ± {:.0} %; concurrent send at {}/s for {} s; model \
+             serving, batch {}, at {} images/s for {} s; the first 20 % of each run left \
+             out as warm-up, answers awaited {} s after the last send; seed {}; {} worker \
+             thread(s) per host",
+            list(&delays),
+            self.jitter * 100.0,
+            self.send_rate,
+            self.send_duration,
+            self.costs.batch,
+            list(&self.serving_rates),
+            self.serving_duration,
+            self.drain,
+            self.seed,
+            self.threads
+        )
+    }
+
     fn spec(&self, rate: f64, duration: f64) -> Spec {
         Spec {
             rate,

@@ -30,6 +30,9 @@ pub struct Details {
     pub load_after: String,
     /// The plan, as run.
     pub plan: serde_json::Value,
+    /// The plan in words.
+    #[serde(default)]
+    pub plan_text: String,
     /// Every run.
     pub runs: Vec<Measured>,
 }
@@ -194,9 +197,9 @@ pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
     if let Some(d) = &details {
         let _ = writeln!(
             out,
-            "\nMade by `{}` in {:.0} s on this shared machine, load average (1, 5, 15 min) \
-             {} before and {} after; the plan: `{}`.\n",
-            d.command, d.wall_seconds, d.load_before, d.load_after, d.plan
+            "\nMade by `{}` in {:.0} s on this shared machine (2 cores), load average \
+             (1, 5, 15 min) {} before and {} after: {}.\n",
+            d.command, d.wall_seconds, d.load_before, d.load_after, d.plan_text
         );
     }
     let _ = writeln!(
@@ -222,9 +225,24 @@ pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
     out.push_str("\n![key median against delay](impaired_key_median.svg)\n");
     out.push_str("![saturation against delay](impaired_saturation.svg)\n\n");
     let _ = writeln!(out, "| goal | measured | met |\n|---|---|---|");
-    for v in verdicts(links) {
+    let verdicts = verdicts(links);
+    for v in &verdicts {
         let met = if v.met { "yes" } else { "**no**" };
         let _ = writeln!(out, "| {} | {} | {met} |", v.goal, v.measured);
+    }
+    let missed: Vec<&str> = verdicts.iter().filter(|v| !v.met).map(|v| v.goal).collect();
+    if missed.is_empty() {
+        out.push_str(
+            "\n**The goal holds in this run**: the out-of-order choreography is at least as \
+             fast as the actors at every delay, and its advantage over in order grows with \
+             the delay.\n",
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\n**The goal is missed in this run** on: {}.",
+            missed.join("; ")
+        );
     }
     out.push_str(super::report_text::READING);
     if let Some(d) = &details {
