@@ -51,6 +51,8 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
         load_after: String::new(),
         plan: serde_json::to_value(&plan).expect("the plan serialises"),
         plan_text: plan.describe(),
+        jitter: plan.jitter,
+        send_cost_medians_ms: plan.send_cost_medians(),
         runs: outcome.runs.clone(),
     };
     report::merge(dir.path(), &outcome.links, &details).expect("merged");

@@ -168,13 +168,13 @@ async fn start(behaviours: Vec<(RoleName, Behaviour)>) -> Vec<ActorRef<Msg>> {
     actors
 }
 
-/// Sends `Due(i)` to `actor` on `role`'s host when request `i * every` of `recorder`
-/// is due, for `i` in `0..n`.
-fn schedule(role: &str, actor: &ActorRef<Msg>, recorder: &Recorder, n: u64, every: u64) {
+/// Sends `Due(i)` to `actor` on `role`'s host when request `i` of `recorder` is due,
+/// for `i` in `0..n`.
+fn schedule(role: &str, actor: &ActorRef<Msg>, recorder: &Recorder, n: u64) {
     let (actor, schedule) = (actor.clone(), recorder.schedule());
     Placement::current().handle(role).spawn(async move {
         for i in 0..n {
-            crate::clock::sleep_until(schedule.at(i * every)).await;
+            crate::clock::sleep_until(schedule.at(i)).await;
             let _ = actor.send_message(Msg::Due(i));
         }
     });
@@ -342,8 +342,8 @@ pub async fn start_send(costs: &send::Costs, recorder: &Recorder, n: u64) {
         ),
     ];
     let actors = start(behaviours).await;
-    schedule("KS", &actors[2], recorder, n, 1);
-    schedule("CS", &actors[3], recorder, n, 1);
+    schedule("KS", &actors[2], recorder, n);
+    schedule("CS", &actors[3], recorder, n);
 }
 
 /// Starts model serving's actors, one per host: images become due at the gateway on
@@ -384,5 +384,5 @@ pub async fn start_serving(costs: serving::Costs, recorder: &Recorder, n: u64, b
         (role("Model2"), Box::new(model(b2))),
     ];
     let actors = start(behaviours).await;
-    schedule("Gateway", &actors[0], recorder, n, 1);
+    schedule("Gateway", &actors[0], recorder, n);
 }

@@ -45,6 +45,8 @@ pub fn run(dir: &Path, plan: &Plan, command: &str) -> Result<(), Failed> {
         load_after: Machine::now().load_average,
         plan: serde_json::to_value(plan).map_err(|e| Failed::Other(e.to_string()))?,
         plan_text: plan.describe(),
+        jitter: plan.jitter,
+        send_cost_medians_ms: plan.send_cost_medians(),
         runs: outcome.runs,
     };
     report::merge(dir, &outcome.links, &details)

@@ -55,14 +55,14 @@ pub struct Plan {
 
 impl Plan {
     /// The measurement: 0, 5 and 20 ms ± 10 %, concurrent send at 50 requests/s for
-    /// 4 s, model serving (batch 10, the paper's costs) at 150 and 300 images/s for 3 s
+    /// 8 s, model serving (batch 10, the paper's costs) at 150 and 300 images/s for 3 s
     /// (a few minutes in all).
     pub fn full(seed: u64) -> Self {
         Plan {
             delays_ms: vec![0, 5, 20],
             jitter: 0.1,
             send_rate: 50.0,
-            send_duration: 4.0,
+            send_duration: 8.0,
             serving_rates: vec![150.0, 300.0],
             serving_duration: 3.0,
             costs: serving::Costs::paper(10),
@@ -116,6 +116,27 @@ impl Plan {
             self.drain,
             self.seed,
             self.threads
+        )
+    }
+
+    /// Concurrent send's seeded costs over the sessions its median counts (those due
+    /// after the warm-up): the median of the key service's cost and the median of the
+    /// larger of the two services' costs (ms). Their difference is what in order's key
+    /// waits for the text on a perfect link.
+    pub fn send_cost_medians(&self) -> (f64, f64) {
+        let spec = self.spec(self.send_rate, self.send_duration);
+        let costs = send::Costs::uniform(spec.seed, spec.requests());
+        let first = (spec.warmup * spec.rate).ceil() as usize;
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        let key = costs.key.iter().skip(first).map(ms).collect();
+        let max = costs.key.iter().zip(costs.txt.iter()).skip(first);
+        (
+            median(key),
+            median(max.map(|(k, t)| ms(k.max(t))).collect()),
         )
     }
 
