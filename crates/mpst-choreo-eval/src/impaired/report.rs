@@ -231,6 +231,10 @@ pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
     }
     out.push_str("\n![key median against delay](impaired_key_median.svg)\n");
     out.push_str("![saturation against delay](impaired_saturation.svg)\n\n");
+    out.push_str(
+        "Where lines coincide (out of order and the actors at the models' limit), the one \
+         drawn last hides the others: the table has every value.\n\n",
+    );
     let _ = writeln!(out, "| goal | measured | met |\n|---|---|---|");
     let verdicts = verdicts(links);
     for v in &verdicts {
