@@ -62,7 +62,7 @@ impl Failures {
         self.0.load(Ordering::Relaxed)
     }
 
-    fn add(&self, role: &RoleName, session: u64, error: &ChoreoError) {
+    pub(crate) fn add(&self, role: &RoleName, session: u64, error: &ChoreoError) {
         if self.0.fetch_add(1, Ordering::Relaxed) == 0 {
             eprintln!("session {session} failed at {}: {error}", role.as_str());
         }
@@ -79,12 +79,27 @@ pub enum Net {
     /// `mpst_choreo::net::tcp` on 127.0.0.1, one listener per role, two connections per
     /// pair of roles.
     Tcp,
+    /// Every role on its own host of an `mpst-testbed` bed (its own network namespace),
+    /// `mpst_choreo::net::tcp` between hosts through the bed's impairment relay; the
+    /// placement is the one [`crate::impaired::hosts::Placement::install`] installed.
+    /// The actors then run networked too ([`crate::impaired::actors`]).
+    Hosts,
 }
 
-async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Transport>)> {
+/// One role's transport, and the runtime (of its host) its sessions must run on, if
+/// not the caller's.
+type Placed = (RoleName, Arc<dyn Transport>, Option<tokio::runtime::Handle>);
+
+async fn transports(net: Net, names: &[RoleName]) -> Vec<Placed> {
     if net == Net::Memory {
         let memory: Arc<dyn Transport> = Arc::new(InMemory::new(names.to_vec()));
-        return names.iter().map(|n| (n.clone(), memory.clone())).collect();
+        return names
+            .iter()
+            .map(|n| (n.clone(), memory.clone(), None))
+            .collect();
+    }
+    if net == Net::Hosts {
+        return crate::impaired::hosts::transports(names).await;
     }
     let mut listeners = Vec::new();
     for name in names {
@@ -111,6 +126,7 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<(RoleName, Arc<dyn Tran
             (
                 name,
                 Arc::new(t.expect("loopback TCP connects")) as Arc<dyn Transport>,
+                None,
             )
         }
     });
@@ -164,12 +180,16 @@ where
     let failures = Failures::default();
     let make = Arc::new(make);
     let gate = Arc::new(gate);
-    for (name, transport) in transports(net, &names).await {
-        let endpoint = Endpoint::with_config(transport, name, config, observer.clone())
-            .expect("inside a runtime");
-        let endpoint = Arc::new(endpoint);
+    for (name, transport, host) in transports(net, &names).await {
         let (make, gate, failures) = (make.clone(), gate.clone(), failures.clone());
-        tokio::spawn(async move {
+        let observer = observer.clone();
+        let host = host.unwrap_or_else(tokio::runtime::Handle::current);
+        host.spawn(async move {
+            // The endpoint is made inside the host's runtime (its transport's tasks live
+            // there).
+            let endpoint =
+                Endpoint::with_config(transport, name, config, observer).expect("inside a runtime");
+            let endpoint = Arc::new(endpoint);
             // Out of order, the role's sessions overlap in this one task: each is polled
             // here beside the gate of the next (no task spawned per session).
             let mut running = mpst_choreo::Sessions::new();

@@ -214,7 +214,7 @@ fn progress(what: &str, imp: Implementation, s: &Summary, failures: u64) {
 fn implementations(net: Net) -> &'static [Implementation] {
     match net {
         Net::Memory => &Implementation::ALL,
-        Net::Tcp => &Implementation::ALL[..2],
+        Net::Tcp | Net::Hosts => &Implementation::ALL[..2],
     }
 }
 

@@ -3,7 +3,8 @@
 //! ([`serving`]) — each implemented three ways ([`drive::Implementation`]): an in-order
 //! choreography, an out-of-order choreography (`mpst-choreo` futures and integrity
 //! keys) and hand-written `ractor` actors, all on an in-memory transport, under
-//! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`.
+//! open-loop load ([`load`]). [`report`] turns the results into `evaluation/`;
+//! [`impaired`] runs them with every role on its own host behind delayed links.
 
 #![warn(missing_docs)]
 
@@ -12,6 +13,7 @@ pub mod clock;
 pub mod drive;
 pub mod experiments;
 pub mod hops;
+pub mod impaired;
 pub mod lateness;
 pub mod load;
 pub mod markdown;

@@ -61,6 +61,8 @@ impl Schedule {
         let head = match spec.net {
             Net::Memory => Duration::from_millis(20),
             Net::Tcp => Duration::from_millis(500),
+            // Connections through the relay take a few round trips of up to 2 × 22 ms.
+            Net::Hosts => Duration::from_millis(1500),
         };
         Schedule {
             start: Instant::now() + head,

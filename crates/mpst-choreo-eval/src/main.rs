@@ -2,7 +2,9 @@
 //! runs the evaluation and writes `DIR/EVALUATION.md`, `DIR/results.json` and SVG plots
 //! (`DIR` defaults to `evaluation`, relative to the workspace root). `-- --render` runs
 //! nothing: it rewrites the report and plots of `DIR` from its `results.json` (e.g. after
-//! a profile in `DIR/profile/` was remade).
+//! a profile in `DIR/profile/` was remade). `-- --impaired` (root) runs only the
+//! impaired-links evaluation (every role on its own host) and merges `impaired_links`
+//! into `DIR/results.json`, then re-renders the report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,6 +16,7 @@ use mpst_choreo_eval::report::{self, Machine};
 fn main() -> ExitCode {
     let mut quick = false;
     let mut render = false;
+    let mut impaired = false;
     let mut threads: Option<usize> = None;
     let mut seed = 2024u64;
     let mut out = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../evaluation"));
@@ -23,6 +26,7 @@ fn main() -> ExitCode {
         match arg.as_str() {
             "--quick" => quick = true,
             "--render" => render = true,
+            "--impaired" => impaired = true,
             "--seed" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(v) => seed = v,
                 None => return usage(),
@@ -40,6 +44,9 @@ fn main() -> ExitCode {
     }
     if render {
         return rerender(&out);
+    }
+    if impaired {
+        return run_impaired(&out, seed);
     }
     let plan = if quick {
         Plan::quick(seed)
@@ -115,7 +122,35 @@ fn rerender(dir: &std::path::Path) -> ExitCode {
     }
 }
 
+/// `--impaired`: the runs on beds, merged into `dir/results.json`, then the report
+/// re-rendered when the file has the other results.
+fn run_impaired(dir: &std::path::Path, seed: u64) -> ExitCode {
+    use mpst_choreo_eval::impaired::{self, cli};
+    let seed_flag = if seed == 2024 {
+        String::new()
+    } else {
+        format!(" --seed {seed}")
+    };
+    let command = format!("cargo run --release -p mpst-choreo-eval -- --impaired{seed_flag}");
+    match cli::run(dir, &impaired::Plan::full(seed), &command) {
+        Ok(()) if report::has_run(dir) => rerender(dir),
+        Ok(()) => {
+            eprintln!(
+                "merged impaired_links into {0}/results.json; run the full evaluation to write {0}/EVALUATION.md",
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn usage() -> ExitCode {
-    eprintln!("usage: mpst-choreo-eval [--quick] [--seed N] [--threads N] [--out DIR] [--render]");
+    eprintln!(
+        "usage: mpst-choreo-eval [--quick] [--seed N] [--threads N] [--out DIR] [--render | --impaired]"
+    );
     ExitCode::from(2)
 }

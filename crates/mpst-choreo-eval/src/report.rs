@@ -263,8 +263,13 @@ fn table(out: &mut String, points: &[Point], throughput: bool) {
 pub fn write(dir: &Path, r: &Results, run: &Run) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let goals = goals(r);
+    // The impaired-links results come from their own run (`--impaired`): kept.
+    let impaired = crate::impaired::report::existing(dir);
     let mut json = serde_json::to_value(r).map_err(io::Error::other)?;
     if let Some(map) = json.as_object_mut() {
+        if let Some(links) = &impaired {
+            map.insert(crate::impaired::report::KEY.into(), links.clone());
+        }
         map.insert(
             "goals".into(),
             serde_json::to_value(&goals).map_err(io::Error::other)?,
@@ -298,11 +303,21 @@ pub fn write(dir: &Path, r: &Results, run: &Run) -> io::Result<()> {
         std::fs::write(dir.join(format!("model_serving_latency_b{b}.svg")), chart_l)?;
     }
     let profiles = crate::why::Profiles::read(&dir.join("profile"));
-    std::fs::write(
-        dir.join("EVALUATION.md"),
-        crate::markdown::render(r, run, &goals, &profiles),
-    )?;
+    let mut text = crate::markdown::render(r, run, &goals, &profiles);
+    if let Some(links) = impaired.and_then(|l| serde_json::from_value(l).ok()) {
+        text.push_str(&crate::impaired::report::section(dir, &links)?);
+    }
+    std::fs::write(dir.join("EVALUATION.md"), text)?;
     Ok(())
+}
+
+/// Whether `dir/results.json` holds a whole evaluation (its `run`), so that the report
+/// can be rendered from it.
+pub fn has_run(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("results.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|j| j.get("run").is_some())
 }
 
 /// Appends one table of runs (used by the markdown renderer).

@@ -279,7 +279,13 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
 /// costs leave only each implementation's own overhead in the latency.
 pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summary, Summary, u64) {
     let costs = &costs;
-    let actors = |recorder: Recorder, n| async move { start_actors(costs, &recorder, n).await };
+    let actors = |recorder: Recorder, n| async move {
+        if spec.net == crate::drive::Net::Hosts {
+            crate::impaired::actors::start_send(costs, &recorder, n).await
+        } else {
+            start_actors(costs, &recorder, n).await
+        }
+    };
     let sessions = |recorder: Recorder, in_order| {
         let costs = costs.clone();
         move |i: u64| {

@@ -40,6 +40,11 @@ mpst_choreo::roles! {
 
 type Roles = mpst_choreo::Roles![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
 
+/// The benchmark's role names.
+pub fn roles() -> Vec<mpst_choreo::RoleName> {
+    <Roles as mpst_choreo::RoleSet>::names()
+}
+
 /// The simulated costs (tokio sleeps).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Costs {
@@ -412,7 +417,11 @@ pub fn run_profiled(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary,
         let models = Models::default();
         let busy = if imp == Implementation::Actors {
             let busy = Arc::new(Busy::default());
-            start_actors(costs, &recorder, n, &busy).await;
+            if spec.net == crate::drive::Net::Hosts {
+                crate::impaired::actors::start_serving(costs, &recorder, n, &busy).await;
+            } else {
+                start_actors(costs, &recorder, n, &busy).await;
+            }
             Some(busy)
         } else {
             let in_order = imp == Implementation::InOrder;

@@ -1,0 +1,54 @@
+//! The prose of the impaired-links section of `EVALUATION.md`: the design of the runs
+//! and how to read their numbers.
+
+/// How the runs are made.
+pub const DESIGN: &str = "\
+`sudo cargo run --release -p mpst-choreo-eval -- --impaired` (root: it makes network \
+namespaces; without root it says so and exits with status 1) runs two benchmarks with \
+**every role on its own host**: an `mpst-testbed` bed per benchmark, one network \
+namespace per role, every pair of hosts linked through the bed's userspace relay, which \
+delays each TCP chunk by the link's one-way delay ± 10 % (uniform, seeded; within a \
+connection the relay keeps the order, across connections chunks overtake each other). \
+It merges `impaired_links` into `results.json` (the other results untouched; the full \
+run and `--render` keep it) and writes every run to `impaired_links.json`.
+
+- **Choreographies** (in order and out of order): each role's `Endpoint` on a tokio \
+  runtime whose threads live in its host, over `mpst_choreo::net::tcp` to the other \
+  hosts by the addresses their host names resolve to there (two lanes per pair, \
+  plaintext by the explicit opt-in, as the loopback runs: this measures choreographies, \
+  not TLS). Sessions start on schedule at every role, as in memory.
+- **Actors**: the same hand-written `ractor` actors as in memory, one per role on its \
+  host's runtime; where the in-memory actor holds a peer's `ActorRef`, this one holds a \
+  link: a TCP connection to the peer's host, written by one bridging task per link \
+  (length-prefixed postcard frames, `mpst-wire`'s codec, as many queued messages per \
+  write as are waiting, `TCP_NODELAY`), read at the peer by a task per connection that \
+  puts each message into its actor's mailbox. Requests become due on the hosts that start \
+  them (the services, the gateway).
+- **What is measured**: concurrent send at 50 requests/s, the median of `key` at the \
+  client from the request's intended time; model serving (batch 10, the paper's costs) \
+  at 150 and 300 images/s offered, the highest throughput measured (the models' limit \
+  is 308 images/s). The traffic crosses the relay; the stopwatch does not: all hosts' \
+  runtimes are threads of one process, so answers are recorded on one clock.
+";
+
+/// How to read the numbers (why each goal holds or not).
+pub const READING: &str = "
+How to read them:
+
+- **Model serving, in order**, is bound by its round trips: every role runs its
+  sessions one after the other, so the gateway sends batch *k + 1*'s images only once
+  batch *k*'s predictions are back. One batch's cycle crosses five links (gateway →
+  worker → batcher → model → batcher → gateway) plus about 71 ms of work (the model's
+  65 ms, the workers' preprocessing, the hops), so in order serves at most
+  10 / (71 ms + 5 × delay): about 141, 104 and 58 images/s at 0, 5 and 20 ms, close to
+  what it measures (table above). Out of order and the actors pipeline the batches and stay at the
+  models' limit whatever the delay, so the ratio grows with the delay. In order, at
+  loads above that bound, the run ends at its time bound with images unanswered (the
+  *answered* column); the sessions cut off then report their peers lost on standard
+  error, after the numbers were taken.
+- **Concurrent send, key**: out of order, the server forwards the key as it arrives, as
+  the actors do, so both pay the key service's cost and two link delays. In order, the
+  server takes the text first: the key waits for the slower of two paths, each with its
+  own jittered delay, and the jitter (± 10 %) grows with the delay; a late session also
+  delays the next one at the server and the client (its p99 in the table of every run).
+";
