@@ -80,6 +80,7 @@
 
 mod analysis;
 mod explore;
+mod offer;
 mod paths;
 mod queue;
 mod scc;
@@ -89,6 +90,9 @@ mod violation;
 
 use std::fmt;
 
+pub use offer::{
+    check_kmc_offer, offer_options, offer_state, receives_from, OFFER_K, OFFER_MAX_CONFIGURATIONS,
+};
 pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
 
 use crate::{Action, Fsm, StateId};
