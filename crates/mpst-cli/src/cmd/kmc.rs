@@ -72,7 +72,8 @@ receiving from several peers takes a message it has a transition for and leaves 
 queued. With --offer it is the runtime's `Offer` (what `mpst generate` emits for such a state): \
 it takes the first message of any of those peers and fails (`UnexpectedLabel`) on one it has no \
 transition for, which is reported as an unspecified reception with its run; use it on the \
-machines you generate code from (`mpst generate --optimised` checks this itself). Exit status: 0 = the system is k-MC (for the \
+machines you generate code from (code generation with optimised roles checks this itself). \
+Exit status: 0 = the system is k-MC (for the \
 least k of the range); 1 = it is not k-MC for any k of the range, the counterexample on stdout; \
 2 = bad usage, unreadable or malformed input; 3 = gave up: the configuration budget \
 (--max-configurations, shared by the whole range, which also bounds memory) or the time limit \
