@@ -24,6 +24,13 @@
 //! non-deterministic (several transitions with one action in a state, built with
 //! [`Fsm::add_nondeterministic_transition`]).
 //!
+//! The semantics is that of CFSMs: a state receiving from several peers takes a message
+//! it has a transition for and leaves the others queued. [`check_kmc_offer`] checks a
+//! system as the runtime's `Offer` runs such a state instead (the first message of any
+//! of those peers, failing on one it does not take); a refutation there, and an
+//! unspecified reception here, are runs that go wrong ([`KmcViolation::is_definitive`]);
+//! the other violations say only that k-MC is not proved for that `k`.
+//!
 //! # Algorithm
 //!
 //! Roles, queues and messages are interned to small integers and every reachable
