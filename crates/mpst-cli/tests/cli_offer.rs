@@ -128,3 +128,30 @@ fn project_one_role_does_not_skip_the_race_check() {
     assert!(err.contains("does not prove the projections safe"), "{err}");
     assert!(out.stdout.is_empty(), "nothing is printed");
 }
+
+#[test]
+fn report_runs_k_mc_as_the_offer_runs_the_optimised_desk() {
+    // Subtyping proves the early desk, but k-MC with it in place, as the runtime's
+    // `Offer` runs it, fails with the run: the report fails.
+    let dir = repo().join("crates/mpst-codegen/tests/offer");
+    let spec = format!("D={}", dir.join("early_d.dot").display());
+    let page = support::scratch_file("offer-report", "early.html", "");
+    let out = mpst(&[
+        "report",
+        dir.join("early.scr").to_str().unwrap(),
+        "--optimised",
+        &spec,
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("k-MC (with the optimised machines, as the generated Offer runs them)"),
+        "{html}"
+    );
+    assert!(
+        html.contains("D cannot receive part(i32) from B"),
+        "the run's failure is shown"
+    );
+}

@@ -233,9 +233,9 @@ fn section(
             .push(verdict(&check, status, summary, answer.to_string()));
     }
     let what = match (!mine.is_empty(), has_offer(&system)) {
-        (true, true) => "k-MC (with the optimised machines, as the runtime's Offer runs them)",
+        (true, true) => "k-MC (with the optimised machines, as the generated Offer runs them)",
         (true, false) => "k-MC (with the optimised machines)",
-        (false, true) => "k-MC (as the runtime's Offer runs the machines)",
+        (false, true) => "k-MC (as the generated Offer runs the machines)",
         (false, false) => "k-MC",
     };
     let checked = progress::run(&format!("k-MC of {name}"), |count| {
