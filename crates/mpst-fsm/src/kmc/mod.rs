@@ -268,19 +268,32 @@ pub fn check_kmc_observed(
             (graph, paths, bad)
         }
     };
+    Ok(report(&sys, options.k, sys.shape(), &graph, &paths, bad))
+}
+
+/// The report of an exploration of `sys` with bound `k`, of shape `shape`, that found
+/// `bad` (a configuration and what goes wrong there), with the shortest run to it.
+fn report(
+    sys: &System<'_>,
+    k: usize,
+    shape: Shape,
+    graph: &Graph,
+    paths: &Paths,
+    bad: Option<(u32, ViolationKind)>,
+) -> KmcReport {
     let violation = bad.map(|(c, kind)| KmcViolation {
-        k: options.k,
+        k,
         kind,
-        trace: trace(&sys, &graph, &paths, c),
-        configuration: configuration(&sys, &graph, c),
+        trace: trace(sys, graph, paths, c),
+        configuration: configuration(sys, graph, c),
     });
-    Ok(KmcReport {
-        k: options.k,
-        shape: sys.shape(),
+    KmcReport {
+        k,
+        shape,
         configurations: graph.store.len(),
         transitions: graph.edges.len(),
         violation,
-    })
+    }
 }
 
 /// The least `k` in `1..=max_k` for which `system` is k-MC: the report for that `k`,

@@ -19,7 +19,7 @@ use super::explore::{Explored, Explorer};
 use super::paths::Paths;
 use super::system::System;
 use super::violation::ViolationKind;
-use super::{configuration, trace, KmcError, KmcOptions, KmcReport, KmcViolation};
+use super::{report, KmcError, KmcOptions, KmcReport};
 
 /// The bound with which projections and generated systems that have an `Offer` are
 /// checked (the one the repository's soundness properties check projections with).
@@ -135,7 +135,7 @@ fn sent_to(system: &[Fsm], skip: usize, peer: &str, role: &str) -> Vec<Message> 
 /// run on which an `Offer` state meets a message it cannot take is reported as a
 /// [`ViolationKind::UnspecifiedReception`] with the run reaching the configuration
 /// where that message is at the head of its queue: it is a run on which the runtime
-/// fails ([`KmcViolation::is_definitive`]). The report's [`Shape`](super::Shape) is
+/// fails ([`KmcViolation::is_definitive`](super::KmcViolation::is_definitive)). The report's [`Shape`](super::Shape) is
 /// that of `system` as given.
 ///
 /// # Errors
@@ -188,17 +188,5 @@ pub fn check_kmc_offer(system: &[Fsm], options: &KmcOptions) -> Result<KmcReport
         (None, Some(stopped)) => Some(stopped),
         (None, None) => super::analysis::analyse(&sys, options.k, &graph, &paths),
     };
-    let violation = bad.map(|(c, kind)| KmcViolation {
-        k: options.k,
-        kind,
-        trace: trace(&sys, &graph, &paths, c),
-        configuration: configuration(&sys, &graph, c),
-    });
-    Ok(KmcReport {
-        k: options.k,
-        shape,
-        configurations: graph.store.len(),
-        transitions: graph.edges.len(),
-        violation,
-    })
+    Ok(report(&sys, options.k, shape, &graph, &paths, bad))
 }
