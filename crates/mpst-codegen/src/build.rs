@@ -186,7 +186,10 @@ impl Build {
         prove_optimised(&loaded, &better, &self.subtyping).map_err(|error| {
             let kind = match &error {
                 GenerateError::NotSubtype { .. } => BuildErrorKind::NotSubtype,
-                GenerateError::Unknown { .. } => BuildErrorKind::Unknown,
+                GenerateError::Unknown { .. } | GenerateError::OfferUnproved { .. } => {
+                    BuildErrorKind::Unknown
+                }
+                GenerateError::OfferRefuted { .. } => BuildErrorKind::UnsafeOffer,
                 GenerateError::UnknownRole { .. } => BuildErrorKind::Role,
                 _ => BuildErrorKind::NoApi,
             };

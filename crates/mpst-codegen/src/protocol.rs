@@ -1,10 +1,14 @@
 //! From a Scribble source to generated Rust: the front end ([`mpst_scribble::frontend`])
 //! parses, selects, checks and projects; optimised FSMs are proved asynchronous subtypes
-//! of their projections; then the API is generated, the optimised FSMs beside the
-//! projections.
+//! of their projections and, when the system with them swapped in has a state that
+//! receives from several peers (generated as an `Offer`), that system is proved safe as
+//! the runtime runs it (k-MC under the `Offer` semantics,
+//! [`mpst_fsm::kmc::check_kmc_offer`]); then the API is generated, the optimised FSMs
+//! beside the projections.
 
 use mpst_diagnostics::optimised::Optimised;
 use mpst_diagnostics::Report;
+use mpst_fsm::kmc::{self, KmcViolation};
 use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
@@ -58,6 +62,38 @@ pub enum GenerateError {
         /// Why, and where the rules stopped.
         unknown: Box<Unknown>,
     },
+    /// With the optimised FSMs swapped in, a state receiving from several peers (an
+    /// `Offer` of the runtime) can meet a message it does not take at the head of one
+    /// of their queues: a run on which the generated code fails with
+    /// `UnexpectedLabel`, though subtyping proved each optimised FSM (subtyping models
+    /// queues where such a message waits). `role` is the optimised role blamed: the one
+    /// with such a state, or the first one.
+    #[error(
+        "with the optimised FSM of role `{role}`, the runtime can fail: a role waiting on \
+         several peers can take a message it does not expect there:\n{violation}"
+    )]
+    OfferRefuted {
+        /// The optimised role.
+        role: String,
+        /// The run, ending where the unexpected message is at the head of its queue.
+        violation: Box<KmcViolation>,
+    },
+    /// With the optimised FSMs swapped in, a state receives from several peers and k-MC
+    /// under the `Offer` semantics neither proves the system safe nor refutes it (a
+    /// property that is not a run going wrong fails for the bound, or the budget ran
+    /// out): the optimised FSMs are not used.
+    #[error(
+        "with the optimised FSM of role `{role}`, a role waits on several peers, and k-MC \
+         (k = {k}) does not prove the system safe as the runtime runs it, nor refute it:\n{why}"
+    )]
+    OfferUnproved {
+        /// The optimised role.
+        role: String,
+        /// The bound.
+        k: usize,
+        /// What k-MC reported (a violation that is not a failing run, or why it gave up).
+        why: String,
+    },
     /// The FSMs have no Rust API.
     #[error("{0}")]
     Codegen(CodegenError),
@@ -79,7 +115,9 @@ impl GenerateError {
     ) -> Option<Report> {
         let (GenerateError::UnknownRole { role, .. }
         | GenerateError::NotSubtype { role, .. }
-        | GenerateError::Unknown { role, .. }) = self
+        | GenerateError::Unknown { role, .. }
+        | GenerateError::OfferRefuted { role, .. }
+        | GenerateError::OfferUnproved { role, .. }) = self
         else {
             return None;
         };
@@ -88,6 +126,8 @@ impl GenerateError {
             GenerateError::UnknownRole { available, .. } => m.unknown_role(protocol, available),
             GenerateError::NotSubtype { refutation, .. } => m.not_subtype(protocol, refutation),
             GenerateError::Unknown { unknown, .. } => m.unknown(protocol, unknown, options, raise),
+            GenerateError::OfferRefuted { violation, .. } => m.offer_refuted(protocol, violation),
+            GenerateError::OfferUnproved { k, why, .. } => m.offer_unproved(protocol, *k, why),
             _ => return None,
         })
     }
@@ -173,7 +213,8 @@ pub fn check_optimised(
 /// Checks that each `optimised` FSM is for a role of the `loaded` protocol and is shown to
 /// be an asynchronous subtype of that role's projection ([`mpst_fsm::subtype::check`]
 /// under `options`): `Ok` only when every one is *proved*; a refutation and an unknown
-/// answer are errors.
+/// answer are errors. Then, when the system with them swapped in has a state receiving
+/// from several peers, [`check_offers`] must prove it as the runtime runs it.
 pub fn prove_optimised(
     loaded: &Loaded,
     optimised: &[Fsm],
@@ -190,7 +231,51 @@ pub fn prove_optimised(
             Verdict::Unknown(unknown) => return Err(GenerateError::Unknown { role, unknown }),
         }
     }
-    Ok(())
+    check_offers(loaded, optimised)
+}
+
+/// With the `optimised` FSMs swapped in ([`swap_in`]), the system of the `loaded`
+/// protocol as the generated code runs it: when some state of it receives from several
+/// peers (an `Offer`), it must be proved by k-MC under the `Offer` semantics
+/// ([`mpst_fsm::kmc::check_kmc_offer`] with [`mpst_fsm::kmc::offer_options`], the check
+/// projection makes), since subtyping models queues where a message the state does not
+/// take waits, and the runtime fails on it. `Ok` when no optimised FSM is given, when no
+/// state receives from several peers, or when k-MC proves the system; a refutation
+/// (with its run) and an unproved answer are errors. [`prove_optimised`] calls it after
+/// subtyping.
+pub fn check_offers(loaded: &Loaded, optimised: &[Fsm]) -> Result<(), GenerateError> {
+    let Some(first) = optimised.first() else {
+        return Ok(());
+    };
+    let system = swap_in(loaded, optimised);
+    if !system.iter().any(|f| kmc::offer_state(f).is_some()) {
+        return Ok(());
+    }
+    let role = optimised
+        .iter()
+        .find(|f| kmc::offer_state(f).is_some())
+        .unwrap_or(first)
+        .role()
+        .to_string();
+    let options = kmc::offer_options();
+    let why = match kmc::check_kmc_offer(&system, &options) {
+        Ok(report) => match report.violation {
+            None => return Ok(()),
+            Some(violation) if violation.is_definitive() => {
+                return Err(GenerateError::OfferRefuted {
+                    role,
+                    violation: Box::new(violation),
+                })
+            }
+            Some(violation) => violation.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    Err(GenerateError::OfferUnproved {
+        role,
+        k: options.k,
+        why,
+    })
 }
 
 /// Generates the Rust API of protocol `wanted` (or the only one) of the Scribble `source`

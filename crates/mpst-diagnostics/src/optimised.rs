@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use mpst_fsm::format::{count, LocatedFsm};
+use mpst_fsm::kmc::{self, KmcViolation};
 use mpst_fsm::subtype::{self, NotProved, Refutation, Unknown};
 use mpst_fsm::Action;
 
@@ -159,6 +160,73 @@ impl Optimised {
         )
     }
 
+    /// With this role swapped in, the system of `protocol` can fail at run time: a state
+    /// receiving from several peers (an `Offer`) meets a message it does not take. The
+    /// label is under this role's state where the run ends (the `Offer` state when the
+    /// role is the receiver), the run in a note.
+    pub fn offer_refuted(&self, protocol: &str, violation: &KmcViolation) -> Report {
+        let receiver = match &violation.kind {
+            kmc::ViolationKind::UnspecifiedReception { role, .. } => role.as_str(),
+            _ => self.role.as_str(),
+        };
+        let what = if receiver == self.role {
+            "this state waits on several peers and can take a message it does not expect"
+                .to_string()
+        } else {
+            format!("this role is here when `{receiver}` takes a message it does not expect")
+        };
+        self.report(
+            Diagnostic::error(format!(
+                "with the optimised FSM of role `{}`, protocol `{protocol}` can fail at run \
+                 time (`UnexpectedLabel`): subtyping proves the role, but it models queues \
+                 where a message a role does not take yet waits, and the generated `Offer` \
+                 takes the first message of any of its peers",
+                self.role
+            ))
+            .with_label_at(self.state_at(violation, what))
+            .with_note(run_note(violation))
+            .with_note(
+                "an optimised role is generated only when the whole system, with it swapped \
+                 in, is proved safe as the runtime runs it (k-MC under the `Offer` semantics)",
+            ),
+        )
+    }
+
+    /// With this role swapped in, the system of `protocol` has a state receiving from
+    /// several peers and k-MC under the `Offer` semantics does not prove it for bound
+    /// `k`, nor refute it: `why` is what it reported.
+    pub fn offer_unproved(&self, protocol: &str, k: usize, why: &str) -> Report {
+        self.report(
+            Diagnostic::error(format!(
+                "with the optimised FSM of role `{}`, a role of protocol `{protocol}` waits \
+                 on several peers, and k-MC (k = {k}) does not prove the system safe as the \
+                 runtime runs it, nor refute it, so the role is not used",
+                self.role
+            ))
+            .with_primary(
+                0,
+                self.machine.spans.digraph.clone(),
+                "the digraph of the optimised role",
+            )
+            .with_note(format!("not proved: {why}")),
+        )
+    }
+
+    /// The span of this role's state in the configuration `violation` reaches, or its
+    /// digraph's name.
+    fn state_at(&self, violation: &KmcViolation, what: String) -> (Range<usize>, String) {
+        let state = violation
+            .configuration
+            .states
+            .iter()
+            .find(|(role, _)| *role == self.role)
+            .and_then(|(_, state)| self.machine.spans.state(*state));
+        match state {
+            Some((_, span)) => (span, what),
+            None => (self.machine.spans.digraph.clone(), what),
+        }
+    }
+
     /// Where the rules stopped: under the last action of the candidate's path
     /// (`not_proved.sub_trace`, followed from the initial state), or under the digraph's
     /// name when the path is empty or does not follow the machine.
@@ -175,6 +243,17 @@ impl Diagnostic {
     fn with_label_at(self, (span, message): (Range<usize>, String)) -> Self {
         self.with_primary(0, span, message)
     }
+}
+
+/// The run of `violation` that goes wrong at run time: what fails, the numbered steps,
+/// the configuration reached.
+fn run_note(violation: &KmcViolation) -> String {
+    let mut note = format!("the run that goes wrong: {}\nexecution:", violation.kind);
+    for (i, step) in violation.trace.iter().enumerate() {
+        note.push_str(&format!("\n  {:>3}. {step}", i + 1));
+    }
+    note.push_str(&format!("\nreaching {}", violation.configuration));
+    note
 }
 
 /// The span of the last transition of `trace` followed from the initial state of the

@@ -200,19 +200,26 @@ impl Parsed {
     }
 
     /// The projection of one `role` of `protocol`, even when another role of it cannot be
-    /// projected (what `mpst project` prints).
+    /// projected (what `mpst project` prints), but never when the projections race: a
+    /// role receiving from several peers at once that k-MC does not prove safe as the
+    /// runtime runs it (the check of [`Parsed::project`]), whichever role has it.
     ///
     /// # Errors
     /// [`FrontendError::Diagnostics`] with the first structural well-formedness error of
-    /// the protocol, or the reason why `role` cannot be projected (an unknown role is
-    /// [`ErrorKind::UnboundRole`]).
+    /// the protocol, the reason why `role` cannot be projected (an unknown role is
+    /// [`ErrorKind::UnboundRole`]), or the race.
     pub fn project_role(
         &self,
         protocol: &GlobalProtocol,
         role: &str,
     ) -> Result<mpst_fsm::Fsm, FrontendError> {
-        crate::project::project_fsm(protocol, role)
-            .map_err(|d| FrontendError::diagnostics(&self.file, &self.text, vec![d]))
+        let fail = |d| FrontendError::diagnostics(&self.file, &self.text, vec![d]);
+        let fsm = crate::project::project_fsm(protocol, role).map_err(fail)?;
+        // A race between senders is the whole system's: checked whichever role is asked.
+        match crate::project::race_error(protocol) {
+            Some(race) => Err(fail(race)),
+            None => Ok(fsm),
+        }
     }
 }
 

@@ -19,8 +19,13 @@ const RAISE: &str = "with `--visits N` (`mpst subtype --visits N --max-steps M` 
 /// Arguments of `mpst generate`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 = code generated; 1 = the protocol is invalid, an optimised FSM \
-is refuted (not a subtype of its projection: the run that goes wrong on stderr), or the protocol \
+    after_help = "An optimised FSM is used only when subtyping proves it against its projection \
+and, when the system with it swapped in has a state receiving from several peers (an `Offer`, \
+which takes the first message of any of them and fails on one it does not expect), k-MC under \
+that semantics (k = 2) proves the whole system.\n\n\
+Exit status: 0 = code generated; 1 = the protocol is invalid, an optimised FSM \
+is refuted (not a subtype of its projection, or an `Offer` can meet a message it does not take: \
+the run that goes wrong on stderr), or the protocol \
 has no Rust API; 2 = bad usage, unreadable or malformed input; 3 = an optimised FSM is neither \
 proved nor refuted (a bound or budget was reached; where and why on stderr). Nothing is \
 generated unless the exit status is 0."
@@ -76,7 +81,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         };
         return match error {
             GenerateError::UnknownRole { .. } => Err(UsageError::Report(report)),
-            GenerateError::Unknown { .. } => {
+            GenerateError::Unknown { .. } | GenerateError::OfferUnproved { .. } => {
                 emit(&report);
                 Ok(Outcome::Unknown)
             }

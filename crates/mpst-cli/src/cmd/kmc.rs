@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use mpst_fsm::kmc::{check_kmc_observed, KmcError, KmcOptions, KmcReport};
+use mpst_fsm::kmc::{check_kmc_observed, check_kmc_offer, KmcError, KmcOptions, KmcReport};
 
 use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 
@@ -67,7 +67,13 @@ impl fmt::Display for Bounds {
 /// Arguments of `mpst kmc`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Machines may be non-deterministic. Exit status: 0 = the system is k-MC (for the \
+    after_help = "Machines may be non-deterministic. The semantics is that of CFSMs: a state \
+receiving from several peers takes a message it has a transition for and leaves the others \
+queued. With --offer it is the runtime's `Offer` (what `mpst generate` emits for such a state): \
+it takes the first message of any of those peers and fails (`UnexpectedLabel`) on one it has no \
+transition for, which is reported as an unspecified reception with its run; use it on the \
+machines you generate code from (code generation with optimised roles checks this itself). \
+Exit status: 0 = the system is k-MC (for the \
 least k of the range); 1 = it is not k-MC for any k of the range, the counterexample on stdout; \
 2 = bad usage, unreadable or malformed input; 3 = gave up: the configuration budget \
 (--max-configurations, shared by the whole range, which also bounds memory) or the time limit \
@@ -85,6 +91,11 @@ pub struct Args {
     /// Explore every interleaving (no partial-order reduction); for comparison.
     #[arg(long)]
     no_reduction: bool,
+    /// Check the system as the generated code runs it: a state receiving from several
+    /// peers (an `Offer`) fails on a message at the head of one of their queues that it
+    /// does not take, where a CFSM would wait for another peer's.
+    #[arg(long)]
+    offer: bool,
     /// Give up (exit 3) beyond this many configurations in all, over every k of the
     /// range; memory is bounded in proportion.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONFIGURATIONS,
@@ -143,7 +154,11 @@ fn check(args: &Args, system: &[mpst_fsm::Fsm]) -> Result<Outcome, UsageError> {
             max_configurations: left,
         };
         let checked = progress::run(&format!("k-MC for k = {k}"), |count| {
-            check_kmc_observed(system, &options, &mut |n| count.set(n))
+            if args.offer {
+                check_kmc_offer(system, &options)
+            } else {
+                check_kmc_observed(system, &options, &mut |n| count.set(n))
+            }
         });
         let report = match checked {
             Ok(report) => report,

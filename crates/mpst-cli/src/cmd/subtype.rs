@@ -16,7 +16,11 @@ use crate::{output, progress, Outcome, UsageError};
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Each digraph is one role's FSM, named after the role. With one digraph \
+    after_help = "Each digraph is one role's FSM, named after the role. Subtyping compares \
+one role with its supertype, in CFSM queues: a state receiving from several peers (generated as \
+an `Offer`) may pass here and still fail at run time when a peer's message meant for later \
+arrives first; that needs the whole system: code generation with optimised roles checks it \
+itself, and `mpst kmc` checks DOT systems so with its offer flag. With one digraph \
 in each file the two are compared whatever their names; otherwise every digraph of SUB is \
 compared with the digraph of SUPER that has the same name. Each pair is proved, refuted (with a \
 run of SUB beside the dual of SUPER that deadlocks, leaves a message unread or receives an \

@@ -46,8 +46,10 @@ pub fn read_nondeterministic_fsms<P: AsRef<Path>>(
 pub struct OptimisedArgs {
     /// An optimised FSM for ROLE, the digraph named ROLE in FSM.dot, checked by
     /// subtyping against the role's projection: `generate` writes it as `<ROLE>Optimised`
-    /// beside `<ROLE>Session` only when it is proved (the other roles' code unchanged);
-    /// `report` shows the verdict and runs k-MC with it in place. Repeatable.
+    /// beside `<ROLE>Session` only when it is proved (the other roles' code unchanged)
+    /// and, when a state of the system with it in place receives from several peers (an
+    /// `Offer`), k-MC proves that system as the runtime runs it; `report` shows the
+    /// verdict and runs k-MC with it in place. Repeatable.
     #[arg(long = "optimised", value_name = "ROLE=FSM.dot", value_parser = optimised::parse_spec)]
     pub specs: Vec<(String, PathBuf)>,
     /// Bound on visits per state pair when checking optimised FSMs.

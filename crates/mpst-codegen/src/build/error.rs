@@ -26,8 +26,14 @@ pub enum BuildErrorKind {
     /// that goes wrong.
     NotSubtype,
     /// Subtyping neither proved nor refuted an optimised role (a bound or budget was
-    /// reached, or the rules cannot decide): it is refused all the same.
+    /// reached, or the rules cannot decide), or, with it swapped in, a role waits on
+    /// several peers (an `Offer`) and k-MC neither proves nor refutes the system as the
+    /// runtime runs it: it is refused all the same.
     Unknown,
+    /// Subtyping proved an optimised role, but with it swapped in a role waiting on
+    /// several peers (an `Offer`) can take a message it does not expect: a run on which
+    /// the generated code fails with `UnexpectedLabel`.
+    UnsafeOffer,
     /// The FSMs have no Rust API (e.g. a state that both sends and receives).
     NoApi,
 }

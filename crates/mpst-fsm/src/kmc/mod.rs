@@ -24,6 +24,13 @@
 //! non-deterministic (several transitions with one action in a state, built with
 //! [`Fsm::add_nondeterministic_transition`]).
 //!
+//! The semantics is that of CFSMs: a state receiving from several peers takes a message
+//! it has a transition for and leaves the others queued. [`check_kmc_offer`] checks a
+//! system as the runtime's `Offer` runs such a state instead (the first message of any
+//! of those peers, failing on one it does not take); a refutation there, and an
+//! unspecified reception here, are runs that go wrong ([`KmcViolation::is_definitive`]);
+//! the other violations say only that k-MC is not proved for that `k`.
+//!
 //! # Algorithm
 //!
 //! Roles, queues and messages are interned to small integers and every reachable
@@ -80,6 +87,7 @@
 
 mod analysis;
 mod explore;
+mod offer;
 mod paths;
 mod queue;
 mod scc;
@@ -89,6 +97,9 @@ mod violation;
 
 use std::fmt;
 
+pub use offer::{
+    check_kmc_offer, offer_options, offer_state, receives_from, OFFER_K, OFFER_MAX_CONFIGURATIONS,
+};
 pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
 
 use crate::{Action, Fsm, StateId};
@@ -257,19 +268,32 @@ pub fn check_kmc_observed(
             (graph, paths, bad)
         }
     };
+    Ok(report(&sys, options.k, sys.shape(), &graph, &paths, bad))
+}
+
+/// The report of an exploration of `sys` with bound `k`, of shape `shape`, that found
+/// `bad` (a configuration and what goes wrong there), with the shortest run to it.
+fn report(
+    sys: &System<'_>,
+    k: usize,
+    shape: Shape,
+    graph: &Graph,
+    paths: &Paths,
+    bad: Option<(u32, ViolationKind)>,
+) -> KmcReport {
     let violation = bad.map(|(c, kind)| KmcViolation {
-        k: options.k,
+        k,
         kind,
-        trace: trace(&sys, &graph, &paths, c),
-        configuration: configuration(&sys, &graph, c),
+        trace: trace(sys, graph, paths, c),
+        configuration: configuration(sys, graph, c),
     });
-    Ok(KmcReport {
-        k: options.k,
-        shape: sys.shape(),
+    KmcReport {
+        k,
+        shape,
         configurations: graph.store.len(),
         transitions: graph.edges.len(),
         violation,
-    })
+    }
 }
 
 /// The least `k` in `1..=max_k` for which `system` is k-MC: the report for that `k`,

@@ -222,6 +222,18 @@ impl KmcViolation {
     pub fn property(&self) -> Property {
         self.kind.property()
     }
+
+    /// Whether the violation is a run that goes wrong in the unbounded system too (a
+    /// refutation): an unspecified reception (under [`check_kmc_offer`]'s semantics,
+    /// also a message an `Offer` state cannot take at the head of one of its queues) is
+    /// reached by a real run. The other properties speak of what the k-bounded system
+    /// can *eventually* do, so their violations say only that k-MC is not proved for
+    /// this `k`.
+    ///
+    /// [`check_kmc_offer`]: super::check_kmc_offer
+    pub fn is_definitive(&self) -> bool {
+        self.property() == Property::UnspecifiedReception
+    }
 }
 
 impl fmt::Display for KmcViolation {

@@ -123,6 +123,20 @@ pub(crate) fn projection_errors(protocol: &GlobalProtocol) -> Vec<Diagnostic> {
     }
 }
 
+/// Why the projections of `protocol` are unsafe as the runtime runs them
+/// (`project/race.rs`), when some role receives from several peers at once; `None` when
+/// they are safe, or when some role cannot be projected (that error is reported on its
+/// own). `mpst project --role R` checks it too, since the race may be another role's.
+pub(crate) fn race_error(protocol: &GlobalProtocol) -> Option<Diagnostic> {
+    let mut arena = Arena::default();
+    let ids = project_roles(protocol, &mut arena).ok()?;
+    let mut fsms = Vec::with_capacity(ids.len());
+    for (role, id) in protocol.roles.iter().zip(ids) {
+        fsms.push(to_fsm(protocol, &arena, id, &role.text).ok()?);
+    }
+    race::check(protocol, &fsms)
+}
+
 /// The projection of every role into `arena`, in declaration order.
 fn project_roles(
     protocol: &GlobalProtocol,

@@ -1,0 +1,125 @@
+//! The hole the `Offer`-aware k-MC check closes, on the runtime itself: a desk that
+//! waits on `P` and `B` at once but takes only `extra` from `B` there (`B` sends `part`
+//! first). As CFSMs the system is k-MC (B's `part` waits in its queue); the runtime's
+//! `Offer` takes the first label of any peer and fails with `UnexpectedLabel`, which
+//! `mpst_fsm::kmc::check_kmc_offer` refutes with a run ending where that label heads
+//! B's queue. The run is replayed on the runtime: `B` sends, then the desk offers.
+
+use futures::executor::block_on;
+use mpst::{
+    session, try_session, End, Message, Offer, Payload, Receive, ReceiveErrorKind, Role, Roles,
+    Send,
+};
+
+type Channel = mpst::channel::Unbounded<Label>;
+
+#[derive(Roles)]
+struct Roles(B, P, D);
+#[derive(Role)]
+#[message(Label)]
+struct B(#[route(P)] Channel, #[route(D)] Channel);
+#[derive(Role)]
+#[message(Label)]
+struct P(#[route(B)] Channel, #[route(D)] Channel);
+#[derive(Role)]
+#[message(Label)]
+struct D(#[route(B)] Channel, #[route(P)] Channel);
+
+#[derive(Message)]
+enum Label {
+    Part(Part),
+    Extra(Extra),
+}
+#[derive(Payload)]
+struct Part(i32);
+#[derive(Payload)]
+struct Extra(i32);
+
+#[session]
+type BSends = Send<D, Part, Send<D, Extra, End>>;
+#[session]
+type PSends = Send<D, Part, End>;
+#[session]
+type Desk = Offer<Early>;
+#[session]
+enum Early {
+    #[from(P)]
+    FromP(Part, Receive<B, Part, Receive<B, Extra, End>>),
+    #[from(B)]
+    FromB(Extra, Receive<P, Part, End>),
+}
+
+#[cfg(feature = "serialize")]
+#[test]
+fn cfsm_k_mc_proves_the_early_desk_and_the_offer_check_refutes_it() {
+    use mpst::fsm::kmc::{check_kmc, check_kmc_offer, offer_options, ViolationKind};
+    use mpst::serialize::serialize;
+
+    let system = [
+        serialize::<BSends<'static, B>>().unwrap(),
+        serialize::<PSends<'static, P>>().unwrap(),
+        serialize::<Desk<'static, D>>().unwrap(),
+    ];
+    assert!(check_kmc(&system, 2).unwrap().is_kmc(), "a CFSM waits");
+    let report = check_kmc_offer(&system, &offer_options()).unwrap();
+    let violation = report.violation.expect("the runtime can fail");
+    assert!(violation.is_definitive(), "{violation}");
+    let ViolationKind::UnspecifiedReception {
+        role,
+        from,
+        message,
+        ..
+    } = &violation.kind
+    else {
+        panic!("{violation}");
+    };
+    assert_eq!(
+        (role.as_str(), from.as_str(), message.label.as_str()),
+        ("D", "B", "Part")
+    );
+}
+
+#[test]
+fn the_runtime_fails_on_the_early_label_the_offer_check_refutes() {
+    block_on(async {
+        let Roles(mut b, _p, mut d) = Roles::default();
+        // The refuting run: B sends before P does; the desk then offers.
+        try_session(&mut b, |s: BSends<'_, B>| async move {
+            let s = s.send(Part(1)).await?;
+            Ok(((), s.send(Extra(2)).await?))
+        })
+        .await
+        .unwrap();
+        let error = try_session(&mut d, |s: Desk<'_, D>| async move {
+            let (sum, end) = match s.offer().await? {
+                Early::FromP(Part(p), s) => {
+                    let (Part(b), s) = s.receive().await?;
+                    let (Extra(x), end) = s.receive().await?;
+                    (p + b + x, end)
+                }
+                Early::FromB(Extra(x), s) => {
+                    let (Part(p), end) = s.receive().await?;
+                    (x + p, end)
+                }
+            };
+            Ok((sum, end))
+        })
+        .await
+        .unwrap_err();
+        let mpst::Error::Receive(error) = error else {
+            panic!("not a receive error: {error}")
+        };
+        assert_eq!(error.peer, "B");
+        assert!(
+            matches!(
+                error.kind,
+                ReceiveErrorKind::UnexpectedLabel {
+                    received: "Part",
+                    ..
+                }
+            ),
+            "{:?}",
+            error.kind
+        );
+    });
+}
