@@ -45,8 +45,9 @@ pub trait SharedEnds: Any {
     fn close(&self, side: usize);
 
     /// Moves this state into `slot` if `slot` is an `Option<Arc<Self>>` (a downcast that
-    /// needs no `Send` bound: `Arc<dyn Any>` has none without it).
-    fn put(self: Arc<Self>, slot: &mut dyn Any);
+    /// needs no `Send` bound: `Arc<dyn Any>` has none without it); otherwise closes end
+    /// `side` ([`SharedEnds::close`]), which is then dropped.
+    fn put(self: Arc<Self>, side: usize, slot: &mut dyn Any);
 }
 
 impl Parked {
@@ -77,17 +78,11 @@ impl Parked {
     /// The state and side parked by [`Parked::shared`], if the state has type `S`.
     #[inline]
     pub(crate) fn into_shared<S: SharedEnds>(mut self) -> Option<(Arc<S>, usize)> {
-        let Inner::Shared(state, _) = &self.0 else {
-            return None;
-        };
-        if !(&**state as &dyn Any).is::<S>() {
-            return None;
-        }
         let Inner::Shared(state, side) = std::mem::replace(&mut self.0, Inner::Taken) else {
             return None;
         };
         let mut slot: Option<Arc<S>> = None;
-        state.put(&mut slot);
+        state.put(side, &mut slot);
         slot.map(|state| (state, side))
     }
 }
@@ -102,8 +97,9 @@ impl Drop for Parked {
 }
 
 /// How many parked ends a wiring holds without allocating: a protocol of up to four
-/// roles never parks more (each pair parks one end until its second role is built).
-const INLINE: usize = 6;
+/// roles parks at most three at once (each pair parks one end until its second role is
+/// built), and few slots keep the search and the wiring's drop short.
+const INLINE: usize = 4;
 
 /// Who owns a parked end: (owner, peer).
 type Key = (TypeId, TypeId);
@@ -156,6 +152,7 @@ where
     X::Route: Pair<Y::Route> + 'static,
     Y::Route: Pair<X::Route> + 'static,
 {
+    #[inline]
     fn take(&mut self) -> X::Route {
         // `Y` took its route first: it created the pair and parked this end with its own
         // `Pair` (the key fixes the type: only `Y` taking its route to `X` parks under it).

@@ -1,7 +1,7 @@
 //! [`Spsc`]: an in-memory route specialised for its two owners. Each end of a route is
 //! owned by exactly one role, so a pair of ends needs no multi-producer queue: both
 //! directions share one allocation holding two ring buffers (inline, so neither a message
-//! nor a direction allocates until more than eight messages wait) and the two receivers'
+//! nor a direction allocates until more than four messages wait) and the two receivers'
 //! wakers behind one uncontended lock.
 //!
 //! Compared with a pair of `futures::channel::mpsc` queues (what
@@ -117,9 +117,10 @@ impl<T: 'static> SharedEnds for Mutex<Shared<T>> {
     }
 
     #[inline]
-    fn put(self: Arc<Self>, slot: &mut dyn std::any::Any) {
-        if let Some(slot) = slot.downcast_mut::<Option<Arc<Self>>>() {
-            *slot = Some(self);
+    fn put(self: Arc<Self>, side: usize, slot: &mut dyn std::any::Any) {
+        match slot.downcast_mut::<Option<Arc<Self>>>() {
+            Some(slot) => *slot = Some(self),
+            None => self.close(side),
         }
     }
 }
@@ -155,15 +156,15 @@ impl<T> Spsc<T> {
 
     /// Closes the route and wakes the peer if it waits; with `drain`, also takes the
     /// messages waiting for this end (dropped by the caller after the lock is released).
-    fn close(&mut self, drain: bool) -> Queue<T> {
+    fn close(&mut self, drain: bool) -> Vec<T> {
         let side = self.side;
         let (waker, dead) = {
             let mut shared = self.lock();
             shared.closed = true;
             let dead = if drain {
-                std::mem::take(&mut shared.queues[side])
+                shared.queues[side].drain()
             } else {
-                Queue::default()
+                Vec::new()
             };
             (peer_waker(&mut shared, side), dead)
         };
@@ -203,7 +204,7 @@ impl<T> Abort for Spsc<T> {
             if !shared.closed {
                 return;
             }
-            std::mem::take(&mut shared.queues[self.side])
+            shared.queues[self.side].drain()
         };
         drop(dead);
     }
@@ -244,7 +245,7 @@ impl<T> AbortHandle for SpscHandle<T> {
             let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
             shared.aborted[side] = true;
             shared.closed = true;
-            let dead = std::mem::take(&mut shared.queues[side]);
+            let dead = shared.queues[side].drain();
             (peer_waker(&mut shared, side), dead)
         };
         if let Some(waker) = waker {
