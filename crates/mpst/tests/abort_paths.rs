@@ -246,3 +246,28 @@ fn only_routes_that_abort_out_of_band_say_so() {
     ];
     assert_eq!(detached, [true, true, false, false]);
 }
+
+/// A peer that finished and was dropped before this role's session began (its task ended
+/// before this role's task first ran, as on a multi-thread runtime) leaves its messages
+/// to be received; a peer that aborted leaves none.
+#[test]
+fn begin_keeps_what_a_dropped_peer_sent_and_drops_what_an_aborted_one_sent() {
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(5).unwrap();
+    drop(right);
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(Some(Ok(5)))));
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
+
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(6).unwrap();
+    right.abort();
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
+
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(7).unwrap();
+    right.handle().abort();
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
+}

@@ -31,7 +31,7 @@ use crate::wiring::{Parked, SharedEnds};
 /// * Receiving ([`Stream`]) yields `Ok(message)` in the order the peer sent them. When the
 ///   peer's end is dropped or aborted during a session, the messages it sent before are
 ///   still delivered, then the stream ends; a session that begins ([`Abort::begin`]) after
-///   the route died receives none of them.
+///   the peer aborted receives none of them (after a plain drop, it receives them).
 /// * [`Abort::abort`] closes both directions at once (the peer's pending receive ends),
 ///   drops the messages waiting for this end, and makes this end refuse all later use.
 /// * Closing the sink ([`Sink::poll_close`]) closes the route like dropping this end.
@@ -55,6 +55,10 @@ struct Shared<T> {
     waiting: [bool; 2],
     /// An end was dropped, closed or aborted: sends fail, receives drain then end.
     closed: bool,
+    /// An end was aborted (its session failed or was dropped before `End`): what is still
+    /// queued belongs to that failed session. A plain drop or close (a peer that finished
+    /// its sessions) leaves its messages deliverable to a session that begins later.
+    dead: bool,
     /// `aborted[i]`: end `i` was aborted through its [`SpscHandle`] (out of band); it
     /// refuses later use when it notices (a send, or a receive that finds nothing).
     aborted: [bool; 2],
@@ -67,6 +71,7 @@ pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
         wakers: [None, None],
         waiting: [false, false],
         closed: false,
+        dead: false,
         aborted: [false, false],
     }));
     let end = |side| Spsc {
@@ -161,6 +166,7 @@ impl<T> Spsc<T> {
         let (waker, dead) = {
             let mut shared = self.lock();
             shared.closed = true;
+            shared.dead |= drain;
             let dead = if drain {
                 shared.queues[side].drain()
             } else {
@@ -195,13 +201,15 @@ impl<T> Drop for Spsc<T> {
 }
 
 impl<T> Abort for Spsc<T> {
-    /// If the route died before this session began (the peer's session failed or the peer
-    /// was dropped), what is still queued for this end belongs to a session that is over:
-    /// it is dropped, so this session receives nothing of it (its receives end at once).
+    /// If the route was aborted before this session began (a session of the peer failed),
+    /// what is still queued for this end belongs to a session that is over: it is
+    /// dropped, so this session receives nothing of it (its receives end at once). A peer
+    /// that reached `End` and was then dropped (e.g. its task finished before this role's
+    /// task first ran) leaves what it sent to be received.
     fn begin(&mut self) {
         let dead = {
             let mut shared = self.lock();
-            if !shared.closed {
+            if !shared.dead {
                 return;
             }
             shared.queues[self.side].drain()
@@ -245,6 +253,7 @@ impl<T> AbortHandle for SpscHandle<T> {
             let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
             shared.aborted[side] = true;
             shared.closed = true;
+            shared.dead = true;
             let dead = shared.queues[side].drain();
             (peer_waker(&mut shared, side), dead)
         };
