@@ -2,6 +2,7 @@
 //! to its role. Runs once at set-up, never per message.
 
 use std::any::{Any, TypeId};
+use std::sync::Arc;
 
 use crate::channel::Pair;
 use crate::role::Route;
@@ -21,21 +22,126 @@ pub trait Wire<X: Route<Y>, Y> {
     fn take(&mut self) -> X::Route;
 }
 
+/// A route end created but not yet taken by its role, stored without its type.
+///
+/// Most route types are boxed ([`Parked::boxed`]); a route whose two ends share one
+/// reference-counted state (such as [`Spsc`](crate::channel::Spsc)) parks that state and
+/// its side instead, which allocates nothing (see [`Pair::park`]).
+#[doc(hidden)]
+pub struct Parked(Inner);
+
+enum Inner {
+    Boxed(Box<dyn Any>),
+    Shared(Arc<dyn SharedEnds>, usize),
+    /// Taken back: nothing to close.
+    Taken,
+}
+
+/// The state two ends of a route share, parked in place of one end ([`Parked`]).
+#[doc(hidden)]
+pub trait SharedEnds: Any {
+    /// Does what dropping end `side` does: a parked end that is never taken (a role of
+    /// the protocol missing from `Roles`) must not leave its peer waiting.
+    fn close(&self, side: usize);
+
+    /// Moves this state into `slot` if `slot` is an `Option<Arc<Self>>` (a downcast that
+    /// needs no `Send` bound: `Arc<dyn Any>` has none without it); otherwise closes end
+    /// `side` ([`SharedEnds::close`]), which is then dropped.
+    fn put(self: Arc<Self>, side: usize, slot: &mut dyn Any);
+}
+
+impl Parked {
+    /// Parks `end` in a box.
+    #[inline]
+    pub fn boxed<E: 'static>(end: E) -> Self {
+        Self(Inner::Boxed(Box::new(end)))
+    }
+
+    /// The end parked by [`Parked::boxed`], if it has type `E`.
+    #[inline]
+    pub fn unbox<E: 'static>(mut self) -> Option<E> {
+        match std::mem::replace(&mut self.0, Inner::Taken) {
+            Inner::Boxed(end) => end.downcast().ok().map(|end| *end),
+            other => {
+                self.0 = other;
+                None
+            }
+        }
+    }
+
+    /// Parks the shared state of a pair of ends and the side of the parked end.
+    #[inline]
+    pub(crate) fn shared(state: Arc<dyn SharedEnds>, side: usize) -> Self {
+        Self(Inner::Shared(state, side))
+    }
+
+    /// The state and side parked by [`Parked::shared`], if the state has type `S`.
+    #[inline]
+    pub(crate) fn into_shared<S: SharedEnds>(mut self) -> Option<(Arc<S>, usize)> {
+        let Inner::Shared(state, side) = std::mem::replace(&mut self.0, Inner::Taken) else {
+            return None;
+        };
+        let mut slot: Option<Arc<S>> = None;
+        state.put(side, &mut slot);
+        slot.map(|state| (state, side))
+    }
+}
+
+impl Drop for Parked {
+    #[inline]
+    fn drop(&mut self) {
+        if let Inner::Shared(state, side) = &self.0 {
+            state.close(*side);
+        }
+    }
+}
+
+/// How many parked ends a wiring holds without allocating: a protocol of up to four
+/// roles parks at most three at once (each pair parks one end until its second role is
+/// built), and few slots keep the search and the wiring's drop short.
+const INLINE: usize = 4;
+
+/// Who owns a parked end: (owner, peer).
+type Key = (TypeId, TypeId);
+
 /// The set of route ends created but not yet taken, keyed by (owner, peer).
 ///
-/// A protocol has a handful of roles, so a vector searched linearly is cheaper than a
-/// hash map here (no hashing, one allocation); the comparison suite's profile measured
-/// the map as the only set-up cost above rumpsteak's.
+/// A protocol has a handful of roles, so a few slots searched linearly are cheaper than a
+/// hash map here (no hashing); they sit inline, so wiring up to four roles allocates
+/// nothing but the routes themselves (more spill into a vector). The comparison suite's
+/// profile measured the set-up as the only cost above rumpsteak's on short sessions.
 #[doc(hidden)]
 #[derive(Default)]
 pub struct Wiring {
-    pending: Vec<((TypeId, TypeId), Box<dyn Any>)>,
+    inline: [Option<(Key, Parked)>; INLINE],
+    spill: Vec<(Key, Parked)>,
 }
 
 impl Wiring {
     /// An empty wiring.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Removes and returns the end parked under `key`.
+    #[inline]
+    fn remove(&mut self, key: Key) -> Option<Parked> {
+        for slot in &mut self.inline {
+            if matches!(slot, Some((k, _)) if *k == key) {
+                return slot.take().map(|(_, parked)| parked);
+            }
+        }
+        let index = self.spill.iter().position(|(k, _)| *k == key)?;
+        Some(self.spill.swap_remove(index).1)
+    }
+
+    /// Parks `end` under `key`.
+    #[inline]
+    fn insert(&mut self, key: Key, end: Parked) {
+        match self.inline.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => *slot = Some((key, end)),
+            None => self.spill.push((key, end)),
+        }
     }
 }
 
@@ -44,20 +150,22 @@ where
     X: Route<Y> + 'static,
     Y: Route<X> + 'static,
     X::Route: Pair<Y::Route> + 'static,
-    Y::Route: 'static,
+    Y::Route: Pair<X::Route> + 'static,
 {
+    #[inline]
     fn take(&mut self) -> X::Route {
-        let key = (TypeId::of::<X>(), TypeId::of::<Y>());
-        if let Some(index) = self.pending.iter().position(|(k, _)| *k == key) {
-            let (_, end) = self.pending.swap_remove(index);
-            // The key fixes the type: only `Y` taking its route to `X` stored under it.
-            if let Ok(end) = end.downcast::<X::Route>() {
-                return *end;
+        // `Y` took its route first: it created the pair and parked this end with its own
+        // `Pair` (the key fixes the type: only `Y` taking its route to `X` parks under it).
+        if let Some(parked) = self.remove((TypeId::of::<X>(), TypeId::of::<Y>())) {
+            if let Some(end) = <Y::Route as Pair<X::Route>>::unpark(parked) {
+                return end;
             }
         }
         let (mine, theirs) = <X::Route as Pair<Y::Route>>::pair();
-        self.pending
-            .push(((TypeId::of::<Y>(), TypeId::of::<X>()), Box::new(theirs)));
+        self.insert(
+            (TypeId::of::<Y>(), TypeId::of::<X>()),
+            <X::Route as Pair<Y::Route>>::park(theirs),
+        );
         mine
     }
 }

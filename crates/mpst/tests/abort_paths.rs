@@ -170,11 +170,6 @@ fn poll_next<S: Stream + Unpin>(stream: &mut S) -> Poll<Option<S::Item>> {
     Pin::new(stream).poll_next(&mut Context::from_waker(&waker))
 }
 
-fn poll_ready<S: Sink<u32> + Unpin>(sink: &mut S) -> Poll<Result<(), S::Error>> {
-    let waker = noop_waker();
-    Pin::new(sink).poll_ready(&mut Context::from_waker(&waker))
-}
-
 #[test]
 fn an_unbounded_handle_aborts_its_end_without_borrowing_it() {
     let (mut left, mut right) = unbounded::<u32>();
@@ -190,14 +185,14 @@ fn an_unbounded_handle_aborts_its_end_without_borrowing_it() {
     // The peer's pending receive ends, and it can no longer send to the aborted end.
     assert!(matches!(poll_next(&mut right), Poll::Ready(None)));
     assert!(matches!(
-        poll_ready(&mut right),
-        Poll::Ready(Err(ChannelError::Disconnected))
+        Pin::new(&mut right).start_send(2),
+        Err(ChannelError::Disconnected)
     ));
     // The aborted end refuses to send at once, and to receive from its next session on.
-    assert!(left.sink.is_aborted() && left.stream.is_aborted());
+    assert!(left.is_aborted());
     assert!(matches!(
-        poll_ready(&mut left),
-        Poll::Ready(Err(ChannelError::Aborted))
+        Pin::new(&mut left).start_send(3),
+        Err(ChannelError::Aborted)
     ));
     left.begin();
     assert!(matches!(
@@ -250,4 +245,29 @@ fn only_routes_that_abort_out_of_band_say_so() {
         <mpst::channel::BoundedEnd<u32> as Abort>::DETACHED,
     ];
     assert_eq!(detached, [true, true, false, false]);
+}
+
+/// A peer that finished and was dropped before this role's session began (its task ended
+/// before this role's task first ran, as on a multi-thread runtime) leaves its messages
+/// to be received; a peer that aborted leaves none.
+#[test]
+fn begin_keeps_what_a_dropped_peer_sent_and_drops_what_an_aborted_one_sent() {
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(5).unwrap();
+    drop(right);
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(Some(Ok(5)))));
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
+
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(6).unwrap();
+    right.abort();
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
+
+    let (mut left, mut right) = unbounded::<u32>();
+    Pin::new(&mut right).start_send(7).unwrap();
+    right.handle().abort();
+    left.begin();
+    assert!(matches!(poll_next(&mut left), Poll::Ready(None)));
 }

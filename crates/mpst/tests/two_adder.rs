@@ -1,6 +1,5 @@
 //! Two-role adder: the smallest complete protocol, run on every supported executor.
 
-use mpst::channel::Bidirectional;
 use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send};
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -101,11 +100,11 @@ fn tokio_multi_thread() {
 }
 
 #[test]
-fn hand_wired_bidirectional_channels() {
+fn hand_wired_channels() {
     let (ab, ba) = mpst::channel::unbounded::<Label>();
     let (mut a, mut b) = (A(ab), B(ba));
-    let route: &mut Bidirectional<_, _> = <A as mpst::Route<B>>::route(&mut a);
-    assert!(!route.sink.is_aborted() && !route.stream.is_aborted());
+    let route: &mut mpst::channel::Spsc<_> = <A as mpst::Route<B>>::route(&mut a);
+    assert!(!route.is_aborted() && !route.is_closed());
     let (sum, done) = futures::executor::block_on(async {
         futures::join!(adder_a(&mut a, 1, 1), adder_b(&mut b))
     });

@@ -1,6 +1,6 @@
-//! The in-memory channels: [`Unbounded`] and [`Bounded`] ends built on
-//! `futures::channel::mpsc`, whose halves ([`Sender`], [`Receiver`]) yield
-//! `Result<T, ChannelError>` and kill the whole pair on [`Abort`].
+//! The in-memory channels: [`Bounded`] ends built on `futures::channel::mpsc`, whose halves
+//! ([`Sender`], [`Receiver`]) yield `Result<T, ChannelError>` and kill the whole pair on
+//! [`Abort`], and the name [`Unbounded`] of the [`Spsc`](super::Spsc) route.
 //!
 //! The four halves of a pair share one flag, set when either end aborts. A receiver
 //! reads it when a session of its role begins ([`Abort::begin`]): if the pair is already
@@ -8,12 +8,6 @@
 //! (the peer may have run it alone), so the receiver delivers nothing; if the pair dies
 //! during the session, the messages the peer sent before it failed are delivered, then the
 //! stream ends. A sender refuses to send on a dead pair.
-//!
-//! [`Unbounded`] ends can also be aborted out of band ([`Abort::handle`]): the handle of a
-//! sending half holds a clone of the `mpsc` sender, which it closes (ending the peer's
-//! stream); both halves' handles mark their end aborted in the shared flags. A sender
-//! reads them (one relaxed load) before each send, so it refuses to send to a peer that
-//! aborted; a receiver at the next [`Abort::begin`] (the session that aborted it is over).
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -86,31 +80,9 @@ mod private {
         fn close(&self) {}
     }
 
-    impl<T> CloseShared for super::mpsc::UnboundedSender<T> {
-        fn close(&self) {
-            self.close_channel();
-        }
-    }
-
     pub trait Sealed {}
-    impl<T> Sealed for super::mpsc::UnboundedSender<T> {}
     impl<T> Sealed for super::mpsc::Sender<T> {}
-    impl<T> Sealed for super::mpsc::UnboundedReceiver<T> {}
     impl<T> Sealed for super::mpsc::Receiver<T> {}
-}
-
-impl<T> Close for mpsc::UnboundedSender<T> {
-    fn close(&mut self) {
-        self.close_channel();
-    }
-
-    const DETACHED: bool = true;
-    type Closer = Self;
-
-    #[inline]
-    fn closer(&self) -> Self {
-        self.clone()
-    }
 }
 
 /// A bounded sender is not cloned for a handle: each clone adds a slot to the channel.
@@ -122,18 +94,6 @@ impl<T> Close for mpsc::Sender<T> {
     const DETACHED: bool = false;
     type Closer = ();
 
-    fn closer(&self) {}
-}
-
-impl<T> Close for mpsc::UnboundedReceiver<T> {
-    fn close(&mut self) {
-        mpsc::UnboundedReceiver::close(self);
-    }
-
-    const DETACHED: bool = true;
-    type Closer = ();
-
-    #[inline]
     fn closer(&self) {}
 }
 
@@ -425,25 +385,20 @@ impl<R: Stream + Unpin> Stream for Receiver<R> {
     }
 }
 
-/// One end of a pair of in-memory unbounded channels carrying `T` (the label enum).
+/// One end of an in-memory unbounded route carrying `T` (the label enum) both ways: the
+/// [`Spsc`](super::Spsc) route under the name that says what it does.
 ///
-/// Sending never waits. Built on `futures::channel::mpsc`, so it works on any executor and
-/// across threads.
-pub type Unbounded<T> =
-    Bidirectional<Sender<mpsc::UnboundedSender<T>>, Receiver<mpsc::UnboundedReceiver<T>>>;
+/// Sending never waits. Each end has one owner (its role), so a pair of ends shares one
+/// allocation with a ring buffer per direction, and a message costs no heap node (see
+/// [`Spsc`](super::Spsc) for what a send and a receive do, and how an abort is signalled).
+/// Works on any executor and across threads. Until issue 25 this was a pair of
+/// `futures::channel::mpsc` unbounded channels; [`bounded`] still is.
+pub type Unbounded<T> = super::Spsc<T>;
 
-impl<T> Pair<Self> for Unbounded<T> {
-    #[inline]
-    fn pair() -> (Self, Self) {
-        unbounded()
-    }
-}
-
-/// Creates two connected [`Unbounded`] ends.
+/// Creates two connected [`Unbounded`] ends (the same as [`spsc`](super::spsc)).
+#[inline]
 pub fn unbounded<T>() -> (Unbounded<T>, Unbounded<T>) {
-    let (left_tx, left_rx) = mpsc::unbounded();
-    let (right_tx, right_rx) = mpsc::unbounded();
-    join(left_tx, left_rx, right_tx, right_rx)
+    super::spsc()
 }
 
 /// One end of a pair of in-memory bounded channels carrying `T` in each direction.

@@ -36,6 +36,7 @@ use std::task::{Context, Poll};
 use futures::{Sink, Stream};
 
 mod memory;
+mod queue;
 mod spsc;
 
 pub use memory::{
@@ -218,4 +219,26 @@ impl<S: Unpin, R: Stream + Unpin> Stream for Bidirectional<S, R> {
 pub trait Pair<P>: Sized {
     /// Creates two connected ends: what one sends, the other receives.
     fn pair() -> (Self, P);
+
+    /// Stores the peer's end of a new pair until the peer's role takes it
+    /// (`#[derive(Roles)]`'s wiring); [`Pair::unpark`] gets it back. The default boxes it.
+    #[doc(hidden)]
+    #[inline]
+    fn park(peer: P) -> crate::wiring::Parked
+    where
+        P: 'static,
+    {
+        crate::wiring::Parked::boxed(peer)
+    }
+
+    /// The end [`Pair::park`] of this same implementation stored (`None` if it holds
+    /// another type).
+    #[doc(hidden)]
+    #[inline]
+    fn unpark(parked: crate::wiring::Parked) -> Option<P>
+    where
+        P: 'static,
+    {
+        parked.unbox()
+    }
 }

@@ -1,14 +1,16 @@
 //! [`Spsc`]: an in-memory route specialised for its two owners. Each end of a route is
 //! owned by exactly one role, so a pair of ends needs no multi-producer queue: both
-//! directions share one allocation holding two ring buffers and the two receivers' wakers
-//! behind one uncontended lock.
+//! directions share one allocation holding two ring buffers (inline, so neither a message
+//! nor a direction allocates until more than four messages wait) and the two receivers'
+//! wakers behind one uncontended lock.
 //!
-//! Compared with the [`Unbounded`](super::Unbounded) ends (two `futures::channel::mpsc`
-//! queues) a message costs no heap node (the ring buffer is reused), a send takes the
-//! lock once and wakes the peer only if it is waiting, and a receiver that waits again on
-//! the same task keeps its registered waker instead of cloning a new one. No `unsafe`.
+//! Compared with a pair of `futures::channel::mpsc` queues (what
+//! [`Unbounded`](super::Unbounded) was before it became this route, and what
+//! [`Bounded`](super::Bounded) still is) a message costs no heap node (the ring buffer is
+//! reused), a send takes the lock once and wakes the peer only if it is waiting, and a
+//! receiver that waits again on the same task keeps its registered waker instead of
+//! cloning a new one. No `unsafe`.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -16,7 +18,9 @@ use std::task::{Context, Poll, Waker};
 
 use futures::{Sink, Stream};
 
+use super::queue::Queue;
 use super::{Abort, AbortHandle, ChannelError, Pair};
+use crate::wiring::{Parked, SharedEnds};
 
 /// One end of an in-memory, unbounded, two-way route between two roles, carrying `T` (the
 /// label enum) in both directions.
@@ -27,7 +31,7 @@ use super::{Abort, AbortHandle, ChannelError, Pair};
 /// * Receiving ([`Stream`]) yields `Ok(message)` in the order the peer sent them. When the
 ///   peer's end is dropped or aborted during a session, the messages it sent before are
 ///   still delivered, then the stream ends; a session that begins ([`Abort::begin`]) after
-///   the route died receives none of them.
+///   the peer aborted receives none of them (after a plain drop, it receives them).
 /// * [`Abort::abort`] closes both directions at once (the peer's pending receive ends),
 ///   drops the messages waiting for this end, and makes this end refuse all later use.
 /// * Closing the sink ([`Sink::poll_close`]) closes the route like dropping this end.
@@ -44,13 +48,17 @@ pub struct Spsc<T> {
 /// The state both ends share.
 struct Shared<T> {
     /// `queues[i]`: the messages sent to end `i`, oldest first.
-    queues: [VecDeque<T>; 2],
+    queues: [Queue<T>; 2],
     /// `wakers[i]`: the waker end `i` last waited with, kept to be reused.
     wakers: [Option<Waker>; 2],
     /// `waiting[i]`: end `i` waits for a message and must be woken by the next send.
     waiting: [bool; 2],
     /// An end was dropped, closed or aborted: sends fail, receives drain then end.
     closed: bool,
+    /// An end was aborted (its session failed or was dropped before `End`): what is still
+    /// queued belongs to that failed session. A plain drop or close (a peer that finished
+    /// its sessions) leaves its messages deliverable to a session that begins later.
+    dead: bool,
     /// `aborted[i]`: end `i` was aborted through its [`SpscHandle`] (out of band); it
     /// refuses later use when it notices (a send, or a receive that finds nothing).
     aborted: [bool; 2],
@@ -59,10 +67,11 @@ struct Shared<T> {
 /// Creates the two connected ends of a [`Spsc`] route.
 pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
     let shared = Arc::new(Mutex::new(Shared {
-        queues: [VecDeque::new(), VecDeque::new()],
+        queues: [Queue::default(), Queue::default()],
         wakers: [None, None],
         waiting: [false, false],
         closed: false,
+        dead: false,
         aborted: [false, false],
     }));
     let end = |side| Spsc {
@@ -73,10 +82,51 @@ pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
     (end(0), end(1))
 }
 
-impl<T> Pair<Self> for Spsc<T> {
+impl<T: 'static> Pair<Self> for Spsc<T> {
     #[inline]
     fn pair() -> (Self, Self) {
         spsc()
+    }
+
+    /// Parks the shared state and the side, not the end: no box.
+    #[inline]
+    fn park(mut peer: Self) -> Parked {
+        let parked = Parked::shared(peer.shared.clone(), peer.side);
+        // Dropping the end must not close the route: the parked state is its end now.
+        peer.aborted = true;
+        parked
+    }
+
+    #[inline]
+    fn unpark(parked: Parked) -> Option<Self> {
+        let (shared, side) = parked.into_shared::<Mutex<Shared<T>>>()?;
+        Some(Spsc {
+            shared,
+            side,
+            aborted: false,
+        })
+    }
+}
+
+/// A parked end that is never taken closes the route, as dropping it would.
+impl<T: 'static> SharedEnds for Mutex<Shared<T>> {
+    fn close(&self, side: usize) {
+        let waker = {
+            let mut shared = self.lock().unwrap_or_else(PoisonError::into_inner);
+            shared.closed = true;
+            peer_waker(&mut shared, side)
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    #[inline]
+    fn put(self: Arc<Self>, side: usize, slot: &mut dyn std::any::Any) {
+        match slot.downcast_mut::<Option<Arc<Self>>>() {
+            Some(slot) => *slot = Some(self),
+            None => self.close(side),
+        }
     }
 }
 
@@ -111,15 +161,16 @@ impl<T> Spsc<T> {
 
     /// Closes the route and wakes the peer if it waits; with `drain`, also takes the
     /// messages waiting for this end (dropped by the caller after the lock is released).
-    fn close(&mut self, drain: bool) -> VecDeque<T> {
+    fn close(&mut self, drain: bool) -> Vec<T> {
         let side = self.side;
         let (waker, dead) = {
             let mut shared = self.lock();
             shared.closed = true;
+            shared.dead |= drain;
             let dead = if drain {
-                std::mem::take(&mut shared.queues[side])
+                shared.queues[side].drain()
             } else {
-                VecDeque::new()
+                Vec::new()
             };
             (peer_waker(&mut shared, side), dead)
         };
@@ -150,16 +201,18 @@ impl<T> Drop for Spsc<T> {
 }
 
 impl<T> Abort for Spsc<T> {
-    /// If the route died before this session began (the peer's session failed or the peer
-    /// was dropped), what is still queued for this end belongs to a session that is over:
-    /// it is dropped, so this session receives nothing of it (its receives end at once).
+    /// If the route was aborted before this session began (a session of the peer failed),
+    /// what is still queued for this end belongs to a session that is over: it is
+    /// dropped, so this session receives nothing of it (its receives end at once). A peer
+    /// that reached `End` and was then dropped (e.g. its task finished before this role's
+    /// task first ran) leaves what it sent to be received.
     fn begin(&mut self) {
         let dead = {
             let mut shared = self.lock();
-            if !shared.closed {
+            if !shared.dead {
                 return;
             }
-            std::mem::take(&mut shared.queues[self.side])
+            shared.queues[self.side].drain()
         };
         drop(dead);
     }
@@ -200,7 +253,8 @@ impl<T> AbortHandle for SpscHandle<T> {
             let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
             shared.aborted[side] = true;
             shared.closed = true;
-            let dead = std::mem::take(&mut shared.queues[side]);
+            shared.dead = true;
+            let dead = shared.queues[side].drain();
             (peer_waker(&mut shared, side), dead)
         };
         if let Some(waker) = waker {
@@ -237,7 +291,7 @@ impl<T> Sink<T> for Spsc<T> {
                     ChannelError::Disconnected
                 });
             }
-            shared.queues[1 - self.side].push_back(item);
+            shared.queues[1 - self.side].push(item);
             peer_waker(&mut shared, self.side)
         };
         // Woken outside the lock: an executor may run the peer at once on another thread.
@@ -272,7 +326,7 @@ impl<T> Stream for Spsc<T> {
         }
         let side = self.side;
         let mut shared = self.lock();
-        if let Some(message) = shared.queues[side].pop_front() {
+        if let Some(message) = shared.queues[side].pop() {
             return Poll::Ready(Some(Ok(message)));
         }
         if shared.closed {
