@@ -3,7 +3,7 @@
 //! connections. Each is closed and logged with its address, and the real peer still
 //! connects.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! gracefully, so the reason is read before any reset — 200 times in a row, while
 //! strangers keep connecting, over TLS and plaintext.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

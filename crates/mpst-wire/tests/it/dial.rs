@@ -3,7 +3,7 @@
 //! decided by the library, several connections per pair and restarted peers, identities
 //! loaded from files.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! new one. None is admitted; refusals name what the certificate says against what was
 //! claimed, never blame the claimed role; the real peer still connects.
 
-mod support;
+use crate::support;
 
 use mpst_wire::certs::Deployment;
 use mpst_wire::{Node, Peer, Refusal, WireErrorKind};
