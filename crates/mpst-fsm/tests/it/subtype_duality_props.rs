@@ -11,8 +11,7 @@ use mpst_fsm::witness::Budget;
 use mpst_fsm::Fsm;
 use proptest::prelude::*;
 
-#[path = "../examples/support/spec_machine.rs"]
-mod spec_machine;
+use crate::spec_machine;
 use spec_machine::{machine, Spec};
 
 const OPTIONS: Options = Options {

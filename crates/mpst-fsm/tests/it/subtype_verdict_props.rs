@@ -11,8 +11,7 @@ use mpst_fsm::witness::{
 use mpst_fsm::{Action, Message};
 use proptest::prelude::*;
 
-#[path = "../examples/support/spec_machine.rs"]
-mod spec_machine;
+use crate::spec_machine;
 use spec_machine::{machine, Spec};
 
 fn specs() -> impl Strategy<Value = Vec<Spec>> {

@@ -3,7 +3,7 @@
 //! small k (k-MC with unbounded k coincides with the liveness subtyping guarantees, PPoPP
 //! 2022 §4.2; the reorderings here move at most a few actions, so a small k suffices).
 
-mod support;
+use crate::support;
 
 use mpst_fsm::kmc::{least_k, KmcError};
 use mpst_fsm::subtype::is_subtype;

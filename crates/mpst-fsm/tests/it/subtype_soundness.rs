@@ -3,7 +3,7 @@
 //! replaces the projection has, explored exhaustively with bounded queues, no
 //! deadlock, no orphan message and no unspecified reception.
 
-mod support;
+use crate::support;
 
 use mpst_fsm::subtype::{is_subtype, NotProved, Stats};
 use mpst_fsm::{Fsm, LocalType};
