@@ -1,6 +1,6 @@
 //! Well-formed protocols of the nuscr dialect parse and lower to the expected global types.
 
-mod parse_common;
+use crate::parse_common;
 
 use mpst_scribble::{parse, ErrorKind, Global};
 use parse_common::{parse_ok, show, shown};

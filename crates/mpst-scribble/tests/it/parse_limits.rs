@@ -1,7 +1,7 @@
 //! The front end's limits: large or deep inputs are either handled without exhausting
 //! the stack or rejected with a located diagnostic, never a crash.
 
-mod parse_common;
+use crate::parse_common;
 
 use mpst_scribble::{parse, ErrorKind, Global};
 use parse_common::parse_ok;

@@ -2,7 +2,7 @@
 //! soup, on mutations of valid protocols), every diagnostic points inside the source,
 //! and random well-formed protocols printed as Scribble lower to what they say.
 
-mod parse_common;
+use crate::parse_common;
 
 use mpst_scribble::syntax::lexer::Keyword;
 use mpst_scribble::{parse, Diagnostic};

@@ -1,7 +1,7 @@
 //! Snapshots of the projections of every protocol in the repository's `examples/` (the
 //! classics among them) and in `tests/protocols/`: for each role its local type and its FSM in
 //! nuscr's DOT. Data-driven: a new `.scr` file gets its snapshot on the next
-//! `INSTA_UPDATE=always cargo test -p mpst-scribble --test projection_snapshots` (or
+//! `INSTA_UPDATE=always cargo test -p mpst-scribble --test it -- projection_snapshots::` (or
 //! `cargo insta review`).
 
 use std::fmt::Write as _;
