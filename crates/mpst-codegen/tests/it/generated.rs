@@ -2,7 +2,7 @@
 //! snapshots, stability, rustfmt-cleanliness, compilation without warnings, and the round
 //! trip `.scr` -> generate -> compile -> serialise -> FSM equal to the projection.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@ use mpst_fsm::kmc::ViolationKind;
 use mpst_fsm::{Fsm, LocalType};
 
 const DOUBLE_BUFFERING: &str =
-    include_str!("../../../examples/double_buffering/double_buffering.scr");
+    include_str!("../../../../examples/double_buffering/double_buffering.scr");
 
 fn fsm(role: &str, text: &str) -> Fsm {
     LocalType::parse(text).unwrap().to_fsm(role).unwrap()

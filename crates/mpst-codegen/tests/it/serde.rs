@@ -2,7 +2,7 @@
 
 #[test]
 fn three_buyers_with_serde_derives() {
-    let source = include_str!("../../../examples/three_buyers/three_buyers.scr");
+    let source = include_str!("../../../../examples/three_buyers/three_buyers.scr");
     let loaded = mpst_scribble::load("three_buyers.scr", source, None).unwrap();
     let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let options = mpst_codegen::Options::default().serde(true);
@@ -18,7 +18,7 @@ fn three_buyers_with_serde_derives() {
 
 #[test]
 fn the_channel_type_can_be_chosen() {
-    let source = include_str!("../../../examples/three_buyers/three_buyers.scr");
+    let source = include_str!("../../../../examples/three_buyers/three_buyers.scr");
     let loaded = mpst_scribble::load("three_buyers.scr", source, None).unwrap();
     let fsms = mpst_codegen::role_fsms(&loaded, &[], 10).unwrap();
     let options = mpst_codegen::Options::default().channel("mpst::net::AnyRoute<Label>");
