@@ -2,7 +2,7 @@
 //! `--role`s, loadable by `mpst_wire::Identity`, each certificate naming its role; and
 //! clear errors for bad usage, unusable role names and existing files.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

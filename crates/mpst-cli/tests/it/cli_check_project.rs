@@ -1,7 +1,7 @@
 //! `mpst check` and `mpst project` run as a user runs them: the built binary, its
 //! stdout, stderr and exit status.
 
-mod support;
+use crate::support;
 
 use support::{code, example, exits_with, mpst, repo, scratch_file, stderr, stdout};
 

@@ -1,7 +1,7 @@
 //! The conventions of the command line: shell completions, `--color`, and "gave up"
 //! being exit 3 (unknown) in every subcommand that can give up.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 

@@ -1,6 +1,6 @@
 //! `mpst generate` run as a user runs it: the built binary, its output and exit status.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! input size limit, byte-order marks, invalid UTF-8, empty files, files full of
 //! errors. Every subcommand goes through the same reader and writer guard.
 
-mod support;
+use crate::support;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `mpst kmc` run as a user runs it: DOT files in, verdict and counterexample out,
 //! exit status 0 (k-MC), 1 (not k-MC), 2 (bad input) or 3 (gave up).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! protocol" does) and this workspace's lock file and target directory, so nothing is
 //! downloaded and the dependencies are built once.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The README's list of `mpst` commands is what `mpst --help` and each subcommand's
 //! `--help` say: the same subcommands, and for each the same long options.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! The pictures of the command line as a user gets them: `mpst project --format svg`,
 //! `mpst chart` and `mpst report`, the report also opened in headless Chromium.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

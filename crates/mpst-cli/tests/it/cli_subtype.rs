@@ -1,7 +1,7 @@
 //! `mpst subtype` (and the hidden `mpst gen`) run as a user runs them: the built
 //! binary, its output and exit status (0 subtype, 1 not, 2 bad input).
 
-mod support;
+use crate::support;
 
 use support::{code, exits_with, mpst, repo, stderr, stdout};
 
