@@ -1,7 +1,7 @@
 //! The operators one by one on the in-memory transport: locally, comm, broadcast, cond
 //! with knowledge of choice, calls, fcomm/forward/join/select, and the Figure 2 example.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

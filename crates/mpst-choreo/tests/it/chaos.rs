@@ -2,7 +2,7 @@
 //! over a chaos transport (reorder, delay, duplicate) for many seeds, and a FIFO-assuming
 //! receiver that ignores keys is caught binding wrong values by the same check.
 
-mod suite;
+use crate::suite;
 
 use std::sync::Arc;
 

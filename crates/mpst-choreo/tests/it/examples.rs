@@ -12,10 +12,10 @@ use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
 use mpst_choreo::{Choreography, Recorder, Result, RoleName, RoleSet, Runner, Transport};
 use tokio::time::{Instant, timeout};
 
-const PRODUCERS: &str = include_str!("../examples/concurrent_producers.scr");
-const SEND: &str = include_str!("../examples/concurrent_send.scr");
-const CLIENTS: &str = include_str!("../examples/concurrent_clients.scr");
-const SERVING: &str = include_str!("../examples/model_serving.scr");
+const PRODUCERS: &str = include_str!("../../examples/concurrent_producers.scr");
+const SEND: &str = include_str!("../../examples/concurrent_send.scr");
+const CLIENTS: &str = include_str!("../../examples/concurrent_clients.scr");
+const SERVING: &str = include_str!("../../examples/model_serving.scr");
 
 /// Runs every role over `transport`; fails on the first role's error.
 async fn run<Ch, X>(transport: Arc<dyn Transport>, choreography: Ch) -> Vec<X>

@@ -11,7 +11,7 @@
 //! p1's value is delayed, the in-order choreography (blocking `comm`) makes p2 wait for it
 //! too; the out-of-order one (`fcomm`) answers p2 as soon as p2's own value arrives.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

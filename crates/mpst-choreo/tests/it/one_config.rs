@@ -2,7 +2,7 @@
 //! `WireConfig` (the builder, and a TOML text with the names `mpst::net` reads), with
 //! peers given by host name (`localhost:PORT`, looked up on each dial) and mutual TLS.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -161,7 +161,7 @@ async fn producers_and_concurrent_send_over_tcp() {
     let (got, steps) = over_tcp(producers::InOrderProducers(p), producers::report).await;
     assert_eq!(got, want);
     check(
-        include_str!("../examples/concurrent_producers.scr"),
+        include_str!("../../examples/concurrent_producers.scr"),
         None,
         &steps,
     );
@@ -175,7 +175,7 @@ async fn producers_and_concurrent_send_over_tcp() {
     let (got, steps) = over_tcp(in_order, concurrent_send::report).await;
     assert_eq!(got, want);
     check(
-        include_str!("../examples/concurrent_send.scr"),
+        include_str!("../../examples/concurrent_send.scr"),
         None,
         &steps,
     );
@@ -190,7 +190,7 @@ async fn clients_and_model_serving_over_tcp() {
     assert_eq!(got, want);
     let (got, steps) = over_tcp(clients::InOrderClients(c), clients::report).await;
     assert_eq!(got, want);
-    let source = include_str!("../examples/concurrent_clients.scr");
+    let source = include_str!("../../examples/concurrent_clients.scr");
     check(source, Some("ConcurrentClients"), &steps);
 
     let s = pipeline::Params::example();
@@ -201,7 +201,11 @@ async fn clients_and_model_serving_over_tcp() {
     let in_order = pipeline::ModelServing::in_order(s);
     let (got, steps) = over_tcp(in_order, pipeline::report).await;
     assert_eq!(got, want);
-    check(include_str!("../examples/model_serving.scr"), None, &steps);
+    check(
+        include_str!("../../examples/model_serving.scr"),
+        None,
+        &steps,
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,7 +233,7 @@ async fn every_example_over_quic() {
     let (_, steps_in_order) =
         over(true, pipeline::ModelServing::in_order(s), pipeline::report).await;
     check(
-        include_str!("../examples/model_serving.scr"),
+        include_str!("../../examples/model_serving.scr"),
         None,
         &steps_in_order,
     );

@@ -235,7 +235,7 @@ fn concurrent_producers_as_processes() {
     let run_ = run("concurrent_producers", &roles, true).unwrap();
     assert_eq!(run_.results, want);
     conforms(
-        include_str!("../examples/concurrent_producers.scr"),
+        include_str!("../../examples/concurrent_producers.scr"),
         None,
         &run_,
     );
@@ -249,7 +249,11 @@ fn concurrent_send_as_processes() {
     assert_eq!(run_.results, want);
     let run_ = run("concurrent_send", &roles, true).unwrap();
     assert_eq!(run_.results, want);
-    conforms(include_str!("../examples/concurrent_send.scr"), None, &run_);
+    conforms(
+        include_str!("../../examples/concurrent_send.scr"),
+        None,
+        &run_,
+    );
 }
 
 #[test]
@@ -269,7 +273,7 @@ fn concurrent_clients_as_processes() {
     assert_eq!(run_.results, want);
     let run_ = run("concurrent_clients", &roles, true).unwrap();
     assert_eq!(run_.results, want);
-    let source = include_str!("../examples/concurrent_clients.scr");
+    let source = include_str!("../../examples/concurrent_clients.scr");
     conforms(source, Some("ConcurrentClients"), &run_);
 }
 
@@ -282,7 +286,11 @@ fn model_serving_as_processes() {
     assert_eq!(run_.results, want);
     let run_ = run("model_serving", &roles, true).unwrap();
     assert_eq!(run_.results, want);
-    conforms(include_str!("../examples/model_serving.scr"), None, &run_);
+    conforms(
+        include_str!("../../examples/model_serving.scr"),
+        None,
+        &run_,
+    );
 }
 
 /// The results an example binary prints when it runs every role itself.
@@ -394,5 +402,9 @@ fn concurrent_send_and_model_serving_as_processes_over_quic() {
     assert_eq!(run_.results, want);
     let run_ = run_over("model_serving", &roles, true, true, None).unwrap();
     assert_eq!(run_.results, want);
-    conforms(include_str!("../examples/model_serving.scr"), None, &run_);
+    conforms(
+        include_str!("../../examples/model_serving.scr"),
+        None,
+        &run_,
+    );
 }

@@ -1,7 +1,7 @@
 //! The QUIC transport: one stream per message, so a held message holds back no other
 //! (contrast: the same hold on one FIFO TCP connection blocks everything behind it).
 
-mod common;
+use crate::common;
 
 use std::net::UdpSocket;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The TCP transport: several connections per pair of roles (messages overtake), a
 //! FIFO single connection for contrast, bad frames as errors, start in any order.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,8 +5,7 @@
 //! checks that the real peers bind the real values and that nothing of the stranger's is
 //! bound.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod forging;
 mod limits;
