@@ -10,7 +10,7 @@
 //! - a partition mid-run gives every role waiting on the cut-off host a typed error
 //!   naming its silent peer within its receive time-out, and nothing hangs.
 
-mod cluster;
+use crate::cluster;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

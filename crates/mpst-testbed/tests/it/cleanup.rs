@@ -2,7 +2,7 @@
 //! it is dropped, also while a failing test unwinds; namespaces of crashed runs are
 //! removed, and nothing that is not provably ours is touched.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Hosts reach each other by host name, only through the relay, and the round trips
 //! carry the configured delay.
 
-mod common;
+use crate::common;
 
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Roles as plain processes, each configured by one TOML file, started in their hosts;
 //! their exit statuses say what happened.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;

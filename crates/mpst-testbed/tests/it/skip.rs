@@ -50,7 +50,7 @@ fn without_root_tests_skip_and_under_ci_they_fail() {
         command
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(&exe)
-            .args(["--exact", "skip_rule_probe", "--test-threads=1"])
+            .args(["--exact", "skip::skip_rule_probe", "--test-threads=1"])
             .current_dir(dir.path())
             .env_remove("CI");
         if ci {

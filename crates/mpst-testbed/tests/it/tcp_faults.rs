@@ -2,7 +2,7 @@
 //! heals, a reset breaks it, seeded loss stalls chunks without corrupting them, jitter
 //! reorders messages across connections, and seeded resets break connections.
 
-mod common;
+use crate::common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};

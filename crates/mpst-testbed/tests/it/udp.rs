@@ -1,7 +1,7 @@
 //! UDP (what QUIC rides on) through an impaired link: seeded drops at the configured
 //! rate, duplicates, reordering, and a partition that drops everything until it heals.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::net::{SocketAddr, UdpSocket};
