@@ -160,7 +160,7 @@ fn names_distinguish_roles() {
     Source::<'static, T>::visit(&mut Names(&mut names));
     assert_eq!(names.len(), 6);
     assert_ne!(names[0], names[3]);
-    assert_eq!(names[0], "introspect::Source<'_, introspect::S>");
+    assert_eq!(names[0], "it::introspect::Source<'_, it::introspect::S>");
 }
 
 #[test]

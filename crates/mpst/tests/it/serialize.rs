@@ -223,13 +223,14 @@ fn labels_outside_the_roles_enum_are_an_error_naming_them() {
     assert_eq!(
         err.kind,
         mpst::serialize::SerializeErrorKind::UnknownLabel {
-            label_type: "serialize::labels_outside_the_roles_enum_are_an_error_naming_them::Stray",
-            message: "serialize::Label",
+            label_type:
+                "it::serialize::labels_outside_the_roles_enum_are_an_error_naming_them::Stray",
+            message: "it::serialize::Label",
         }
     );
     assert!(
         err.to_string().ends_with(
-            "is not a label of the role's message enum `serialize::Label`; add a variant \
+            "is not a label of the role's message enum `it::serialize::Label`; add a variant \
              carrying it"
         ),
         "{err}"
