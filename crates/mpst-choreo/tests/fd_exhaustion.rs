@@ -2,6 +2,7 @@
 //! 1.37 million errors in 3 s into an unbounded channel). In its own test binary, so that
 //! lowering this process's descriptor limit touches no other test.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::fs::File;

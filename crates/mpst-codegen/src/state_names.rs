@@ -33,7 +33,7 @@
 //! A name depends only on the path that names the state, not on state numbers. An edit
 //! in one branch of a choice (a message added, removed or renamed) changes the paths
 //! of that branch's states only, so the states of the other branches keep their names;
-//! the test `names_of_other_branches_survive_an_edit` of `tests/stable_names.rs`
+//! the test `names_of_other_branches_survive_an_edit` of `tests/it/stable_names.rs`
 //! asserts it. Naming loop heads after their `rec` makes the names inside a loop
 //! independent of the path into it.
 //!

@@ -49,7 +49,7 @@ fn fsm(text: &str) -> Fsm {
 }
 
 /// The CONCUR'19 family: `sends + 1` messages sent ahead per round against one in the
-/// supertype, two labels received (as in `tests/subtype_concur19.rs`).
+/// supertype, two labels received (as in `tests/it/subtype_concur19.rs`).
 fn concur19_family(sends: usize) -> (Fsm, Fsm) {
     let seq: Vec<String> = (0..=sends).map(|i| format!("p!a{i}()")).collect();
     let rcv = "b0(). x, b1(). x";

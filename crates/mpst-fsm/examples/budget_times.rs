@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/concur19.rs"]
+#[path = "../tests/it/support/concur19.rs"]
 mod concur19;
 #[path = "support/spec_machine.rs"]
 mod spec_machine;

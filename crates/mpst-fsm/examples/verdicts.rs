@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/concur19.rs"]
+#[path = "../tests/it/support/concur19.rs"]
 mod concur19;
 
 use mpst_fsm::families::Family;

@@ -5,6 +5,7 @@
 
 #![cfg(unix)]
 
+#[path = "it/support/mod.rs"]
 mod support;
 
 use std::time::{Duration, Instant};

@@ -206,7 +206,7 @@
 //! | errors are values | [`Error`], [`SendError`], [`ReceiveError`] name the role, the peer, the protocol state and the labels; a transport's error is kept as the cause ([`ReceiveErrorKind::Transport`], [`SendErrorKind::Transport`]); a dropped peer is [`ReceiveErrorKind::Disconnected`] / [`SendErrorKind::Disconnected`], never a hang |
 //! | failures spread, never hang | a session that fails or is dropped before [`End`] aborts its role's routes: its peers' receives fail with `Disconnected` naming it, and the role refuses later sessions rather than deliver a stale message (see [`try_session`]) |
 //! | any executor | only `futures` traits are used: tested on `futures::executor`, tokio current-thread and multi-thread |
-//! | cost | static dispatch, pointer-sized session values (the role borrow; `tests/introspect.rs` checks the size), the label enum sent as is, no per-message allocation beyond the channel's own |
+//! | cost | static dispatch, pointer-sized session values (the role borrow; `tests/it/introspect.rs` checks the size), the label enum sent as is, no per-message allocation beyond the channel's own |
 //! | introspection | [`introspect`] walks any session type without running it; [`Role::NAME`], [`Message::NAME`], [`Labelled`], [`Choices::Variants`], [`IntoSession::Session`] |
 //!
 //! What the type system cannot check alone: that the local types of all roles fit together

@@ -1,5 +1,5 @@
 //! The random machines of the subtyping property tests, built from a list of
-//! transitions; shared by `tests/subtype_verdict_props.rs` and the `budget_times`
+//! transitions; shared by `tests/it/subtype_verdict_props.rs` and the `budget_times`
 //! example, so that the example measures machines of the tests' shape.
 
 use mpst_fsm::{Action, Direction, Fsm, Message};
