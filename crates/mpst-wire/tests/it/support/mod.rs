@@ -59,8 +59,19 @@ pub async fn pair_with(
 
 /// A dials B, B accepts: both ends of the real connection, checked to agree.
 pub async fn real_peer_connects(a: &Node, acceptor: &mut Acceptor) {
-    let (dialled, accepted) = tokio::join!(a.dial("B"), acceptor.next());
-    let dialled = dialled.expect("the real peer A connects");
+    // A dial that gives up fails the test at once with its error (the acceptor would
+    // otherwise wait for it for ever); both sides together are bounded too.
+    let dial = async {
+        match a.dial("B").await {
+            Ok(dialled) => dialled,
+            Err(e) => panic!("the real peer A could not connect: {e}"),
+        }
+    };
+    let (dialled, accepted) = tokio::time::timeout(std::time::Duration::from_secs(120), async {
+        tokio::join!(dial, acceptor.next())
+    })
+    .await
+    .expect("the real peer A got in within 120 s");
     let accepted = accepted.expect("B accepts A");
     assert_eq!(accepted.peer_role(), "A");
     assert_eq!(dialled.peer_role(), "B");
