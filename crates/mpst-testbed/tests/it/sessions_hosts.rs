@@ -16,7 +16,7 @@
 //! program prints `CONNECTED` and `OK ...`/`ERR ...` and exits with a status of
 //! `mpst_wire::RoleExit`'s table, which the tests check.
 
-mod common;
+use crate::common;
 
 use common::program;
 use std::io::{BufRead, BufReader};
