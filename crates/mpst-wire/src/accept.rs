@@ -1,14 +1,16 @@
 //! Accepting peers: an [`Acceptor`] accepts connections concurrently, each with its own
 //! handshake deadline, at most `max_pending_handshakes` being set up at once (beyond, the
-//! oldest is closed and logged to make room: a slow-loris stranger is always the oldest,
-//! a real peer's handshake takes milliseconds); `accept()` errors (e.g. out of file descriptors) pause
-//! with exponential back-off. Every failed, slow, idle or hostile connection is closed and
+//! oldest not yet vouched for is closed and logged to make room: a slow-loris stranger
+//! is always the oldest, a real peer's handshake takes milliseconds); `accept()` errors
+//! (e.g. out of file descriptors) pause with exponential back-off. Every failed, slow,
+//! idle or hostile connection is closed and
 //! logged with its remote address and never fails the role: the role keeps accepting
 //! until its expected peers have connected or its deadline passes, and (long-running)
 //! afterwards, for late or restarted peers.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -332,17 +334,39 @@ impl Acceptor {
 }
 
 /// The handshakes in progress, oldest first: when `max_pending_handshakes` are, the
-/// oldest is closed to make room (a slow or idle stranger is the oldest; a real peer's
-/// handshake takes milliseconds).
+/// oldest not yet vouched for is closed to make room (a slow or idle stranger is the
+/// oldest; a real peer's handshake takes milliseconds). One whose peer has passed every
+/// check is never closed to make room: its dialler may already count it as connected.
 #[derive(Default)]
 struct Pending {
     next_id: u64,
-    running: VecDeque<(u64, SocketAddr, AbortHandle)>,
+    running: VecDeque<(u64, SocketAddr, AbortHandle, Arc<AtomicBool>)>,
+}
+
+impl Pending {
+    /// Removes and returns the oldest handshake whose peer is not vouched for.
+    fn oldest_stranger(&mut self) -> Option<(SocketAddr, AbortHandle)> {
+        let at = self
+            .running
+            .iter()
+            .position(|(_, _, _, vouched)| !vouched.load(Ordering::Acquire))?;
+        self.running
+            .remove(at)
+            .map(|(_, remote, task, _)| (remote, task))
+    }
+
+    /// How many handshakes may still be closed to make room.
+    fn strangers(&self) -> usize {
+        self.running
+            .iter()
+            .filter(|(_, _, _, vouched)| !vouched.load(Ordering::Acquire))
+            .count()
+    }
 }
 
 fn finished(pending: &Mutex<Pending>, id: u64) {
     let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
-    pending.running.retain(|(i, _, _)| *i != id);
+    pending.running.retain(|(i, _, _, _)| *i != id);
 }
 
 async fn accept_loop(
@@ -360,8 +384,8 @@ async fn accept_loop(
             Ok((tcp, remote)) => {
                 pause = FIRST_ACCEPT_PAUSE;
                 let mut registry = pending.lock().unwrap_or_else(|p| p.into_inner());
-                while registry.running.len() >= cap {
-                    let Some((_, oldest, task)) = registry.running.pop_front() else {
+                while registry.strangers() >= cap {
+                    let Some((oldest, task)) = registry.oldest_stranger() else {
                         break;
                     };
                     tracing::warn!(
@@ -374,16 +398,19 @@ async fn accept_loop(
                 }
                 let id = registry.next_id;
                 registry.next_id += 1;
-                let (node, expected, tx, shared, done) = (
+                let vouched = Arc::new(AtomicBool::new(false));
+                let (node, expected, tx, shared, done, vouch) = (
                     node.clone(),
                     expected.clone(),
                     tx.clone(),
                     shared.clone(),
                     pending.clone(),
+                    vouched.clone(),
                 );
                 let task = tokio::spawn(async move {
                     // A failure is logged and counted inside, before the socket closes.
-                    let outcome = crate::admit::admit(&node, &expected, &shared, tcp, remote).await;
+                    let outcome =
+                        crate::admit::admit(&node, &expected, &shared, tcp, remote, &vouch).await;
                     finished(&done, id);
                     if let Some(connection) = outcome {
                         tracing::info!(
@@ -407,7 +434,7 @@ async fn accept_loop(
                 });
                 registry
                     .running
-                    .push_back((id, remote, task.abort_handle()));
+                    .push_back((id, remote, task.abort_handle(), vouched));
             }
             Err(error) => {
                 tracing::warn!(role = node.role(), %error, ?pause, "accept failed; pausing");
@@ -416,5 +443,31 @@ async fn accept_loop(
                 pause = next_accept_pause(pause);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (a real peer's dial "succeeded" on a connection the acceptor then closed
+    /// to make room for a stranger): a vouched-for handshake is never the one closed.
+    #[tokio::test]
+    async fn the_oldest_stranger_is_closed_never_a_vouched_for_peer() {
+        let task = || tokio::spawn(std::future::pending::<()>()).abort_handle();
+        let at = |port| SocketAddr::from(([127, 0, 0, 1], port));
+        let mut pending = Pending::default();
+        for (id, vouched) in [(0, true), (1, false), (2, true), (3, false)] {
+            let flag = Arc::new(AtomicBool::new(vouched));
+            pending
+                .running
+                .push_back((id, at(id as u16 + 1), task(), flag));
+        }
+        assert_eq!(pending.strangers(), 2);
+        assert_eq!(pending.oldest_stranger().map(|(a, _)| a), Some(at(2)));
+        assert_eq!(pending.oldest_stranger().map(|(a, _)| a), Some(at(4)));
+        assert!(pending.oldest_stranger().is_none());
+        assert_eq!(pending.strangers(), 0);
+        assert_eq!(pending.running.len(), 2);
     }
 }

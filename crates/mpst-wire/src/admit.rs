@@ -4,6 +4,7 @@
 //! accept and the dialler's confirmation echoing this side's nonce.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::net::TcpStream;
@@ -36,20 +37,27 @@ enum Outcome {
 
 /// Runs the acceptor's side of the handshake on `tcp` from `remote`, within the
 /// handshake time-out. A failure is logged and counted before the socket closes; a
-/// refusal is then written and the connection closed gracefully.
+/// refusal is then written and the connection closed gracefully. `vouched` is set once
+/// the peer has passed every check (its certificate, its role, the application's check)
+/// and is about to be accepted: from then on the acceptor never closes it to make room.
 pub(crate) async fn admit(
     node: &Node,
     expected: &Expected,
     shared: &Arc<Shared>,
     tcp: TcpStream,
     remote: SocketAddr,
+    vouched: &AtomicBool,
 ) -> Option<Connection> {
     let _ = tcp.set_nodelay(true);
     // A second handle on the socket keeps it open until the failure is logged, whatever
     // the handshake did with its own (a timed-out handshake drops it).
     let keep = tcp_clone(&tcp);
     let limit = node.config().get_handshake_timeout();
-    let outcome = tokio::time::timeout(limit, handshake(node, expected, shared, tcp, remote)).await;
+    let outcome = tokio::time::timeout(
+        limit,
+        handshake(node, expected, shared, tcp, remote, vouched),
+    )
+    .await;
     let role = node.role();
     match outcome {
         Ok(Ok(connection)) => Some(connection),
@@ -125,6 +133,7 @@ async fn handshake(
     shared: &Arc<Shared>,
     tcp: TcpStream,
     remote: SocketAddr,
+    vouched: &AtomicBool,
 ) -> Result<Connection, Outcome> {
     let stranger = Peer::stranger(remote);
     let fail =
@@ -231,6 +240,10 @@ async fn handshake(
     } else {
         Reservation { shared, role: None }
     };
+    // An expected role, proved (or, in plaintext, claimed): no longer a stranger that may
+    // be closed to make room. Closing it now would leave a dialler that has finished its
+    // side holding a connection the acceptor never yields.
+    vouched.store(true, Ordering::Release);
     let nonce = fresh_nonce();
     let accept = Reply::Accept {
         field: node.inner.application.field(&hello.from),
