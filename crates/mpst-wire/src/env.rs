@@ -318,8 +318,9 @@ impl Sources {
     }
 }
 
-/// Checks `host:port` (a host name or an address, `[v6]:port`) without looking it up.
-fn check_host_port(address: &str) -> Result<(), String> {
+/// Checks `host:port` (a host name or an address, `[v6]:port`) without looking it up:
+/// the dialler looks host names up on each attempt. The error says what was expected.
+pub fn check_host_port(address: &str) -> Result<(), String> {
     let expected = "host:port";
     let (host, port) = address.rsplit_once(':').ok_or(expected)?;
     if host.is_empty() {

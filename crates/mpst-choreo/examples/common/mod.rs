@@ -121,17 +121,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(parsed)
 }
 
-/// Checks `HOST:PORT` (a host name or an address; `[v6]:port`) without looking it up:
-/// the transport looks host names up on each dial.
+/// Checks `HOST:PORT` without looking it up, by mpst-wire's one rule (the transport
+/// looks host names up on each dial).
 fn host_port(addr: &str) -> Result<String, String> {
-    let (host, port) = addr
-        .rsplit_once(':')
-        .ok_or(format!("expected HOST:PORT, got `{addr}`"))?;
-    if host.is_empty() {
-        return Err(format!("no host in `{addr}`"));
-    }
-    port.parse::<u16>()
-        .map_err(|e| format!("port `{port}` of `{addr}`: {e}"))?;
+    mpst_wire::env::check_host_port(addr).map_err(|e| format!("`{addr}`: expected {e}"))?;
     Ok(addr.to_string())
 }
 

@@ -54,6 +54,15 @@ fn hosts(test: &str, roles: &[&str], seed: u64) -> Option<TestBed> {
         .build_or_skip(test)
 }
 
+/// Double buffering's role program, a host for each of its roles and its deployment;
+/// `None` once the SKIPPED line is printed (no program, or no root).
+fn double_buffering(test: &str, seed: u64) -> Option<(std::path::PathBuf, TestBed, Deployment)> {
+    let exe = program(test, "double_buffering_net")?;
+    let roles = ["S", "K", "T"];
+    let bed = hosts(test, &roles, seed)?;
+    Some((exe, bed, Deployment::new("double_buffering/1", &roles)))
+}
+
 /// The roles of one protocol on a bed and the identities of the deployment.
 struct Deployment {
     protocol: &'static str,
@@ -250,14 +259,9 @@ fn double_buffering_and_three_buyers_complete_across_hosts() {
 #[test]
 fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
     let test = "a_partition_mid_session_fails_every_role_naming_its_peer_in_time";
-    let Some(exe) = program(test, "double_buffering_net") else {
+    let Some((exe, bed, d)) = double_buffering(test, 41) else {
         return;
     };
-    let roles = ["S", "K", "T"];
-    let Some(bed) = hosts(test, &roles, 41) else {
-        return;
-    };
-    let d = Deployment::new("double_buffering/1", &roles);
     let receive_timeout = Duration::from_secs(1);
     // `--count 0`: the sink never stops, so the session is under way when K is cut off.
     let running = d.launch(&bed, &exe, &["--count", "0"], Some(receive_timeout));
@@ -303,14 +307,9 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
 #[test]
 fn a_restarted_role_runs_the_next_session() {
     let test = "a_restarted_role_runs_the_next_session";
-    let Some(exe) = program(test, "double_buffering_net") else {
+    let Some((exe, bed, d)) = double_buffering(test, 51) else {
         return;
     };
-    let roles = ["S", "K", "T"];
-    let Some(bed) = hosts(test, &roles, 51) else {
-        return;
-    };
-    let d = Deployment::new("double_buffering/1", &roles);
     let receive_timeout = Some(Duration::from_secs(2));
     let mut running = d.launch(&bed, &exe, &["--count", "0"], receive_timeout);
     for role in &running {
@@ -351,14 +350,9 @@ fn a_restarted_role_runs_the_next_session() {
 #[test]
 fn a_role_whose_peer_never_comes_exits_3_within_its_connect_timeout() {
     let test = "a_role_whose_peer_never_comes_exits_3_within_its_connect_timeout";
-    let Some(exe) = program(test, "double_buffering_net") else {
+    let Some((exe, bed, d)) = double_buffering(test, 61) else {
         return;
     };
-    let roles = ["S", "K", "T"];
-    let Some(bed) = hosts(test, &roles, 61) else {
-        return;
-    };
-    let d = Deployment::new("double_buffering/1", &roles);
     // Only K runs; its time-out comes from the environment, over its file's 15 s.
     let host = bed.host("k");
     let mut command = host.role(&exe, &d.toml("K", None)).expect("written");
