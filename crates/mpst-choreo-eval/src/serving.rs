@@ -115,7 +115,7 @@ impl Choreography for Serving {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<()> {
-        if self.k % 2 == 0 {
+        if self.k.is_multiple_of(2) {
             self.batch(op, Model1, 0).await
         } else {
             self.batch(op, Model2, 1).await

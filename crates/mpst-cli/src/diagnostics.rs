@@ -23,7 +23,7 @@ fn colour(choice: clap::ColorChoice, terminal: bool, no_color: Option<&std::ffi:
     match choice {
         clap::ColorChoice::Always => true,
         clap::ColorChoice::Never => false,
-        clap::ColorChoice::Auto => terminal && no_color.map_or(true, |v| v.is_empty()),
+        clap::ColorChoice::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
     }
 }
 

@@ -61,7 +61,7 @@ enum Command {
     New(cmd::new::Args),
     /// Print the FSMs of one of the paper's benchmark families as DOT.
     #[command(hide = true)]
-    Gen(cmd::gen::Args),
+    Gen(cmd::family::Args),
     /// Issue development identities: a CA and one certificate per role, for mutual TLS.
     Certs(cmd::certs::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -207,7 +207,7 @@ fn run(command: Command) -> (u8, Option<UsageError>) {
         Command::Chart(args) => cmd::chart::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::New(args) => cmd::new::run(args),
-        Command::Gen(args) => cmd::gen::run(args),
+        Command::Gen(args) => cmd::family::run(args),
         Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
         Command::Certs(args) => cmd::certs::run(args),
     };

@@ -71,7 +71,7 @@ pub fn read(path: &Path, limit: u64, hint: &str) -> Result<Source, ReadError> {
 /// `limit` in MiB, with a fraction when it is not whole (`16 MiB`, `0.5 MiB`).
 fn mebibytes(limit: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if limit % MIB == 0 {
+    if limit.is_multiple_of(MIB) {
         format!("{} MiB", limit / MIB)
     } else {
         format!("{:.3} MiB", limit as f64 / MIB as f64)

@@ -524,7 +524,7 @@ impl Fsm {
         let names = self
             .names
             .iter()
-            .filter(|(&old, _)| rename[old] != usize::MAX)
+            .filter(|&(&old, _)| rename[old] != usize::MAX)
             .map(|(&old, name)| (rename[old], name.clone()))
             .collect();
         Fsm {

@@ -65,7 +65,7 @@ pub(crate) fn impls(
         .collect::<Vec<_>>()
         .join(" or ");
     let per_peer = (0..peers.len()).map(|i| {
-        let of = labels.iter().zip(&index).filter(|(_, &j)| j == i).map(
+        let of = labels.iter().zip(&index).filter(|&(_, &j)| j == i).map(
             |((_, label, _), _)| {
                 quote!(<<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::NAME)
             },
@@ -78,7 +78,7 @@ pub(crate) fn impls(
         .map(|(i, peer)| quote!(#i => <__R as ::mpst::RouteFrom<#peer>>::poll_from(role, cx),));
     let downcasts = (0..peers.len()).map(|i| {
         let peer = peers[i];
-        let tries = labels.iter().zip(&index).filter(|(_, &j)| j == i).map(
+        let tries = labels.iter().zip(&index).filter(|&(_, &j)| j == i).map(
             |((variant, label, _), _)| {
                 quote! {
                     let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {

@@ -2,7 +2,7 @@
 //! role, as the number of messages grows at fixed roles and as the roles grow.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mpst_scribble::gen::{message_count, sized};
+use mpst_scribble::generated::{message_count, sized};
 use mpst_scribble::{check, project_fsm};
 
 fn by_messages(c: &mut Criterion) {

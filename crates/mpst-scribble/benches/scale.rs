@@ -1,4 +1,4 @@
-//! Linear cost of the front end on wide choices (`gen::wide_choice_source`): parsing,
+//! Linear cost of the front end on wide choices (`generated::wide_choice_source`): parsing,
 //! well-formedness and projection of every role at 1k, 10k and 100k branches of one
 //! message (`direct`) and at 1k, 10k and 50k branches of two messages, the second one
 //! merged by a third role (`forward`; 100k of those exceed the lowering budget of
@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mpst_scribble::gen::wide_choice_source;
+use mpst_scribble::generated::wide_choice_source;
 use mpst_scribble::{check, parse, project_all};
 
 /// The system allocator, counting live and peak bytes.
@@ -23,12 +23,14 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(live, Ordering::Relaxed);
-        System.alloc(layout)
+        // SAFETY: the caller's contract for `alloc` is passed on unchanged.
+        unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        System.dealloc(ptr, layout)
+        // SAFETY: the caller's contract for `dealloc` is passed on unchanged.
+        unsafe { System.dealloc(ptr, layout) }
     }
 }
 

@@ -4,7 +4,7 @@
 
 pub mod diagnostic;
 pub mod frontend;
-pub mod gen;
+pub mod generated;
 pub mod global;
 pub mod project;
 pub mod sorts;

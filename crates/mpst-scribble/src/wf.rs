@@ -329,7 +329,7 @@ impl<'g> Checker<'g> {
                         .iter()
                         .rev()
                         .find(|(v, _)| v.text == name.text)
-                        .map_or(true, |&(_, bound)| bound == seen);
+                        .is_none_or(|&(_, bound)| bound == seen);
                 if unguarded {
                     return Err(None);
                 }

@@ -268,7 +268,7 @@ impl Acceptor {
         let mut missing: BTreeMap<&str, u32> = wanted
             .peers
             .iter()
-            .filter(|(_, &n)| n > 0)
+            .filter(|&(_, &n)| n > 0)
             .map(|(r, &n)| (r.as_str(), n))
             .collect();
         let mut got = Vec::new();

@@ -159,7 +159,7 @@ pub fn expected(params: &Params) -> Vec<Prediction> {
     let batch = params.batch.max(1);
     (0..params.requests)
         .map(|i| {
-            let model = if (i / batch) % 2 == 0 { 1 } else { 2 };
+            let model = if (i / batch).is_multiple_of(2) { 1 } else { 2 };
             classify(&preprocess(Image(i)), model)
         })
         .collect()
@@ -236,7 +236,7 @@ impl Choreography<Option<Pending>> for Step {
         let first = self.round.saturating_mul(batch);
         let next = op.locally(Gateway, |_| match first < params.requests {
             false => Next::Done,
-            true if self.round % 2 == 0 => Next::ToModel1,
+            true if self.round.is_multiple_of(2) => Next::ToModel1,
             true => Next::ToModel2,
         });
         let serving = self.serving;

@@ -4,7 +4,7 @@ pub mod certs;
 pub mod chart;
 pub mod check;
 pub mod completions;
-pub mod gen;
+pub mod family;
 pub mod generate;
 pub mod kmc;
 pub mod new;

@@ -17,7 +17,7 @@ fn file(test: &str, name: &str, contents: &str) -> String {
     path.display().to_string()
 }
 
-fn gen(family: &str, n: &str, set: &str) -> String {
+fn family_dot(family: &str, n: &str, set: &str) -> String {
     let out = mpst(&["gen", family, n, "--set", set]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     stdout(&out)
@@ -35,12 +35,12 @@ fn every_family_passes_through_gen_and_subtype() {
         let sub = file(
             "families",
             &format!("{name}-sub.dot"),
-            &gen(family.name(), n, "optimised"),
+            &family_dot(family.name(), n, "optimised"),
         );
         let sup = file(
             "families",
             &format!("{name}-sup.dot"),
-            &gen(family.name(), n, "projected"),
+            &family_dot(family.name(), n, "projected"),
         );
         let out = mpst(&["subtype", &sub, &sup]);
         assert_eq!(code(&out), 0, "{name}: {}{}", stdout(&out), stderr(&out));
@@ -58,8 +58,8 @@ fn every_family_passes_through_gen_and_subtype() {
 
 #[test]
 fn several_digraphs_are_paired_by_role_name() {
-    let system = gen("k-buffering", "3", "system");
-    let mut projected = parse_dot(&gen("k-buffering", "3", "projected")).unwrap();
+    let system = family_dot("k-buffering", "3", "system");
+    let mut projected = parse_dot(&family_dot("k-buffering", "3", "projected")).unwrap();
     projected.reverse();
     let reversed: String = projected.iter().map(write_dot).collect();
     let sub = file("pairing", "sub.dot", &system);
@@ -120,8 +120,16 @@ fn a_receive_moved_before_a_send_is_explained() {
 
 #[test]
 fn a_bound_too_small_is_reported_and_visits_raise_it() {
-    let sub = file("bound", "sub.dot", &gen("k-buffering", "20", "optimised"));
-    let sup = file("bound", "sup.dot", &gen("k-buffering", "20", "projected"));
+    let sub = file(
+        "bound",
+        "sub.dot",
+        &family_dot("k-buffering", "20", "optimised"),
+    );
+    let sup = file(
+        "bound",
+        "sup.dot",
+        &family_dot("k-buffering", "20", "projected"),
+    );
     let out = mpst(&["subtype", &sub, &sup, "--visits", "3"]);
     assert_eq!(code(&out), 3, "unknown, not refuted: {}", stdout(&out));
     assert!(!stdout(&out).contains("not a subtype"), "{}", stdout(&out));
@@ -164,7 +172,11 @@ fn bad_input_exits_with_2_and_says_where() {
         stderr(&out)
     );
 
-    let two = file("bad", "two.dot", &gen("k-buffering", "1", "projected"));
+    let two = file(
+        "bad",
+        "two.dot",
+        &family_dot("k-buffering", "1", "projected"),
+    );
     let other = file(
         "bad",
         "other.dot",
@@ -223,7 +235,7 @@ fn help_prints_the_default_bound_and_gen_is_hidden() {
     );
     let out = mpst(&["gen", "nested-choice", "9"]);
     assert_eq!(code(&out), 2);
-    let fsms = parse_dot(&gen("nested", "2", "system")).unwrap();
+    let fsms = parse_dot(&family_dot("nested", "2", "system")).unwrap();
     assert_eq!(
         fsms.iter().map(|f| f.role()).collect::<Vec<_>>(),
         ["p", "q"]

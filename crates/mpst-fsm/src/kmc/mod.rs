@@ -342,7 +342,7 @@ fn configuration(sys: &System<'_>, graph: &Graph, c: u32) -> Configuration {
         .queues
         .iter()
         .zip(&offs)
-        .filter(|(_, &o)| queue::len(words, o) > 0)
+        .filter(|&(_, &o)| queue::len(words, o) > 0)
         .map(|(&(from, to), &o)| {
             (
                 sys.role(from).to_string(),

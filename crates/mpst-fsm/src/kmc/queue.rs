@@ -43,7 +43,7 @@ pub(crate) fn messages(config: &[u32], o: usize) -> impl Iterator<Item = u32> + 
     let runs = config[o + 1] as usize;
     config[o + 2..o + 2 + 2 * runs]
         .chunks_exact(2)
-        .flat_map(|run| std::iter::repeat(run[0]).take(run[1] as usize))
+        .flat_map(|run| std::iter::repeat_n(run[0], run[1] as usize))
 }
 
 /// Writes into `next` the configuration `cur` with `msg` appended to the queue at

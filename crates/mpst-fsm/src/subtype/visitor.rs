@@ -248,7 +248,7 @@ impl<'o> Visitor<'o> {
     /// choice rules (a frame whose children the main loop explores).
     fn visit(&mut self, pair: (u32, u32), hint: Option<Resume>) -> Visit {
         self.stats.pairs_explored += 1;
-        if self.stats.pairs_explored % REPORT_EVERY == 0 {
+        if self.stats.pairs_explored.is_multiple_of(REPORT_EVERY) {
             (self.observe)(self.reported_base + self.stats.pairs_explored);
             if self
                 .limits
@@ -493,7 +493,7 @@ fn advance(frame: &mut Frame, result: Result<(), Failure>, sub: &Machine, sup: &
 }
 
 fn keep_furthest(best: &mut Option<Failure>, failure: Failure) {
-    if best.as_ref().map_or(true, |b| failure.depth > b.depth) {
+    if best.as_ref().is_none_or(|b| failure.depth > b.depth) {
         *best = Some(failure);
     }
 }

@@ -449,7 +449,7 @@ impl Net {
                 .chans
                 .iter()
                 .zip(&offs)
-                .filter(|(_, &o)| config[o] > 0)
+                .filter(|&(_, &o)| config[o] > 0)
                 .map(|(chan, &o)| {
                     let msgs = &config[o + 1..o + 1 + config[o] as usize];
                     (

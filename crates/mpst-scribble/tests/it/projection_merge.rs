@@ -2,7 +2,7 @@
 //! state sharing, and protocols far longer than the call stack would allow naively.
 
 use mpst_fsm::{Action, Message};
-use mpst_scribble::gen::{message_count, rounds};
+use mpst_scribble::generated::{message_count, rounds};
 use mpst_scribble::{check, parse, project, project_all, project_fsm, GlobalProtocol};
 
 fn one(source: &str) -> GlobalProtocol {
