@@ -174,7 +174,7 @@ impl Report {
             .with_message(d.headline())
             .with_labels(labels)
             .with_notes(d.notes.clone());
-            let _ = term::emit(out, &config, &files, &report);
+            let _ = term::emit_to_write_style(out, &config, &files, &report);
         }
     }
 }
