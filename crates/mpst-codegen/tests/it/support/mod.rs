@@ -45,5 +45,6 @@ pub fn name(path: &Path) -> String {
         .replace(['/', '\\', '-', '.'], "_")
 }
 
+pub mod processes;
 pub mod round_trip;
 pub mod scratch;
