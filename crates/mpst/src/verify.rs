@@ -15,6 +15,16 @@
 //! `u8` where the protocol says `int` is a difference. Type aliases are not resolved:
 //! write the sort the protocol names.
 //!
+//! # Branches across peers
+//!
+//! The k-MC checks here ([`check_kmc`], [`least_k`], [`assert_kmc`]) check a state
+//! receiving from several peers (an [`Offer`](crate::Offer)) as the runtime runs it:
+//! it fails on a label at the head of any of their queues that it does not take from that
+//! peer ([`mpst_fsm::kmc::check_kmc_offer`]). The hybrid checks compare one role with its
+//! projection, and asynchronous subtyping lets a message wait in a queue where an `Offer`
+//! fails on it: when a hand-written role that is not its projection has such a state,
+//! check the whole system with [`check_kmc`] too.
+//!
 //! # Bottom-up
 //!
 //! ```

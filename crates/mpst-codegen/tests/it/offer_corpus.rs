@@ -31,6 +31,8 @@ const PROTOCOLS: usize = 40;
 const SEEDS: u64 = 8;
 /// The roles of every protocol.
 const ROLES: usize = 4;
+/// Seconds the runs of the whole corpus may take (they take well under one).
+const LIMIT: u64 = 120;
 
 /// A global protocol over roles `R0..R3`, before its labels are numbered.
 #[derive(Debug, Clone)]
@@ -379,7 +381,9 @@ fn generated_protocols_with_offers_run_to_completion_and_follow_the_protocol() {
     let dir = support::scratch::dir("offer_corpus");
     let mut program = String::from("#![allow(unreachable_code, unused)]\n\n");
     program.push_str(support::processes::CHOICES);
-    let mut main = String::from("fn main() {\n");
+    // The runs go on a thread of their own: if one hangs (a deadlock), the program says
+    // so and fails after `LIMIT` instead of hanging the test.
+    let mut main = String::from("fn runs() {\n");
     for p in &corpus {
         let scr = dir.join(format!("{}.scr", p.name));
         support::scratch::write_if_changed(&scr, &p.source);
@@ -403,7 +407,17 @@ fn generated_protocols_with_offers_run_to_completion_and_follow_the_protocol() {
             p.name, p.name
         ));
     }
-    main.push_str("}\n");
+    main.push_str("}\n\n");
+    main.push_str(&format!(
+        "fn main() {{\n    let (done, finished) = std::sync::mpsc::channel();\n    \
+         std::thread::spawn(move || {{\n        runs();\n        let _ = done.send(());\n    }});\n    \
+         match finished.recv_timeout(std::time::Duration::from_secs({LIMIT})) {{\n        \
+         Ok(()) => {{}}\n        \
+         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {{\n            \
+         eprintln!(\"the runs did not finish within {LIMIT} s: one hangs (the last line printed is the run before it)\");\n            \
+         std::process::exit(1);\n        }}\n        \
+         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => std::process::exit(1),\n    }}\n}}\n"
+    ));
     program.push_str(&main);
     let run = support::scratch::run("offer_corpus", &program);
     let stdout = String::from_utf8_lossy(&run.stdout);
