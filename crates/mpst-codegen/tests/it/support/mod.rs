@@ -46,5 +46,6 @@ pub fn name(path: &Path) -> String {
 }
 
 pub mod processes;
+pub mod replay;
 pub mod round_trip;
 pub mod scratch;

@@ -3,8 +3,9 @@
 //! and roles), and each role gets an `async fn` that follows its session type to `End`,
 //! sending every label of the protocol, choosing a branch by a seeded choice shared by
 //! the run, and logging each step in the order it happens (`R0!R1:Label` after a send,
-//! `R1?R0:Label` after a receive). A role's states are the API's named types, so loops
-//! are a `loop` over an enum of them and nothing is unfolded.
+//! `R1?R0:Label` after a receive), in one task for all roles or on a thread per role. A
+//! role's states are the API's named types, so loops are a `loop` over an enum of them
+//! and nothing is unfolded.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -310,7 +311,9 @@ fn reached(api: &Api, start: &str) -> BTreeSet<String> {
 
 /// A module `name` holding the generated API in `api_path` as `mod api` and
 /// `run(seed) -> Result<Vec<String>, String>`: one session of every role, the roles'
-/// processes joined on one executor, returning the log of steps or the first error.
+/// processes joined on one executor, returning the log of steps or the first error; and
+/// `run_threads(seed)`: each role on a thread of its own with its own choices, returning
+/// each role's log (in the order of `Roles`' fields) or the first error.
 pub fn module(name: &str, code: &str, api_path: &std::path::Path) -> String {
     let api = parse(code);
     let d = Distance::new(&api);
@@ -371,7 +374,31 @@ pub fn module(name: &str, code: &str, api_path: &std::path::Path) -> String {
     }
     out.push_str(
         "            )\n        })\n        .map_err(|e| e.to_string())?;\n        \
-         Ok(log.take())\n    }\n}\n\n",
+         Ok(log.take())\n    }\n\n",
+    );
+    // Each role on a thread of its own, with its own log and choices.
+    let _ = writeln!(
+        out,
+        "    pub fn run_threads(seed: u64) -> Result<Vec<Vec<String>>, String> {{\n        \
+         let mut roles = api::Roles::default();\n        \
+         let api::Roles {{ {} }} = &mut roles;\n        \
+         std::thread::scope(|scope| {{\n            let handles = [",
+        fields.join(", ")
+    );
+    for (i, (role, field)) in api.roles.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "                scope.spawn(move || {{\n                    \
+             let (log, rng) = (RefCell::new(Vec::new()), Choices::new(seed.wrapping_mul(31).wrapping_add({i})));\n                    \
+             futures::executor::block_on(mpst::try_session({field}, |s| {}::body(s, &log, &rng)))\n                        \
+             .map(|()| log.take())\n                        .map_err(|e| e.to_string())\n                }}),",
+            role.to_lowercase()
+        );
+    }
+    out.push_str(
+        "            ];\n            handles\n                .into_iter()\n                \
+         .map(|h| h.join().map_err(|_| \"a role panicked\".to_string())?)\n                \
+         .collect()\n        })\n    }\n}\n\n",
     );
     out
 }
