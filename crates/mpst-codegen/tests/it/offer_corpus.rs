@@ -248,7 +248,7 @@ struct Protocol {
 }
 
 /// The first [`PROTOCOLS`] distinct generated protocols that the front end accepts with
-/// an `Offer` in some projection, and how many candidates were drawn.
+/// an `Offer` in some projection (each asserted k-MC), and how many candidates were drawn.
 fn corpus() -> (Vec<Protocol>, usize) {
     let mut runner = TestRunner::deterministic();
     let strategy = global();
@@ -279,6 +279,14 @@ fn corpus() -> (Vec<Protocol>, usize) {
         if offers.is_empty() {
             continue;
         }
+        // k-MC projections, checked again here, apart from the front end: under the
+        // runtime's `Offer` semantics, and as CFSMs.
+        let system: Vec<Fsm> = loaded.projections.iter().map(|p| p.fsm.clone()).collect();
+        let report = mpst_fsm::kmc::check_kmc_offer(&system, &mpst_fsm::kmc::offer_options())
+            .expect("a system");
+        assert!(report.is_kmc(), "{source}\n{report}");
+        let report = mpst_fsm::kmc::least_k(&system, 2).expect("a system");
+        assert!(report.is_kmc(), "{source}\n{report}");
         let offer_in_loop = offers
             .iter()
             .any(|&(i, s)| on_cycle(&loaded.projections[i].fsm, s));
