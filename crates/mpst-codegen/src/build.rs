@@ -40,6 +40,7 @@ mod render;
 use std::path::{Path, PathBuf};
 use std::{env, fs};
 
+use mpst_fsm::kmc::KmcOptions;
 use mpst_fsm::subtype;
 
 pub use error::{BuildError, BuildErrorKind};
@@ -47,7 +48,7 @@ pub use error::{BuildError, BuildErrorKind};
 /// so that a build script needs no other dependency).
 pub use mpst_fsm::subtype::Options as SubtypingOptions;
 
-use crate::{generate_optimised, prove_optimised, GenerateError, Options, DEFAULT_VISITS};
+use crate::{generate_optimised, prove_optimised_with, GenerateError, Options, DEFAULT_VISITS};
 
 /// How a build script raises the subtyping bounds, in the note of an unknown answer.
 const RAISE: &str = "with `.visits(N)` or `.subtyping(SubtypingOptions { .. })` in build.rs \
@@ -63,6 +64,7 @@ pub struct Build {
     protocol: Option<String>,
     optimised: Vec<(String, PathBuf)>,
     subtyping: subtype::Options,
+    offers: KmcOptions,
     options: Options,
     out_file: Option<String>,
     out_dir: Option<PathBuf>,
@@ -78,6 +80,7 @@ impl Build {
             protocol: None,
             optimised: Vec::new(),
             subtyping: subtype::Options::new(DEFAULT_VISITS),
+            offers: mpst_fsm::kmc::offer_options(),
             options: Options::default(),
             out_file: None,
             out_dir: None,
@@ -116,6 +119,18 @@ impl Build {
     /// e.g. `SubtypingOptions { max_steps: 10_000_000, ..SubtypingOptions::default() }`.
     pub fn subtyping(mut self, options: SubtypingOptions) -> Self {
         self.subtyping = options;
+        self
+    }
+
+    /// The budget of configurations of the `Offer` check (default
+    /// [`OFFER_MAX_CONFIGURATIONS`](mpst_fsm::kmc::OFFER_MAX_CONFIGURATIONS)): when
+    /// optimised roles are swapped in and some state receives from several peers, k-MC
+    /// under the runtime's `Offer` semantics must prove the system
+    /// ([`check_offers_with`](crate::check_offers_with)). Raise it when the build fails
+    /// because the check gave up (an unknown answer, [`BuildErrorKind::Unknown`]); a
+    /// smaller budget fails sooner, never with a refutation.
+    pub fn offer_configurations(mut self, configurations: usize) -> Self {
+        self.offers.max_configurations = configurations;
         self
     }
 
@@ -183,7 +198,7 @@ impl Build {
         let machines = render::optimised(&self.optimised)?;
         let better: Vec<_> = machines.iter().map(|m| m.machine.fsm.clone()).collect();
         let protocol = &loaded.protocol.name.text;
-        prove_optimised(&loaded, &better, &self.subtyping).map_err(|error| {
+        prove_optimised_with(&loaded, &better, &self.subtyping, &self.offers).map_err(|error| {
             let kind = match &error {
                 GenerateError::NotSubtype { .. } => BuildErrorKind::NotSubtype,
                 GenerateError::Unknown { .. } | GenerateError::OfferUnproved { .. } => {

@@ -8,7 +8,7 @@
 
 use mpst_diagnostics::optimised::Optimised;
 use mpst_diagnostics::Report;
-use mpst_fsm::kmc::{self, KmcViolation};
+use mpst_fsm::kmc::{self, KmcError, KmcOptions, KmcViolation};
 use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
 use mpst_fsm::Fsm;
 use mpst_scribble::{FrontendError, Loaded};
@@ -220,6 +220,17 @@ pub fn prove_optimised(
     optimised: &[Fsm],
     options: &subtype::Options,
 ) -> Result<(), GenerateError> {
+    prove_optimised_with(loaded, optimised, options, &kmc::offer_options())
+}
+
+/// [`prove_optimised`] with the bound and budget of the `Offer` check given
+/// ([`check_offers_with`]; [`prove_optimised`] uses [`mpst_fsm::kmc::offer_options`]).
+pub fn prove_optimised_with(
+    loaded: &Loaded,
+    optimised: &[Fsm],
+    options: &subtype::Options,
+    offers: &KmcOptions,
+) -> Result<(), GenerateError> {
     for better in optimised {
         let projection = projection_of(loaded, better)?;
         let role = better.role().to_string();
@@ -231,7 +242,7 @@ pub fn prove_optimised(
             Verdict::Unknown(unknown) => return Err(GenerateError::Unknown { role, unknown }),
         }
     }
-    check_offers(loaded, optimised)
+    check_offers_with(loaded, optimised, offers)
 }
 
 /// With the `optimised` FSMs swapped in ([`swap_in`]), the system of the `loaded`
@@ -244,6 +255,19 @@ pub fn prove_optimised(
 /// (with its run) and an unproved answer are errors. [`prove_optimised`] calls it after
 /// subtyping.
 pub fn check_offers(loaded: &Loaded, optimised: &[Fsm]) -> Result<(), GenerateError> {
+    check_offers_with(loaded, optimised, &kmc::offer_options())
+}
+
+/// [`check_offers`] with the bound and the budget of configurations given (`options`;
+/// [`check_offers`] uses [`mpst_fsm::kmc::offer_options`]). A budget too small for the
+/// system gives [`GenerateError::OfferUnproved`], never a refutation: the message says
+/// how many configurations were tried and how to give the check more
+/// ([`Build::offer_configurations`](crate::build::Build::offer_configurations)).
+pub fn check_offers_with(
+    loaded: &Loaded,
+    optimised: &[Fsm],
+    options: &KmcOptions,
+) -> Result<(), GenerateError> {
     let Some(first) = optimised.first() else {
         return Ok(());
     };
@@ -257,8 +281,7 @@ pub fn check_offers(loaded: &Loaded, optimised: &[Fsm]) -> Result<(), GenerateEr
         .unwrap_or(first)
         .role()
         .to_string();
-    let options = kmc::offer_options();
-    let why = match kmc::check_kmc_offer(&system, &options) {
+    let why = match kmc::check_kmc_offer(&system, options) {
         Ok(report) => match report.violation {
             None => return Ok(()),
             Some(violation) if violation.is_definitive() => {
@@ -269,6 +292,11 @@ pub fn check_offers(loaded: &Loaded, optimised: &[Fsm]) -> Result<(), GenerateEr
             }
             Some(violation) => violation.to_string(),
         },
+        Err(e @ KmcError::TooManyConfigurations { .. }) => format!(
+            "{e}; give the check a larger budget of configurations \
+             (`.offer_configurations(N)` in build.rs, the default is {})",
+            kmc::OFFER_MAX_CONFIGURATIONS
+        ),
         Err(e) => e.to_string(),
     };
     Err(GenerateError::OfferUnproved {

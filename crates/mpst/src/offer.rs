@@ -326,17 +326,21 @@ where
                 next.map_err(|kind| offer_error::<Me, Offer<'r, Me, Cases>>(name, kind))
                     .and_then(|message| {
                         let received = message.label();
+                        let chosen = Cases::downcast(OfferContinuation { state }, peer, message)
+                            .map_err(|_| {
+                                offer_error::<Me, Offer<'r, Me, Cases>>(
+                                    name,
+                                    ReceiveErrorKind::UnexpectedLabel {
+                                        received,
+                                        expected: Cases::LABELS[peer],
+                                    },
+                                )
+                            })?;
+                        // Only a label the enum takes is a step of the session, as for
+                        // `Branch`: a refused one is the error, not a receive.
                         #[cfg(feature = "tracing")]
                         crate::observe::received_from::<Me, Offer<'r, Me, Cases>>(name, received);
-                        Cases::downcast(OfferContinuation { state }, peer, message).map_err(|_| {
-                            offer_error::<Me, Offer<'r, Me, Cases>>(
-                                name,
-                                ReceiveErrorKind::UnexpectedLabel {
-                                    received,
-                                    expected: Cases::LABELS[peer],
-                                },
-                            )
-                        })
+                        Ok(chosen)
                     }),
             );
         }

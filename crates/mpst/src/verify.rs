@@ -15,6 +15,16 @@
 //! `u8` where the protocol says `int` is a difference. Type aliases are not resolved:
 //! write the sort the protocol names.
 //!
+//! # Branches across peers
+//!
+//! The k-MC checks here ([`check_kmc`], [`least_k`], [`assert_kmc`]) check a state
+//! receiving from several peers (an [`Offer`](crate::Offer)) as the runtime runs it:
+//! it fails on a label at the head of any of their queues that it does not take from that
+//! peer ([`mpst_fsm::kmc::check_kmc_offer`]). The hybrid checks compare one role with its
+//! projection, and asynchronous subtyping lets a message wait in a queue where an `Offer`
+//! fails on it: when a hand-written role that is not its projection has such a state,
+//! check the whole system with [`check_kmc`] too.
+//!
 //! # Bottom-up
 //!
 //! ```
@@ -97,6 +107,15 @@ pub enum KmcFailure {
 /// k-multiparty compatible for the bound `k`: then processes following them cannot
 /// deadlock or leave messages unread (bottom-up workflow, PPoPP 2022 §2.2).
 ///
+/// The system is checked as the runtime runs it: a state receiving from several peers
+/// (an [`Offer`](crate::Offer), serialised as one state with a transition per variant)
+/// takes the first label at the head of *any* of their queues, and fails on one it does
+/// not take from that peer, where a CFSM would leave it queued and wait
+/// ([`mpst_fsm::kmc::check_kmc_offer`]). Such a run is a [`KmcFailure::Violation`] whose
+/// report ends where the label the `Offer` refuses heads its queue: a run on which the
+/// runtime fails with `UnexpectedLabel`. A system without such a state gets the
+/// standard check.
+///
 /// On success the report says what was explored; on failure the error renders the
 /// violated property and the execution that reaches it.
 pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
@@ -107,7 +126,7 @@ pub fn check_kmc(fsms: &[Fsm], k: usize) -> Result<KmcReport, KmcFailure> {
 /// budget of configurations). A check that reaches the budget fails with
 /// [`KmcFailure::Unknown`].
 pub fn check_kmc_with(fsms: &[Fsm], options: &KmcOptions) -> Result<KmcReport, KmcFailure> {
-    let report = mpst_fsm::kmc::check_kmc_with(fsms, options).map_err(failure)?;
+    let report = mpst_fsm::kmc::check_kmc_offer(fsms, options).map_err(failure)?;
     if report.is_kmc() {
         Ok(report)
     } else {
@@ -115,15 +134,22 @@ pub fn check_kmc_with(fsms: &[Fsm], options: &KmcOptions) -> Result<KmcReport, K
     }
 }
 
-/// The least `k` in `1..=max_k` for which the system `fsms` is k-MC, with its report; if
-/// there is none, the counterexample for `max_k`.
+/// The least `k` in `1..=max_k` for which the system `fsms` is k-MC (as [`check_kmc`]
+/// checks it: an `Offer` as the runtime runs it), with its report; if there is none, the
+/// counterexample for `max_k`.
 pub fn least_k(fsms: &[Fsm], max_k: usize) -> Result<KmcReport, KmcFailure> {
-    let report = mpst_fsm::kmc::least_k(fsms, max_k).map_err(failure)?;
-    if report.is_kmc() {
-        Ok(report)
-    } else {
-        Err(KmcFailure::Violation(Box::new(report)))
+    if max_k == 0 {
+        return Err(KmcFailure::Invalid(KmcError::ZeroBound));
     }
+    let mut last = Err(KmcFailure::Invalid(KmcError::ZeroBound));
+    for k in 1..=max_k {
+        last = check_kmc(fsms, k);
+        match &last {
+            Err(KmcFailure::Violation(_)) => continue,
+            _ => return last,
+        }
+    }
+    last
 }
 
 /// Giving up (a budget reached) is [`KmcFailure::Unknown`]; every other error says the

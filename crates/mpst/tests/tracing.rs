@@ -214,3 +214,121 @@ fn a_session_is_a_span_and_each_step_an_event_in_it() {
     );
     assert_eq!(states[2], "Branch<A, ChoiceB>", "{states:?}");
 }
+
+/// `Offer` seen through the same recorder: a label taken from one of several peers is a
+/// `receive` event naming that peer; a label refused (a peer sends one the enum does not
+/// take from it) is the session's error and no `receive` event.
+mod offer {
+    use super::{Recorder, Seen};
+    use std::sync::{Arc, Mutex};
+
+    use mpst::{session, try_session, End, Message, Offer, Role, Roles, Send};
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    type Channel = mpst::channel::Unbounded<Label>;
+
+    #[derive(Roles)]
+    struct Roles(B, P, D);
+    #[derive(Role)]
+    #[message(Label)]
+    struct B(#[route(P)] Channel, #[route(D)] Channel);
+    #[derive(Role)]
+    #[message(Label)]
+    struct P(#[route(B)] Channel, #[route(D)] Channel);
+    #[derive(Role)]
+    #[message(Label)]
+    struct D(#[route(B)] Channel, #[route(P)] Channel);
+
+    #[derive(Message)]
+    enum Label {
+        Left(Left),
+        Right(Right),
+    }
+    struct Left;
+    struct Right;
+
+    #[session]
+    type BSends = Send<D, Left, End>;
+    #[session]
+    type BSendsRight = Send<D, Right, End>;
+    #[session]
+    type Desk = Offer<Either>;
+    #[session]
+    enum Either {
+        #[from(B)]
+        Left(Left, End),
+        #[from(P)]
+        Right(Right, End),
+    }
+
+    /// `B` sends `Left` (or, with `wrong`, `Right`, which the desk takes only from `P`),
+    /// then the desk offers; returns what the recorder saw and whether the desk ended.
+    fn run(wrong: bool) -> (Seen, bool) {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let subscriber = tracing_subscriber::registry().with(Recorder(Arc::clone(&seen)));
+        let ended = tracing::subscriber::with_default(subscriber, || {
+            let Roles(mut b, _p, mut d) = Roles::default();
+            futures::executor::block_on(async {
+                let sent = if wrong {
+                    try_session(&mut b, |s: BSendsRight<'_, B>| async move {
+                        Ok(((), s.send(Right).await?))
+                    })
+                    .await
+                } else {
+                    try_session(&mut b, |s: BSends<'_, B>| async move {
+                        Ok(((), s.send(Left).await?))
+                    })
+                    .await
+                };
+                sent.expect("B sends");
+                try_session(&mut d, |s: Desk<'_, D>| async move {
+                    match s.offer().await? {
+                        Either::Left(Left, end) | Either::Right(Right, end) => Ok(((), end)),
+                    }
+                })
+                .await
+                .is_ok()
+            })
+        });
+        let seen = Arc::try_unwrap(seen)
+            .ok()
+            .expect("the subscriber is gone")
+            .into_inner()
+            .unwrap();
+        (seen, ended)
+    }
+
+    /// The desk's `receive` events as (peer, label).
+    fn desk_receives(seen: &Seen) -> Vec<(String, String)> {
+        seen.events
+            .iter()
+            .filter(|(e, _)| e.get("message") == Some("receive") && e.get("role") == Some("D"))
+            .map(|(e, _)| {
+                let field = |n| e.get(n).unwrap_or("?").to_string();
+                (field("peer"), field("label"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_label_taken_by_an_offer_is_a_receive_event_naming_its_peer() {
+        let (seen, ended) = run(false);
+        assert!(ended, "the desk takes Left from B");
+        assert_eq!(
+            desk_receives(&seen),
+            [("B".to_string(), "Left".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_label_an_offer_refuses_is_no_receive_event() {
+        let (seen, ended) = run(true);
+        assert!(!ended, "Right from B is refused");
+        assert_eq!(desk_receives(&seen), []);
+        // B's send is logged: the recorder saw the run.
+        assert!(seen
+            .events
+            .iter()
+            .any(|(e, _)| e.get("message") == Some("send") && e.get("role") == Some("B")));
+    }
+}

@@ -10,6 +10,7 @@ mod support;
 mod build;
 mod errors;
 mod generated;
+mod offer_corpus;
 mod offer_optimised;
 mod optimised;
 mod serde;

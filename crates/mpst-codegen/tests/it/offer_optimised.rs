@@ -184,3 +184,72 @@ fn an_optimised_sender_that_lets_a_projected_offer_meet_an_early_message_is_refu
         "D's Offer meets `late` first"
     );
 }
+
+/// The `Offer` check with a budget of one configuration, too small for any system here.
+fn one_configuration() -> mpst_fsm::kmc::KmcOptions {
+    mpst_fsm::kmc::KmcOptions {
+        max_configurations: 1,
+        ..mpst_fsm::kmc::offer_options()
+    }
+}
+
+#[test]
+fn a_budget_too_small_for_the_offer_check_is_not_proved_never_refuted() {
+    let options = subtype::Options::new(DEFAULT_VISITS);
+    // The safe desk and the early one alike: the check gives up before either answer.
+    for (scr, dot) in [
+        (example("gather.scr"), example("gather_optimised.dot")),
+        (here("early.scr"), here("early_d.dot")),
+    ] {
+        let loaded = mpst_scribble::load("p.scr", &read(&scr), None).unwrap();
+        let desk = mpst_fsm::parse_dot(&read(&dot)).unwrap();
+        let result = mpst_codegen::check_offers_with(&loaded, &desk, &one_configuration());
+        let Err(error @ GenerateError::OfferUnproved { .. }) = result else {
+            panic!("{}: expected not proved, got {result:?}", dot.display());
+        };
+        let GenerateError::OfferUnproved { role, k, why } = &error else {
+            unreachable!()
+        };
+        assert_eq!((role.as_str(), *k), ("D", 2));
+        assert!(why.contains("gave up after 1 configuration"), "{why}");
+        assert!(
+            why.contains("`.offer_configurations(N)` in build.rs"),
+            "{why}"
+        );
+        let shown = error.to_string();
+        assert!(shown.contains("nor refute it"), "{shown}");
+        assert!(!shown.contains("can fail"), "{shown}");
+        assert!(matches!(
+            mpst_codegen::prove_optimised_with(&loaded, &desk, &options, &one_configuration()),
+            Err(GenerateError::OfferUnproved { .. })
+        ));
+    }
+}
+
+#[test]
+fn the_build_helper_reports_a_too_small_offer_budget_as_unknown_with_how_to_raise_it() {
+    let out = scratch("gather-budget");
+    let build = Build::scribble(example("gather.scr"))
+        .optimised("D", example("gather_optimised.dot"))
+        .out_dir(&out)
+        .out_file("gather.rs");
+    let error = match build.clone().offer_configurations(1).generate() {
+        Ok(path) => panic!("generated {}", path.display()),
+        Err(error) => error,
+    };
+    assert_eq!(error.kind(), BuildErrorKind::Unknown);
+    assert!(!out.join("gather.rs").exists(), "nothing is written");
+    let shown = error.to_string();
+    assert!(
+        shown.contains("does not prove the system safe as the runtime runs it, nor refute it"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("not proved: gave up after 1 configuration"),
+        "{shown}"
+    );
+    assert!(shown.contains(".offer_configurations(N)"), "{shown}");
+    assert!(!shown.contains("UnexpectedLabel"), "{shown}");
+    // The default budget proves it.
+    assert!(build.generate().is_ok());
+}

@@ -45,5 +45,7 @@ pub fn name(path: &Path) -> String {
         .replace(['/', '\\', '-', '.'], "_")
 }
 
+pub mod processes;
+pub mod replay;
 pub mod round_trip;
 pub mod scratch;
