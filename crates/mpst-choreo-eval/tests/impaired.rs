@@ -89,9 +89,18 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
                 ["key_median_ms", "saturation_rps"],
                 "{delay} ms {imp}"
             );
+            // A median latency is positive; a saturation may be 0 on a loaded machine
+            // (nothing completed inside a run's half-second window: 50 runs beside two
+            // busy loops saw in-order model serving answer every request, after ~1 s),
+            // and timing is not what this test asserts.
             for (field, v) in cell {
                 let v = v.as_f64().expect("a number");
-                assert!(v.is_finite() && v > 0.0, "{delay} ms {imp} {field}: {v}");
+                let least = if field == "saturation_rps" {
+                    0.0
+                } else {
+                    f64::MIN_POSITIVE
+                };
+                assert!(v.is_finite() && v >= least, "{delay} ms {imp} {field}: {v}");
             }
         }
     }

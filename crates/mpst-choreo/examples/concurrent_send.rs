@@ -11,15 +11,17 @@ use mpst_choreo::paper::concurrent_send::{ConcurrentSend, Costs, InOrderSend, re
 /// The client whose key and text are sent.
 const CLIENT: u64 = 7;
 
+/// Session `n` (`--sessions N`) sends the key and text of client `CLIENT + n`.
 fn main() -> std::process::ExitCode {
     let costs = Costs::example();
-    let out_of_order = ConcurrentSend {
-        client: CLIENT,
+    let client = |n: u64| CLIENT.wrapping_add(n);
+    let out_of_order = |n| ConcurrentSend {
+        client: client(n),
         costs,
     };
-    let in_order = InOrderSend {
-        client: CLIENT,
+    let in_order = |n| InOrderSend {
+        client: client(n),
         costs,
     };
-    common::main(out_of_order, in_order, report)
+    common::main_sessions(out_of_order, in_order, report)
 }

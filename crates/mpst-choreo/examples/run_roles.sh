@@ -5,6 +5,14 @@
 # docs/DEPLOYMENT.md). For trying roles out on one machine: it is not an orchestrator,
 # and restarts nothing. Each role's output goes to DIR/ROLE.out, its log to DIR/ROLE.log.
 #
+# Ports: each role binds the `listen` address of its file, as it would under systemd or
+# a container orchestrator; this script picks no port. A port already taken makes that
+# role exit at once with status 3, its log saying `Address already in use` and the
+# address (its peers then give up at their connect time-out): write the files again with
+# other ports (`EXAMPLE --write-config DIR --port N`) and start again. Ports below the
+# kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range, from 32768 by
+# default; --write-config's default 7300 is) are never taken by outgoing connections.
+#
 #   cargo build -p mpst-choreo --example concurrent_send
 #   target/debug/examples/concurrent_send --write-config /tmp/cs
 #   sh crates/mpst-choreo/examples/run_roles.sh target/debug/examples/concurrent_send /tmp/cs

@@ -42,6 +42,11 @@ impl Process {
         self.child.stdout.take()
     }
 
+    /// Takes the process's piped stderr (to read it while the process runs).
+    pub fn take_stderr(&mut self) -> Option<std::process::ChildStderr> {
+        self.child.stderr.take()
+    }
+
     /// Takes the process's piped stdin (to write to it while the process runs; dropping
     /// it closes the pipe).
     pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {

@@ -4,6 +4,7 @@
 //! role out as its own process on this machine (`examples/run_roles.sh`).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mpst_choreo::ChoreoError;
 use mpst_choreo::transport::{TransportCause, TransportError};
@@ -40,6 +41,15 @@ pub fn sources(
         sources = sources.role(role);
     }
     Ok(configured.then_some(sources))
+}
+
+/// How long a receive waits: the configuration's `receive_timeout` (`none`: for ever),
+/// or the endpoint's default when the command line configured the role by hand.
+pub fn receive_timeout(wire: Option<&mpst_wire::WireConfig>) -> Duration {
+    match wire {
+        Some(wire) => wire.get_receive_timeout().unwrap_or(Duration::MAX),
+        None => mpst_choreo::Config::default().recv_timeout,
+    }
 }
 
 /// The status of a failure to connect: a configuration the transport cannot use (no

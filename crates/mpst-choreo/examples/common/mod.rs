@@ -17,12 +17,16 @@
 //!     communication step (for the Scribble conformance check).
 //!     `--insecure-plaintext` (TCP only) lets anyone who reaches the port speak for a role.
 //! example [--in-order] [--config FILE.toml] [--role NAME] [--quic] [--record]
+//!         [--sessions N [--at-once B]]
 //!     the same, configured by an `mpst-wire` TOML file (the format of `mpst::net`:
 //!     `protocol`, `listen`, `[peers]`, `[security]`, time-outs; a shared file with
 //!     `[roles]` needs --role) named by --config or MPST_CONFIG, and `MPST_*` variables
 //!     over it (MPST_ROLE, MPST_LISTEN, MPST_PEER_<ROLE>, MPST_CA, MPST_CERT, MPST_KEY,
 //!     MPST_CONNECT_TIMEOUT, ...: docs/DEPLOYMENT.md); prints `listening NAME ADDR` once
-//!     connected.
+//!     connected. Every receive waits at most the configuration's `receive_timeout`
+//!     (`none`: for ever). With --sessions N it runs sessions 0 to N-1 over its one
+//!     connection, B at a time (all at once without --at-once), and prints one `result`
+//!     line per session in session order (every role must be given the same N and B).
 //! example --write-config DIR [--port N]
 //!     writes the certificates of --write-certs and one TOML file per role (`ROLE.toml`,
 //!     role i listening on 127.0.0.1:N+i, default N = 7300, peers at localhost), for
@@ -69,6 +73,13 @@ struct Args {
     write_certs: Option<PathBuf>,
     write_config: Option<PathBuf>,
     port: u16,
+    /// Sessions to run over the one connection (network modes).
+    sessions: u64,
+    /// Sessions run at once (0: all).
+    at_once: u64,
+    /// Test-only negative control (feature `testing`): ignore integrity keys.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    ignore_keys: bool,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -86,6 +97,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         write_certs: None,
         write_config: None,
         port: 7300,
+        sessions: 1,
+        at_once: 0,
+        ignore_keys: false,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -102,6 +116,11 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 parsed.port = port.parse().map_err(|e| format!("--port {port}: {e}"))?;
             }
             "--role" => parsed.role = Some(value("--role")?),
+            "--sessions" => parsed.sessions = count("--sessions", value("--sessions")?)?,
+            "--at-once" => parsed.at_once = count("--at-once", value("--at-once")?)?,
+            // A negative control for tests only: never in a build without `testing`.
+            #[cfg(feature = "testing")]
+            "--ignore-keys" => parsed.ignore_keys = true,
             "--config" => parsed.config = Some(value("--config")?.into()),
             "--listen" => {
                 let addr = value("--listen")?;
@@ -119,6 +138,14 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         }
     }
     Ok(parsed)
+}
+
+/// A count of at least 1 given to `flag`.
+fn count(flag: &str, value: String) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{flag} {value}: expected a whole number from 1")),
+    }
 }
 
 /// Checks `HOST:PORT` without looking it up, by mpst-wire's one rule (the transport
@@ -141,7 +168,24 @@ fn program() -> String {
 
 /// Runs an example: its out-of-order choreography, or with `--in-order` its twin, as
 /// the command line says. `report` gives the text of what a role holds after a run.
+#[allow(dead_code)] // `concurrent_send` calls `main_sessions` directly.
 pub fn main<A, B, X>(out_of_order: A, in_order: B, report: fn(X) -> Option<String>) -> ExitCode
+where
+    A: Choreography<X> + Clone + 'static,
+    B: Choreography<X, Roles = A::Roles> + Clone + 'static,
+    X: Send + 'static,
+{
+    let (a, b) = (out_of_order.clone(), in_order.clone());
+    main_sessions(move |_| a.clone(), move |_| b.clone(), report)
+}
+
+/// [`main`] with each session's choreography made from its number (`--sessions N` runs
+/// sessions 0 to N-1; every other mode runs session 0).
+pub fn main_sessions<A, B, X>(
+    out_of_order: impl Fn(u64) -> A,
+    in_order: impl Fn(u64) -> B,
+    report: fn(X) -> Option<String>,
+) -> ExitCode
 where
     A: Choreography<X> + Clone + 'static,
     B: Choreography<X, Roles = A::Roles> + Clone + 'static,
@@ -208,10 +252,10 @@ where
     let args = Args { wire, ..args };
     let done = runtime.block_on(async {
         match (args.in_order, args.role.clone()) {
-            (false, None) => all_roles(out_of_order, report).await,
-            (true, None) => all_roles(in_order, report).await,
-            (false, Some(role)) => one_role(out_of_order, report, &args, role).await,
-            (true, Some(role)) => one_role(in_order, report, &args, role).await,
+            (false, None) => all_roles(out_of_order(0), report).await,
+            (true, None) => all_roles(in_order(0), report).await,
+            (false, Some(role)) => one_role(&out_of_order, report, &args, role).await,
+            (true, Some(role)) => one_role(&in_order, report, &args, role).await,
         }
     });
     match done {
@@ -259,10 +303,23 @@ impl Net {
         }
     }
 
-    async fn close(&self) {
+    /// Closes, flushing what is queued; after a failed run (a peer likely gone or cut
+    /// off) for at most half a second, so the exit status comes without delay.
+    async fn close(&self, failed: bool) {
+        let grace = Duration::from_millis(500);
         match self {
+            Net::Tcp(t) if failed => {
+                let _ = tokio::time::timeout(grace, t.close()).await;
+            }
             Net::Tcp(t) => t.close().await,
-            Net::Quic(t) => t.close(Duration::from_secs(20)).await,
+            Net::Quic(t) => {
+                t.close(if failed {
+                    grace
+                } else {
+                    Duration::from_secs(20)
+                })
+                .await
+            }
         }
     }
 }
@@ -383,7 +440,7 @@ fn announce(name: &RoleName, addr: SocketAddr) -> Result<(), String> {
 }
 
 async fn one_role<Ch, X>(
-    choreography: Ch,
+    choreography: &impl Fn(u64) -> Ch,
     report: fn(X) -> Option<String>,
     args: &Args,
     role: String,
@@ -403,15 +460,43 @@ where
         .map_err(|(e, exit)| (role.clone(), e, exit))?;
     let recorder = Arc::new(Recorder::new());
     let observer = Some(recorder.clone() as _);
-    let endpoint = Endpoint::with_config(net.transport(), name, Config::default(), observer)
-        .map_err(|e| failed(&e))?;
-    let result = endpoint.run(choreography).await;
-    net.close().await;
-    let x = result.map_err(|e| failed(&e))?;
-    tracing::info!(%role, "session completed");
-    if let Some(text) = report(x) {
+    let config = Config {
+        recv_timeout: deploy::receive_timeout(args.wire.as_ref()),
+        #[cfg(feature = "testing")]
+        ignore_keys: args.ignore_keys,
+        ..Config::default()
+    };
+    let endpoint =
+        Endpoint::with_config(net.transport(), name, config, observer).map_err(|e| failed(&e))?;
+    let at_once = match args.at_once {
+        0 => args.sessions,
+        b => b.min(args.sessions),
+    };
+    // Every session of a batch runs to its end; the first failure ends the run after
+    // its batch, and the results of the sessions that completed are still printed.
+    let mut outputs = Vec::new();
+    let mut result = Ok(());
+    for first in (0..args.sessions).step_by(at_once as usize) {
+        let last = args.sessions.min(first + at_once);
+        let runs = (first..last).map(|n| endpoint.run_session(n, choreography(n)));
+        for outcome in futures::future::join_all(runs).await {
+            match outcome {
+                Ok(x) => outputs.push(x),
+                Err(e) if result.is_ok() => result = Err(e),
+                Err(_) => {}
+            }
+        }
+        if result.is_err() {
+            break;
+        }
+        tracing::debug!(%role, first, last, "sessions completed");
+    }
+    net.close(result.is_err()).await;
+    for text in outputs.into_iter().filter_map(report) {
         println!("result {role} {text}");
     }
+    result.map_err(|e| failed(&e))?;
+    tracing::info!(%role, sessions = args.sessions, "completed");
     if args.record {
         for step in Step::from_events(&recorder.events()) {
             println!("step {}", step.to_line());

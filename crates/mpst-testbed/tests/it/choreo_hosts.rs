@@ -1,27 +1,29 @@
-//! Choreographies across hosts (issue 23, item 3): every role of `mpst-choreo` on its own
-//! host of a bed, addressed by host name, proving its role with a certificate of one
-//! deployment (mutual TLS over TCP, role certificates over QUIC), over links that delay
-//! and jitter (so lanes reorder) and, for QUIC, drop datagrams:
+//! Choreographies across hosts (issue 23, items 3 and 5): every role of one of
+//! mpst-choreo's example programs (`crates/mpst-choreo/examples`) started as its own
+//! process on its own host of a bed, the way an orchestrator starts it (one TOML file per
+//! role naming its listen address, its peers by host name and its identity files), over
+//! mutual TLS or QUIC, on links that delay and jitter (so lanes reorder) and, for QUIC,
+//! drop datagrams; each role's exit status and output checked from outside:
 //!
-//! - the paper's figures and model serving complete and give what they give in memory;
+//! - the paper's figures and model serving complete (status 0) and print what the same
+//!   program prints with every role in one process (in memory);
 //! - under reordering links the integrity keys bind every value right (Figure 2, whose
-//!   two messages to the client are both strings, over many seeds and sessions), while
-//!   an observer of arrival order shows the links really reordered;
-//! - a partition mid-run gives every role waiting on the cut-off host a typed error
-//!   naming its silent peer within its receive time-out, and nothing hangs.
+//!   two messages to the client are both strings, over many seeds and sessions of
+//!   distinct clients), while the roles' recorded steps show the links really reordered,
+//!   and a receiver that ignores keys over the same links is caught;
+//! - a partition mid-run makes every role waiting on the cut-off host exit with status 4
+//!   (a peer lost or silent) naming its silent peer, within the `receive_timeout` of its
+//!   configuration file.
 
-use crate::cluster;
+use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use cluster::{bed, connect, host_of, in_memory, peer_named, Cluster, OrderLog, Setup};
-use mpst_choreo::paper::{clients, compute_at, concurrent_send, pipeline, producers};
-use mpst_choreo::{
-    roles, Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles,
-};
+use mpst_choreo::paper::concurrent_send;
+use mpst_choreo::{RoleName, RoleSet};
 use mpst_testbed::Impairment;
+use mpst_wire::RoleExit;
 
 /// 2 ms ± 2 ms each way: messages sent close together overtake each other.
 fn jitter() -> Impairment {
@@ -30,407 +32,314 @@ fn jitter() -> Impairment {
         .jitter(Duration::from_millis(2))
 }
 
-/// Runs `ch` once over `cluster` and asserts every role finished and the reports equal
-/// the in-memory run's.
-fn same_as_in_memory<Ch, X>(
-    cluster: &Cluster,
-    what: &str,
-    session: u64,
-    ch: Ch,
-    report: fn(X) -> Option<String>,
-) where
-    Ch: Choreography<X> + Clone + 'static,
-    X: Send + 'static,
-{
-    let want = in_memory(ch.clone(), report);
-    assert!(!want.is_empty(), "{what}: in memory reports nothing");
-    let mut got = Vec::new();
-    for (role, mut outcomes) in cluster.run(&[(session, ch)], report) {
-        let outcome = outcomes.pop().expect("one session");
-        got.extend(outcome.unwrap_or_else(|e| panic!("{what}: {role}: {e}")));
-    }
-    assert_eq!(got, want, "{what}: across hosts vs in memory");
+/// The role names of a role set.
+fn names<R: RoleSet>() -> Vec<String> {
+    R::names().iter().map(RoleName::to_string).collect()
 }
 
-/// Every transport (TCP, then QUIC whose links also drop 2 % of datagrams) on one bed
-/// with a host per role, running `run` on each cluster; the datagrams the links dropped.
-fn over_both(test: &str, roles: &[RoleName], run: impl Fn(&Cluster, &str)) -> Option<u64> {
+/// Runs `program` (with `args`, e.g. `--in-order`) with every role on its own host, over
+/// TCP and then QUIC whose links also drop 2 % of datagrams, and asserts that every role
+/// completes and that the `result` lines are those of the in-memory run; the datagrams
+/// the links dropped.
+fn same_as_in_memory(test: &str, program: &str, roles: &[String], args: &[&str]) -> Option<u64> {
+    let program = example(test, program)?;
     let bed = bed(test, roles, jitter(), 23)?;
+    let deployment = Deployment::new(&program, roles);
+    let mut want = in_memory(&program, args);
+    want.sort();
+    assert!(
+        !want.is_empty(),
+        "{program:?} {args:?}: in memory reports nothing"
+    );
     for quic in [false, true] {
         let link = if quic { jitter().loss(0.02) } else { jitter() };
-        for a in roles {
-            for l in bed.links_of(&host_of(a)) {
+        for role in roles {
+            for l in bed.links_of(&host_of(role)) {
                 l.set_impairment(link.clone());
             }
         }
-        let cluster = connect(&bed, roles, &Setup::new(quic));
-        run(&cluster, if quic { "quic" } else { "tcp" });
-        cluster.close();
+        let net = if quic { "quic" } else { "tcp" };
+        let what = format!("{} {args:?} over {net}", program.display());
+        let exits = deployment.run(&bed, quic, None, args);
+        for exit in &exits {
+            exit.assert_completed(&what);
+        }
+        let mut got = results(&exits);
+        got.sort();
+        assert_eq!(got, want, "{what}: across hosts vs in memory");
     }
     let links = roles.iter().flat_map(|r| bed.links_of(&host_of(r)));
-    // Each link is seen from both its hosts: count each direction once.
-    let dropped: u64 = links.map(|l| l.stats().outbound.dropped).sum();
-    Some(dropped)
+    Some(links.map(|l| l.stats().outbound.dropped).sum())
 }
 
 #[test]
-fn the_paper_figures_across_hosts_give_what_they_give_in_memory() {
-    let test = "the_paper_figures_across_hosts_give_what_they_give_in_memory";
-    // Figure 1: concurrent producers.
-    let Some(mut dropped) = over_both(test, &producers::Roles::names(), |c, net| {
-        let p = producers::Params::example();
-        let what = format!("figure 1 over {net}");
-        same_as_in_memory(
-            c,
-            &what,
-            0,
-            producers::ConcurrentProducers(p),
-            producers::report,
-        );
-    }) else {
-        return;
-    };
-    // Figures 2 and 15: concurrent send, out of order and its in-order twin.
-    dropped += over_both(test, &concurrent_send::Roles::names(), |c, net| {
-        let costs = concurrent_send::Costs::example();
-        let ozone = concurrent_send::ConcurrentSend { client: 5, costs };
-        let what = format!("figure 2 over {net}");
-        same_as_in_memory(c, &what, 0, ozone, concurrent_send::report);
-        let in_order = concurrent_send::InOrderSend { client: 5, costs };
-        same_as_in_memory(c, &what, 1, in_order, concurrent_send::report);
-    })
-    .unwrap_or(0);
-    // Figure 17: concurrent clients.
-    dropped += over_both(test, &clients::Roles::names(), |c, net| {
-        let p = clients::Params::example();
-        let what = format!("figure 17 over {net}");
-        same_as_in_memory(c, &what, 0, clients::ConcurrentClients(p), clients::report);
-    })
-    .unwrap_or(0);
-    // §5.3: model serving, out of order and in order.
-    dropped += over_both(test, &pipeline::Roles::names(), |c, net| {
-        let p = pipeline::Params::example();
-        let what = format!("model serving over {net}");
-        let ozone = pipeline::ModelServing::out_of_order(p);
-        same_as_in_memory(c, &what, 0, ozone, pipeline::report);
-        let in_order = pipeline::ModelServing::in_order(p);
-        same_as_in_memory(c, &what, 1, in_order, pipeline::report);
-    })
-    .unwrap_or(0);
+fn the_paper_examples_across_hosts_print_what_they_print_in_memory() {
+    use mpst_choreo::paper::{clients, pipeline, producers};
+    let test = "the_paper_examples_across_hosts_print_what_they_print_in_memory";
+    let runs: [(&str, Vec<String>, &[&str]); 6] = [
+        // Figure 1.
+        ("concurrent_producers", names::<producers::Roles>(), &[]),
+        // Figures 2 and 15, out of order and its in-order twin.
+        ("concurrent_send", names::<concurrent_send::Roles>(), &[]),
+        (
+            "concurrent_send",
+            names::<concurrent_send::Roles>(),
+            &["--in-order"],
+        ),
+        // Figure 17.
+        ("concurrent_clients", names::<clients::Roles>(), &[]),
+        // §5.3, out of order and in order.
+        ("model_serving", names::<pipeline::Roles>(), &[]),
+        ("model_serving", names::<pipeline::Roles>(), &["--in-order"]),
+    ];
+    let mut dropped = 0;
+    for (program, roles, args) in runs {
+        match same_as_in_memory(test, program, &roles, args) {
+            Some(n) => dropped += n,
+            None => return,
+        }
+    }
     eprintln!("QUIC datagrams dropped on the way: {dropped}");
     assert!(dropped > 0, "the QUIC links never dropped a datagram");
 }
 
-/// Seeds of the beds of the binding test, and sessions per seed and transport.
+/// The client of the `concurrent_send` example's session 0 (its `CLIENT`); session `n`
+/// is client `EXAMPLE_CLIENT + n`.
+const EXAMPLE_CLIENT: u64 = 7;
+/// Seeds of the beds of the binding test.
 const SEEDS: [u64; 8] = [101, 202, 303, 404, 505, 606, 707, 808];
+/// Sessions per run of the four roles, all at once (so that many envelopes share the
+/// lanes); 8 seeds × 2 transports × 15 = 240 runs.
 const SESSIONS: u64 = 15;
-/// Sessions run at once (so that many envelopes share the lanes).
-const BATCH: u64 = 15;
+
+/// Envelopes on one pair of roles that arrived after one sent later than them on the
+/// same pair (overtaken on the way), from the senders' and receivers' `step` lines.
+fn overtaken(steps: &[&str]) -> usize {
+    let mut sent: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    let mut arrived: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    for step in steps {
+        let words: Vec<&str> = step.split(' ').collect();
+        if let [kind, from, to, key, ..] = words.as_slice() {
+            let log = if *kind == "sent" {
+                &mut sent
+            } else {
+                &mut arrived
+            };
+            log.entry((*from, *to)).or_default().push(*key);
+        }
+    }
+    let mut overtaken = 0;
+    for (pair, keys) in &arrived {
+        let Some(order) = sent.get(pair) else {
+            continue;
+        };
+        let index: HashMap<&str, usize> = order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let mut latest = None;
+        for key in keys {
+            let Some(&i) = index.get(key) else { continue };
+            match latest {
+                Some(l) if i < l => overtaken += 1,
+                _ => latest = Some(i),
+            }
+        }
+    }
+    overtaken
+}
 
 #[test]
 fn under_reordering_links_the_integrity_keys_bind_every_value() {
     let test = "under_reordering_links_the_integrity_keys_bind_every_value";
-    let roles = concurrent_send::Roles::names();
-    let (mut runs, mut wrong) = (0u64, Vec::new());
-    let (mut overtaken, mut arrivals) = (0, 0);
+    let Some(program) = example(test, "concurrent_send") else {
+        return;
+    };
+    let roles = names::<concurrent_send::Roles>();
+    let deployment = Deployment::new(&program, &roles);
+    let sessions = SESSIONS.to_string();
+    let args = ["--sessions", &sessions, "--record"];
+    let want: Vec<String> = (0..SESSIONS)
+        .map(|n| {
+            format!(
+                "result C {:?}",
+                concurrent_send::expected(EXAMPLE_CLIENT + n)
+            )
+        })
+        .collect();
+    let (mut runs, mut wrong, mut reordered) = (0, Vec::new(), 0);
     for seed in SEEDS {
         let Some(bed) = bed(test, &roles, jitter(), seed) else {
             return;
         };
         for quic in [false, true] {
-            let log = Arc::new(OrderLog::default());
-            let setup = Setup {
-                order: Some(log.clone()),
-                ..Setup::new(quic)
-            };
-            let cluster = connect(&bed, &roles, &setup);
-            for start in (0..SESSIONS).step_by(BATCH as usize) {
-                // A fresh client per session: its key and text are its own.
-                let sessions: Vec<_> = (start..start + BATCH)
-                    .map(|n| {
-                        let client = seed * 1000 + n;
-                        let costs = concurrent_send::Costs::default();
-                        (n, concurrent_send::ConcurrentSend { client, costs })
-                    })
-                    .collect();
-                for (role, outcomes) in cluster.run(&sessions, concurrent_send::report) {
-                    for ((_, ch), outcome) in sessions.iter().zip(outcomes) {
-                        let got = outcome.unwrap_or_else(|e| panic!("{role}: {e}"));
-                        if role.as_str() != "C" {
-                            continue;
-                        }
-                        runs += 1;
-                        let want = format!("{:?}", concurrent_send::expected(ch.client));
-                        if got.as_deref() != Some(want.as_str()) {
-                            wrong.push(format!("seed {seed}: {got:?}, want {want}"));
-                        }
-                    }
+            let exits = deployment.run(&bed, quic, None, &args);
+            for exit in &exits {
+                exit.assert_completed(&format!("seed {seed}, quic {quic}"));
+            }
+            let got = results(&exits);
+            runs += got.len();
+            for (got, want) in got.iter().zip(&want) {
+                if got != want {
+                    wrong.push(format!("seed {seed}: {got}, want {want}"));
                 }
             }
-            cluster.close();
-            overtaken += log.overtaken();
-            arrivals += log.arrivals();
+            assert_eq!(got.len(), want.len(), "seed {seed}: {got:?}");
+            let steps: Vec<&str> = exits.iter().flat_map(|e| e.steps()).collect();
+            reordered += overtaken(&steps);
         }
     }
     eprintln!(
-        "{runs} runs over {} seeds: {} wrong bindings; {overtaken} of {} envelopes \
-         overtaken on the way",
+        "{runs} runs over {} seeds: {} wrong bindings; {reordered} envelopes overtaken on \
+         the way",
         SEEDS.len(),
-        wrong.len(),
-        arrivals
+        wrong.len()
     );
     assert!(runs >= 200, "only {runs} runs");
     assert!(wrong.is_empty(), "wrong bindings: {wrong:?}");
-    assert!(overtaken > 0, "the links never reordered a message");
+    assert!(reordered > 0, "the links never reordered a message");
 }
 
-/// The check above can fail: a receiver that ignores integrity keys (binding each
-/// sender's messages in arrival order, `Config::ignore_keys`, a test-only negative
-/// control) over the same links is caught binding wrong values.
+/// The check above can fail: the same program with a receiver that ignores integrity
+/// keys (binding each sender's messages in arrival order: `--ignore-keys`, a test-only
+/// negative control of mpst-choreo's `testing` feature) over the same links is caught
+/// binding wrong values.
 #[test]
 fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
     let test = "a_receiver_that_ignores_keys_is_caught_across_hosts";
-    let roles = concurrent_send::Roles::names();
+    let Some(program) = example(test, "concurrent_send") else {
+        return;
+    };
+    let roles = names::<concurrent_send::Roles>();
     let Some(bed) = bed(test, &roles, jitter(), SEEDS[0]) else {
         return;
     };
-    let fifo = Config {
-        ignore_keys: true,
-        recv_timeout: Duration::from_secs(2),
-        ..Config::default()
-    };
-    let setup = Setup {
-        config: fifo,
-        ..Setup::new(false)
-    };
-    let cluster = connect(&bed, &roles, &setup);
-    let sessions: Vec<_> = (0..BATCH)
+    let deployment = Deployment::new(&program, &roles);
+    let sessions = SESSIONS.to_string();
+    let args = ["--sessions", &sessions, "--ignore-keys"];
+    let exits = deployment.run(&bed, false, Some("2s"), &args);
+    // A value is wrong when it is no session's delivery (a session bound another
+    // session's key or text); a whole delivery swapped between sessions is not counted.
+    let right: Vec<String> = (0..SESSIONS)
         .map(|n| {
-            let costs = concurrent_send::Costs::default();
-            (n, concurrent_send::ConcurrentSend { client: n, costs })
+            format!(
+                "result C {:?}",
+                concurrent_send::expected(EXAMPLE_CLIENT + n)
+            )
         })
         .collect();
-    let mut wrong = 0;
-    for (role, outcomes) in cluster.run(&sessions, concurrent_send::report) {
-        if role.as_str() != "C" {
-            continue;
-        }
-        for ((_, ch), outcome) in sessions.iter().zip(outcomes) {
-            let want = format!("{:?}", concurrent_send::expected(ch.client));
-            if let Ok(Some(got)) = outcome {
-                wrong += usize::from(got != want);
-            }
-        }
-    }
-    cluster.close();
-    eprintln!("negative control: {wrong} of {BATCH} sessions bound wrong values");
-    assert!(wrong > 0, "ignoring keys was never caught");
+    let got = results(&exits);
+    let wrong = got.iter().filter(|g| !right.contains(g)).count();
+    eprintln!(
+        "negative control: {wrong} of {} delivered sessions bound wrong values ({} of \
+         {SESSIONS} delivered)",
+        got.len(),
+        got.len()
+    );
+    assert!(wrong > 0, "ignoring keys was never caught: {exits:?}");
 }
 
-roles! {
-    /// The host that is cut off.
-    pub struct Hub;
-    /// A leaf.
-    pub struct L1;
-    /// Another leaf.
-    pub struct L2;
-}
-
-/// Two rounds: the hub sends a number to each leaf, each sends it back; between the
-/// rounds every role waits until the test opens `gate` (after cutting the hub off).
-#[derive(Clone)]
-struct TwoRounds {
-    /// Roles that reached the gate.
-    reached: Arc<AtomicUsize>,
-    gate: tokio::sync::watch::Receiver<bool>,
-}
-
-impl TwoRounds {
-    async fn pause<R: Role>(&self, at: Located<(), R>) {
-        let (reached, mut gate) = (self.reached.clone(), self.gate.clone());
-        compute_at(at, |()| async move {
-            reached.fetch_add(1, Ordering::SeqCst);
-            let _ = gate.wait_for(|open| *open).await;
-        })
-        .await;
-    }
-}
-
-impl Choreography<Located<u64, Hub>> for TwoRounds {
-    type Roles = Roles![Hub, L1, L2];
-
-    async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, Hub>> {
-        let x = op.locally(Hub, |_| 1u64);
-        // Round 1 (each round written out: a key names its call site).
-        let a = op.comm(Hub, L1, &x).await?;
-        let b = op.comm(Hub, L2, &x).await?;
-        let a = op.comm(L1, Hub, &a).await?;
-        let b = op.comm(L2, Hub, &b).await?;
-        let x = op.locally(Hub, |un| un.unwrap(&a) + un.unwrap(&b));
-        futures::join!(
-            self.pause(op.locally(Hub, |_| ())),
-            self.pause(op.locally(L1, |_| ())),
-            self.pause(op.locally(L2, |_| ())),
-        );
-        // Round 2, after the test cut the hub off.
-        let a = op.comm(Hub, L1, &x).await?;
-        let b = op.comm(Hub, L2, &x).await?;
-        let a = op.comm(L1, Hub, &a).await?;
-        let b = op.comm(L2, Hub, &b).await?;
-        let x = op.locally(Hub, |un| un.unwrap(&a) + un.unwrap(&b));
-        Ok(x)
-    }
-}
-
+/// A partition mid-run: the four roles of `concurrent_send` run one session after
+/// another (far more than can end before the test acts), each role's file saying
+/// `receive_timeout = "2s"`; once the client has completed its first session the key
+/// server's host is cut off. The server waiting for a key and the client waiting for the server exit with
+/// status 4 naming their silent peer, within the time-out (with room for a busy machine).
 #[test]
-fn a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time() {
-    let test = "a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time";
-    let roles = <Roles![Hub, L1, L2]>::names();
+fn a_partition_mid_run_ends_every_waiting_role_with_status_4_naming_its_peer() {
+    let test = "a_partition_mid_run_ends_every_waiting_role_with_status_4_naming_its_peer";
+    let Some(program) = example(test, "concurrent_send") else {
+        return;
+    };
+    let roles = names::<concurrent_send::Roles>();
     let Some(bed) = bed(test, &roles, jitter(), 7) else {
         return;
     };
-    let recv_timeout = Duration::from_secs(1);
+    let deployment = Deployment::new(&program, &roles);
+    let receive_timeout = Duration::from_secs(2);
+    // At least 10 ms of the text server's work each: 100,000 sessions outlast the test.
+    let args = ["--sessions", "100000", "--at-once", "1"];
     for quic in [false, true] {
-        let setup = Setup {
-            config: Config {
-                recv_timeout,
-                ..Config::default()
-            },
-            ..Setup::new(quic)
-        };
-        let cluster = connect(&bed, &roles, &setup);
-        let (open, gate) = tokio::sync::watch::channel(false);
-        let reached = Arc::new(AtomicUsize::new(0));
-        let ch = TwoRounds {
-            reached: reached.clone(),
-            gate,
-        };
-        let started = Instant::now();
-        let outcomes = std::thread::scope(|s| {
-            let running = s.spawn(|| cluster.run(&[(0, ch)], |x| Some(format!("{x:?}"))));
-            // Round 1 done everywhere: cut the hub off, then let round 2 begin.
-            while reached.load(Ordering::SeqCst) < 3 {
-                assert!(started.elapsed() < cluster::LIMIT, "round 1 never ended");
-                std::thread::sleep(Duration::from_millis(1)); // polling, not timing
-            }
-            for link in bed.links_of("hub") {
-                link.partition();
-            }
-            let cut = Instant::now();
-            open.send_replace(true);
-            let outcomes = running.join().expect("the sessions");
-            (outcomes, cut.elapsed())
-        });
-        let (outcomes, after) = outcomes;
         let net = if quic { "quic" } else { "tcp" };
-        for (role, mut outcome) in outcomes {
-            let error = match outcome.pop().expect("one session") {
-                Ok(x) => panic!("{net}: {role} finished despite the partition: {x:?}"),
-                Err(e) => e,
-            };
-            eprintln!("{net}: {role} after {after:?}: {error}");
-            let named = peer_named(&error).map(RoleName::as_str);
-            let want: &[&str] = if role.as_str() == "Hub" {
-                &["L1", "L2"]
+        // The example logs each completed batch of sessions at `debug`.
+        let log = "warn,concurrent_send=debug";
+        let mut running = deployment.start_logging(&bed, quic, Some("2s"), &args, log);
+        // The client's first session completed: every role is connected and running
+        // (a role's receive time-out may not start before its peers have all started).
+        let client = running.iter_mut().find(|r| r.role == "C").expect("C");
+        let going = client.wait_log("sessions completed", cluster::LIMIT);
+        assert!(
+            going.is_some(),
+            "{net}: the client never completed a session"
+        );
+        for link in bed.links_of("ks") {
+            link.partition();
+        }
+        let cut = Instant::now();
+        // The waiting roles first; then the others, which may send on behind the cut,
+        // are killed (killing them first would end the waiting roles' connections).
+        running.sort_by_key(|r| !["S", "C"].contains(&r.role.as_str()));
+        let mut exits = HashMap::new();
+        for role in running {
+            let name = role.role.clone();
+            let limit = if ["S", "C"].contains(&name.as_str()) {
+                cluster::LIMIT
             } else {
-                &["Hub"]
+                Duration::ZERO
             };
+            exits.insert(name, (role.finish(limit), cut.elapsed()));
+        }
+        for (role, silent) in [("S", "KS"), ("C", "S")] {
+            let (exit, after) = &exits[role];
+            eprintln!("{net}: {role} after {after:?}: {:?}", exit.error());
+            assert_eq!(
+                exit.status(),
+                Some(RoleExit::Lost),
+                "{net}: {role} exited with {:?}: {}",
+                exit.code,
+                exit.stderr
+            );
+            let error = exit.error().unwrap_or_default();
             assert!(
-                named.is_some_and(|n| want.contains(&n)),
-                "{net}: {role} failed without naming {want:?}: {error}"
+                names_peer(error, silent),
+                "{net}: {role} failed without naming {silent}: {error}"
+            );
+            assert!(
+                *after < receive_timeout + Duration::from_secs(4),
+                "{net}: {role} took {after:?}"
             );
         }
-        // Every role gave up by its receive time-out (with room for a busy machine).
-        assert!(
-            after < recv_timeout + Duration::from_secs(4),
-            "{net}: the errors took {after:?}"
-        );
-        for link in bed.links_of("hub") {
+        for link in bed.links_of("ks") {
             link.heal();
         }
-        cluster.close();
     }
 }
 
-/// The client of the `concurrent_send` example binary (its `CLIENT`).
-const EXAMPLE_CLIENT: u64 = 7;
+/// Whether a role's error names `peer` as the one it was waiting for or lost (`... from
+/// KS`, `lost KS ...`, `transport to or from KS: ...`).
+fn names_peer(error: &str, peer: &str) -> bool {
+    let words: Vec<&str> = error
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(':'))
+        .collect();
+    words
+        .windows(2)
+        .any(|w| ["from", "lost"].contains(&w[0]) && w[1] == peer)
+}
 
 /// mpst-choreo's `concurrent_send` example as four OS processes, each started on its own
-/// host as an operator would (`Host::role`: one TOML file per role, its path in
-/// `MPST_CONFIG` and `--config`) naming its listen address, its peers by host name and
-/// its identity files (written by `mpst_wire::certs::write_deployment`).
+/// host from its TOML file, prints the client's delivery of session 0 once.
 #[test]
 fn the_concurrent_send_example_runs_as_four_processes_on_four_hosts() {
     let test = "the_concurrent_send_example_runs_as_four_processes_on_four_hosts";
-    // `cargo test --workspace` (CI) builds every example beside the test binaries.
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let deps = exe.parent().expect("the deps directory");
-    let bin = deps.with_file_name("examples").join("concurrent_send");
-    let roles = concurrent_send::Roles::names();
+    let Some(program) = example(test, "concurrent_send") else {
+        return;
+    };
+    let roles = names::<concurrent_send::Roles>();
     let Some(bed) = bed(test, &roles, jitter(), 11) else {
         return;
     };
-    if !bin.exists() {
-        let why = format!(
-            "{} is missing: `cargo build -p mpst-choreo --example concurrent_send` \
-             (or `cargo test --workspace`) builds it",
-            bin.display()
-        );
-        mpst_testbed::skip_or_fail(test, &why);
-        return;
-    }
-    let certs = tempfile::tempdir().expect("a temporary directory");
-    let names: Vec<String> = roles.iter().map(|r| r.to_string()).collect();
-    mpst_wire::certs::write_deployment(certs.path(), "concurrent_send", &names)
-        .expect("certificates written");
-    let mut processes = Vec::new();
-    for role in &roles {
-        let host = bed.host(&host_of(role));
-        let (cert, key) = mpst_wire::certs::role_files(certs.path(), role.as_str());
-        let mut toml = format!(
-            "role = \"{role}\"\nprotocol = \"concurrent_send\"\nlisten = \"0.0.0.0:{}\"\n\
-             [security]\nca = {:?}\ncert = {cert:?}\nkey = {key:?}\n[peers]\n",
-            cluster::TCP_PORT,
-            certs.path().join("ca.pem"),
-        );
-        for peer in roles.iter().filter(|r| *r != role) {
-            toml.push_str(&format!(
-                "{peer} = \"{}:{}\"\n",
-                host_of(peer),
-                cluster::TCP_PORT
-            ));
-        }
-        let mut command = host.role(&bin, &toml).expect("the configuration written");
-        command
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        processes.push((
-            role.clone(),
-            host.spawn(&mut command).expect("a role starts"),
-        ));
+    let deployment = Deployment::new(&program, &roles);
+    let exits = deployment.run(&bed, false, None, &[]);
+    for exit in &exits {
+        exit.assert_completed("concurrent_send over tcp");
     }
     let want = format!("result C {:?}", concurrent_send::expected(EXAMPLE_CLIENT));
-    let mut results = Vec::new();
-    for (role, process) in processes {
-        let output = process
-            .wait_output(cluster::LIMIT)
-            .expect("the role finishes in time");
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr),
-        );
-        assert!(
-            output.status.success(),
-            "{role}: {}: {stderr}",
-            output.status
-        );
-        results.extend(
-            stdout
-                .lines()
-                .filter(|l| l.starts_with("result"))
-                .map(str::to_string),
-        );
-    }
-    assert_eq!(results, [want]);
+    assert_eq!(results(&exits), [want]);
 }

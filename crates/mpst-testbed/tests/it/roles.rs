@@ -57,17 +57,66 @@ fn exit_statuses_name_what_went_wrong() {
             .unwrap()
     };
     // 2: a configuration error, naming the file and the field.
-    let bad = run("mode = \"ping\"\npeer = \"bob:7000\"\ncount = 1\ncolour = 3\n");
+    let bad = run("role = \"ping\"\ncolour = 3\n[peers]\nECHO = \"bob:7000\"\n");
     assert_exit(&bad, 2, "an unknown field");
     let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(err.contains(".toml") && err.contains("colour"), "{err}");
+    assert!(err.contains(".toml:2:1") && err.contains("colour"), "{err}");
     // 3: carol is not linked to alice, so her name does not resolve there.
-    let unresolved = run("mode = \"ping\"\npeer = \"carol:7000\"\ncount = 1\n");
+    let unresolved = run("role = \"ping\"\n[peers]\nECHO = \"carol:7000\"\n");
     assert_exit(&unresolved, 3, "an unlinked peer");
     assert!(String::from_utf8_lossy(&unresolved.stderr).contains("carol"));
-    // 5: a role's own time-out.
-    let waiting = run("mode = \"echo\"\nlisten = \"0.0.0.0:7000\"\ncount = 1\ntimeout_ms = 200\n");
-    assert_exit(&waiting, 5, "an echo nobody connects to");
+    // 3: nobody connected within the role's own connect time-out.
+    let waiting = run("role = \"echo\"\nlisten = \"0.0.0.0:7000\"\nconnect_timeout = \"200ms\"\n");
+    assert_exit(&waiting, 3, "an echo nobody connects to");
+    let err = String::from_utf8_lossy(&waiting.stderr);
+    assert!(err.contains("connect_timeout"), "{err}");
+}
+
+/// The one configuration layer: the role from `MPST_*` variables alone, a variable over
+/// the file's value, and a misspelt variable refused by name.
+#[test]
+fn roles_take_their_configuration_from_mpst_variables_too() {
+    let Some(bed) = bed("roles_take_their_configuration_from_mpst_variables_too") else {
+        return;
+    };
+    let _server = echo_server(&bed, "bob", 7000, 2);
+    let alice = bed.host("alice");
+    let run = |command: &mut std::process::Command| {
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        alice
+            .spawn(command)
+            .unwrap()
+            .wait_output(PROCESS_TIMEOUT)
+            .unwrap()
+    };
+    // No file: every setting from the environment.
+    let mut command = alice.command(ECHO);
+    command
+        .env_remove("MPST_CONFIG")
+        .env("MPST_ROLE", "ping")
+        .env("MPST_PEER_ECHO", "bob:7000")
+        .env("MPST_RECEIVE_TIMEOUT", "15s")
+        .args(["--count", "2"]);
+    let out = run(&mut command);
+    assert_exit(&out, 0, "a ping configured by variables");
+    assert_eq!(common::rtts(&out).len(), 2);
+    // A variable over the file: the file's unlinked peer is replaced by bob.
+    let mut command = alice
+        .role(ECHO, "role = \"ping\"\n[peers]\nECHO = \"carol:7000\"\n")
+        .unwrap();
+    command.env("MPST_PEER_ECHO", "bob:7000");
+    let out = run(&mut command);
+    assert_exit(&out, 0, "a ping whose peer a variable sets over the file's");
+    // A misspelt variable: usage, naming it.
+    let mut command = alice.command(ECHO);
+    command
+        .env_remove("MPST_CONFIG")
+        .env("MPST_ROLE", "ping")
+        .env("MPST_PEER_ECHO", "bob:7000")
+        .env("MPST_RECIEVE_TIMEOUT", "1s");
+    let out = run(&mut command);
+    assert_exit(&out, 2, "a misspelt variable");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MPST_RECIEVE_TIMEOUT"));
 }
 
 #[test]

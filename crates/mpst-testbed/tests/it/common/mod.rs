@@ -1,4 +1,5 @@
-//! Helpers shared by the test bed's tests: the echo role program, started from TOML.
+//! Helpers shared by the test bed's tests: the echo role program, started from its TOML
+//! file in mpst-wire's format (`role`, `listen`, `[peers]`, time-outs).
 
 #![allow(dead_code)]
 
@@ -17,10 +18,13 @@ pub const PROCESS_TIMEOUT: Duration = Duration::from_secs(20);
 /// once it listens.
 pub fn echo_server(bed: &TestBed, host: &str, port: u16, count: u32) -> Process {
     let config = format!(
-        "mode = \"echo\"\nlisten = \"0.0.0.0:{port}\"\ncount = {count}\ntimeout_ms = 20000\n"
+        "role = \"echo\"\nlisten = \"0.0.0.0:{port}\"\nconnect_timeout = \"20s\"\n\
+         receive_timeout = \"20s\"\n"
     );
     let mut command = bed.host(host).role(ECHO, &config).expect("config written");
-    command.stdout(Stdio::piped());
+    command
+        .args(["--count", &count.to_string()])
+        .stdout(Stdio::piped());
     let mut server = bed.host(host).spawn(&mut command).expect("echo starts");
     let mut line = String::new();
     BufReader::new(server.take_stdout().expect("stdout piped"))
@@ -46,10 +50,14 @@ pub fn ping(bed: &TestBed, host: &str, peer: &str, count: u32, size: usize) -> O
 /// The command of a ping role on `host` against `peer` (`name:port`), output piped.
 pub fn ping_command(bed: &TestBed, host: &str, peer: &str, count: u32, size: usize) -> Command {
     let config = format!(
-        "mode = \"ping\"\npeer = \"{peer}\"\ncount = {count}\nsize = {size}\ntimeout_ms = 15000\n"
+        "role = \"ping\"\nconnect_timeout = \"15s\"\nreceive_timeout = \"15s\"\n\
+         [peers]\nECHO = \"{peer}\"\n"
     );
     let mut command = bed.host(host).role(ECHO, &config).expect("config written");
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .args(["--count", &count.to_string(), "--size", &size.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     command
 }
 
@@ -90,18 +98,24 @@ pub fn eventually(within: Duration, mut condition: impl FnMut() -> bool) -> bool
 /// --workspace` builds mpst-examples' binaries), or `None` (skipped, or failed under CI,
 /// by the test bed's rule) when it is missing.
 pub fn program(test: &str, name: &str) -> Option<std::path::PathBuf> {
+    built(test, name, "cargo build -p mpst-examples --bins")
+}
+
+/// The program at `path` under the target directory (`examples/NAME` for an example), or
+/// `None` after a SKIPPED line (a failure under `CI`) saying that `build` (or `cargo
+/// test --workspace`) builds it.
+pub fn built(test: &str, path: &str, build: &str) -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().expect("the test binary's path");
     let bin = exe
         .parent()
         .and_then(std::path::Path::parent)
         .expect("the target directory")
-        .join(name);
+        .join(path);
     if bin.exists() {
         return Some(bin);
     }
     let why = format!(
-        "{} is missing: `cargo build -p mpst-examples --bins` (or `cargo test \
-         --workspace`) builds it",
+        "{} is missing: `{build}` (or `cargo test --workspace`) builds it",
         bin.display()
     );
     mpst_testbed::skip_or_fail(test, &why);
