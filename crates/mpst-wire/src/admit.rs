@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_rustls::rustls::pki_types::CertificateDer;
 use tokio_rustls::TlsAcceptor;
 
-use crate::accept::{Expected, Shared, Slot};
+use crate::accept::{Expected, Shared};
 use crate::codec::{decode_body, FrameError, HEADER_LENGTH};
 use crate::config::Security;
 use crate::dial::frame_kind;
@@ -25,6 +25,7 @@ use crate::hello::{
 };
 use crate::identity::Identity;
 use crate::node::Node;
+use crate::pending::Slot;
 use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
 
 /// The first byte of a TLS handshake record.

@@ -61,6 +61,7 @@ pub mod hello;
 pub mod identity;
 pub mod names;
 pub mod node;
+mod pending;
 pub mod stream;
 
 pub use accept::{AcceptStats, Acceptor, Expected};
