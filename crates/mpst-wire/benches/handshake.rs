@@ -1,5 +1,6 @@
-//! What a connection's set-up costs on loopback: dial, (TLS,) hello, accept, confirm —
-//! insecure plaintext beside mutual TLS in one run, so the two compare as a ratio.
+//! What a connection's set-up costs on loopback: dial, (TLS,) hello, accept, confirm,
+//! established — insecure plaintext beside mutual TLS in one run, so the two compare as a
+//! ratio.
 //! `cargo bench -p mpst-wire --bench handshake`.
 
 use std::time::Duration;

@@ -1,7 +1,9 @@
 //! Accepting peers: an [`Acceptor`] accepts connections concurrently, each with its own
 //! handshake deadline, at most `max_pending_handshakes` being set up at once (beyond, the
-//! oldest not yet vouched for is closed and logged to make room: a slow-loris stranger
-//! is always the oldest, a real peer's handshake takes milliseconds); `accept()` errors
+//! oldest stranger is closed and logged to make room — a slow-loris stranger is always
+//! the oldest, a real peer's handshake takes milliseconds — and never one that was sent
+//! the handshake's final word, which is also never closed for its deadline); a
+//! connection is handed out exactly when its final word was sent; `accept()` errors
 //! (e.g. out of file descriptors) pause with exponential back-off. Every failed, slow,
 //! idle or hostile connection is closed and
 //! logged with its remote address and never fails the role: the role keeps accepting
@@ -10,17 +12,18 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
-use tokio::task::{AbortHandle, JoinHandle};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::error::{Attempt, Peer, Refusal, WireError, WireErrorKind};
 use crate::node::Node;
+use crate::pending::{finished, Pending, Slot};
 use crate::stream::Connection;
 
 /// The first pause after a failed `accept()`.
@@ -83,14 +86,15 @@ impl Expected {
 /// What an acceptor has seen so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AcceptStats {
-    /// Connections whose handshake succeeded.
+    /// Connections whose handshake succeeded: sent the final word and handed out.
     pub accepted: u64,
     /// Connections refused by the handshake (the peer was told why).
     pub refused: u64,
     /// Connections that failed otherwise (TLS, I/O, garbage, handshake time-out).
     pub failed: u64,
     /// Connections closed because `max_pending_handshakes` were being set up (the oldest
-    /// is closed to make room), or were accepted and waiting to be taken.
+    /// is closed to make room), or because as many accepted connections were waiting to
+    /// be taken (closed before the final word: the dialler retries).
     pub over_cap: u64,
     /// `accept()` calls that failed (each followed by a pause).
     pub accept_errors: u64,
@@ -147,7 +151,7 @@ impl Shared {
         });
     }
 
-    fn count(&self, update: impl FnOnce(&mut AcceptStats)) {
+    pub(crate) fn count(&self, update: impl FnOnce(&mut AcceptStats)) {
         self.stats.send_modify(update);
     }
 }
@@ -333,42 +337,6 @@ impl Acceptor {
     }
 }
 
-/// The handshakes in progress, oldest first: when `max_pending_handshakes` are, the
-/// oldest not yet vouched for is closed to make room (a slow or idle stranger is the
-/// oldest; a real peer's handshake takes milliseconds). One whose peer has passed every
-/// check is never closed to make room: its dialler may already count it as connected.
-#[derive(Default)]
-struct Pending {
-    next_id: u64,
-    running: VecDeque<(u64, SocketAddr, AbortHandle, Arc<AtomicBool>)>,
-}
-
-impl Pending {
-    /// Removes and returns the oldest handshake whose peer is not vouched for.
-    fn oldest_stranger(&mut self) -> Option<(SocketAddr, AbortHandle)> {
-        let at = self
-            .running
-            .iter()
-            .position(|(_, _, _, vouched)| !vouched.load(Ordering::Acquire))?;
-        self.running
-            .remove(at)
-            .map(|(_, remote, task, _)| (remote, task))
-    }
-
-    /// How many handshakes may still be closed to make room.
-    fn strangers(&self) -> usize {
-        self.running
-            .iter()
-            .filter(|(_, _, _, vouched)| !vouched.load(Ordering::Acquire))
-            .count()
-    }
-}
-
-fn finished(pending: &Mutex<Pending>, id: u64) {
-    let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
-    pending.running.retain(|(i, _, _, _)| *i != id);
-}
-
 async fn accept_loop(
     listener: TcpListener,
     node: Node,
@@ -384,53 +352,46 @@ async fn accept_loop(
             Ok((tcp, remote)) => {
                 pause = FIRST_ACCEPT_PAUSE;
                 let mut registry = pending.lock().unwrap_or_else(|p| p.into_inner());
-                while registry.strangers() >= cap {
-                    let Some((oldest, task)) = registry.oldest_stranger() else {
+                while registry.running.len() >= cap {
+                    let Some((oldest, task, vouched)) = registry.victim() else {
                         break;
                     };
-                    tracing::warn!(
-                        role = node.role(),
-                        remote = %oldest,
-                        "closed: the oldest of {cap} connections being set up, to make room for {remote}"
-                    );
+                    if vouched {
+                        tracing::warn!(
+                            role = node.role(),
+                            remote = %oldest,
+                            "closed before its final word: the oldest of {cap} connections being set up (all past their checks), to make room for {remote}; its dialler retries"
+                        );
+                    } else {
+                        tracing::warn!(
+                            role = node.role(),
+                            remote = %oldest,
+                            "closed: the oldest of {cap} connections being set up, to make room for {remote}"
+                        );
+                    }
                     shared.count(|s| s.over_cap += 1);
                     task.abort();
                 }
                 let id = registry.next_id;
                 registry.next_id += 1;
                 let vouched = Arc::new(AtomicBool::new(false));
-                let (node, expected, tx, shared, done, vouch) = (
+                let slot = Slot {
+                    pending: pending.clone(),
+                    id,
+                    vouched: vouched.clone(),
+                    tx: tx.clone(),
+                };
+                let (node, expected, shared, done) = (
                     node.clone(),
                     expected.clone(),
-                    tx.clone(),
                     shared.clone(),
                     pending.clone(),
-                    vouched.clone(),
                 );
                 let task = tokio::spawn(async move {
-                    // A failure is logged and counted inside, before the socket closes.
-                    let outcome =
-                        crate::admit::admit(&node, &expected, &shared, tcp, remote, &vouch).await;
+                    // Everything is logged and counted inside, before the socket closes
+                    // or the connection is handed out.
+                    crate::admit::admit(&node, &expected, &shared, tcp, remote, &slot).await;
                     finished(&done, id);
-                    if let Some(connection) = outcome {
-                        tracing::info!(
-                            role = node.role(),
-                            peer = connection.peer_role(),
-                            authenticated = connection.is_authenticated(),
-                            %remote,
-                            "accepted"
-                        );
-                        shared.count(|s| s.accepted += 1);
-                        // At most `max_pending_handshakes` connections wait to be taken.
-                        if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(connection) {
-                            tracing::warn!(
-                                role = node.role(),
-                                %remote,
-                                "closed: {cap} accepted connections are waiting to be taken"
-                            );
-                            shared.count(|s| s.over_cap += 1);
-                        }
-                    }
                 });
                 registry
                     .running
@@ -443,31 +404,5 @@ async fn accept_loop(
                 pause = next_accept_pause(pause);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Regression (a real peer's dial "succeeded" on a connection the acceptor then closed
-    /// to make room for a stranger): a vouched-for handshake is never the one closed.
-    #[tokio::test]
-    async fn the_oldest_stranger_is_closed_never_a_vouched_for_peer() {
-        let task = || tokio::spawn(std::future::pending::<()>()).abort_handle();
-        let at = |port| SocketAddr::from(([127, 0, 0, 1], port));
-        let mut pending = Pending::default();
-        for (id, vouched) in [(0, true), (1, false), (2, true), (3, false)] {
-            let flag = Arc::new(AtomicBool::new(vouched));
-            pending
-                .running
-                .push_back((id, at(id as u16 + 1), task(), flag));
-        }
-        assert_eq!(pending.strangers(), 2);
-        assert_eq!(pending.oldest_stranger().map(|(a, _)| a), Some(at(2)));
-        assert_eq!(pending.oldest_stranger().map(|(a, _)| a), Some(at(4)));
-        assert!(pending.oldest_stranger().is_none());
-        assert_eq!(pending.strangers(), 0);
-        assert_eq!(pending.running.len(), 2);
     }
 }

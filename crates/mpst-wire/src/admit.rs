@@ -1,27 +1,31 @@
 //! The acceptor's side of one connection: TLS (refusing a plaintext peer with a reason it
 //! can read), the hello and its checks — protocol, wanted role, admitted role, the
 //! certificate naming the claimed role, the application field, duplicates — then the
-//! accept and the dialler's confirmation echoing this side's nonce.
+//! accept, the dialler's confirmation echoing this side's nonce and, once the connection
+//! has a place in the queue and is out of reach of eviction, the final word. The
+//! connection is handed out in the same step that finishes writing that word, with no
+//! await between: neither the deadline nor eviction can drop it after the word is sent.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
 use tokio_rustls::rustls::pki_types::CertificateDer;
 use tokio_rustls::TlsAcceptor;
 
 use crate::accept::{Expected, Shared};
-use crate::codec::{decode_body, FrameError};
+use crate::codec::{decode_body, FrameError, HEADER_LENGTH};
 use crate::config::Security;
 use crate::dial::frame_kind;
 use crate::error::{Peer, Refusal, WireError, WireErrorKind};
 use crate::hello::{
-    decode_hello, encode_message, fresh_nonce, read_frame, run_id, write_frame, Confirm, Hello,
-    Reply, MAX_HANDSHAKE_FRAME,
+    decode_hello, encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
+    Confirm, Established, Hello, Reply, MAX_HANDSHAKE_FRAME,
 };
 use crate::identity::Identity;
 use crate::node::Node;
+use crate::pending::Slot;
 use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
 
 /// The first byte of a TLS handshake record.
@@ -33,38 +37,39 @@ enum Outcome {
     Refuse(Box<Stream>, Refusal, Peer),
     /// Just close (the peer went away, spoke TLS wrongly, or replayed), once logged.
     Fail(WireError, Option<Box<Stream>>),
+    /// Close without the final word; already logged and counted (no room in the queue,
+    /// or closed to make room meanwhile).
+    Dropped,
 }
 
 /// Runs the acceptor's side of the handshake on `tcp` from `remote`, within the
-/// handshake time-out. A failure is logged and counted before the socket closes; a
-/// refusal is then written and the connection closed gracefully. `vouched` is set once
-/// the peer has passed every check (its certificate, its role, the application's check)
-/// and is about to be accepted: from then on the acceptor never closes it to make room.
+/// handshake time-out, and hands the connection out through `slot` exactly when the final
+/// word has been sent. A failure is logged and counted before the socket closes; a
+/// refusal is then written and the connection closed gracefully.
 pub(crate) async fn admit(
     node: &Node,
     expected: &Expected,
     shared: &Arc<Shared>,
     tcp: TcpStream,
     remote: SocketAddr,
-    vouched: &AtomicBool,
-) -> Option<Connection> {
+    slot: &Slot,
+) {
     let _ = tcp.set_nodelay(true);
     // A second handle on the socket keeps it open until the failure is logged, whatever
     // the handshake did with its own (a timed-out handshake drops it).
     let keep = tcp_clone(&tcp);
     let limit = node.config().get_handshake_timeout();
-    let outcome = tokio::time::timeout(
-        limit,
-        handshake(node, expected, shared, tcp, remote, vouched),
-    )
+    let outcome = tokio::time::timeout(limit, async {
+        let admitted = handshake(node, expected, shared, tcp, remote, slot).await?;
+        establish(node, shared, admitted, slot).await
+    })
     .await;
     let role = node.role();
     match outcome {
-        Ok(Ok(connection)) => Some(connection),
+        Ok(Ok(())) | Ok(Err(Outcome::Dropped)) => {}
         Ok(Err(Outcome::Fail(error, stream))) => {
             shared.failed(role, remote, &error);
             drop((stream, keep));
-            None
         }
         Ok(Err(Outcome::Refuse(mut stream, refusal, peer))) => {
             shared.failed(
@@ -80,7 +85,6 @@ pub(crate) async fn admit(
                 close_gracefully(&mut stream, LINGER).await;
             })
             .await;
-            None
         }
         Err(_elapsed) => {
             let error = WireError::new(
@@ -89,9 +93,72 @@ pub(crate) async fn admit(
             );
             shared.failed(role, remote, &error);
             drop(keep);
-            None
         }
     }
+}
+
+/// A handshake that passed every check and was confirmed, before its final word.
+struct Admitted<'a> {
+    stream: Stream,
+    info: ConnectionInfo,
+    peer: Peer,
+    reservation: Reservation<'a>,
+    /// What the final word carries.
+    transcript: [u8; 32],
+}
+
+/// The final word: only with a place in the queue of accepted connections and out of
+/// reach of eviction; once it is written, the connection is handed out without another
+/// await (so neither the deadline nor an eviction can come between).
+async fn establish(
+    node: &Node,
+    shared: &Shared,
+    admitted: Admitted<'_>,
+    slot: &Slot,
+) -> Result<(), Outcome> {
+    let Admitted {
+        mut stream,
+        info,
+        peer,
+        reservation,
+        transcript,
+    } = admitted;
+    let remote = info.remote;
+    let permit = match slot.tx.try_reserve() {
+        Ok(permit) => permit,
+        Err(mpsc::error::TrySendError::Full(())) => {
+            let cap = slot.tx.max_capacity();
+            tracing::warn!(
+                role = node.role(),
+                %remote,
+                "closed before its final word: {cap} accepted connections are waiting to be taken"
+            );
+            shared.count(|s| s.over_cap += 1);
+            return Err(Outcome::Dropped);
+        }
+        // The acceptor was dropped: nobody takes connections any more.
+        Err(mpsc::error::TrySendError::Closed(())) => return Err(Outcome::Dropped),
+    };
+    if !slot.commit() {
+        return Err(Outcome::Dropped);
+    }
+    let frame = encode_message(&Established { transcript })
+        .map_err(|e| Outcome::Fail(WireError::new(peer.clone(), WireErrorKind::Frame(e)), None))?;
+    write_frame(&mut stream, &frame)
+        .await
+        .map_err(|e| Outcome::Fail(WireError::new(peer.clone(), frame_kind(e)), None))?;
+    // Sent: from here on, nothing awaits.
+    reservation.keep();
+    tracing::info!(
+        role = node.role(),
+        peer = info.peer_role,
+        authenticated = info.authenticated,
+        %remote,
+        "accepted"
+    );
+    shared.count(|s| s.accepted += 1);
+    permit.send(Connection::new(stream, info));
+    Ok(())
 }
 
 /// Another handle on the same socket (`None` if the system refuses one, e.g. out of
@@ -127,14 +194,14 @@ impl Drop for Reservation<'_> {
     }
 }
 
-async fn handshake(
+async fn handshake<'a>(
     node: &Node,
     expected: &Expected,
-    shared: &Arc<Shared>,
+    shared: &'a Arc<Shared>,
     tcp: TcpStream,
     remote: SocketAddr,
-    vouched: &AtomicBool,
-) -> Result<Connection, Outcome> {
+    slot: &Slot,
+) -> Result<Admitted<'a>, Outcome> {
     let stranger = Peer::stranger(remote);
     let fail =
         |peer: &Peer, kind: WireErrorKind| Outcome::Fail(WireError::new(peer.clone(), kind), None);
@@ -240,10 +307,10 @@ async fn handshake(
     } else {
         Reservation { shared, role: None }
     };
-    // An expected role, proved (or, in plaintext, claimed): no longer a stranger that may
-    // be closed to make room. Closing it now would leave a dialler that has finished its
-    // side holding a connection the acceptor never yields.
-    vouched.store(true, Ordering::Release);
+    // An expected role, proved (or, in plaintext, claimed): strangers are closed before
+    // it to make room. It may still be closed (its dialler then retries) until it
+    // commits to its final word.
+    slot.vouch();
     let nonce = fresh_nonce();
     let accept = Reply::Accept {
         field: node.inner.application.field(&hello.from),
@@ -253,10 +320,10 @@ async fn handshake(
     write_frame(&mut stream, &frame)
         .await
         .map_err(|e| fail(&peer, frame_kind(e)))?;
-    let body = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
+    let confirm = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
         .await
         .map_err(|e| fail(&peer, frame_kind(e)))?;
-    match decode_body::<Confirm>(&body) {
+    match decode_body::<Confirm>(&confirm) {
         Ok(Confirm::Confirm { nonce: echoed }) if echoed == nonce => {}
         Ok(Confirm::Confirm { .. }) => {
             return Err(fail(&peer, WireErrorKind::Refusing(Refusal::Replay)));
@@ -264,8 +331,15 @@ async fn handshake(
         Ok(Confirm::Abort(refusal)) => return Err(fail(&peer, WireErrorKind::Refused(refusal))),
         Err(e) => return Err(fail(&peer, WireErrorKind::Frame(e))),
     }
-    reservation.keep();
-    Ok(Connection::new(stream, info(&hello, &nonce, &peer, remote)))
+    let transcript = transcript(&body, &frame[HEADER_LENGTH..], &confirm);
+    let info = info(&hello, &nonce, &peer, remote);
+    Ok(Admitted {
+        stream,
+        info,
+        peer,
+        reservation,
+        transcript,
+    })
 }
 
 fn info(

@@ -1,6 +1,8 @@
 //! Dialling a peer: resolve `host:port` again on every attempt, connect, secure (TLS),
-//! and run the dialler's side of the handshake; retry with exponential back-off until a
-//! deadline that cannot overflow, keeping the last attempts' errors for the final error.
+//! and run the dialler's side of the handshake, which ends only with the acceptor's
+//! final word ([`crate::hello::Established`]); retry with exponential back-off until a
+//! deadline that cannot overflow (the pauses shortened near it, so the whole time is
+//! used), keeping the last attempts' errors for the final error.
 
 use std::collections::VecDeque;
 use std::io;
@@ -11,12 +13,12 @@ use tokio::net::{lookup_host, TcpStream};
 use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
 
-use crate::codec::{decode_body, FrameError};
+use crate::codec::{decode_body, FrameError, HEADER_LENGTH};
 use crate::config::Security;
 use crate::error::{is_disconnect, Attempt, Peer, Refusal, WireError, WireErrorKind};
 use crate::hello::{
-    encode_hello, encode_message, fresh_nonce, read_frame, run_id, write_frame, Confirm, Hello,
-    Reply, MAX_HANDSHAKE_FRAME,
+    encode_hello, encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
+    Confirm, Established, Hello, Nonce, Reply, MAX_HANDSHAKE_FRAME,
 };
 use crate::identity::Identity;
 use crate::node::Node;
@@ -32,6 +34,25 @@ pub const MAX_PAUSE: Duration = Duration::from_millis(500);
 /// The pause after `pause`: doubled, at most [`MAX_PAUSE`].
 pub fn next_pause(pause: Duration) -> Duration {
     pause.saturating_mul(2).min(MAX_PAUSE)
+}
+
+/// How long to wait before the next attempt when `left` remains before the deadline:
+/// `pause`, but at most half of what is left, so attempts go on until the deadline (the
+/// last one cut off by it) instead of stopping where the next full pause would cross
+/// it; `None` once nothing is left.
+pub fn pause_before(pause: Duration, left: Duration) -> Option<Duration> {
+    if left.is_zero() {
+        return None;
+    }
+    Some(pause.min(left / 2))
+}
+
+/// The earlier of two optional deadlines (`None`: no deadline).
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Runs `future` until `deadline` (`None`: without one); `None` when it passed.
@@ -79,13 +100,16 @@ pub(crate) async fn dial(
             }
             None => break,
         }
-        let next = Instant::now().checked_add(pause);
-        if let (Some(deadline), Some(next)) = (deadline, next) {
-            if next >= deadline {
-                break;
+        let wait = match deadline {
+            Some(deadline) => {
+                match pause_before(pause, deadline.saturating_duration_since(Instant::now())) {
+                    Some(wait) => wait,
+                    None => break,
+                }
             }
-        }
-        tokio::time::sleep(pause).await;
+            None => pause,
+        };
+        tokio::time::sleep(wait).await;
         pause = next_pause(pause);
     }
     Err(WireError::new(
@@ -130,23 +154,13 @@ async fn attempt(
             }
         };
         let _ = tcp.set_nodelay(true);
-        let limit = node.config().get_handshake_timeout();
-        let handshake_deadline = Instant::now().checked_add(limit);
-        let deadline = match (deadline, handshake_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        return match until(deadline, secure_and_greet(node, peer, remote, tcp)).await {
-            Some(Ok(connection)) => Ok(connection),
-            Some(Err(error)) if retryable(&error.kind) => Err(Failure::Retry(Attempt {
+        return match secure_and_greet(node, peer, remote, tcp, deadline).await {
+            Ok(connection) => Ok(connection),
+            Err(error) if retryable(&error.kind) => Err(Failure::Retry(Attempt {
                 target: format!("{address} ({remote})"),
                 error: error.kind.to_string(),
             })),
-            Some(Err(error)) => Err(Failure::Final(error)),
-            None => Err(Failure::Retry(Attempt {
-                target: format!("{address} ({remote})"),
-                error: format!("handshake not finished within {limit:?}"),
-            })),
+            Err(error) => Err(Failure::Final(error)),
         };
     }
     Err(Failure::Retry(last))
@@ -164,12 +178,96 @@ fn retryable(kind: &WireErrorKind) -> bool {
     }
 }
 
+/// The dialler's side of one connection. Until the acceptor's reply, it is bounded by
+/// the handshake time-out from the connection; after it, by the handshake time-out from
+/// the reply: the acceptor's own deadline started before it sent the reply, so a final
+/// word it sends in time arrives within that bound. Both are cut by `deadline`.
 async fn secure_and_greet(
     node: &Node,
     peer: &str,
     remote: SocketAddr,
     tcp: TcpStream,
+    deadline: Option<Instant>,
 ) -> Result<Connection, WireError> {
+    let limit = node.config().get_handshake_timeout();
+    let phase = || earliest(deadline, Instant::now().checked_add(limit));
+    let timed_out =
+        |who: &Peer| WireError::new(who.clone(), WireErrorKind::HandshakeTimeout(limit));
+    let stranger = Peer::Unauthenticated {
+        address: remote,
+        claimed: None,
+    };
+    let first = until(phase(), greet(node, peer, remote, tcp))
+        .await
+        .ok_or_else(|| timed_out(&stranger))??;
+    let Greeted {
+        mut stream,
+        who,
+        hello,
+        hello_body,
+        reply,
+        field,
+        nonce,
+    } = first;
+    let fail = |kind: WireErrorKind| WireError::new(who.clone(), kind);
+    if let Err(reason) = node.inner.application.check(peer, &field) {
+        let refusal = Refusal::Application(reason);
+        if let Ok(frame) = encode_message(&Confirm::Abort(refusal.clone())) {
+            let _ = until(phase(), write_frame(&mut stream, &frame)).await;
+        }
+        close_gracefully(&mut stream, LINGER).await;
+        return Err(fail(WireErrorKind::Refusing(refusal)));
+    }
+    let confirm =
+        encode_message(&Confirm::Confirm { nonce }).map_err(|e| fail(WireErrorKind::Frame(e)))?;
+    let expected = transcript(&hello_body, &reply, &confirm[HEADER_LENGTH..]);
+    let finish = async {
+        write_frame(&mut stream, &confirm)
+            .await
+            .map_err(|e| fail(frame_kind(e)))?;
+        let body = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
+            .await
+            .map_err(|e| fail(frame_kind(e)))?;
+        match decode_body::<Established>(&body) {
+            Ok(word) if word.transcript == expected => Ok(()),
+            Ok(_) => Err(fail(WireErrorKind::Refusing(Refusal::Replay))),
+            Err(_) => Err(fail(WireErrorKind::Refusing(Refusal::NotMpst))),
+        }
+    };
+    until(phase(), finish)
+        .await
+        .ok_or_else(|| timed_out(&who))??;
+    let info = ConnectionInfo {
+        peer_role: peer.to_owned(),
+        authenticated: matches!(who, Peer::Authenticated(_)),
+        remote,
+        run_id: run_id(&hello, &nonce),
+        peer_field: field,
+        dialled: true,
+    };
+    Ok(Connection::new(stream, info))
+}
+
+/// The dialler's side up to the acceptor's accept.
+struct Greeted {
+    stream: Stream,
+    who: Peer,
+    hello: Hello,
+    hello_body: Vec<u8>,
+    /// The accept's body, as read.
+    reply: Vec<u8>,
+    field: Vec<u8>,
+    nonce: Nonce,
+}
+
+/// TLS (if any), the hello, and the acceptor's reply: its accept, or its refusal as an
+/// error.
+async fn greet(
+    node: &Node,
+    peer: &str,
+    remote: SocketAddr,
+    tcp: TcpStream,
+) -> Result<Greeted, WireError> {
     let (mut stream, authenticated) = match node.security() {
         Security::InsecurePlaintext => (Stream::Plain(tcp), false),
         Security::MutualTls(identity) => {
@@ -213,38 +311,27 @@ async fn secure_and_greet(
     write_frame(&mut stream, &frame)
         .await
         .map_err(|e| fail(frame_kind(e)))?;
-    let body = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
+    let reply = read_frame(&mut stream, MAX_HANDSHAKE_FRAME)
         .await
         .map_err(|e| fail(frame_kind(e)))?;
-    let (field, nonce) = match decode_body::<Reply>(&body) {
+    let (field, nonce) = match decode_body::<Reply>(&reply) {
         Ok(Reply::Accept { field, nonce }) => (field, nonce),
         Ok(Reply::Refuse(refusal)) => return Err(fail(WireErrorKind::Refused(refusal))),
         Err(_) => {
             return Err(fail(WireErrorKind::Refusing(Refusal::NotMpst)));
         }
     };
-    if let Err(reason) = node.inner.application.check(peer, &field) {
-        let refusal = Refusal::Application(reason);
-        if let Ok(frame) = encode_message(&Confirm::Abort(refusal.clone())) {
-            let _ = write_frame(&mut stream, &frame).await;
-        }
-        close_gracefully(&mut stream, LINGER).await;
-        return Err(fail(WireErrorKind::Refusing(refusal)));
-    }
-    let frame =
-        encode_message(&Confirm::Confirm { nonce }).map_err(|e| fail(WireErrorKind::Frame(e)))?;
-    write_frame(&mut stream, &frame)
-        .await
-        .map_err(|e| fail(frame_kind(e)))?;
-    let info = ConnectionInfo {
-        peer_role: peer.to_owned(),
-        authenticated,
-        remote,
-        run_id: run_id(&hello, &nonce),
-        peer_field: field,
-        dialled: true,
-    };
-    Ok(Connection::new(stream, info))
+    let mut hello_body = frame;
+    hello_body.drain(..HEADER_LENGTH);
+    Ok(Greeted {
+        stream,
+        who,
+        hello,
+        hello_body,
+        reply,
+        field,
+        nonce,
+    })
 }
 
 /// A frame error as an error kind: I/O stays I/O (so disconnects are seen as such).
@@ -277,6 +364,23 @@ mod tests {
             crate::accept::next_accept_pause(crate::accept::FIRST_ACCEPT_PAUSE),
             crate::accept::FIRST_ACCEPT_PAUSE * 2
         );
+    }
+
+    #[test]
+    fn pauses_shrink_near_the_deadline_so_the_whole_time_is_used() {
+        let ms = Duration::from_millis;
+        // Far from the deadline: the back-off as it is.
+        assert_eq!(pause_before(ms(10), ms(1000)), Some(ms(10)));
+        assert_eq!(pause_before(MAX_PAUSE, Duration::MAX), Some(MAX_PAUSE));
+        // A pause that would cross the deadline is cut to half of what is left, so
+        // another attempt still starts before it (the old rule gave up here).
+        assert_eq!(pause_before(ms(500), ms(320)), Some(ms(160)));
+        assert_eq!(
+            pause_before(ms(500), ms(1)),
+            Some(Duration::from_micros(500))
+        );
+        // Nothing left: give up.
+        assert_eq!(pause_before(ms(500), Duration::ZERO), None);
     }
 
     #[test]

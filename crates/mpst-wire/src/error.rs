@@ -202,9 +202,10 @@ pub enum Refusal {
         /// What the certificate names (roles, or a description).
         certified: String,
     },
-    /// The dialler did not echo the acceptor's nonce: bytes recorded from another
-    /// connection, replayed.
-    #[error("the confirmation does not echo this connection's nonce (a replay?)")]
+    /// A handshake message that belongs to another connection: the dialler's
+    /// confirmation does not echo the acceptor's nonce, or the acceptor's final word
+    /// does not carry this connection's transcript (bytes recorded elsewhere, replayed).
+    #[error("a handshake message does not belong to this connection's nonces (a replay?)")]
     Replay,
     /// A plaintext peer reached a port that accepts mutual TLS only.
     #[error("this port accepts mutual TLS only, and the peer spoke plaintext")]

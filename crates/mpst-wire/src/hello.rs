@@ -9,7 +9,14 @@
 //!    gracefully so the dialler reads the reason;
 //! 3. the dialler answers **confirm**, echoing the acceptor's nonce (bytes recorded from
 //!    another connection carry another nonce and are refused), or **abort** with its
-//!    own refusal (e.g. the acceptor's application field does not suit it).
+//!    own refusal (e.g. the acceptor's application field does not suit it);
+//! 4. the acceptor's final word, **established**, carries the [`transcript`] hash of the
+//!    three messages before it (so a word recorded from another connection, which had
+//!    another acceptor nonce, is refused). The acceptor sends it only once it will yield
+//!    the connection, and from then on never closes it to make room or for its
+//!    deadline; the dialler counts the connection as established only once it has read
+//!    and checked this word. Before it, either side may still close the connection, and
+//!    the dialler then retries: a dialler never holds a connection the acceptor dropped.
 //!
 //! Both nonces make the connection's [`RunId`]. Every frame here is a frame of
 //! [`crate::codec`], at most [`MAX_HANDSHAKE_FRAME`] bytes; decoding never panics.
@@ -24,7 +31,10 @@ use crate::stream::RunId;
 /// The first four bytes of every hello body.
 pub const MAGIC: [u8; 4] = *b"MPST";
 /// The version of this handshake and of the framing after it.
-pub const WIRE_VERSION: u16 = 2;
+///
+/// Version 3 added the acceptor's final word ([`Established`]); a peer of another version
+/// is refused with [`Refusal::Version`], naming both.
+pub const WIRE_VERSION: u16 = 3;
 /// Handshake frames are small; a longer one is not from an `mpst` peer.
 pub const MAX_HANDSHAKE_FRAME: usize = 64 * 1024;
 
@@ -70,6 +80,15 @@ pub enum Confirm {
     },
     /// Refuses the acceptor, and why.
     Abort(Refusal),
+}
+
+/// The acceptor's final word: the connection is established. The dialler checks
+/// `transcript` against its own [`transcript`] of this connection's hello, reply and
+/// confirmation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Established {
+    /// SHA-256 over this handshake's first three messages (see [`transcript`]).
+    pub transcript: [u8; 32],
 }
 
 /// A hello as one frame: magic, version, postcard body.
@@ -165,6 +184,20 @@ pub fn run_id(hello: &Hello, acceptor_nonce: &Nonce) -> RunId {
     RunId(id)
 }
 
+/// The hash the acceptor's final word carries: SHA-256 over a label and the bodies of
+/// this connection's hello, the acceptor's reply and the dialler's confirmation (each
+/// length-prefixed). Both nonces are in it, so it differs on every connection.
+pub fn transcript(hello: &[u8], reply: &[u8], confirm: &[u8]) -> [u8; 32] {
+    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+    for part in [b"mpst-wire established".as_slice(), hello, reply, confirm] {
+        context.update(&(part.len() as u64).to_be_bytes());
+        context.update(part);
+    }
+    let mut hash = [0; 32];
+    hash.copy_from_slice(context.finish().as_ref());
+    hash
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +241,16 @@ mod tests {
         assert_ne!(a, run_id(&other, &[1; 32]));
         assert_eq!(a, run_id(&hello(), &[1; 32]));
         assert_ne!(fresh_nonce(), fresh_nonce());
+    }
+
+    #[test]
+    fn a_transcript_depends_on_every_message_and_where_each_ends() {
+        let t = transcript(b"hello", b"reply", b"confirm");
+        assert_eq!(t, transcript(b"hello", b"reply", b"confirm"));
+        assert_ne!(t, transcript(b"hellO", b"reply", b"confirm"));
+        assert_ne!(t, transcript(b"hello", b"replY", b"confirm"));
+        assert_ne!(t, transcript(b"hello", b"reply", b"confirM"));
+        // Moving a byte from one message to the next changes it too.
+        assert_ne!(t, transcript(b"hell", b"oreply", b"confirm"));
     }
 }

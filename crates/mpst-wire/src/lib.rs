@@ -10,14 +10,18 @@
 //!   field names; the security mode must be chosen: identity files, or
 //!   `insecure_plaintext`, never by default.
 //! * **A role's node** ([`Node`]): dials peers ([`Node::dial`]: `host:port` resolved on
-//!   every attempt, exponential back-off to a deadline that cannot overflow) and accepts
+//!   every attempt, exponential back-off to a deadline that cannot overflow, the whole of
+//!   which is used) and accepts
 //!   them ([`Node::bind`] -> [`Acceptor`]: concurrent handshakes, each with a deadline, a
 //!   cap on those pending, back-off on `accept()` errors; a failed or hostile connection
 //!   is closed and logged, never fails the role).
 //! * **Handshake** ([`hello`]): magic, version, protocol, roles, an application field
 //!   ([`Application`]) and a fresh nonce from each side; the answer is accept or a
 //!   [`Refusal`] the peer reads before the connection closes; the dialler confirms by
-//!   echoing the acceptor's nonce. Each [`Connection`] has a [`RunId`] from both nonces.
+//!   echoing the acceptor's nonce; the acceptor's final word, bound to the transcript,
+//!   tells the dialler the connection is established (the acceptor yields it and never
+//!   closes it for its deadline or to make room afterwards). Each [`Connection`] has a
+//!   [`RunId`] from both nonces.
 //! * **Identity** ([`Identity`], [`certs`]): a deployment CA issues each role a
 //!   certificate naming it ([`names`] describes the scheme); both sides verify the chain
 //!   and that the peer's certificate names the role it claims.
@@ -57,6 +61,7 @@ pub mod hello;
 pub mod identity;
 pub mod names;
 pub mod node;
+mod pending;
 pub mod stream;
 
 pub use accept::{AcceptStats, Acceptor, Expected};

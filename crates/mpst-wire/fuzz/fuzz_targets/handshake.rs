@@ -1,12 +1,12 @@
 //! Fuzzes the handshake's decoders: a hello body (magic, version, postcard), the
-//! acceptor's reply and the dialler's confirmation. Each decodes or is refused with a
+//! acceptor's reply, the dialler's confirmation and the acceptor's final word. Each decodes or is refused with a
 //! typed reason; none panics.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mpst_wire::codec::decode_body;
-use mpst_wire::hello::{decode_hello, Confirm, Reply};
+use mpst_wire::hello::{decode_hello, Confirm, Established, Reply};
 
 fuzz_target!(|data: &[u8]| {
     let _ = decode_hello(data);
@@ -21,4 +21,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = decode_body::<Reply>(data);
     let _ = decode_body::<Confirm>(data);
+    let _ = decode_body::<Established>(data);
 });

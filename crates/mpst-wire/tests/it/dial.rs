@@ -63,6 +63,38 @@ async fn dialling_nobody_retries_until_the_deadline_and_keeps_the_attempts() {
     );
 }
 
+/// The dialler keeps trying until its deadline, not only until the next full pause would
+/// cross it: with a 1 s deadline the old rule gave up after about 0.68 s (10 ms doubling:
+/// the pause after the attempt at 630 ms would have ended past 1 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialler_uses_its_whole_connect_deadline() {
+    // A port that closes every connection at once: each attempt fails fast and is retried.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = listener.local_addr().unwrap().to_string();
+    let closing = tokio::spawn(async move {
+        let mut seen = 0u32;
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+            seen += 1;
+        }
+        seen
+    });
+    let a = Node::new(WireConfig::new(PROTOCOL, "A").insecure_plaintext()).unwrap();
+    let timeout = Duration::from_secs(1);
+    let start = tokio::time::Instant::now();
+    let error = a
+        .dial_at("B", &at, deadline_after(timeout))
+        .await
+        .unwrap_err();
+    let elapsed = start.elapsed();
+    closing.abort();
+    assert!(elapsed >= timeout, "gave up after {elapsed:?}: {error}");
+    let WireErrorKind::NotConnected { attempts, .. } = &error.kind else {
+        panic!("{error}");
+    };
+    assert!(*attempts >= 2, "{error}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn roles_may_start_in_any_order() {
     let pki = pki();

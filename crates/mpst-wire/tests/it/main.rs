@@ -8,6 +8,7 @@
 mod support;
 
 mod dial;
+mod established;
 mod impersonation;
 mod refusal;
 mod strangers;
