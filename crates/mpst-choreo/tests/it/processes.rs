@@ -1,6 +1,8 @@
-//! The examples as separate OS processes over TCP on loopback: one process per role (the
-//! example binary with `--role`), each listening on a port the OS chose (127.0.0.1:0)
-//! and told its peers' addresses on standard input. Every run is bounded in time, and its
+//! The examples over the network, the one home of "the examples run over TCP and QUIC
+//! and conform": one OS process per role (the example binary with `--role`), each
+//! listening on a port the OS chose (127.0.0.1:0) and told its peers' addresses on
+//! standard input, over TCP with mutual TLS (several connections per pair, so messages
+//! overtake) and over QUIC (a stream per message). Every run is bounded in time, and its
 //! children are killed if anything fails. The in-order twins' steps, gathered from all
 //! processes, must conform to the `.scr` beside the example.
 
@@ -13,8 +15,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mpst_choreo::conform::{Protocol, Step, global_trace};
-use mpst_choreo::paper::{clients, concurrent_send, pipeline, producers};
 use mpst_choreo::{RoleName, RoleSet};
+use mpst_choreo_paper::{clients, concurrent_send, pipeline, producers};
 
 /// How long one run of an example may take, set-up included.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -391,16 +393,27 @@ fn a_role_without_an_identity_is_refused_with_a_message() {
 }
 
 #[test]
-fn concurrent_send_and_model_serving_as_processes_over_quic() {
+fn every_example_as_processes_over_quic() {
+    let (a, b) = producers::expected(&producers::Params::example());
+    let want = results(&[("P1", format!("{a:?}")), ("P2", format!("{b:?}"))]);
+    let roles = producers::Roles::names();
+    let run_ = run_over("concurrent_producers", &roles, false, true, None).unwrap();
+    assert_eq!(run_.results, want);
     let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
     let roles = concurrent_send::Roles::names();
     let run_ = run_over("concurrent_send", &roles, false, true, None).unwrap();
+    assert_eq!(run_.results, want);
+    let (a, b) = clients::expected(&clients::Params::example());
+    let want = results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]);
+    let roles = clients::Roles::names();
+    let run_ = run_over("concurrent_clients", &roles, false, true, None).unwrap();
     assert_eq!(run_.results, want);
     let want = pipeline::expected(&pipeline::Params::example());
     let want = results(&[("Gateway", format!("{want:?}"))]);
     let roles = pipeline::Roles::names();
     let run_ = run_over("model_serving", &roles, false, true, None).unwrap();
     assert_eq!(run_.results, want);
+    // The in-order twin over QUIC conforms too.
     let run_ = run_over("model_serving", &roles, true, true, None).unwrap();
     assert_eq!(run_.results, want);
     conforms(

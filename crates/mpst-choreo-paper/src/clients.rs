@@ -4,14 +4,11 @@
 //! calls overtake each other no value reaches the wrong client. Out of order, both calls
 //! run at once; in order, the second starts when the first has finished.
 
-use crate::choreography::Choreography;
-use crate::error::Result;
-use crate::located::Located;
-use crate::op::Op;
+use mpst_choreo::{Choreography, Located, Op, Result, Role};
 
-pub use super::concurrent_send::{CS, Costs, Delivered, KS, S, Send2};
+pub use crate::concurrent_send::{CS, Costs, Delivered, Example, KS, S, Send2};
 
-crate::roles! {
+mpst_choreo::roles! {
     /// The first client.
     pub struct C1;
     /// The second client.
@@ -19,7 +16,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![KS, CS, S, C1, C2];
+pub type Roles = mpst_choreo::Roles![KS, CS, S, C1, C2];
 
 /// What a run gives: each client's key and text.
 pub type Output = (Located<Delivered, C1>, Located<Delivered, C2>);
@@ -43,6 +40,16 @@ impl Params {
     }
 }
 
+/// The call of [`Send2`] for `client` at role `role`, with the examples' services.
+fn send<Cl: Role>(client: u64, role: Cl, costs: Costs, in_order: bool) -> Send2<Example, Cl> {
+    let services = Example { client, costs };
+    Send2 {
+        services,
+        role,
+        in_order,
+    }
+}
+
 /// The out-of-order form: both procedure calls at once.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ConcurrentClients(pub Params);
@@ -53,18 +60,8 @@ impl Choreography<Output> for ConcurrentClients {
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
         let Params { clients, costs } = self.0;
         futures::try_join!(
-            op.call(Send2 {
-                client: clients.0,
-                role: C1,
-                costs,
-                in_order: false,
-            }),
-            op.call(Send2 {
-                client: clients.1,
-                role: C2,
-                costs,
-                in_order: false,
-            }),
+            op.call(send(clients.0, C1, costs, false)),
+            op.call(send(clients.1, C2, costs, false)),
         )
     }
 }
@@ -78,29 +75,15 @@ impl Choreography<Output> for InOrderClients {
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
         let Params { clients, costs } = self.0;
-        let first = op
-            .call(Send2 {
-                client: clients.0,
-                role: C1,
-                costs,
-                in_order: true,
-            })
-            .await?;
-        let second = op
-            .call(Send2 {
-                client: clients.1,
-                role: C2,
-                costs,
-                in_order: true,
-            })
-            .await?;
+        let first = op.call(send(clients.0, C1, costs, true)).await?;
+        let second = op.call(send(clients.1, C2, costs, true)).await?;
         Ok((first, second))
     }
 }
 
 /// The expected deliveries to `c1` and `c2`.
 pub fn expected(params: &Params) -> (Delivered, Delivered) {
-    let of = super::concurrent_send::expected;
+    let of = crate::concurrent_send::expected;
     (of(params.clients.0), of(params.clients.1))
 }
 
