@@ -4,7 +4,7 @@
 //! calls overtake each other no value reaches the wrong client. Out of order, both calls
 //! run at once; in order, the second starts when the first has finished.
 
-use mpst_choreo::{Choreography, Located, Op, Result, Role};
+use mpst_choreo::{Choreography, Located, Op, Result};
 
 pub use crate::concurrent_send::{CS, Costs, Delivered, Example, KS, S, Send2};
 
@@ -40,13 +40,14 @@ impl Params {
     }
 }
 
-/// The call of [`Send2`] for `client` at role `role`, with the examples' services.
-fn send<Cl: Role>(client: u64, role: Cl, costs: Costs, in_order: bool) -> Send2<Example, Cl> {
-    let services = Example { client, costs };
-    Send2 {
-        services,
-        role,
-        in_order,
+impl Params {
+    /// The services of the two calls: `c1`'s and `c2`'s.
+    pub fn services(&self) -> (Example, Example) {
+        let of = |client| Example {
+            client,
+            costs: self.costs,
+        };
+        (of(self.clients.0), of(self.clients.1))
     }
 }
 
@@ -58,11 +59,11 @@ impl Choreography<Output> for ConcurrentClients {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let Params { clients, costs } = self.0;
-        futures::try_join!(
-            op.call(send(clients.0, C1, costs, false)),
-            op.call(send(clients.1, C2, costs, false)),
-        )
+        let (c1, c2) = self.0.services();
+        // Both calls at once, each from its own call site, so with its own token.
+        let first = op.call(c1.to(C1, false));
+        let second = op.call(c2.to(C2, false));
+        futures::try_join!(first, second)
     }
 }
 
@@ -74,9 +75,9 @@ impl Choreography<Output> for InOrderClients {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let Params { clients, costs } = self.0;
-        let first = op.call(send(clients.0, C1, costs, true)).await?;
-        let second = op.call(send(clients.1, C2, costs, true)).await?;
+        let (c1, c2) = self.0.services();
+        let first = op.call(c1.to(C1, true)).await?;
+        let second = op.call(c2.to(C2, true)).await?;
         Ok((first, second))
     }
 }

@@ -98,6 +98,17 @@ pub struct Example {
     pub costs: Costs,
 }
 
+impl Example {
+    /// Concurrent send with these services to the client role `role`, in order or not.
+    pub fn to<Cl: Role>(self, role: Cl, in_order: bool) -> Send2<Example, Cl> {
+        Send2 {
+            services: self,
+            role,
+            in_order,
+        }
+    }
+}
+
 impl Services for Example {
     type Key = Key;
     type Txt = Txt;
@@ -192,12 +203,7 @@ impl Choreography<Output> for ConcurrentSend {
             client: self.client,
             costs: self.costs,
         };
-        let send = Send2 {
-            services,
-            role: C,
-            in_order: false,
-        };
-        send.run(op).await
+        services.to(C, false).run(op).await
     }
 }
 
@@ -209,12 +215,7 @@ impl Choreography<Output> for InOrderSend {
             client: self.client,
             costs: self.costs,
         };
-        let send = Send2 {
-            services,
-            role: C,
-            in_order: true,
-        };
-        send.run(op).await
+        services.to(C, true).run(op).await
     }
 }
 

@@ -131,6 +131,13 @@ pub struct Producers<Sv> {
     pub in_order: bool,
 }
 
+impl<Sv: Services> Producers<Sv> {
+    /// The choreography with `services`, in order or not.
+    pub fn of(services: Sv, in_order: bool) -> Self {
+        Producers { services, in_order }
+    }
+}
+
 impl<Sv: Services> Choreography<Output> for Producers<Sv> {
     type Roles = Roles;
 
@@ -185,11 +192,7 @@ impl Choreography<Output> for ConcurrentProducers {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let form = Producers {
-            services: self.0,
-            in_order: false,
-        };
-        form.run(op).await
+        Producers::of(self.0, false).run(op).await
     }
 }
 
@@ -202,11 +205,7 @@ impl Choreography<Output> for InOrderProducers {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let form = Producers {
-            services: self.0,
-            in_order: true,
-        };
-        form.run(op).await
+        Producers::of(self.0, true).run(op).await
     }
 }
 
