@@ -12,9 +12,10 @@ use mpst_choreo::{Event, EventKind, Observer};
 use serde::Serialize;
 use tokio::time::Instant;
 
+use crate::clock::Probe;
 use crate::drive::{Implementation, Net, start_roles_gated};
 use crate::load::{Recorder, Schedule, Spec, run_bounded, until_answered};
-use crate::send::{ConcurrentSend, Costs};
+use crate::send::{Costs, session};
 
 /// Median time (ms) of each hop of `key`, over the sessions after the warm-up.
 #[derive(Clone, Debug, Serialize)]
@@ -84,7 +85,7 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Hops {
         let (rec, c) = (recorder.clone(), costs.clone());
         let make = move |i: u64| {
             let cost = (c.key[i as usize], c.txt[i as usize]);
-            ConcurrentSend::new(i, cost, rec.clone(), in_order)
+            session(i, cost, rec.clone(), in_order, Probe::default())
         };
         let gate = move |i| crate::clock::sleep_until(schedule.at(i));
         let observer: Arc<dyn Observer> = trace.clone();

@@ -1,40 +1,22 @@
-//! Benchmark a, concurrent producers (the paper's Figure 1 / 19a): producers `p1` and
-//! `p2` each send an item to the server `q` at a fixed rate; `q` computes on each item
-//! for a uniformly random 0–5 ms (a tokio sleep: the computation waits, it does not
-//! occupy a core) and answers its producer. Latency: from a request's intended send time
+//! Benchmark a, concurrent producers (the paper's Figure 1 / 19a): the choreography of
+//! `mpst_choreo_paper::producers` with this benchmark's work ([`Work`]). Producers
+//! `p1` and `p2` each send an item to the server `q` at a fixed rate; `q` computes on
+//! each item for a uniformly random 0–5 ms (a sleep on the precise timer: the
+//! computation waits, it does not occupy a core) and answers its producer. Latency: from a request's intended send time
 //! to its answer at the producer. Session `i` carries request `i` of both producers.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::compute_at;
-use mpst_choreo::{Choreography, Op, Result};
+use mpst_choreo_paper::producers::{self as figure1, Answer, Item, Producers};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use serde::{Deserialize, Serialize};
 
 use crate::drive::Implementation;
 use crate::load::{Recorder, Spec, Summary};
 use crate::open_loop;
 
-mpst_choreo::roles! {
-    /// The first producer.
-    pub struct P1;
-    /// The second producer.
-    pub struct P2;
-    /// The server.
-    pub struct Q;
-}
-
 /// The series names: answers at `p1` and `p2`.
 pub const SERIES: [&str; 2] = ["p1", "p2"];
-
-/// A request (label `Item`): its number.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Item(pub u64);
-
-/// The server's answer (label `Answer`).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Answer(pub u64);
 
 /// The server's computation time for each request of `p1` and of `p2`.
 #[derive(Clone, Debug)]
@@ -53,50 +35,42 @@ impl Costs {
     }
 }
 
-/// Session `i` of the choreography (both forms).
-pub struct Producers {
+/// Request `i`'s work, the probe of the paper's one concurrent producers
+/// (`mpst_choreo_paper::producers::Producers`): the producers' items exist at once, `q`
+/// computes on each for its cost on the precise timer, and each producer records its
+/// answer as it arrives.
+#[derive(Clone)]
+pub struct Work {
     i: u64,
     costs: (Duration, Duration),
     recorder: Recorder,
-    in_order: bool,
+}
+
+impl figure1::Services for Work {
+    async fn produce(&self, _producer: figure1::Producer) -> Item {
+        Item(self.i)
+    }
+
+    async fn compute(&self, producer: figure1::Producer, item: Item) -> Answer {
+        let cost = match producer {
+            figure1::Producer::P1 => self.costs.0,
+            figure1::Producer::P2 => self.costs.1,
+        };
+        serve(cost, item).await
+    }
+
+    fn answered(&self, producer: figure1::Producer, answer: &Answer) {
+        let series = match producer {
+            figure1::Producer::P1 => SERIES[0],
+            figure1::Producer::P2 => SERIES[1],
+        };
+        self.recorder.answer(series, answer.0);
+    }
 }
 
 async fn serve(cost: Duration, x: Item) -> Answer {
     crate::clock::sleep(cost).await;
     Answer(x.0)
-}
-
-impl Choreography for Producers {
-    type Roles = mpst_choreo::Roles![P1, P2, Q];
-
-    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
-        let (i, (c1, c2)) = (self.i, self.costs);
-        let (rec1, rec2) = (self.recorder.clone(), self.recorder);
-        let x1 = op.locally(P1, |_| Item(i));
-        let x2 = op.locally(P2, |_| Item(i));
-        if self.in_order {
-            // Figure 1a: q takes x1, then x2, answers p1, then p2.
-            let x1 = op.comm(P1, Q, &x1).await?;
-            let x2 = op.comm(P2, Q, &x2).await?;
-            let y1 = compute_at(x1, |x| serve(c1, x)).await;
-            let r1 = op.comm(Q, P1, &y1).await?;
-            op.locally(P1, |u| rec1.answer("p1", u.unwrap(&r1).0));
-            let y2 = compute_at(x2, |x| serve(c2, x)).await;
-            let r2 = op.comm(Q, P2, &y2).await?;
-            op.locally(P2, |u| rec2.answer("p2", u.unwrap(&r2).0));
-            return Ok(());
-        }
-        // Figure 1c: q computes on each item as it arrives and answers at once.
-        let at_q1 = op.fcomm(P1, Q, &x1);
-        let at_q2 = op.fcomm(P2, Q, &x2);
-        let y1 = op.then_async(Q, at_q1, move |x| serve(c1, x));
-        let y2 = op.then_async(Q, at_q2, move |x| serve(c2, x));
-        let r1 = op.then(P1, op.fcomm(Q, P1, y1), move |a| rec1.answer("p1", a.0));
-        let r2 = op.then(P2, op.fcomm(Q, P2, y2), move |a| rec2.answer("p2", a.0));
-        op.wait(P1, r1).await?;
-        op.wait(P2, r2).await?;
-        Ok(())
-    }
 }
 
 /// The server actor: computes on each item in a task of its own and answers.
@@ -194,9 +168,11 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, u64) {
     let sessions = |recorder: Recorder, in_order| {
         let costs = costs.clone();
         move |i: u64| Producers {
-            i,
-            costs: (costs.p1[i as usize], costs.p2[i as usize]),
-            recorder: recorder.clone(),
+            services: Work {
+                i,
+                costs: (costs.p1[i as usize], costs.p2[i as usize]),
+                recorder: recorder.clone(),
+            },
             in_order,
         }
     };

@@ -12,9 +12,10 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
+use crate::clock::Probe;
 use crate::drive::{Implementation, Net, start_roles_gated};
 use crate::load::{Recorder, Schedule};
-use crate::send::{ConcurrentSend, Costs, spawn_actors};
+use crate::send::{Costs, session, spawn_actors};
 
 /// The `key` latency of one implementation at zero cost.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -76,7 +77,8 @@ async fn closed_loop(
     } else {
         let (rec, in_order) = (recorder.clone(), imp == Implementation::InOrder);
         let make = move |i| {
-            ConcurrentSend::new(i, (Duration::ZERO, Duration::ZERO), rec.clone(), in_order)
+            let zero = (Duration::ZERO, Duration::ZERO);
+            session(i, zero, rec.clone(), in_order, Probe::default())
         };
         let gate = move |i: u64| {
             let mut opened = opened.clone();

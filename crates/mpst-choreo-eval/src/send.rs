@@ -1,14 +1,14 @@
-//! Benchmark b, concurrent send (the paper's Figure 2 / 19b): for each request the key
-//! service `ks` and the content service `cs` compute for a uniformly random 0–5 ms each
-//! (tokio sleeps) and send a key and a text to the server `s`, which forwards both to
-//! the client `c`. Latencies of `key` and of `txt`: from the request's intended time to
+//! Benchmark b, concurrent send (the paper's Figure 2 / 19b): the choreography of
+//! `mpst_choreo_paper::concurrent_send` with this benchmark's services ([`Request`]).
+//! For each request the key service `ks` and the content service `cs` compute for a
+//! uniformly random 0–5 ms each (on the precise timer, [`crate::clock`]) and send a key
+//! and a text to the server `s`, which forwards both to the client `c`. Latencies of `key` and of `txt`: from the request's intended time to
 //! each value's arrival at `c`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::compute_at;
-use mpst_choreo::{Choreography, Op, Result};
+use mpst_choreo_paper::concurrent_send::{self as figure2, C, Send2};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 
@@ -16,17 +16,6 @@ use crate::clock::Probe;
 use crate::drive::Implementation;
 use crate::load::{Recorder, Schedule, Spec, Summary};
 use crate::open_loop;
-
-mpst_choreo::roles! {
-    /// The key service.
-    pub struct KS;
-    /// The content service.
-    pub struct CS;
-    /// The server.
-    pub struct S;
-    /// The client.
-    pub struct C;
-}
 
 /// A decryption key for request `.0` (label `Key`).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -76,70 +65,72 @@ impl Costs {
     }
 }
 
-/// Session `i` of the choreography (both forms).
-pub struct ConcurrentSend {
+/// Request `i`'s services, the probe of the paper's one concurrent send
+/// (`mpst_choreo_paper::concurrent_send::Send2`): `ks` and `cs` note how late the
+/// session started and compute for their cost on the precise timer, `c` records `key`
+/// and `txt` in the recorder as each arrives.
+#[derive(Clone)]
+pub struct Request {
+    i: u64,
+    costs: (Duration, Duration),
+    due: std::time::Instant,
+    recorder: Recorder,
+    probe: Probe,
+}
+
+impl figure2::Services for Request {
+    type Key = Key;
+    type Txt = Txt;
+
+    async fn key(&self) -> Key {
+        let (i, probe) = (self.i, &self.probe);
+        probe.note(i, "ks start", self.due);
+        crate::clock::sleep_noted(self.costs.0, probe, i, "ks work").await;
+        Key(i)
+    }
+
+    async fn txt(&self) -> Txt {
+        let (i, probe) = (self.i, &self.probe);
+        probe.note(i, "cs start", self.due);
+        crate::clock::sleep_noted(self.costs.1, probe, i, "cs work").await;
+        Txt(i)
+    }
+
+    fn key_arrived(&self, key: &Key) {
+        self.recorder.answer("key", key.0);
+    }
+
+    fn txt_arrived(&self, txt: &Txt) {
+        self.recorder.answer("txt", txt.0);
+    }
+}
+
+/// Session `i` of the choreography (both forms): the paper's one definition with the
+/// evaluation's services.
+pub type ConcurrentSend = Send2<Request, C>;
+
+/// Session `i`: `ks` computes for `costs.0`, `cs` for `costs.1`, noting their lateness
+/// on `probe`, and `c` records `key` and `txt` in `recorder` as request `i`; `in_order`
+/// chooses the blocking form.
+pub fn session(
     i: u64,
     costs: (Duration, Duration),
     recorder: Recorder,
     in_order: bool,
     probe: Probe,
-}
-
-impl ConcurrentSend {
-    /// Session `i`: `ks` computes for `costs.0`, `cs` for `costs.1`, and `c` records
-    /// `key` and `txt` in `recorder` as request `i`; `in_order` chooses the blocking form.
-    pub fn new(i: u64, costs: (Duration, Duration), recorder: Recorder, in_order: bool) -> Self {
-        ConcurrentSend {
-            i,
-            costs,
-            recorder,
-            in_order,
-            probe: Probe::default(),
-        }
-    }
-
-    /// The same session, noting its services' lateness on `probe`.
-    pub fn noted(self, probe: Probe) -> Self {
-        ConcurrentSend { probe, ..self }
-    }
-}
-
-impl Choreography for ConcurrentSend {
-    type Roles = mpst_choreo::Roles![KS, CS, S, C];
-
-    async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
-        let (i, (ck, ct)) = (self.i, self.costs);
-        let due = self.recorder.schedule().at(i);
-        let (rec_k, rec_t) = (self.recorder.clone(), self.recorder);
-        let (probe_k, probe_t) = (self.probe.clone(), self.probe);
-        let key = compute_at(op.locally(KS, |_| i), |i| async move {
-            probe_k.note(i, "ks start", due.into_std());
-            crate::clock::sleep_noted(ck, &probe_k, i, "ks work").await;
-            Key(i)
-        });
-        let txt = compute_at(op.locally(CS, |_| i), |i| async move {
-            probe_t.note(i, "cs start", due.into_std());
-            crate::clock::sleep_noted(ct, &probe_t, i, "cs work").await;
-            Txt(i)
-        });
-        let (key, txt) = futures::join!(key, txt);
-        if self.in_order {
-            // Figure 2a: s takes the key, then the text, then forwards them in that order.
-            let key_s = op.comm(KS, S, &key).await?;
-            let txt_s = op.comm(CS, S, &txt).await?;
-            let key_c = op.comm(S, C, &key_s).await?;
-            op.locally(C, |u| rec_k.answer("key", u.unwrap(&key_c).0));
-            let txt_c = op.comm(S, C, &txt_s).await?;
-            op.locally(C, |u| rec_t.answer("txt", u.unwrap(&txt_c).0));
-            return Ok(());
-        }
-        // Figure 15: s forwards each value as it arrives.
-        let key_s = op.fcomm(KS, S, &key);
-        let txt_s = op.fcomm(CS, S, &txt);
-        let key_c = op.then(C, op.fcomm(S, C, key_s), move |k| rec_k.answer("key", k.0));
-        let txt_c = op.then(C, op.fcomm(S, C, txt_s), move |t| rec_t.answer("txt", t.0));
-        op.wait(C, op.join(C, key_c, txt_c)).await?;
-        Ok(())
+) -> ConcurrentSend {
+    let due = recorder.schedule().at(i).into_std();
+    let services = Request {
+        i,
+        costs,
+        due,
+        recorder,
+        probe,
+    };
+    Send2 {
+        services,
+        role: C,
+        in_order,
     }
 }
 
@@ -290,7 +281,7 @@ pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summar
         let costs = costs.clone();
         move |i: u64| {
             let cost = (costs.key[i as usize], costs.txt[i as usize]);
-            ConcurrentSend::new(i, cost, recorder.clone(), in_order).noted(costs.probe.clone())
+            session(i, cost, recorder.clone(), in_order, costs.probe.clone())
         }
     };
     let run = open_loop::run(imp, spec, &["key", "txt"], actors, sessions);

@@ -5,44 +5,26 @@
 //! time for 15 + 5·batch ms; the predictions go back through the batcher to the gateway.
 //! Latency: from an image's intended arrival to its prediction at the gateway.
 //!
-//! `mpst_choreo::paper::pipeline` has the same roles but processes a fixed set of images
-//! that exist at the start; under open-loop load images arrive over time, so here one
-//! session is one batch and the gateway sends each image when it is due.
+//! The choreography is `mpst_choreo_paper::pipeline`'s, in its open-loop form
+//! (`BatchSession`): under open-loop load images arrive over time, so one session is one
+//! batch and the gateway sends each image when it is due; [`OpenLoop`] is this benchmark's
+//! probe.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpst_choreo::paper::compute_at;
-use mpst_choreo::{Choreography, Located, LocatedFuture, Member, Op, Result, Role};
+use mpst_choreo_paper::pipeline::{self, BatchOf, BatchSession, Image, Models, Predictions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use serde::{Deserialize, Serialize};
-use tokio::sync::Mutex;
+use serde::Serialize;
 use tokio::time::Instant;
 
 use crate::busy::{Busy, ModelUse};
 use crate::drive::{Implementation, start_roles};
 use crate::load::{Recorder, Schedule, Spec, Summary, run_bounded, until_answered};
 
-mpst_choreo::roles! {
-    /// Receives the images and collects the predictions.
-    pub struct Gateway;
-    /// Preprocesses the even-numbered images.
-    pub struct Worker1;
-    /// Preprocesses the odd-numbered images.
-    pub struct Worker2;
-    /// Gathers tensors into batches.
-    pub struct Batcher;
-    /// Serves the even-numbered batches.
-    pub struct Model1;
-    /// Serves the odd-numbered batches.
-    pub struct Model2;
-}
-
-type Roles = mpst_choreo::Roles![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
-
 /// The benchmark's role names.
 pub fn roles() -> Vec<mpst_choreo::RoleName> {
-    <Roles as mpst_choreo::RoleSet>::names()
+    <pipeline::Roles as mpst_choreo::RoleSet>::names()
 }
 
 /// The simulated costs (tokio sleeps).
@@ -74,184 +56,49 @@ impl Costs {
         self.model_base + self.model_per_image * self.batch as u32
     }
 
+    /// The pipeline's costs of a batch (the batch size is the session's).
+    pub fn stages(&self) -> pipeline::Costs {
+        pipeline::Costs {
+            preprocess: self.preprocess,
+            model_base: self.model_base,
+            model_per_item: self.model_per_image,
+        }
+    }
+
     /// The two models' theoretical maximum throughput (images per second).
     pub fn models_limit_rps(&self) -> f64 {
         2.0 * self.batch as f64 / self.model_time().as_secs_f64()
     }
 }
 
-/// An image (label `Image`): its number.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Image(pub u64);
-
-/// A preprocessed image (label `Tensor`).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Tensor(pub u64);
-
-/// A batch's predictions (label `Predictions`): the images classified.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Predictions(pub Vec<u64>);
-
-/// One lock per model (a model serves one batch at a time), and their busy intervals.
-#[derive(Default)]
-struct ModelState {
-    locks: [Mutex<()>; 2],
-    busy: Busy,
-}
-
-type Models = Arc<ModelState>;
-
-/// Session `k`: batch `k`, images `k·batch ..`, served by model `k % 2 + 1`.
-pub struct Serving {
-    k: u64,
-    costs: Costs,
+/// The benchmark's stages, the probe of the paper's one pipeline
+/// (`mpst_choreo_paper::pipeline::BatchSession`): image `i` reaches the gateway when it
+/// is due, the delays run on the precise timer, each model's busy intervals are kept and
+/// the gateway records each prediction's latency.
+#[derive(Clone)]
+pub struct OpenLoop {
     schedule: Schedule,
-    models: Models,
+    busy: Arc<Busy>,
     recorder: Recorder,
-    in_order: bool,
 }
 
-impl Choreography for Serving {
-    type Roles = Roles;
-
-    async fn run(self, op: &Op<Roles>) -> Result<()> {
-        if self.k.is_multiple_of(2) {
-            self.batch(op, Model1, 0).await
-        } else {
-            self.batch(op, Model2, 1).await
-        }
+impl pipeline::Stages for OpenLoop {
+    async fn arrive(&self, i: u64) -> Image {
+        crate::clock::sleep_until(self.schedule.at(i)).await;
+        Image(i)
     }
-}
 
-async fn serve(models: Models, index: usize, costs: Costs, tensors: Vec<Tensor>) -> Predictions {
-    let _serving = models.locks[index].lock().await;
-    let start = Instant::now();
-    crate::clock::sleep(costs.model_base + costs.model_per_image * tensors.len() as u32).await;
-    models.busy.record(start, Instant::now());
-    Predictions(tensors.into_iter().map(|t| t.0).collect())
-}
-
-async fn preprocess(cost: Duration, image: Image) -> Tensor {
-    crate::clock::sleep(cost).await;
-    Tensor(image.0)
-}
-
-impl Serving {
-    async fn batch<M: Role + Member<Roles, I>, I>(
-        self,
-        op: &Op<Roles>,
-        model: M,
-        index: usize,
-    ) -> Result<()> {
-        let Serving {
-            k,
-            costs,
-            schedule,
-            models,
-            recorder,
-            in_order,
-        } = self;
-        let images = k * costs.batch..(k + 1) * costs.batch;
-        let pre = costs.preprocess;
-        let record = move |p: &Predictions| p.0.iter().for_each(|&i| recorder.answer("image", i));
-        // Each image is its own procedure call (token `next(site, j)`), so the keys of
-        // the batch's images differ.
-        let image = |j: u64| ImageStep {
-            i: images.start + j,
-            pre,
-            schedule,
-        };
-        if in_order {
-            let mut tensors = Vec::new();
-            for j in 0..costs.batch {
-                let tensor: Located<Tensor, Batcher> =
-                    op.call_indexed(j, image(j).in_order()).await?;
-                tensors.extend(tensor.into_local());
-            }
-            let batch = op.locally(Batcher, |_| tensors);
-            let batch = op.comm(Batcher, model, &batch).await?;
-            let predictions = compute_at(batch, |b| serve(models, index, costs, b)).await;
-            let predictions = op.comm(model, Batcher, &predictions).await?;
-            let predictions = op.comm(Batcher, Gateway, &predictions).await?;
-            op.locally(Gateway, |u| record(u.unwrap(&predictions)));
-            return Ok(());
-        }
-        let mut batch: LocatedFuture<Vec<Tensor>, Batcher> =
-            op.ready(Batcher, op.locally(Batcher, |_| Vec::new()));
-        for j in 0..costs.batch {
-            let tensor: LocatedFuture<Tensor, Batcher> = op.call_indexed(j, image(j)).await?;
-            batch = op.then(Batcher, op.join(Batcher, batch, tensor), |(mut all, t)| {
-                all.push(t);
-                all
-            });
-        }
-        let batch = op.fcomm(Batcher, model, batch);
-        let predictions = op.then_async(model, batch, move |b| serve(models, index, costs, b));
-        let predictions = op.fcomm(Batcher, Gateway, op.fcomm(model, Batcher, predictions));
-        op.wait(Gateway, op.then(Gateway, predictions, move |p| record(&p)))
-            .await?;
-        Ok(())
+    fn work(&self, cost: Duration) -> impl Future<Output = ()> + Send {
+        crate::clock::sleep(cost)
     }
-}
 
-/// One image of a batch: it arrives at the gateway when due, goes to its worker (even
-/// images to `worker1`) and, preprocessed, to the batcher.
-#[derive(Clone, Copy)]
-struct ImageStep {
-    i: u64,
-    pre: Duration,
-    schedule: Schedule,
-}
-
-impl ImageStep {
-    fn in_order(self) -> InOrderImage {
-        InOrderImage(self)
+    fn served(&self, _model: u8, start: Instant, end: Instant) {
+        self.busy.record(start, end);
     }
-}
 
-/// The in-order form of [`ImageStep`] (blocking communication).
-struct InOrderImage(ImageStep);
-
-async fn arrive(schedule: Schedule, i: u64) -> Image {
-    crate::clock::sleep_until(schedule.at(i)).await;
-    Image(i)
-}
-
-impl Choreography<LocatedFuture<Tensor, Batcher>> for ImageStep {
-    type Roles = Roles;
-
-    async fn run(self, op: &Op<Roles>) -> Result<LocatedFuture<Tensor, Batcher>> {
-        let ImageStep { i, pre, schedule } = self;
-        let image = op.locally(Gateway, |_| i);
-        let image = op.then_async(Gateway, op.ready(Gateway, image), move |i| {
-            arrive(schedule, i)
-        });
-        Ok(if i % 2 == 0 {
-            let image = op.fcomm(Gateway, Worker1, image);
-            let tensor = op.then_async(Worker1, image, move |im| preprocess(pre, im));
-            op.fcomm(Worker1, Batcher, tensor)
-        } else {
-            let image = op.fcomm(Gateway, Worker2, image);
-            let tensor = op.then_async(Worker2, image, move |im| preprocess(pre, im));
-            op.fcomm(Worker2, Batcher, tensor)
-        })
-    }
-}
-
-impl Choreography<Located<Tensor, Batcher>> for InOrderImage {
-    type Roles = Roles;
-
-    async fn run(self, op: &Op<Roles>) -> Result<Located<Tensor, Batcher>> {
-        let ImageStep { i, pre, schedule } = self.0;
-        let image = compute_at(op.locally(Gateway, |_| i), |i| arrive(schedule, i)).await;
-        if i % 2 == 0 {
-            let image = op.comm(Gateway, Worker1, &image).await?;
-            let tensor = compute_at(image, |im| preprocess(pre, im)).await;
-            op.comm(Worker1, Batcher, &tensor).await
-        } else {
-            let image = op.comm(Gateway, Worker2, &image).await?;
-            let tensor = compute_at(image, |im| preprocess(pre, im)).await;
-            op.comm(Worker2, Batcher, &tensor).await
+    fn predicted(&self, predictions: &Predictions) {
+        for p in &predictions.0 {
+            self.recorder.answer("image", p.image);
         }
     }
 }
@@ -414,33 +261,36 @@ pub fn run_profiled(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary,
         let recorder = Recorder::new(schedule, n, &["image"]);
         let deadline = schedule.start + spec.bound();
         let mut failures = None;
-        let models = Models::default();
-        let busy = if imp == Implementation::Actors {
-            let busy = Arc::new(Busy::default());
+        let busy = Arc::new(Busy::default());
+        if imp == Implementation::Actors {
             if spec.net == crate::drive::Net::Hosts {
                 crate::impaired::actors::start_serving(costs, &recorder, n, &busy).await;
             } else {
                 start_actors(costs, &recorder, n, &busy).await;
             }
-            Some(busy)
         } else {
             let in_order = imp == Implementation::InOrder;
-            let models = models.clone();
-            let rec = recorder.clone();
-            let make = move |k: u64| Serving {
-                k,
-                costs,
-                schedule,
-                models: models.clone(),
-                recorder: rec.clone(),
+            let of = BatchOf {
+                images: 0..0,
+                costs: costs.stages(),
+                models: Arc::new(Models::default()),
+                stages: OpenLoop {
+                    schedule,
+                    busy: busy.clone(),
+                    recorder: recorder.clone(),
+                },
                 in_order,
+            };
+            let batch = costs.batch;
+            let make = move |k: u64| BatchSession {
+                k,
+                batch,
+                of: of.clone(),
             };
             let due = move |k: u64| schedule.at(k * costs.batch);
             failures = Some(start_roles(spec.net, batches, in_order, make, due).await);
-            None
-        };
+        }
         until_answered(&recorder, deadline).await;
-        let busy = busy.as_deref().unwrap_or(&models.busy);
         let window = |s: f64| schedule.start + Duration::from_secs_f64(s);
         let used = busy.usage(window(spec.warmup), window(spec.duration));
         result = Some((recorder, failures.map_or(0, |f| f.count()), used));

@@ -1,4 +1,5 @@
-//! The concurrent-send choreography (the paper's Figure 2) on the in-memory transport,
+//! The paper's concurrent-send choreography (Figure 2, `mpst_choreo_paper`'s one
+//! definition, with services that compute nothing) on the in-memory transport,
 //! one session at a time at four endpoints driven by one current-thread runtime: the
 //! blocking form (`comm`: `s` takes `key`, then `txt`, then forwards both) beside the
 //! out-of-order form (`fcomm`: each value forwarded on arrival). The time per session is
@@ -10,43 +11,44 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleName, RoleSet, Roles, roles};
+use mpst_choreo::{Choreography, Endpoint, RoleName, RoleSet};
+use mpst_choreo_paper::concurrent_send::{C, Roles, Send2, Services};
 
-roles! {
-    /// The key service.
-    pub struct KS;
-    /// The content service.
-    pub struct CS;
-    /// The server.
-    pub struct S;
-    /// The client.
-    pub struct C;
+/// Services that compute nothing: `ks` sends 3, `cs` sends 4, at once.
+#[derive(Clone, Copy)]
+struct Numbers;
+
+impl Services for Numbers {
+    type Key = u64;
+    type Txt = u64;
+
+    async fn key(&self) -> u64 {
+        3
+    }
+
+    async fn txt(&self) -> u64 {
+        4
+    }
 }
 
-type Four = Roles![KS, CS, S, C];
-
-/// One session; `out_of_order` chooses `fcomm` over `comm`. Returns `key + txt` at `c`.
-struct ConcurrentSend {
-    out_of_order: bool,
+/// One session of the paper's concurrent send; `out_of_order` chooses `fcomm` over
+/// `comm`. Returns `key + txt` at `c`, 0 elsewhere.
+fn session(out_of_order: bool) -> impl Choreography<u64, Roles = Roles> {
+    Sum(Send2 {
+        services: Numbers,
+        role: C,
+        in_order: !out_of_order,
+    })
 }
 
-impl Choreography<u64> for ConcurrentSend {
-    type Roles = Four;
+/// The sum of what `c` holds after the session.
+struct Sum(Send2<Numbers, C>);
 
-    async fn run(self, op: &Op<Four>) -> Result<u64> {
-        let key = op.locally(KS, |_| 3u64);
-        let txt = op.locally(CS, |_| 4u64);
-        let both = if self.out_of_order {
-            let key = op.fcomm(S, C, op.fcomm(KS, S, &key));
-            let txt = op.fcomm(S, C, op.fcomm(CS, S, &txt));
-            op.wait(C, op.join(C, key, txt)).await?
-        } else {
-            let key = op.comm(KS, S, &key).await?;
-            let txt = op.comm(CS, S, &txt).await?;
-            let key = op.comm(S, C, &key).await?;
-            let txt = op.comm(S, C, &txt).await?;
-            op.locally(C, |u| (*u.unwrap(&key), *u.unwrap(&txt)))
-        };
+impl Choreography<u64> for Sum {
+    type Roles = Roles;
+
+    async fn run(self, op: &mpst_choreo::Op<Roles>) -> mpst_choreo::Result<u64> {
+        let both = self.0.run(op).await?;
         Ok(both.into_local().map_or(0, |(k, t)| k + t))
     }
 }
@@ -57,8 +59,8 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let endpoints: Vec<Endpoint> = rt.block_on(async {
-        let net = Arc::new(InMemory::new(Four::names()));
-        Four::names()
+        let net = Arc::new(InMemory::new(Roles::names()));
+        Roles::names()
             .into_iter()
             .map(|r: RoleName| Endpoint::new(net.clone(), r).expect("in a runtime"))
             .collect()
@@ -67,9 +69,7 @@ fn bench(c: &mut Criterion) {
     for (name, out_of_order) in [("in_order_comm", false), ("out_of_order_fcomm", true)] {
         group.bench_function(name, |b| {
             b.to_async(&rt).iter(|| async {
-                let runs = endpoints
-                    .iter()
-                    .map(|e| e.run(ConcurrentSend { out_of_order }));
+                let runs = endpoints.iter().map(|e| e.run(session(out_of_order)));
                 let outs = futures::future::join_all(runs).await;
                 let sum: u64 = outs.into_iter().map(|o| o.expect("session ran")).sum();
                 assert_eq!(sum, 7, "c received both values");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use mpst_choreo::paper::clients::{ConcurrentClients, InOrderClients, Params, report};
+use mpst_choreo_paper::clients::{ConcurrentClients, InOrderClients, Params, report};
 
 fn main() -> std::process::ExitCode {
     let params = Params::example();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use mpst_choreo::paper::producers::{ConcurrentProducers, InOrderProducers, Params, report};
+use mpst_choreo_paper::producers::{ConcurrentProducers, InOrderProducers, Params, report};
 
 fn main() -> std::process::ExitCode {
     let params = Params::example();

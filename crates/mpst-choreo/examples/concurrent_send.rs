@@ -6,7 +6,7 @@
 
 mod common;
 
-use mpst_choreo::paper::concurrent_send::{ConcurrentSend, Costs, InOrderSend, report};
+use mpst_choreo_paper::concurrent_send::{ConcurrentSend, Costs, InOrderSend, report};
 
 /// The client whose key and text are sent.
 const CLIENT: u64 = 7;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use mpst_choreo::paper::pipeline::{ModelServing, Params, report};
+use mpst_choreo_paper::pipeline::{ModelServing, Params, report};
 
 fn main() -> std::process::ExitCode {
     let params = Params::example();

@@ -114,7 +114,6 @@ pub mod conform;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "tcp", feature = "quic"))))]
 #[cfg(any(feature = "tcp", feature = "quic"))]
 pub mod net;
-pub mod paper;
 
 pub use choreography::{Choreography, Runner};
 pub use endpoint::{Config, Endpoint, EndpointStats};

@@ -19,7 +19,7 @@ mod report_text;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mpst_choreo::{Choreography, RoleSet};
+use mpst_choreo::RoleSet;
 use serde::{Deserialize, Serialize};
 
 use crate::drive::{Implementation, Net};
@@ -210,7 +210,7 @@ fn progress(m: &Measured) {
 /// implementation. [`mpst_testbed::Error::Unavailable`] when this machine cannot host a
 /// bed (not root, no `ip`).
 pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
-    let send_roles = <send::ConcurrentSend as Choreography>::Roles::names();
+    let send_roles = mpst_choreo_paper::concurrent_send::Roles::names();
     let serving_roles = serving::roles();
     let send_bed = hosts::bed(&send_roles, plan.seed)?;
     let serving_bed = hosts::bed(&serving_roles, plan.seed.wrapping_add(1))?;

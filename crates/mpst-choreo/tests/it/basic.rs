@@ -1,5 +1,6 @@
 //! The operators one by one on the in-memory transport: locally, comm, broadcast, cond
-//! with knowledge of choice, calls, fcomm/forward/join/select, and the Figure 2 example.
+//! with knowledge of choice, calls, fcomm/forward/join/select, and Figure 2 (the paper's
+//! definition, `mpst_choreo_paper`).
 
 use crate::common;
 
@@ -9,17 +10,7 @@ use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
 use mpst_choreo::{
     Choreography, Endpoint, Located, Op, Result, RoleName, RoleSet, Roles, Runner, roles,
 };
-
-roles! {
-    /// Key service.
-    pub struct KS;
-    /// Content service.
-    pub struct CS;
-    /// Server.
-    pub struct S;
-    /// Client.
-    pub struct C;
-}
+use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend, Costs};
 
 fn runner<L: RoleSet>() -> Runner {
     Runner::new(Arc::new(InMemory::new(L::names())))
@@ -33,42 +24,22 @@ fn output<X>(outputs: Vec<(RoleName, Result<X>)>, role: &str) -> X {
     result.expect("role succeeded")
 }
 
-// Figure 2 / 15: ks and cs send key and txt to s, which forwards both to c in whichever
-// order they arrive.
-#[derive(Clone)]
-struct ConcurrentSend {
-    key: String,
-    txt: String,
-}
-
-impl Choreography<Located<(String, String), C>> for ConcurrentSend {
-    type Roles = Roles![KS, CS, S, C];
-
-    async fn run(self, op: &Op<Self::Roles>) -> Result<Located<(String, String), C>> {
-        let key = op.locally(KS, |_| self.key);
-        let txt = op.locally(CS, |_| self.txt);
-        let key_at_s = op.fcomm(KS, S, &key);
-        let txt_at_s = op.fcomm(CS, S, &txt);
-        let key_at_c = op.fcomm(S, C, key_at_s);
-        let txt_at_c = op.fcomm(S, C, txt_at_s);
-        op.wait(C, op.join(C, key_at_c, txt_at_c)).await
-    }
-}
-
 #[tokio::test]
 async fn figure_2_binds_key_and_txt_at_the_client() {
+    // Figure 2 / 15 (`mpst_choreo_paper`): ks and cs send key and txt to s, which
+    // forwards both to c in whichever order they arrive.
     let choreo = ConcurrentSend {
-        key: "k3y".into(),
-        txt: "hello".into(),
+        client: 3,
+        costs: Costs::default(),
     };
-    let outputs = runner::<Roles![KS, CS, S, C]>().run(choreo).await;
+    let outputs = runner::<concurrent_send::Roles>().run(choreo).await;
     assert_eq!(outputs.len(), 4);
     for (role, result) in &outputs {
         let here = result.as_ref().expect("every role succeeds").is_here();
         assert_eq!(here, role.as_str() == "C", "{role}");
     }
     let at_c = output(outputs, "C").into_local();
-    assert_eq!(at_c, Some(("k3y".to_string(), "hello".to_string())));
+    assert_eq!(at_c, Some(concurrent_send::expected(3)));
 }
 
 roles! {
@@ -237,15 +208,15 @@ async fn iterations_get_distinct_tokens_under_chaos() {
 #[tokio::test(start_paused = true)]
 async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
     let net: Arc<dyn mpst_choreo::Transport> = Arc::new(Chaos::new(
-        InMemory::new(<Roles![KS, CS, S, C]>::names()),
+        InMemory::new(concurrent_send::Roles::names()),
         ChaosConfig::reorder(11),
     ));
-    let sessions = |n: u64| ConcurrentSend {
-        key: format!("key{n}"),
-        txt: format!("txt{n}"),
+    let sessions = |client: u64| ConcurrentSend {
+        client,
+        costs: Costs::default(),
     };
     let mut tasks = Vec::new();
-    for role in <Roles![KS, CS, S, C]>::names() {
+    for role in concurrent_send::Roles::names() {
         let endpoint = Endpoint::new(net.clone(), role).unwrap();
         tasks.push(tokio::spawn(async move {
             let runs = (0..3).map(|n| endpoint.run_session(n, sessions(n)));
@@ -253,11 +224,8 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
         }));
     }
     let at_c = tasks.pop().unwrap().await.unwrap().unwrap();
-    for (n, got) in at_c.into_iter().enumerate() {
-        assert_eq!(
-            got.into_local(),
-            Some((format!("key{n}"), format!("txt{n}")))
-        );
+    for (n, got) in (0..).zip(at_c) {
+        assert_eq!(got.into_local(), Some(concurrent_send::expected(n)));
     }
     for task in tasks {
         assert!(task.await.unwrap().is_ok());

@@ -1,16 +1,16 @@
-//! The examples in one process: every role binds the right values in memory, under chaos
-//! and over TCP on loopback; out of order is faster than in order where the paper says
-//! (virtual time); and the in-order twins' recorded runs conform to the `.scr` beside
-//! each example, while wrong traces and protocols are rejected.
+//! The examples in one process: every role binds the right values in memory and under
+//! chaos, and the in-order twins' recorded runs conform to the `.scr` beside each
+//! example, while wrong traces and protocols are rejected. (Over the network they run as
+//! processes: `processes.rs`; where out of order is faster: `head_of_line.rs`.)
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::conform::{ConformanceError, Protocol, Step, global_trace};
-use mpst_choreo::paper::{clients, concurrent_send, pipeline, producers};
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
-use mpst_choreo::{Choreography, Recorder, Result, RoleName, RoleSet, Runner, Transport};
-use tokio::time::{Instant, timeout};
+use mpst_choreo::{Choreography, Recorder, RoleSet, Runner, Transport};
+use mpst_choreo_paper::{clients, concurrent_send, pipeline, producers};
+use tokio::time::timeout;
 
 const PRODUCERS: &str = include_str!("../../examples/concurrent_producers.scr");
 const SEND: &str = include_str!("../../examples/concurrent_send.scr");
@@ -116,65 +116,6 @@ async fn every_example_binds_the_right_values_in_memory_and_under_chaos() {
     let t = memory::<pipeline::ModelServing, pipeline::Output>();
     let out = run(t, pipeline::ModelServing::in_order(s)).await;
     assert_eq!(reports(out, pipeline::report), serving_want());
-}
-
-/// Runs every role on its own endpoint and returns when each finished (virtual time).
-async fn finish_times<Ch, X>(choreography: Ch) -> Vec<(RoleName, Duration)>
-where
-    Ch: Choreography<X> + Clone + 'static,
-    X: Send + 'static,
-{
-    let transport = memory::<Ch, X>();
-    let start = Instant::now();
-    let mut tasks = Vec::new();
-    for role in Ch::Roles::names() {
-        let endpoint = mpst_choreo::Endpoint::new(transport.clone(), role.clone()).unwrap();
-        let choreography = choreography.clone();
-        tasks.push(tokio::spawn(async move {
-            let result: Result<X> = endpoint.run(choreography).await;
-            result.map(|_| (role, start.elapsed()))
-        }));
-    }
-    let mut times = Vec::new();
-    for task in tasks {
-        times.push(task.await.unwrap().unwrap());
-    }
-    times
-}
-
-fn time_of(times: &[(RoleName, Duration)], role: &str) -> Duration {
-    times.iter().find(|(r, _)| r.as_str() == role).unwrap().1
-}
-
-#[tokio::test(start_paused = true)]
-async fn out_of_order_q_answers_the_faster_producer_first() {
-    // p1 takes 20 ms, p2 2 ms, q 5 ms per item.
-    let params = producers::Params::example();
-    let ozone = finish_times(producers::ConcurrentProducers(params)).await;
-    let in_order = finish_times(producers::InOrderProducers(params)).await;
-    assert_eq!(time_of(&ozone, "P2"), Duration::from_millis(7));
-    assert_eq!(time_of(&ozone, "P1"), Duration::from_millis(25));
-    // In order, q waits for x1 (20 ms), answers p1 (25 ms), then p2 (30 ms).
-    assert_eq!(time_of(&in_order, "P1"), Duration::from_millis(25));
-    assert_eq!(time_of(&in_order, "P2"), Duration::from_millis(30));
-}
-
-#[tokio::test(start_paused = true)]
-async fn out_of_order_both_models_work_at_once() {
-    let params = pipeline::Params {
-        requests: 8,
-        batch: 2,
-        costs: pipeline::Costs::paper(),
-    };
-    let ozone = finish_times(pipeline::ModelServing::out_of_order(params)).await;
-    let in_order = finish_times(pipeline::ModelServing::in_order(params)).await;
-    // Four batches of 15 + 2·5 = 25 ms each, plus 1 ms of preprocessing.
-    assert_eq!(time_of(&in_order, "Gateway"), Duration::from_millis(4 * 26));
-    // Out of order, each model serves two batches back to back.
-    assert_eq!(
-        time_of(&ozone, "Gateway"),
-        Duration::from_millis(2 * 25 + 1)
-    );
 }
 
 /// Runs the choreography in memory with a recorder and returns the recorded steps.

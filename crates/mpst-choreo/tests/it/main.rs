@@ -17,7 +17,6 @@ mod head_of_line;
 mod inline;
 mod one_config;
 mod one_process_per_role;
-mod over_network;
 mod processes;
 mod quic;
 mod tcp;

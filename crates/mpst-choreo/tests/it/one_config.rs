@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::paper::producers;
 use mpst_choreo::{Choreography, Config, Endpoint, RoleName, RoleSet};
+use mpst_choreo_paper::producers;
 use mpst_wire::WireConfig;
 use mpst_wire::certs::Deployment;
 use tokio::net::TcpListener;

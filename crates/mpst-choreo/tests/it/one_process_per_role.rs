@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mpst_choreo::RoleSet;
-use mpst_choreo::paper::concurrent_send;
+use mpst_choreo_paper::concurrent_send;
 use mpst_wire::RoleExit;
 
 /// How long one run may take at most.

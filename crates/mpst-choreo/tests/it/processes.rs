@@ -1,6 +1,8 @@
-//! The examples as separate OS processes over TCP on loopback: one process per role (the
-//! example binary with `--role`), each listening on a port the OS chose (127.0.0.1:0)
-//! and told its peers' addresses on standard input. Every run is bounded in time, and its
+//! The examples over the network, the one home of "the examples run over TCP and QUIC
+//! and conform": one OS process per role (the example binary with `--role`), each
+//! listening on a port the OS chose (127.0.0.1:0) and told its peers' addresses on
+//! standard input, over TCP with mutual TLS (several connections per pair, so messages
+//! overtake) and over QUIC (a stream per message). Every run is bounded in time, and its
 //! children are killed if anything fails. The in-order twins' steps, gathered from all
 //! processes, must conform to the `.scr` beside the example.
 
@@ -13,8 +15,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mpst_choreo::conform::{Protocol, Step, global_trace};
-use mpst_choreo::paper::{clients, concurrent_send, pipeline, producers};
 use mpst_choreo::{RoleName, RoleSet};
+use mpst_choreo_paper::{clients, concurrent_send, pipeline, producers};
 
 /// How long one run of an example may take, set-up included.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -59,11 +61,6 @@ enum Line {
 struct Run {
     results: BTreeMap<String, String>,
     steps: Vec<Step>,
-}
-
-/// Runs example `name` with one process per role of `roles`, over TCP.
-fn run(name: &str, roles: &[RoleName], in_order: bool) -> Result<Run, String> {
-    run_over(name, roles, in_order, false, None)
 }
 
 /// A fresh directory of certificates for example `name`, written by the example itself
@@ -218,79 +215,121 @@ fn results(pairs: &[(&str, String)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn conforms(source: &str, name: Option<&str>, run: &Run) {
-    let protocol = Protocol::from_scribble(source, name).unwrap();
-    let trace = global_trace(&run.steps).unwrap();
-    assert!(!trace.is_empty());
+/// One example program: its roles, what the roles holding a result print (the same in
+/// both forms), and its in-order twin's protocol (the file and the protocol's name).
+struct Example {
+    name: &'static str,
+    roles: Vec<RoleName>,
+    want: BTreeMap<String, String>,
+    protocol: (&'static str, Option<&'static str>),
+}
+
+fn producers_example() -> Example {
+    let (a, b) = producers::expected(&producers::Params::example());
+    Example {
+        name: "concurrent_producers",
+        roles: producers::Roles::names(),
+        want: results(&[("P1", format!("{a:?}")), ("P2", format!("{b:?}"))]),
+        protocol: (
+            include_str!("../../examples/concurrent_producers.scr"),
+            None,
+        ),
+    }
+}
+
+fn send_example() -> Example {
+    Example {
+        name: "concurrent_send",
+        roles: concurrent_send::Roles::names(),
+        want: results(&[("C", format!("{:?}", concurrent_send::expected(7)))]),
+        protocol: (include_str!("../../examples/concurrent_send.scr"), None),
+    }
+}
+
+fn clients_example() -> Example {
+    let (a, b) = clients::expected(&clients::Params::example());
+    let source = include_str!("../../examples/concurrent_clients.scr");
+    Example {
+        name: "concurrent_clients",
+        roles: clients::Roles::names(),
+        want: results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]),
+        protocol: (source, Some("ConcurrentClients")),
+    }
+}
+
+fn serving_example() -> Example {
+    let want = pipeline::expected(&pipeline::Params::example());
+    Example {
+        name: "model_serving",
+        roles: pipeline::Roles::names(),
+        want: results(&[("Gateway", format!("{want:?}"))]),
+        protocol: (include_str!("../../examples/model_serving.scr"), None),
+    }
+}
+
+fn every_example() -> [Example; 4] {
+    [
+        producers_example(),
+        send_example(),
+        clients_example(),
+        serving_example(),
+    ]
+}
+
+/// Runs `example` as processes over TCP (QUIC with `quic`), out of order and in order:
+/// both print the expected results, and the in-order run's steps conform to its protocol.
+fn both_forms_conform(example: &Example, quic: bool) {
+    let name = example.name;
+    let run_ = run_over(name, &example.roles, false, quic, None).unwrap();
+    assert_eq!(run_.results, example.want, "{name}");
+    let run_ = run_over(name, &example.roles, true, quic, None).unwrap();
+    assert_eq!(run_.results, example.want, "{name} in order");
+    let protocol = Protocol::from_scribble(example.protocol.0, example.protocol.1).unwrap();
+    let trace = global_trace(&run_.steps).unwrap();
+    assert!(!trace.is_empty(), "{name}: no steps recorded");
     protocol.check(&trace).unwrap();
 }
 
 #[test]
 fn concurrent_producers_as_processes() {
-    let (a, b) = producers::expected(&producers::Params::example());
-    let want = results(&[("P1", format!("{a:?}")), ("P2", format!("{b:?}"))]);
-    let roles = producers::Roles::names();
-    let run_ = run("concurrent_producers", &roles, false).unwrap();
-    assert_eq!(run_.results, want);
-    let run_ = run("concurrent_producers", &roles, true).unwrap();
-    assert_eq!(run_.results, want);
-    conforms(
-        include_str!("../../examples/concurrent_producers.scr"),
-        None,
-        &run_,
-    );
+    both_forms_conform(&producers_example(), false);
 }
 
 #[test]
 fn concurrent_send_as_processes() {
-    let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
-    let roles = concurrent_send::Roles::names();
-    let run_ = run("concurrent_send", &roles, false).unwrap();
-    assert_eq!(run_.results, want);
-    let run_ = run("concurrent_send", &roles, true).unwrap();
-    assert_eq!(run_.results, want);
-    conforms(
-        include_str!("../../examples/concurrent_send.scr"),
-        None,
-        &run_,
-    );
+    both_forms_conform(&send_example(), false);
 }
 
 #[test]
 fn concurrent_send_as_processes_with_peers_named_localhost() {
-    let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
-    let roles = concurrent_send::Roles::names();
-    let run_ = run_over("concurrent_send", &roles, false, false, Some("localhost")).unwrap();
-    assert_eq!(run_.results, want);
+    let example = send_example();
+    let run_ = run_over(
+        example.name,
+        &example.roles,
+        false,
+        false,
+        Some("localhost"),
+    )
+    .unwrap();
+    assert_eq!(run_.results, example.want);
 }
 
 #[test]
 fn concurrent_clients_as_processes() {
-    let (a, b) = clients::expected(&clients::Params::example());
-    let want = results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]);
-    let roles = clients::Roles::names();
-    let run_ = run("concurrent_clients", &roles, false).unwrap();
-    assert_eq!(run_.results, want);
-    let run_ = run("concurrent_clients", &roles, true).unwrap();
-    assert_eq!(run_.results, want);
-    let source = include_str!("../../examples/concurrent_clients.scr");
-    conforms(source, Some("ConcurrentClients"), &run_);
+    both_forms_conform(&clients_example(), false);
 }
 
 #[test]
 fn model_serving_as_processes() {
-    let want = pipeline::expected(&pipeline::Params::example());
-    let want = results(&[("Gateway", format!("{want:?}"))]);
-    let roles = pipeline::Roles::names();
-    let run_ = run("model_serving", &roles, false).unwrap();
-    assert_eq!(run_.results, want);
-    let run_ = run("model_serving", &roles, true).unwrap();
-    assert_eq!(run_.results, want);
-    conforms(
-        include_str!("../../examples/model_serving.scr"),
-        None,
-        &run_,
-    );
+    both_forms_conform(&serving_example(), false);
+}
+
+/// Every example over QUIC, both forms, the in-order twins conforming.
+#[test]
+fn every_example_as_processes_over_quic() {
+    for example in every_example() {
+        both_forms_conform(&example, true);
+    }
 }
 
 /// The results an example binary prints when it runs every role itself.
@@ -319,22 +358,14 @@ fn in_one_process(name: &str, in_order: bool) -> BTreeMap<String, String> {
 
 #[test]
 fn every_example_binary_runs_all_roles_in_one_process() {
-    let (a, b) = producers::expected(&producers::Params::example());
-    let producers = results(&[("P1", format!("{a:?}")), ("P2", format!("{b:?}"))]);
-    let send = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
-    let (a, b) = clients::expected(&clients::Params::example());
-    let clients = results(&[("C1", format!("{a:?}")), ("C2", format!("{b:?}"))]);
-    let serving = pipeline::expected(&pipeline::Params::example());
-    let serving = results(&[("Gateway", format!("{serving:?}"))]);
-    let cases = [
-        ("concurrent_producers", producers),
-        ("concurrent_send", send),
-        ("concurrent_clients", clients),
-        ("model_serving", serving),
-    ];
-    for (name, want) in cases {
-        assert_eq!(in_one_process(name, false), want, "{name}");
-        assert_eq!(in_one_process(name, true), want, "{name} --in-order");
+    for example in every_example() {
+        let name = example.name;
+        assert_eq!(in_one_process(name, false), example.want, "{name}");
+        assert_eq!(
+            in_one_process(name, true),
+            example.want,
+            "{name} --in-order"
+        );
     }
 }
 
@@ -388,24 +419,4 @@ fn a_role_without_an_identity_is_refused_with_a_message() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--certs DIR"), "{stderr}");
     assert!(stderr.contains("--insecure-plaintext"), "{stderr}");
-}
-
-#[test]
-fn concurrent_send_and_model_serving_as_processes_over_quic() {
-    let want = results(&[("C", format!("{:?}", concurrent_send::expected(7)))]);
-    let roles = concurrent_send::Roles::names();
-    let run_ = run_over("concurrent_send", &roles, false, true, None).unwrap();
-    assert_eq!(run_.results, want);
-    let want = pipeline::expected(&pipeline::Params::example());
-    let want = results(&[("Gateway", format!("{want:?}"))]);
-    let roles = pipeline::Roles::names();
-    let run_ = run_over("model_serving", &roles, false, true, None).unwrap();
-    assert_eq!(run_.results, want);
-    let run_ = run_over("model_serving", &roles, true, true, None).unwrap();
-    assert_eq!(run_.results, want);
-    conforms(
-        include_str!("../../examples/model_serving.scr"),
-        None,
-        &run_,
-    );
 }

@@ -1,5 +1,6 @@
-//! The QUIC transport: one stream per message, so a held message holds back no other
-//! (contrast: the same hold on one FIFO TCP connection blocks everything behind it).
+//! The QUIC transport: delivery and close, size limits, strangers refused, start in any
+//! order. (One stream per message, so a held message holds back no other:
+//! `head_of_line.rs`.)
 
 use crate::common;
 
@@ -7,34 +8,10 @@ use std::net::UdpSocket;
 use std::time::Duration;
 
 use common::quic_pair as pair;
-use common::{LIMIT, envelope, hold_sites, next, next_error, next_sorted, quiet, role};
+use common::{LIMIT, envelope, next, next_error, next_sorted, role};
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::transport::Transport;
 use tokio::time::timeout;
-
-#[tokio::test]
-async fn a_held_message_holds_back_no_other() {
-    let (hold, release) = hold_sites(&[0]);
-    let config = QuicConfig {
-        hold: Some(hold),
-        ..QuicConfig::default()
-    };
-    let (a, b) = timeout(LIMIT, pair(config, QuicConfig::default()))
-        .await
-        .unwrap();
-    let mut incoming = b.incoming(&role("B")).unwrap();
-    for site in 0..4 {
-        a.send(envelope("A", "B", site, 4000)).await.unwrap();
-    }
-    // Half of site 0 is on the wire, the rest held: sites 1..3 arrive meanwhile.
-    let first = next_sorted(&mut incoming, 3).await;
-    assert_eq!(first, [1, 2, 3]);
-    release.send(()).unwrap();
-    assert_eq!(next(&mut incoming).await, 0);
-    timeout(LIMIT, a.close(LIMIT)).await.unwrap();
-    // B read everything and closed after A's goodbye: no error follows.
-    assert!(quiet(&mut incoming, Duration::from_millis(100)).await);
-}
 
 #[tokio::test]
 async fn many_messages_arrive_once_each_before_close_returns() {

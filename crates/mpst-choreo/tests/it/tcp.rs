@@ -1,5 +1,6 @@
-//! The TCP transport: several connections per pair of roles (messages overtake), a
-//! FIFO single connection for contrast, bad frames as errors, start in any order.
+//! The TCP transport: delivery and close, bad frames as errors, start in any order.
+//! (Messages overtaking on several connections, and a single FIFO connection for
+//! contrast: `head_of_line.rs`.)
 
 use crate::common;
 
@@ -7,64 +8,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::tcp_pair as pair;
-use common::{LIMIT, envelope, hello, hold_sites, next, next_error, next_sorted, quiet, role};
+use common::{LIMIT, envelope, hello, next, next_error, next_sorted, quiet, role};
 use futures::{SinkExt, StreamExt};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::{Transport, TransportCause};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::timeout;
 use tokio_util::codec::{FramedWrite, LengthDelimitedCodec};
-
-#[tokio::test]
-async fn messages_overtake_a_held_one_on_other_connections() {
-    let (hold, release) = hold_sites(&[0]);
-    let config = TcpConfig {
-        hold: Some(hold),
-        ..TcpConfig::insecure_plaintext()
-    };
-    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
-        .await
-        .unwrap();
-    let mut incoming = b.incoming(&role("B")).unwrap();
-    for site in 0..8 {
-        a.send(envelope("A", "B", site, 16)).await.unwrap();
-    }
-    // Four connections, round-robin: site 0 and site 4 share the held connection; the
-    // six others arrive while site 0 is still held.
-    let first = next_sorted(&mut incoming, 6).await;
-    assert_eq!(first, [1, 2, 3, 5, 6, 7]);
-    release.send(()).unwrap();
-    assert_eq!(
-        [next(&mut incoming).await, next(&mut incoming).await],
-        [0, 4]
-    );
-    a.close().await;
-}
-
-#[tokio::test]
-async fn one_connection_is_fifo_so_a_held_message_blocks_all_behind_it() {
-    let (hold, release) = hold_sites(&[0]);
-    let config = TcpConfig {
-        connections_per_peer: 1,
-        hold: Some(hold),
-        ..TcpConfig::insecure_plaintext()
-    };
-    let (a, b) = timeout(LIMIT, pair(config, TcpConfig::insecure_plaintext()))
-        .await
-        .unwrap();
-    let mut incoming = b.incoming(&role("B")).unwrap();
-    for site in 0..4 {
-        a.send(envelope("A", "B", site, 16)).await.unwrap();
-    }
-    // Nothing can pass the held message on one byte stream.
-    assert!(quiet(&mut incoming, Duration::from_millis(200)).await);
-    release.send(()).unwrap();
-    let mut order = Vec::new();
-    for _ in 0..4 {
-        order.push(next(&mut incoming).await);
-    }
-    assert_eq!(order, [0, 1, 2, 3]);
-}
 
 #[tokio::test]
 async fn many_messages_arrive_once_each_and_close_flushes_them() {

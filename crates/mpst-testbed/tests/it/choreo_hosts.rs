@@ -20,8 +20,8 @@ use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use mpst_choreo::paper::concurrent_send;
 use mpst_choreo::{RoleName, RoleSet};
+use mpst_choreo_paper::concurrent_send;
 use mpst_testbed::Impairment;
 use mpst_wire::RoleExit;
 
@@ -74,7 +74,7 @@ fn same_as_in_memory(test: &str, program: &str, roles: &[String], args: &[&str])
 
 #[test]
 fn the_paper_examples_across_hosts_print_what_they_print_in_memory() {
-    use mpst_choreo::paper::{clients, pipeline, producers};
+    use mpst_choreo_paper::{clients, pipeline, producers};
     let test = "the_paper_examples_across_hosts_print_what_they_print_in_memory";
     let runs: [(&str, Vec<String>, &[&str]); 6] = [
         // Figure 1.

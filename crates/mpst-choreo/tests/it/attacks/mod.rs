@@ -18,12 +18,12 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::paper::concurrent_send::{self, ConcurrentSend, Costs};
 use mpst_choreo::transport::{Envelope, EventKind, InMemory};
 use mpst_choreo::{
     ChoreoError, Choreography, Config, Endpoint, Key, Located, Op, Recorder, Result, RoleName,
     RoleSet, Roles, Site, Token, Transport, roles,
 };
+use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend, Costs};
 use serde::Serialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -1,59 +1,27 @@
-//! Figure 2 (and 15): concurrent send. ks and cs send key and txt to s, which forwards
-//! both to c in whichever order they arrive; both are Strings, so only keys tell them apart.
+//! Figure 2 (and 15): concurrent send, `mpst_choreo_paper`'s definition. ks and cs send
+//! key and txt to s, which forwards both to c in whichever order they arrive; both are
+//! Strings, so only keys tell them apart.
 
 use std::sync::Arc;
 
-use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, RoleName, RoleSet, Roles, Transport, roles,
-};
+use mpst_choreo::{Config, RoleName, RoleSet, Transport};
+use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend};
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
 
-roles! {
-    pub struct KS;
-    pub struct CS;
-    pub struct S;
-    pub struct C;
-}
-
-type R = Roles![KS, CS, S, C];
-
 pub fn roles() -> Vec<RoleName> {
-    R::names()
-}
-
-#[derive(Clone)]
-pub struct ConcurrentSend {
-    pub key: String,
-    pub txt: String,
-}
-
-impl Choreography<Located<(String, String), C>> for ConcurrentSend {
-    type Roles = R;
-
-    async fn run(self, op: &Op<R>) -> Result<Located<(String, String), C>> {
-        let key = op.locally(KS, |_| self.key);
-        let txt = op.locally(CS, |_| self.txt);
-        let key_s = op.fcomm(KS, S, &key);
-        let txt_s = op.fcomm(CS, S, &txt);
-        let key_c = op.fcomm(S, C, key_s);
-        let txt_c = op.fcomm(S, C, txt_s);
-        op.wait(C, op.join(C, key_c, txt_c)).await
-    }
+    concurrent_send::Roles::names()
 }
 
 pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
     let choreo = ConcurrentSend {
-        key: format!("key-{seed}"),
-        txt: format!("txt-{seed}"),
+        client: seed,
+        costs: concurrent_send::Costs::default(),
     };
-    let out = runner(transport, config).run(choreo.clone()).await;
+    let out = runner(transport, config).run(choreo).await;
     outcome((|| {
         all_ok(&out)?;
-        expect(
-            "c",
-            at(&out, "C")?.clone().into_local(),
-            (choreo.key, choreo.txt),
-        )
+        let want = concurrent_send::expected(seed);
+        expect("c", at(&out, "C")?.clone().into_local(), want)
     })())
 }

@@ -4,14 +4,11 @@
 //! calls overtake each other no value reaches the wrong client. Out of order, both calls
 //! run at once; in order, the second starts when the first has finished.
 
-use crate::choreography::Choreography;
-use crate::error::Result;
-use crate::located::Located;
-use crate::op::Op;
+use mpst_choreo::{Choreography, Located, Op, Result};
 
-pub use super::concurrent_send::{CS, Costs, Delivered, KS, S, Send2};
+pub use crate::concurrent_send::{CS, Costs, Delivered, Example, KS, S, Send2};
 
-crate::roles! {
+mpst_choreo::roles! {
     /// The first client.
     pub struct C1;
     /// The second client.
@@ -19,7 +16,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![KS, CS, S, C1, C2];
+pub type Roles = mpst_choreo::Roles![KS, CS, S, C1, C2];
 
 /// What a run gives: each client's key and text.
 pub type Output = (Located<Delivered, C1>, Located<Delivered, C2>);
@@ -43,6 +40,17 @@ impl Params {
     }
 }
 
+impl Params {
+    /// The services of the two calls: `c1`'s and `c2`'s.
+    pub fn services(&self) -> (Example, Example) {
+        let of = |client| Example {
+            client,
+            costs: self.costs,
+        };
+        (of(self.clients.0), of(self.clients.1))
+    }
+}
+
 /// The out-of-order form: both procedure calls at once.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ConcurrentClients(pub Params);
@@ -51,21 +59,11 @@ impl Choreography<Output> for ConcurrentClients {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let Params { clients, costs } = self.0;
-        futures::try_join!(
-            op.call(Send2 {
-                client: clients.0,
-                role: C1,
-                costs,
-                in_order: false,
-            }),
-            op.call(Send2 {
-                client: clients.1,
-                role: C2,
-                costs,
-                in_order: false,
-            }),
-        )
+        let (c1, c2) = self.0.services();
+        // Both calls at once, each from its own call site, so with its own token.
+        let first = op.call(c1.to(C1, false));
+        let second = op.call(c2.to(C2, false));
+        futures::try_join!(first, second)
     }
 }
 
@@ -77,30 +75,16 @@ impl Choreography<Output> for InOrderClients {
     type Roles = Roles;
 
     async fn run(self, op: &Op<Roles>) -> Result<Output> {
-        let Params { clients, costs } = self.0;
-        let first = op
-            .call(Send2 {
-                client: clients.0,
-                role: C1,
-                costs,
-                in_order: true,
-            })
-            .await?;
-        let second = op
-            .call(Send2 {
-                client: clients.1,
-                role: C2,
-                costs,
-                in_order: true,
-            })
-            .await?;
+        let (c1, c2) = self.0.services();
+        let first = op.call(c1.to(C1, true)).await?;
+        let second = op.call(c2.to(C2, true)).await?;
         Ok((first, second))
     }
 }
 
 /// The expected deliveries to `c1` and `c2`.
 pub fn expected(params: &Params) -> (Delivered, Delivered) {
-    let of = super::concurrent_send::expected;
+    let of = crate::concurrent_send::expected;
     (of(params.clients.0), of(params.clients.1))
 }
 
