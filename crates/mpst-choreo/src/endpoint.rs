@@ -1,14 +1,14 @@
-//! One role's endpoint: the transport, the mailbox keyed by integrity key, the record of
-//! keys already used (to refuse reuse and duplicates), and the session counter that gives
+//! One role's endpoint: the transport, the mailbox keyed by integrity key (which the
+//! transport files into directly, through the endpoint's inbox), the record of keys
+//! already used (to refuse reuse and duplicates), and the session counter that gives
 //! concurrent top-level invocations distinct tokens.
 
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use futures::StreamExt;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
@@ -19,7 +19,7 @@ use crate::key::{Key, Site, Token};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
 use crate::transport::{
-    Envelope, Event, EventKind, Incoming, Observer, Transport, TransportCause, TransportError,
+    Deliver, Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
 };
 
 mod mailbox;
@@ -187,10 +187,14 @@ impl Shared {
         }
     }
 
-    /// Claims `key` for a receive from `from` and returns how it will complete.
+    /// Claims `key` for a receive from `from` and returns how it will complete. An
+    /// envelope that waited unclaimed longer than [`Config::unclaimed_age`] is dropped
+    /// first, so a receive claimed that late waits for it in vain, as documented.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
-        let deadline = later(self.config.recv_timeout);
+        let now = Instant::now();
+        let deadline = after(now, self.config.recv_timeout);
         let mut mailbox = self.mailbox();
+        mailbox.expire(self.config.bounds(), now);
         match mailbox.receives.entry(key.clone()) {
             Entry::Occupied(first) => return Err(self.reused(key, first.get().0)),
             Entry::Vacant(slot) => {
@@ -338,11 +342,6 @@ impl Shared {
     }
 }
 
-/// Now plus `wait` (see [`after`]).
-fn later(wait: Duration) -> Instant {
-    after(Instant::now(), wait)
-}
-
 /// `from` plus `wait`, or a year after `from` if that overflows (a configuration may say
 /// `Duration::MAX`).
 pub(crate) fn after(from: Instant, wait: Duration) -> Instant {
@@ -355,13 +354,16 @@ pub(crate) fn after(from: Instant, wait: Duration) -> Instant {
 pub struct Endpoint {
     shared: Arc<Shared>,
     sessions: AtomicU64,
-    driver: AbortHandle,
+    janitor: AbortHandle,
 }
 
 impl Endpoint {
-    /// An endpoint for `role` on `transport` with the default [`Config`]. It spawns the
-    /// task that files incoming messages, so it must be created inside a tokio runtime
-    /// ([`ChoreoError::NoRuntime`] otherwise).
+    /// An endpoint for `role` on `transport` with the default [`Config`]. The transport
+    /// files incoming messages into the endpoint's mailbox itself (it is attached to the
+    /// endpoint's [`Inbox`] here), waking the receive that waits for each directly. The
+    /// endpoint spawns one task, off that path, that drops unclaimed envelopes as they
+    /// expire, so it must be created inside a tokio runtime ([`ChoreoError::NoRuntime`]
+    /// otherwise).
     pub fn new(transport: Arc<dyn Transport>, role: RoleName) -> Result<Self> {
         Self::with_config(transport, role, Config::default(), None)
     }
@@ -374,7 +376,6 @@ impl Endpoint {
         observer: Option<Arc<dyn Observer>>,
     ) -> Result<Self> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| ChoreoError::NoRuntime)?;
-        let incoming = transport.incoming(&role)?;
         let shared = Arc::new(Shared {
             role,
             transport,
@@ -383,13 +384,15 @@ impl Endpoint {
             mailbox: Mutex::default(),
             last_error: Mutex::default(),
         });
-        let driver = runtime
-            .spawn(drive(Arc::downgrade(&shared), incoming))
+        let inbox = Inbox::new(Filing(Arc::downgrade(&shared)));
+        shared.transport.attach(&shared.role, inbox)?;
+        let janitor = runtime
+            .spawn(expire(Arc::downgrade(&shared)))
             .abort_handle();
         Ok(Self {
             shared,
             sessions: AtomicU64::new(0),
-            driver,
+            janitor,
         })
     }
 
@@ -400,7 +403,8 @@ impl Endpoint {
 
     /// What the endpoint has counted so far.
     pub fn stats(&self) -> EndpointStats {
-        let mailbox = self.shared.mailbox();
+        let mut mailbox = self.shared.mailbox();
+        mailbox.expire(self.shared.config.bounds(), Instant::now());
         EndpointStats {
             keys_held: mailbox.slots.len() + mailbox.receives.len() + mailbox.sends.len(),
             ..mailbox.stats
@@ -454,45 +458,55 @@ impl Endpoint {
 
 impl Drop for Endpoint {
     fn drop(&mut self) {
-        self.driver.abort();
+        self.janitor.abort();
     }
 }
 
-/// Files what arrives, and drops unclaimed envelopes as they expire.
-async fn drive(shared: std::sync::Weak<Shared>, mut incoming: Incoming) {
-    loop {
-        let Some(expiry) = shared.upgrade().map(|s| {
-            let bounds = s.config.bounds();
-            s.mailbox().next_expiry(bounds)
-        }) else {
-            return;
-        };
-        let expired = async {
-            match expiry {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        let item = tokio::select! {
-            item = incoming.next() => item,
-            () = expired => {
-                if let Some(shared) = shared.upgrade() {
-                    let bounds = shared.config.bounds();
-                    shared.mailbox().expire(bounds, Instant::now());
-                }
-                continue;
-            }
-        };
-        let Some(item) = item else { break };
-        let Some(shared) = shared.upgrade() else {
-            return;
+/// The target of an endpoint's [`Inbox`]: files each delivery into the mailbox in the
+/// transport's own code (waking the receive that waits for its key, if one does). It
+/// holds the endpoint weakly (the endpoint holds the transport, which holds the inbox),
+/// so a transport delivering to an endpoint that is gone is told so.
+struct Filing(Weak<Shared>);
+
+impl Deliver for Filing {
+    fn deliver(&self, item: std::result::Result<Envelope, TransportError>) -> bool {
+        let Some(shared) = self.0.upgrade() else {
+            return false;
         };
         match item {
             Ok(env) => shared.deliver(env),
             Err(error) => shared.transport_failed(&error),
         }
+        true
     }
-    if let Some(shared) = shared.upgrade() {
-        shared.mailbox().close();
+}
+
+impl Drop for Filing {
+    /// The transport will deliver nothing more: fail the receives waiting.
+    fn drop(&mut self) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.mailbox().close();
+        }
+    }
+}
+
+/// Drops unclaimed envelopes as they expire (age bound): sleeps until the oldest one's
+/// expiry, or for the age bound while none is held (one that arrives meanwhile is
+/// dropped at most twice the age bound after it arrived, and a receive claimed after
+/// the age bound never binds it: claiming expires first). Count and byte bounds are
+/// kept as each envelope is filed. Not on the delivery path.
+async fn expire(shared: Weak<Shared>) {
+    loop {
+        let Some(wake) = shared.upgrade().map(|shared| {
+            let bounds = shared.config.bounds();
+            let now = Instant::now();
+            let mut mailbox = shared.mailbox();
+            mailbox.expire(bounds, now);
+            let idle = after(now, bounds.age.max(Duration::from_secs(1)));
+            mailbox.next_expiry(bounds).unwrap_or(idle).max(now)
+        }) else {
+            return;
+        };
+        tokio::time::sleep_until(wake).await;
     }
 }

@@ -13,10 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use futures::StreamExt;
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::transport::{Envelope, InMemory, Incoming, TransportError};
+use mpst_choreo::transport::{Envelope, InMemory, Inbox, TransportError};
 use mpst_choreo::{
     ChoreoError, Choreography, Config, Endpoint, Key, RoleName, RoleSet, Runner, Transport,
 };
@@ -375,31 +374,31 @@ struct Watched {
 impl Transport for Watched {
     /// Noted once the inner transport has taken the envelope (queued on its lane or
     /// stream), the order in which it goes out.
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         let noted = Envelope {
             payload: Vec::new(),
             ..envelope.clone()
         };
         let sent = self.inner.send(envelope);
+        let log = self.log.clone();
         Box::pin(async move {
             let result = sent.await;
             if result.is_ok() {
-                OrderLog::note(&self.log.sent, &noted);
+                OrderLog::note(&log.sent, &noted);
             }
             result
         })
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
         let log = self.log.clone();
-        let incoming = self.inner.incoming(role)?;
-        Ok(incoming
-            .inspect(move |item| {
-                if let Ok(envelope) = item {
-                    OrderLog::note(&log.arrived, envelope);
-                }
-            })
-            .boxed())
+        let noting = move |item: Result<Envelope, TransportError>| {
+            if let Ok(envelope) = &item {
+                OrderLog::note(&log.arrived, envelope);
+            }
+            inbox.deliver(item)
+        };
+        self.inner.attach(role, Inbox::new(noting))
     }
 }
 
