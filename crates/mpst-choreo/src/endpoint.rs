@@ -440,7 +440,7 @@ impl Endpoint {
     where
         Ch: Choreography<X>,
     {
-        if !Ch::Roles::names().contains(&self.shared.role) {
+        if !Ch::Roles::contains(&self.shared.role) {
             return Err(ChoreoError::UnknownRole(self.shared.role.clone()));
         }
         self.shared.start_session(n)?;
