@@ -282,8 +282,8 @@ impl Choreography<Option<(u64, u64)>> for Forward {
     }
 }
 
-/// Yields until `wakes` counts `n` (at most 1,000 yields: the endpoints' filing tasks
-/// run meanwhile), then 20 more, so that a later, extra wake-up would be counted too.
+/// Yields until `wakes` counts `n` (at most 1,000 yields: other tasks run meanwhile),
+/// then 20 more, so that a later, extra wake-up would be counted too.
 async fn settle(wakes: &Wakes, n: usize) -> usize {
     for _ in 0..1000 {
         if wakes.0.load(Ordering::SeqCst) >= n {
