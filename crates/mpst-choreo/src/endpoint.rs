@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -19,10 +19,13 @@ use crate::key::{Key, Site, Token};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
 use crate::transport::{
-    Deliver, Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
+    Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
 };
 
+mod filing;
 mod mailbox;
+
+use filing::{Filing, expire};
 
 pub(crate) use mailbox::Gone;
 use mailbox::{Bounds, Mailbox, Slot};
@@ -459,54 +462,5 @@ impl Endpoint {
 impl Drop for Endpoint {
     fn drop(&mut self) {
         self.janitor.abort();
-    }
-}
-
-/// The target of an endpoint's [`Inbox`]: files each delivery into the mailbox in the
-/// transport's own code (waking the receive that waits for its key, if one does). It
-/// holds the endpoint weakly (the endpoint holds the transport, which holds the inbox),
-/// so a transport delivering to an endpoint that is gone is told so.
-struct Filing(Weak<Shared>);
-
-impl Deliver for Filing {
-    fn deliver(&self, item: std::result::Result<Envelope, TransportError>) -> bool {
-        let Some(shared) = self.0.upgrade() else {
-            return false;
-        };
-        match item {
-            Ok(env) => shared.deliver(env),
-            Err(error) => shared.transport_failed(&error),
-        }
-        true
-    }
-}
-
-impl Drop for Filing {
-    /// The transport will deliver nothing more: fail the receives waiting.
-    fn drop(&mut self) {
-        if let Some(shared) = self.0.upgrade() {
-            shared.mailbox().close();
-        }
-    }
-}
-
-/// Drops unclaimed envelopes as they expire (age bound): sleeps until the oldest one's
-/// expiry, or for the age bound while none is held (one that arrives meanwhile is
-/// dropped at most twice the age bound after it arrived, and a receive claimed after
-/// the age bound never binds it: claiming expires first). Count and byte bounds are
-/// kept as each envelope is filed. Not on the delivery path.
-async fn expire(shared: Weak<Shared>) {
-    loop {
-        let Some(wake) = shared.upgrade().map(|shared| {
-            let bounds = shared.config.bounds();
-            let now = Instant::now();
-            let mut mailbox = shared.mailbox();
-            mailbox.expire(bounds, now);
-            let idle = after(now, bounds.age.max(Duration::from_secs(1)));
-            mailbox.next_expiry(bounds).unwrap_or(idle).max(now)
-        }) else {
-            return;
-        };
-        tokio::time::sleep_until(wake).await;
     }
 }
