@@ -1,5 +1,6 @@
-//! One role's endpoint: the transport, the mailbox keyed by integrity key, the record of
-//! keys already used (to refuse reuse and duplicates), and the session counter that gives
+//! One role's endpoint: the transport, the mailbox keyed by integrity key (which the
+//! transport files into directly, through the endpoint's inbox), the record of keys
+//! already used (to refuse reuse and duplicates), and the session counter that gives
 //! concurrent top-level invocations distinct tokens.
 
 use std::collections::VecDeque;
@@ -8,7 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures::StreamExt;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
@@ -19,10 +19,13 @@ use crate::key::{Key, Site, Token};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
 use crate::transport::{
-    Envelope, Event, EventKind, Incoming, Observer, Transport, TransportCause, TransportError,
+    Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
 };
 
+mod filing;
 mod mailbox;
+
+use filing::{Filing, expire};
 
 pub(crate) use mailbox::Gone;
 use mailbox::{Bounds, Mailbox, Slot};
@@ -187,10 +190,14 @@ impl Shared {
         }
     }
 
-    /// Claims `key` for a receive from `from` and returns how it will complete.
+    /// Claims `key` for a receive from `from` and returns how it will complete. An
+    /// envelope that waited unclaimed longer than [`Config::unclaimed_age`] is dropped
+    /// first, so a receive claimed that late waits for it in vain, as documented.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
-        let deadline = later(self.config.recv_timeout);
+        let now = Instant::now();
+        let deadline = after(now, self.config.recv_timeout);
         let mut mailbox = self.mailbox();
+        mailbox.expire(self.config.bounds(), now);
         match mailbox.receives.entry(key.clone()) {
             Entry::Occupied(first) => return Err(self.reused(key, first.get().0)),
             Entry::Vacant(slot) => {
@@ -338,11 +345,6 @@ impl Shared {
     }
 }
 
-/// Now plus `wait` (see [`after`]).
-fn later(wait: Duration) -> Instant {
-    after(Instant::now(), wait)
-}
-
 /// `from` plus `wait`, or a year after `from` if that overflows (a configuration may say
 /// `Duration::MAX`).
 pub(crate) fn after(from: Instant, wait: Duration) -> Instant {
@@ -355,13 +357,16 @@ pub(crate) fn after(from: Instant, wait: Duration) -> Instant {
 pub struct Endpoint {
     shared: Arc<Shared>,
     sessions: AtomicU64,
-    driver: AbortHandle,
+    janitor: AbortHandle,
 }
 
 impl Endpoint {
-    /// An endpoint for `role` on `transport` with the default [`Config`]. It spawns the
-    /// task that files incoming messages, so it must be created inside a tokio runtime
-    /// ([`ChoreoError::NoRuntime`] otherwise).
+    /// An endpoint for `role` on `transport` with the default [`Config`]. The transport
+    /// files incoming messages into the endpoint's mailbox itself (it is attached to the
+    /// endpoint's [`Inbox`] here), waking the receive that waits for each directly. The
+    /// endpoint spawns one task, off that path, that drops unclaimed envelopes as they
+    /// expire, so it must be created inside a tokio runtime ([`ChoreoError::NoRuntime`]
+    /// otherwise).
     pub fn new(transport: Arc<dyn Transport>, role: RoleName) -> Result<Self> {
         Self::with_config(transport, role, Config::default(), None)
     }
@@ -374,7 +379,6 @@ impl Endpoint {
         observer: Option<Arc<dyn Observer>>,
     ) -> Result<Self> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| ChoreoError::NoRuntime)?;
-        let incoming = transport.incoming(&role)?;
         let shared = Arc::new(Shared {
             role,
             transport,
@@ -383,13 +387,15 @@ impl Endpoint {
             mailbox: Mutex::default(),
             last_error: Mutex::default(),
         });
-        let driver = runtime
-            .spawn(drive(Arc::downgrade(&shared), incoming))
+        let inbox = Inbox::new(Filing(Arc::downgrade(&shared)));
+        shared.transport.attach(&shared.role, inbox)?;
+        let janitor = runtime
+            .spawn(expire(Arc::downgrade(&shared)))
             .abort_handle();
         Ok(Self {
             shared,
             sessions: AtomicU64::new(0),
-            driver,
+            janitor,
         })
     }
 
@@ -400,7 +406,8 @@ impl Endpoint {
 
     /// What the endpoint has counted so far.
     pub fn stats(&self) -> EndpointStats {
-        let mailbox = self.shared.mailbox();
+        let mut mailbox = self.shared.mailbox();
+        mailbox.expire(self.shared.config.bounds(), Instant::now());
         EndpointStats {
             keys_held: mailbox.slots.len() + mailbox.receives.len() + mailbox.sends.len(),
             ..mailbox.stats
@@ -436,7 +443,7 @@ impl Endpoint {
     where
         Ch: Choreography<X>,
     {
-        if !Ch::Roles::names().contains(&self.shared.role) {
+        if !Ch::Roles::contains(&self.shared.role) {
             return Err(ChoreoError::UnknownRole(self.shared.role.clone()));
         }
         self.shared.start_session(n)?;
@@ -454,45 +461,6 @@ impl Endpoint {
 
 impl Drop for Endpoint {
     fn drop(&mut self) {
-        self.driver.abort();
-    }
-}
-
-/// Files what arrives, and drops unclaimed envelopes as they expire.
-async fn drive(shared: std::sync::Weak<Shared>, mut incoming: Incoming) {
-    loop {
-        let Some(expiry) = shared.upgrade().map(|s| {
-            let bounds = s.config.bounds();
-            s.mailbox().next_expiry(bounds)
-        }) else {
-            return;
-        };
-        let expired = async {
-            match expiry {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        let item = tokio::select! {
-            item = incoming.next() => item,
-            () = expired => {
-                if let Some(shared) = shared.upgrade() {
-                    let bounds = shared.config.bounds();
-                    shared.mailbox().expire(bounds, Instant::now());
-                }
-                continue;
-            }
-        };
-        let Some(item) = item else { break };
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        match item {
-            Ok(env) => shared.deliver(env),
-            Err(error) => shared.transport_failed(&error),
-        }
-    }
-    if let Some(shared) = shared.upgrade() {
-        shared.mailbox().close();
+        self.janitor.abort();
     }
 }

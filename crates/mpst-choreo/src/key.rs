@@ -31,17 +31,35 @@ impl Site {
         Self::from_location(Location::caller())
     }
 
-    /// The site of a given source location.
+    /// The site of a given source location. Each thread remembers the identifiers of
+    /// the last locations it hashed (a small table indexed by the location's address), so
+    /// a site met again, as every operator's is once per session, is not hashed again.
     pub fn from_location(location: &'static Location<'static>) -> Self {
+        let address = std::ptr::from_ref(location) as usize;
+        let slot = (address >> 3) % SITE_CACHE;
+        let cached = SITES.with(|sites| {
+            let (at, id) = sites[slot].get();
+            (at == address).then_some(id)
+        });
+        let id = cached.unwrap_or_else(|| {
+            let id = Self::hash(location);
+            SITES.with(|sites| sites[slot].set((address, id)));
+            id
+        });
+        Self {
+            id,
+            location: Some(location),
+        }
+    }
+
+    /// The FNV-1a hash of `file:line:column` (with a NUL after the file).
+    fn hash(location: &Location<'_>) -> u64 {
         let mut hash = Fnv::new();
         hash.write(location.file().as_bytes());
         hash.write(&[0]);
         hash.write(&location.line().to_le_bytes());
         hash.write(&location.column().to_le_bytes());
-        Self {
-            id: hash.finish(),
-            location: Some(location),
-        }
+        hash.finish()
     }
 
     /// A site from a bare identifier (as it arrives over a transport); it has no location.
@@ -99,6 +117,16 @@ impl<'de> Deserialize<'de> for Site {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         u64::deserialize(deserializer).map(Site::from_id)
     }
+}
+
+/// Entries of each thread's table of recently hashed locations.
+const SITE_CACHE: usize = 64;
+
+thread_local! {
+    /// A location's address and its site identifier, at the slot of its address
+    /// (address 0: empty). Locations are `'static`, so an address names one for ever.
+    static SITES: [std::cell::Cell<(usize, u64)>; SITE_CACHE] =
+        const { [const { std::cell::Cell::new((0, 0)) }; SITE_CACHE] };
 }
 
 /// 64-bit FNV-1a: small, stable across processes and platforms (unlike `DefaultHasher`).
@@ -253,6 +281,19 @@ mod tests {
         assert_eq!(a, Site::from_id(a.id()));
         assert!(a.to_string().contains("key.rs:"), "{a}");
         assert!(Site::from_id(7).to_string().starts_with("site#"));
+    }
+
+    #[test]
+    fn a_remembered_site_has_the_same_identifier_as_a_fresh_hash() {
+        let here = || Site::here();
+        let (first, again) = (here(), here());
+        assert_eq!(first.id(), again.id());
+        let location = first.location().unwrap();
+        assert_eq!(first.id(), Site::hash(location));
+        // A slot shared with another location is overwritten, never confused.
+        let other = Site::here();
+        assert_ne!(other.id(), first.id());
+        assert_eq!(here().id(), Site::hash(location));
     }
 
     #[test]

@@ -92,22 +92,16 @@ impl<L: RoleSet> Op<L> {
             };
             let (to, label) = (R::name(), type_label::<T>);
             match value.payload(cx) {
-                // A ready value: no boxed payload future, and the send completes inline
-                // on every transport that takes envelopes at once (all of this crate's).
-                Some(Payload::Ready(bytes)) => {
-                    let ready = std::future::ready(bytes);
-                    self.start(self.send_bytes(to, key.clone(), ready, label));
-                }
+                // A ready value: sent here, with nothing boxed, on every transport that
+                // takes envelopes at once (all of this crate's).
+                Some(Payload::Ready(bytes)) => self.send_ready(to, key.clone(), bytes, label),
                 // A future: polled beside the body when the session's task next polls
                 // it (right after this poll of the body), with its real waker, so the
                 // delivery of what it waits for wakes that task once.
                 Some(Payload::Later(later)) => {
                     self.defer(self.send_bytes(to, key.clone(), later, label));
                 }
-                None => {
-                    let absent = std::future::ready(Err(self.absent(&key)));
-                    self.start(self.send_bytes(to, key.clone(), absent, label));
-                }
+                None => self.send_ready(to, key.clone(), Err(self.absent(&key)), label),
             }
         }
         if self.is::<R>() {

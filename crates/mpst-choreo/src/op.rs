@@ -21,6 +21,7 @@ use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
 use crate::sessions::Set;
+use crate::transport::{Envelope, EventKind};
 
 /// The state of one top-level run, shared by every [`Op`] of its calls: the sends and
 /// forwards that did not complete at once (polled beside the body by [`Op::drive`], in
@@ -213,7 +214,7 @@ impl<L: RoleSet> Op<L> {
     {
         let site = Site::here();
         let key = self.key(site);
-        let inside = Sub::names().contains(&self.shared.role);
+        let inside = Sub::contains(&self.shared.role);
         let mut sends = Vec::new();
         let mut receive = None;
         let own = choice.get().cloned();
@@ -417,22 +418,61 @@ impl<L: RoleSet> Op<L> {
         lock(&self.run.queued).push(Box::pin(task));
     }
 
-    /// Like [`Op::defer`], but first polls `task` once here: a send whose value is ready
-    /// completes inline on every transport of this crate (they take envelopes at once),
-    /// with nothing to queue, poll again or wake; only a task still pending is deferred
-    /// (its next poll, in the session's task, registers the real waker, so the no-op one
-    /// used here is never needed). Its error, if it fails at once, is the run's, as a
-    /// deferred task's would be.
-    pub(crate) fn start(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
-        let mut task: Pending = Box::pin(task);
-        let mut cx = Context::from_waker(Waker::noop());
-        match task.as_mut().poll(&mut cx) {
-            Poll::Ready(Ok(())) => {}
-            Poll::Ready(Err(e)) => {
-                lock(&self.run.first_error).get_or_insert(e);
+    /// Sends a ready payload now, in the caller's task: claims the key, hands the
+    /// envelope to the transport and polls its send once. Every transport of this crate
+    /// takes envelopes at once, so that completes the send here with nothing allocated,
+    /// queued, polled again or woken; only a send still pending (another transport's) is
+    /// boxed and deferred (its next poll, in the session's task, registers the real
+    /// waker, so the no-op one used here is never needed). A failure, at once or later,
+    /// is the run's, as a deferred send's would be.
+    pub(crate) fn send_ready(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: Result<Vec<u8>>,
+        label: impl FnOnce() -> String + Send + 'static,
+    ) {
+        let shared = &self.shared;
+        let sending = shared.claim_send(&to, &key).and(payload).map(|payload| {
+            // Copies for the observer only when there is one: the envelope takes these.
+            let seen = shared.observed().then(|| (to.clone(), key.clone()));
+            let envelope = Envelope {
+                from: shared.role.clone(),
+                to,
+                key,
+                payload,
+            };
+            (shared.transport.send(envelope), seen)
+        });
+        let (mut sending, seen) = match sending {
+            Ok(sending) => sending,
+            Err(e) => return self.fail(e),
+        };
+        let sent = move |shared: &Shared| {
+            if let Some((to, key)) = seen {
+                shared.observe(EventKind::Sent, &shared.role, &to, &key, label);
             }
-            Poll::Pending => lock(&self.run.queued).push(task),
+        };
+        match sending
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(Ok(())) => sent(shared),
+            Poll::Ready(Err(e)) => self.fail(e.into()),
+            Poll::Pending => {
+                let shared = Arc::clone(shared);
+                self.defer(async move {
+                    sending.await?;
+                    sent(&shared);
+                    Ok(())
+                });
+            }
         }
+    }
+
+    /// Makes `error` the run's, unless it has one already.
+    fn fail(&self, error: ChoreoError) {
+        lock(&self.run.first_error).get_or_insert(error);
     }
 }
 

@@ -98,11 +98,21 @@ pub struct HCons<H, T>(PhantomData<(H, T)>);
 pub trait RoleSet: Send + Sync + 'static {
     /// The names of the roles, in order.
     fn names() -> Vec<RoleName>;
+
+    /// Whether `role` is one of the roles (without building [`RoleSet::names`]: checked
+    /// once per session and per conditional).
+    fn contains(role: &RoleName) -> bool {
+        Self::names().contains(role)
+    }
 }
 
 impl RoleSet for HNil {
     fn names() -> Vec<RoleName> {
         Vec::new()
+    }
+
+    fn contains(_: &RoleName) -> bool {
+        false
     }
 }
 
@@ -111,6 +121,10 @@ impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
         let mut names = vec![H::name()];
         names.extend(T::names());
         names
+    }
+
+    fn contains(role: &RoleName) -> bool {
+        role.as_str() == H::NAME || T::contains(role)
     }
 }
 
@@ -185,6 +199,8 @@ mod tests {
             <crate::Roles![A, B, C]>::names(),
             vec![A::name(), B::name(), C::name()]
         );
+        assert!(<crate::Roles![A, C]>::contains(&C::name()));
+        assert!(!<crate::Roles![A, C]>::contains(&B::name()));
         assert_eq!(RoleName::new("A"), A::name());
         assert_eq!(A::name().to_string(), "A");
     }

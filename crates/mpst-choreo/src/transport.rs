@@ -1,6 +1,7 @@
-//! The transport contract: what a choreography endpoint needs from a network. Envelopes
-//! carry an integrity key, so a transport may reorder, delay or duplicate them; nothing
-//! here assumes FIFO delivery.
+//! The transport contract: what a choreography endpoint needs from a network (sending
+//! an envelope, and delivering what arrives straight into the endpoint's [`Inbox`]).
+//! Envelopes carry an integrity key, so a transport may reorder, delay or duplicate
+//! them; nothing here assumes FIFO delivery.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,9 +14,12 @@ use crate::key::Key;
 use crate::role::RoleName;
 
 pub mod chaos;
+mod inbox;
 pub mod memory;
 
 pub use chaos::{Chaos, ChaosConfig, ChaosStats};
+pub(crate) use inbox::done;
+pub use inbox::{Deliver, Inbox};
 pub use memory::InMemory;
 
 /// One message between two roles: a postcard-encoded payload (a value, or the label of a
@@ -76,7 +80,7 @@ impl TransportError {
     }
 }
 
-/// The stream of envelopes addressed to one role.
+/// The stream of envelopes addressed to one role (see [`Transport::incoming`]).
 pub type Incoming = BoxStream<'static, Result<Envelope, TransportError>>;
 
 /// A network for choreographies. Implementations may reorder, delay or duplicate
@@ -84,21 +88,38 @@ pub type Incoming = BoxStream<'static, Result<Envelope, TransportError>>;
 /// timeout at the endpoint.
 pub trait Transport: Send + Sync + 'static {
     /// Sends one envelope to `envelope.to`. Completes once the envelope is handed to the
-    /// network: it must not wait for the receiver to consume it.
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>>;
+    /// network: it must not wait for the receiver to consume it. The future owns what it
+    /// needs (it is `'static`), so that a send which cannot complete at once can be
+    /// polled later without holding the transport borrowed.
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>>;
 
-    /// The envelopes addressed to `role`. Called once per role by its endpoint; a second
-    /// call may fail with [`TransportCause::Unavailable`].
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError>;
+    /// From now on hands everything addressed to `role` to `inbox`: the transport calls
+    /// [`Inbox::deliver`] for each envelope as it arrives (in memory, in the sender's
+    /// task; over a network, in the connection's reader), and for each failure it sees,
+    /// so the receive waiting for the envelope is woken directly, with no task between.
+    /// Called once per role by its endpoint; a second call may fail with
+    /// [`TransportCause::Unavailable`]. A transport that will deliver nothing more drops
+    /// the inbox (the endpoint's waiting receives then fail with
+    /// [`ChoreoError::Closed`](crate::ChoreoError::Closed)).
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError>;
+
+    /// The envelopes addressed to `role` as a stream, for tools and tests that read raw
+    /// envelopes: [`Transport::attach`] with an [`Inbox::stream`] (which queues what is
+    /// not read).
+    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
+        let (inbox, stream) = Inbox::stream();
+        self.attach(role, inbox)?;
+        Ok(stream)
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Arc<T> {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         (**self).send(envelope)
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        (**self).incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        (**self).attach(role, inbox)
     }
 }
 

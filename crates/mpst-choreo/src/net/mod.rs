@@ -1,21 +1,21 @@
 //! Network transports (features `tcp` and `quic`): what they share — the wire format, the
-//! frame-size limit, the fault-injection hook and error helpers.
+//! frame-size limit, the fault-injection hook, the hand-over of what arrives to the
+//! endpoint's inbox, and error helpers.
 
-use std::collections::HashMap;
-#[cfg(feature = "testing")]
-use std::sync::Arc;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
 #[cfg(feature = "testing")]
 use futures::future::BoxFuture;
 #[cfg(feature = "quic")]
 use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{SetOnce, watch};
 
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, TransportCause, TransportError};
+#[cfg(any(feature = "quic", feature = "testing"))]
+use crate::transport::Envelope;
+use crate::transport::{Inbox, TransportCause, TransportError};
 
 #[cfg_attr(docsrs, doc(cfg(feature = "quic")))]
 #[cfg(feature = "quic")]
@@ -47,49 +47,90 @@ pub(crate) enum Wire {
     Bye,
 }
 
-/// Where transport tasks deliver what arrives (and errors) to the role: bounded, so a
-/// peer faster than the endpoint is held back (its connection stops being read) instead
-/// of queueing without limit.
-pub(crate) type Delivery = mpsc::Sender<Result<Envelope, TransportError>>;
+/// Where a network transport's tasks hand what arrives for its role: the endpoint's
+/// [`Inbox`] once one is attached, which files each envelope into the mailbox right
+/// there, in the reader's task, and wakes the receive waiting for it (no task between).
+/// Until an endpoint attaches, readers wait before delivering their first envelope (so a
+/// peer is held back by TCP's or QUIC's flow control, nothing piles up here), and
+/// failures are kept, the latest [`EARLY_FAILURES`].
+#[derive(Clone)]
+pub(crate) struct Delivery(Arc<Slot>);
 
-/// How many envelopes (and errors) may wait between the transport and the endpoint.
-pub(crate) const DELIVERY_CAPACITY: usize = 1024;
-
-/// A role's incoming stream, until its endpoint takes it.
-pub(crate) struct IncomingSlot {
+struct Slot {
     role: RoleName,
-    rx: Mutex<Option<mpsc::Receiver<Result<Envelope, TransportError>>>>,
+    inbox: SetOnce<Inbox>,
+    /// Failures reported before the endpoint attached, oldest first.
+    early: Mutex<VecDeque<TransportError>>,
 }
 
-impl IncomingSlot {
-    pub(crate) fn new(role: RoleName) -> (Delivery, Self) {
-        let (tx, rx) = mpsc::channel(DELIVERY_CAPACITY);
-        let rx = Mutex::new(Some(rx));
-        (tx, IncomingSlot { role, rx })
+/// How many failures are kept for an endpoint that has not attached yet.
+pub(crate) const EARLY_FAILURES: usize = 64;
+
+impl Delivery {
+    pub(crate) fn new(role: RoleName) -> Self {
+        Delivery(Arc::new(Slot {
+            role,
+            inbox: SetOnce::new(),
+            early: Mutex::default(),
+        }))
     }
 
-    /// The incoming stream of this transport's role; once.
-    pub(crate) fn take(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        if *role != self.role {
+    fn early(&self) -> std::sync::MutexGuard<'_, VecDeque<TransportError>> {
+        self.0.early.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Attaches the endpoint's inbox to this transport's role; once. Failures reported
+    /// so far are delivered to it first.
+    pub(crate) fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        if *role != self.0.role {
             return Err(TransportError::new(
                 role.clone(),
                 TransportCause::Unavailable(format!(
                     "this transport serves role {}, not {role}",
-                    self.role
+                    self.0.role
                 )),
             ));
         }
-        let taken = self.rx.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let rx = taken.ok_or_else(|| {
-            TransportError::new(
+        let mut early = self.early();
+        if self.0.inbox.set(inbox).is_err() {
+            return Err(TransportError::new(
                 role.clone(),
                 TransportCause::Unavailable("the incoming stream was already taken".into()),
-            )
-        })?;
-        Ok(
-            futures::stream::unfold(rx, |mut rx| async { rx.recv().await.map(|e| (e, rx)) })
-                .boxed(),
-        )
+            ));
+        }
+        if let Some(inbox) = self.0.inbox.get() {
+            for failure in early.drain(..) {
+                inbox.deliver(Err(failure));
+            }
+        }
+        Ok(())
+    }
+
+    /// The endpoint's inbox, once one is attached.
+    pub(crate) async fn inbox(&self) -> Inbox {
+        self.0.inbox.wait().await.clone()
+    }
+
+    /// Reports a failure to the endpoint, or keeps it (the latest [`EARLY_FAILURES`])
+    /// until one attaches.
+    pub(crate) fn fail(&self, failure: TransportError) {
+        if let Some(inbox) = self.0.inbox.get() {
+            inbox.deliver(Err(failure));
+            return;
+        }
+        let mut early = self.early();
+        // Attaching sets the inbox while holding `early`: look again under the lock.
+        match self.0.inbox.get() {
+            Some(inbox) => {
+                inbox.deliver(Err(failure));
+            }
+            None => {
+                if early.len() == EARLY_FAILURES {
+                    early.pop_front();
+                }
+                early.push_back(failure);
+            }
+        }
     }
 }
 

@@ -27,12 +27,9 @@ use sending::Sending;
 
 #[cfg(feature = "testing")]
 use super::Hold;
-use super::{
-    Arrivals, DEFAULT_MAX_FRAME, Delivery, IncomingSlot, Wire, decode, decode_error, encode,
-    io_error,
-};
+use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, Wire, decode, decode_error, encode, io_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
+use crate::transport::{Envelope, Inbox, Transport, TransportCause, TransportError, done};
 
 /// How a [`QuicTransport`] connects.
 #[derive(Clone)]
@@ -89,7 +86,6 @@ pub struct QuicTransport {
     #[cfg(feature = "testing")]
     hold: Option<Hold>,
     delivery: Delivery,
-    slot: IncomingSlot,
     sending: Mutex<Sending>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
@@ -146,7 +142,7 @@ impl QuicTransport {
             .map_err(|e| io_error(&role, e.kind(), format!("cannot open the endpoint: {e}")))?;
         endpoint.set_default_client_config(client);
 
-        let (delivery, slot) = IncomingSlot::new(role.clone());
+        let delivery = Delivery::new(role.clone());
         let max = config.max_frame_length;
         let arrivals = Arrivals::new();
         let accepted = Accepted::default();
@@ -205,7 +201,6 @@ impl QuicTransport {
             #[cfg(feature = "testing")]
             hold: config.hold,
             delivery,
-            slot,
             sending: Mutex::new(Sending::start()),
             acceptor,
             arrivals,
@@ -273,7 +268,7 @@ impl QuicTransport {
                         stream.finish().map_err(|e| lost(&peer, &e))
                     };
                     if let Err(e) = said.await {
-                        let _ = delivery.send(Err(e)).await;
+                        delivery.fail(e);
                         return;
                     }
                     let _ = tokio::time::timeout(linger, connection.closed()).await;
@@ -322,13 +317,13 @@ impl Drop for QuicTransport {
 }
 
 impl Transport for QuicTransport {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let result = self.send_inline(envelope);
-        Box::pin(futures::future::ready(result))
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
+        done(self.send_inline(envelope))
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.slot.take(role)
+    /// Each stream's reader files its envelope into `inbox` itself.
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        self.delivery.attach(role, inbox)
     }
 }
 
@@ -355,8 +350,8 @@ impl Admission {
         self.refused.fetch_add(1, Ordering::Relaxed);
         let stranger = RoleName::new(format!("the peer at {from}"));
         let refused = TransportError::new(stranger, TransportCause::Refused(why));
-        // Counted; the report is dropped when the endpoint is behind.
-        let _ = delivery.try_send(Err(refused));
+        // Counted; before an endpoint attaches, only the latest reports are kept.
+        delivery.fail(refused);
     }
 }
 
@@ -411,8 +406,7 @@ async fn serve(
                     Err(ConnectionError::LocallyClosed) => return,
                     Err(e) => {
                         let lost = format!("connection lost before the goodbye: {e}");
-                        let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
-                        let _ = delivery.send(Err(lost)).await;
+                        delivery.fail(TransportError::new(peer.clone(), TransportCause::Lost(lost)));
                         return;
                     }
                 };
@@ -431,8 +425,9 @@ async fn serve(
     connection.close(VarInt::from_u32(0), b"bye");
 }
 
-/// Reads one stream: forwards its envelope or reports what is wrong with it; says
-/// whether it was the goodbye.
+/// Reads one stream: files its envelope into the endpoint's inbox here, in this task (the
+/// endpoint wakes the receive waiting for it), or reports what is wrong with it; says
+/// whether it was the goodbye. Until an endpoint attaches, what was read waits here.
 async fn read(
     stream: &mut quinn::RecvStream,
     peer: &RoleName,
@@ -461,6 +456,6 @@ async fn read(
             format!("bad stream: {e}"),
         )),
     };
-    let _ = delivery.send(received).await;
+    delivery.inbox().await.deliver(received);
     false
 }

@@ -66,9 +66,9 @@ use tokio::task::JoinHandle;
 
 #[cfg(feature = "testing")]
 use super::Hold;
-use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, IncomingSlot, io_error};
+use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, io_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, Incoming, Transport, TransportCause, TransportError};
+use crate::transport::{Envelope, Inbox, Transport, TransportCause, TransportError, done};
 
 mod accept;
 mod from_wire;
@@ -203,7 +203,7 @@ pub struct TcpTransport {
     #[cfg(feature = "testing")]
     hold: Option<Hold>,
     peers: Mutex<HashMap<RoleName, Lanes>>,
-    slot: IncomingSlot,
+    delivery: Delivery,
     writers: Mutex<Vec<JoinHandle<()>>>,
     acceptor: JoinHandle<()>,
     arrivals: Arrivals,
@@ -268,7 +268,7 @@ impl TcpTransport {
             .iter()
             .fold(Expected::new(), |e, (peer, _)| e.peer(peer.as_str(), lanes));
         let accepting = node.accept_on(listener, expected).map_err(wire_error)?;
-        let (delivery, slot) = IncomingSlot::new(role.clone());
+        let delivery = Delivery::new(role.clone());
         let arrivals = Arrivals::new();
         let ctx = Arc::new(Ctx::new(
             role.clone(),
@@ -316,7 +316,7 @@ impl TcpTransport {
             #[cfg(feature = "testing")]
             hold: config.hold,
             peers: Mutex::new(lanes_of),
-            slot,
+            delivery,
             writers: Mutex::new(writers),
             acceptor,
             arrivals,
@@ -384,13 +384,13 @@ impl Drop for TcpTransport {
 }
 
 impl Transport for TcpTransport {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let result = self.enqueue(envelope);
-        Box::pin(futures::future::ready(result))
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
+        done(self.enqueue(envelope))
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.slot.take(role)
+    /// Each lane's reader files what it reads into `inbox` itself.
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        self.delivery.attach(role, inbox)
     }
 }
 
@@ -461,8 +461,10 @@ async fn write(
     };
     if let Err(e) = written.await {
         let lost = format!("write failed: {e}");
-        let lost = TransportError::new(peer.clone(), TransportCause::Lost(lost));
-        let _ = delivery.send(Err(lost)).await;
+        delivery.fail(TransportError::new(
+            peer.clone(),
+            TransportCause::Lost(lost),
+        ));
         return;
     }
     if let Ok(bye) = mpst_wire::codec::encode_frame(&Frame::Bye { run }, usize::MAX) {

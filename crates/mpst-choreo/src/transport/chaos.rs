@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-use super::{Envelope, Incoming, Transport, TransportError};
+use super::{Envelope, Inbox, Transport, TransportError};
 use crate::role::RoleName;
 
 /// What a [`Chaos`] transport does to envelopes.
@@ -121,7 +121,7 @@ impl<T: Transport> Chaos<T> {
 }
 
 impl<T: Transport> Transport for Chaos<T> {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         let copies = self.fate();
         let counters = &self.counters;
         counters.sent.fetch_add(1, Ordering::Relaxed);
@@ -162,8 +162,8 @@ impl<T: Transport> Transport for Chaos<T> {
         })
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.inner.incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        self.inner.attach(role, inbox)
     }
 }
 

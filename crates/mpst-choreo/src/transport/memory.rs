@@ -1,81 +1,110 @@
-//! In-memory transport: one unbounded tokio channel per role, for tests and for running
-//! every role in one process.
+//! In-memory transport: each role's inbox, filed by the sender's own `send` (no channel,
+//! no task between), for tests and for running every role in one process.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use tokio::sync::mpsc;
 
-use super::{Envelope, Incoming, Transport, TransportCause, TransportError};
+use super::{Envelope, Inbox, Transport, TransportCause, TransportError, done};
 use crate::role::RoleName;
 
-type Receivers = HashMap<RoleName, mpsc::UnboundedReceiver<Envelope>>;
+/// One role's end: its inbox once attached, and what was sent before that.
+#[derive(Default)]
+struct Port {
+    inbox: OnceLock<Inbox>,
+    /// Envelopes sent before the role attached, delivered in order when it does.
+    early: Mutex<Vec<Envelope>>,
+}
+
+impl Port {
+    fn early(&self) -> std::sync::MutexGuard<'_, Vec<Envelope>> {
+        self.early.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Delivers `envelope`, or keeps it until the role attaches; `false` once the role's
+    /// endpoint is gone.
+    fn deliver(&self, envelope: Envelope) -> bool {
+        if let Some(inbox) = self.inbox.get() {
+            return inbox.deliver(Ok(envelope));
+        }
+        let mut early = self.early();
+        // Attaching sets the inbox while holding `early`: look again under the lock.
+        match self.inbox.get() {
+            Some(inbox) => inbox.deliver(Ok(envelope)),
+            None => {
+                early.push(envelope);
+                true
+            }
+        }
+    }
+}
 
 /// An in-memory network between a fixed set of roles. Delivery is immediate and in
-/// order; wrap it in [`Chaos`](super::Chaos) to reorder, delay, duplicate and drop.
+/// order: `send` files the envelope into the receiving endpoint's mailbox and wakes the
+/// receive waiting for it, in the sender's task. Wrap it in [`Chaos`](super::Chaos) to
+/// reorder, delay, duplicate and drop.
 pub struct InMemory {
     /// Looked up on every send: aHash rather than SipHash (the roles are fixed here).
-    senders: HashMap<RoleName, mpsc::UnboundedSender<Envelope>, ahash::RandomState>,
-    receivers: Mutex<Receivers>,
+    ports: HashMap<RoleName, Port, ahash::RandomState>,
 }
 
 impl InMemory {
     /// A network connecting `roles`.
     pub fn new(roles: impl IntoIterator<Item = RoleName>) -> Self {
-        let mut senders = HashMap::default();
-        let mut receivers = HashMap::new();
-        for role in roles {
-            let (tx, rx) = mpsc::unbounded_channel();
-            senders.insert(role.clone(), tx);
-            receivers.insert(role, rx);
-        }
-        Self {
-            senders,
-            receivers: Mutex::new(receivers),
-        }
+        let ports = roles
+            .into_iter()
+            .map(|role| (role, Port::default()))
+            .collect();
+        Self { ports }
     }
 }
 
 impl Transport for InMemory {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
-        let result = match self.senders.get(&envelope.to) {
-            Some(tx) => {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
+        done(match self.ports.get(&envelope.to) {
+            Some(port) => {
                 let to = envelope.to.clone();
-                tx.send(envelope)
-                    .map_err(|_| TransportError::new(to, TransportCause::Closed))
+                if port.deliver(envelope) {
+                    Ok(())
+                } else {
+                    Err(TransportError::new(to, TransportCause::Closed))
+                }
             }
             None => Err(TransportError::new(
                 envelope.to.clone(),
                 TransportCause::Unavailable(format!("no role {} in this network", envelope.to)),
             )),
-        };
-        Box::pin(async move { result })
+        })
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        let mut receivers = match self.receivers.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        match receivers.remove(role) {
-            Some(mut rx) => {
-                let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
-                Ok(stream.map(Ok).boxed())
-            }
-            None => Err(TransportError::new(
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        let unavailable = || {
+            TransportError::new(
                 role.clone(),
                 TransportCause::Unavailable(format!(
                     "no role {role} in this network, or its incoming stream is taken"
                 )),
-            )),
+            )
+        };
+        let port = self.ports.get(role).ok_or_else(unavailable)?;
+        let mut early = port.early();
+        if port.inbox.set(inbox).is_err() {
+            return Err(unavailable());
         }
+        if let Some(inbox) = port.inbox.get() {
+            for envelope in early.drain(..) {
+                inbox.deliver(Ok(envelope));
+            }
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use futures::StreamExt;
+
     use super::*;
     use crate::key::{Key, Site, Token};
 
@@ -100,5 +129,32 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err.peer, RoleName::from("Z"));
+    }
+
+    #[tokio::test]
+    async fn what_is_sent_before_attaching_comes_first_and_a_gone_inbox_is_closed() {
+        let net = InMemory::new([RoleName::from("B")]);
+        let env = |n| Envelope {
+            from: "A".into(),
+            to: "B".into(),
+            key: Key::new(Site::from_id(n), Token::root()),
+            payload: vec![],
+        };
+        net.send(env(1)).await.unwrap();
+        net.send(env(2)).await.unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let noted = seen.clone();
+        let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let still = open.clone();
+        let inbox = Inbox::new(move |item: Result<Envelope, TransportError>| {
+            noted.lock().unwrap().push(item.unwrap().key.site.id());
+            still.load(std::sync::atomic::Ordering::SeqCst)
+        });
+        net.attach(&"B".into(), inbox).unwrap();
+        net.send(env(3)).await.unwrap();
+        assert_eq!(*seen.lock().unwrap(), [1, 2, 3], "in order, none lost");
+        open.store(false, std::sync::atomic::Ordering::SeqCst);
+        let err = net.send(env(4)).await.unwrap_err();
+        assert!(matches!(err.cause, TransportCause::Closed), "{err}");
     }
 }

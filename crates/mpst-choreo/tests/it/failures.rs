@@ -6,9 +6,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory, Incoming};
+use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory, Inbox};
 use mpst_choreo::{
     ChoreoError, Choreography, Config, Endpoint, Envelope, EventKind, Located, Op, Recorder,
     Result, RoleName, RoleSet, Roles, Runner, Transport, TransportError, roles,
@@ -194,12 +193,13 @@ async fn duplicated_deliveries_are_refused_and_reported() {
 struct Closed;
 
 impl Transport for Closed {
-    fn send(&self, _: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, _: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         Box::pin(async { Ok(()) })
     }
 
-    fn incoming(&self, _: &RoleName) -> Result<Incoming, TransportError> {
-        Ok(futures::stream::empty().boxed())
+    fn attach(&self, _: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        drop(inbox);
+        Ok(())
     }
 }
 
@@ -277,12 +277,12 @@ struct Tamper {
 }
 
 impl Transport for Tamper {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         self.inner.send((self.rewrite)(envelope))
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.inner.incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        self.inner.attach(role, inbox)
     }
 }
 

@@ -16,7 +16,7 @@ use common::{Deployment, LIMIT, role};
 use futures::future::BoxFuture;
 use mpst_choreo::net::quic::QuicConfig;
 use mpst_choreo::net::tcp::TcpConfig;
-use mpst_choreo::transport::Incoming;
+use mpst_choreo::transport::Inbox;
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
 use mpst_choreo::{
     Choreography, Endpoint, Envelope, EventKind, Op, Recorder, Result, RoleName, RoleSet, Roles,
@@ -163,14 +163,17 @@ async fn a_ready_fcomm_is_sent_inline_over_quic() {
 struct Spawning(Arc<InMemory>);
 
 impl Transport for Spawning {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, std::result::Result<(), TransportError>> {
+    fn send(
+        &self,
+        envelope: Envelope,
+    ) -> BoxFuture<'static, std::result::Result<(), TransportError>> {
         let inner = Arc::clone(&self.0);
         tokio::spawn(async move { inner.send(envelope).await });
         Box::pin(std::future::ready(Ok(())))
     }
 
-    fn incoming(&self, role: &RoleName) -> std::result::Result<Incoming, TransportError> {
-        self.0.incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> std::result::Result<(), TransportError> {
+        self.0.attach(role, inbox)
     }
 }
 
@@ -178,7 +181,10 @@ impl Transport for Spawning {
 struct Deferring(InMemory);
 
 impl Transport for Deferring {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, std::result::Result<(), TransportError>> {
+    fn send(
+        &self,
+        envelope: Envelope,
+    ) -> BoxFuture<'static, std::result::Result<(), TransportError>> {
         let sent = self.0.send(envelope);
         Box::pin(async move {
             tokio::task::yield_now().await;
@@ -186,8 +192,8 @@ impl Transport for Deferring {
         })
     }
 
-    fn incoming(&self, role: &RoleName) -> std::result::Result<Incoming, TransportError> {
-        self.0.incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> std::result::Result<(), TransportError> {
+        self.0.attach(role, inbox)
     }
 }
 
@@ -224,7 +230,8 @@ async fn the_runner_spawns_no_task_per_role_unless_asked() {
     for (_, result) in Runner::new(net).run(counts.clone()).await {
         result.unwrap();
     }
-    // Two endpoints, each with its task filing incoming messages: nothing else.
+    // Two endpoints, each with its task expiring unclaimed envelopes (off the delivery
+    // path: the transport files what arrives itself): nothing else.
     assert_eq!(*counts.0.lock().unwrap(), [2, 2]);
     let spawned = Count(Arc::default());
     let net = Arc::new(InMemory::new(names()));
@@ -275,8 +282,8 @@ impl Choreography<Option<(u64, u64)>> for Forward {
     }
 }
 
-/// Yields until `wakes` counts `n` (at most 1,000 yields: the endpoints' filing tasks
-/// run meanwhile), then 20 more, so that a later, extra wake-up would be counted too.
+/// Yields until `wakes` counts `n` (at most 1,000 yields: other tasks run meanwhile),
+/// then 20 more, so that a later, extra wake-up would be counted too.
 async fn settle(wakes: &Wakes, n: usize) -> usize {
     for _ in 0..1000 {
         if wakes.0.load(Ordering::SeqCst) >= n {
@@ -361,4 +368,37 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
     assert_eq!(done.unwrap(), Some((3, 4)));
     assert_eq!(at_s.0.load(Ordering::SeqCst), 2);
     assert_eq!(at_c.0.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn in_memory_the_senders_send_itself_files_and_wakes_the_waiting_session() {
+    let names = <Roles![KS, CS, S, C]>::names();
+    let net: Arc<dyn Transport> = Arc::new(InMemory::new(names));
+    let endpoint = |name: &str| Endpoint::new(net.clone(), RoleName::new(name)).unwrap();
+    let (ks, s) = (endpoint("KS"), endpoint("S"));
+    let at_s = Arc::new(Wakes::default());
+    let ws = Waker::from(at_s.clone());
+    let mut server = Box::pin(s.run(Forward));
+    assert!(
+        server
+            .as_mut()
+            .poll(&mut Context::from_waker(&ws))
+            .is_pending()
+    );
+    let janitors = alive();
+    // `ks`'s session completes without yielding (its send is inline), so no other task
+    // can have run in between: the delivery happened inside its send.
+    let sent = ks.run(Forward);
+    let polled = futures::FutureExt::now_or_never(sent);
+    assert_eq!(
+        polled.map(|r| r.unwrap()),
+        Some(None),
+        "ks finished at once"
+    );
+    assert_eq!(
+        at_s.0.load(Ordering::SeqCst),
+        1,
+        "s was woken by ks's send, with no task between"
+    );
+    assert_eq!(alive(), janitors, "nothing was spawned to deliver");
 }

@@ -102,7 +102,7 @@ impl QuicTransport {
                 }
             };
             if let Err(e) = sent.await {
-                let _ = delivery.send(Err(e)).await;
+                delivery.fail(e);
             }
         });
         // The inline part; the no-op waker is replaced by the in-flight task's next poll.

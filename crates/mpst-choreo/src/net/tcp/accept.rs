@@ -23,7 +23,7 @@ use tokio_util::codec::Framed;
 use super::{TcpConfig, TcpStats};
 use crate::net::{Arrivals, Delivery, decode_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, TransportCause, TransportError};
+use crate::transport::{Envelope, Inbox, TransportCause, TransportError};
 
 /// The most lanes a peer may announce.
 pub(super) const MAX_LANES: u32 = 1024;
@@ -173,7 +173,7 @@ fn lane(connection: Connection, ctx: &Arc<Ctx>) {
     let ctx = ctx.clone();
     tokio::spawn(async move {
         if let Err(failure) = read(&mut framed, &peer, run, &ctx).await {
-            let _ = ctx.delivery.send(Err(failure)).await;
+            ctx.delivery.fail(failure);
         }
         ctx.close_lane(&peer);
         drop(permit);
@@ -223,10 +223,14 @@ async fn next_frame(lane: &mut Lane, timeout: Duration) -> Option<Result<Frame, 
     }
 }
 
-/// Reads one lane of `peer` until its goodbye. Envelopes from another sender or to
-/// another role are refused and counted; a frame of another run ends the lane.
+/// Reads one lane of `peer` until its goodbye, filing each envelope into the endpoint's
+/// inbox here, in this task (the endpoint wakes the receive waiting for it). Envelopes
+/// from another sender or to another role are refused and counted; a frame of another run
+/// ends the lane. Until an endpoint attaches, the first envelope waits (and the lane is
+/// not read further).
 async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
+    let mut inbox: Option<Inbox> = None;
     loop {
         let frame = match next_frame(lane, ctx.idle_timeout).await {
             Some(Ok(frame)) => frame,
@@ -246,7 +250,12 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                     ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
-                if ctx.delivery.send(Ok(envelope)).await.is_err() {
+                let inbox = match &inbox {
+                    Some(inbox) => inbox,
+                    None => inbox.insert(ctx.delivery.inbox().await),
+                };
+                if !inbox.deliver(Ok(envelope)) {
+                    // The endpoint is gone.
                     return Ok(());
                 }
             }

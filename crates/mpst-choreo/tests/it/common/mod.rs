@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use mpst_choreo::net::Hold;
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::transport::{Envelope, InMemory, Incoming, Transport, TransportError};
+use mpst_choreo::transport::{Envelope, InMemory, Inbox, Incoming, Transport, TransportError};
 use mpst_choreo::{Key, RoleName, Site, Token};
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -218,7 +218,7 @@ pub struct Slow {
 }
 
 impl Transport for Slow {
-    fn send(&self, envelope: Envelope) -> BoxFuture<'_, Result<(), TransportError>> {
+    fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
         let inner = Arc::clone(&self.inner);
         let late = envelope.from.as_str() == self.slow;
         Box::pin(async move {
@@ -234,7 +234,7 @@ impl Transport for Slow {
         })
     }
 
-    fn incoming(&self, role: &RoleName) -> Result<Incoming, TransportError> {
-        self.inner.incoming(role)
+    fn attach(&self, role: &RoleName, inbox: Inbox) -> Result<(), TransportError> {
+        self.inner.attach(role, inbox)
     }
 }

@@ -1,0 +1,60 @@
+//! What connects an endpoint to its transport: the target of its [`Inbox`], which files
+//! each delivery into the mailbox in the transport's own code, and the small task that
+//! drops unclaimed envelopes as they expire (off the delivery path).
+
+use std::sync::Weak;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{Shared, after};
+use crate::transport::{Deliver, Envelope, TransportError};
+
+/// The target of an endpoint's [`Inbox`](crate::transport::Inbox): files each delivery into the mailbox in the
+/// transport's own code (waking the receive that waits for its key, if one does). It
+/// holds the endpoint weakly (the endpoint holds the transport, which holds the inbox),
+/// so a transport delivering to an endpoint that is gone is told so.
+pub(super) struct Filing(pub(super) Weak<Shared>);
+
+impl Deliver for Filing {
+    fn deliver(&self, item: std::result::Result<Envelope, TransportError>) -> bool {
+        let Some(shared) = self.0.upgrade() else {
+            return false;
+        };
+        match item {
+            Ok(env) => shared.deliver(env),
+            Err(error) => shared.transport_failed(&error),
+        }
+        true
+    }
+}
+
+impl Drop for Filing {
+    /// The transport will deliver nothing more: fail the receives waiting.
+    fn drop(&mut self) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.mailbox().close();
+        }
+    }
+}
+
+/// Drops unclaimed envelopes as they expire (age bound): sleeps until the oldest one's
+/// expiry, or for the age bound while none is held (one that arrives meanwhile is
+/// dropped at most twice the age bound after it arrived, and a receive claimed after
+/// the age bound never binds it: claiming expires first). Count and byte bounds are
+/// kept as each envelope is filed. Not on the delivery path.
+pub(super) async fn expire(shared: Weak<Shared>) {
+    loop {
+        let Some(wake) = shared.upgrade().map(|shared| {
+            let bounds = shared.config.bounds();
+            let now = Instant::now();
+            let mut mailbox = shared.mailbox();
+            mailbox.expire(bounds, now);
+            let idle = after(now, bounds.age.max(Duration::from_secs(1)));
+            mailbox.next_expiry(bounds).unwrap_or(idle).max(now)
+        }) else {
+            return;
+        };
+        tokio::time::sleep_until(wake).await;
+    }
+}
