@@ -167,7 +167,7 @@ pub fn expected(params: &Params) -> Vec<Prediction> {
     let batch = params.batch.max(1);
     (0..params.requests)
         .map(|i| {
-            let model = if (i / batch) % 2 == 0 { 1 } else { 2 };
+            let model = if (i / batch).is_multiple_of(2) { 1 } else { 2 };
             classify(&preprocess(Image(i)), model)
         })
         .collect()
@@ -442,7 +442,7 @@ impl<St: Stages> Choreography<Option<Pending>> for Step<St> {
         let first = self.round.saturating_mul(batch);
         let next = op.locally(Gateway, |_| match first < params.requests {
             false => Next::Done,
-            true if self.round % 2 == 0 => Next::ToModel1,
+            true if self.round.is_multiple_of(2) => Next::ToModel1,
             true => Next::ToModel2,
         });
         let serving = self.serving;
@@ -501,7 +501,7 @@ impl<St: Stages> Choreography for BatchSession<St> {
             images: first..first.saturating_add(batch),
             ..self.of
         };
-        let pending = if self.k % 2 == 0 {
+        let pending = if self.k.is_multiple_of(2) {
             of.run(op, Model1, 0).await?
         } else {
             of.run(op, Model2, 1).await?
