@@ -67,7 +67,7 @@ async fn serve(cost: Duration, x: Item) -> Answer {
 }
 
 impl Choreography for Producers {
-    type Roles = mpst_choreo::Roles![P1, P2, Q];
+    type Roles = mpst_choreo::RoleSet![P1, P2, Q];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let (i, (c1, c2)) = (self.i, self.costs);

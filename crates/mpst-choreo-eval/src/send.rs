@@ -105,7 +105,7 @@ impl ConcurrentSend {
 }
 
 impl Choreography for ConcurrentSend {
-    type Roles = mpst_choreo::Roles![KS, CS, S, C];
+    type Roles = mpst_choreo::RoleSet![KS, CS, S, C];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let (i, (ck, ct)) = (self.i, self.costs);

@@ -38,7 +38,7 @@ mpst_choreo::roles! {
     pub struct Model2;
 }
 
-type Roles = mpst_choreo::Roles![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
+type Roles = mpst_choreo::RoleSet![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
 
 /// The benchmark's role names.
 pub fn roles() -> Vec<mpst_choreo::RoleName> {

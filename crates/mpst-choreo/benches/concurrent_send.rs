@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mpst_choreo::transport::InMemory;
-use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleName, RoleSet, Roles, roles};
+use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleName, RoleSet, roles};
 
 roles! {
     /// The key service.
@@ -23,7 +23,7 @@ roles! {
     pub struct C;
 }
 
-type Four = Roles![KS, CS, S, C];
+type Four = RoleSet![KS, CS, S, C];
 
 /// One session; `out_of_order` chooses `fcomm` over `comm`. Returns `key + txt` at `c`.
 struct ConcurrentSend {

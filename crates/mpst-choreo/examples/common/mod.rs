@@ -49,7 +49,8 @@ use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::transport::TransportError;
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Runner, Transport,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Recorder, RoleName, RoleSet, Runner,
+    Transport,
 };
 use mpst_wire::{Identity, RoleExit};
 
@@ -403,8 +404,9 @@ where
         .map_err(|(e, exit)| (role.clone(), e, exit))?;
     let recorder = Arc::new(Recorder::new());
     let observer = Some(recorder.clone() as _);
-    let endpoint = Endpoint::with_config(net.transport(), name, Config::default(), observer)
-        .map_err(|e| failed(&e))?;
+    let endpoint =
+        Endpoint::with_config(net.transport(), name, EndpointConfig::default(), observer)
+            .map_err(|e| failed(&e))?;
     let result = endpoint.run(choreography).await;
     net.close().await;
     let x = result.map_err(|e| failed(&e))?;

@@ -19,7 +19,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![KS, CS, S, C1, C2];
+pub type Roles = crate::RoleSet![KS, CS, S, C1, C2];
 
 /// What a run gives: each client's key and text.
 pub type Output = (Located<Delivered, C1>, Located<Delivered, C2>);

@@ -26,7 +26,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![KS, CS, S, C];
+pub type Roles = crate::RoleSet![KS, CS, S, C];
 
 /// A decryption key (label `Key`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ pub struct Send2<Cl> {
 }
 
 impl<Cl: Role> crate::Choreography<Located<Delivered, Cl>> for Send2<Cl> {
-    type Roles = crate::Roles![KS, CS, S, Cl];
+    type Roles = crate::RoleSet![KS, CS, S, Cl];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<Delivered, Cl>> {
         let (c, client, costs) = (self.role, self.client, self.costs);

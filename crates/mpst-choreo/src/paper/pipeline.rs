@@ -39,7 +39,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
+pub type Roles = crate::RoleSet![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
 
 /// A request: the identifier of an image (label `Image`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ crate::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = crate::Roles![P1, P2, Q];
+pub type Roles = crate::RoleSet![P1, P2, Q];
 
 /// A produced value (label `Item`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,9 +6,7 @@ use crate::common;
 use std::sync::Arc;
 
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
-use mpst_choreo::{
-    Choreography, Endpoint, Located, Op, Result, RoleName, RoleSet, Roles, Runner, roles,
-};
+use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, RoleName, RoleSet, Runner, roles};
 
 roles! {
     /// Key service.
@@ -42,7 +40,7 @@ struct ConcurrentSend {
 }
 
 impl Choreography<Located<(String, String), C>> for ConcurrentSend {
-    type Roles = Roles![KS, CS, S, C];
+    type Roles = RoleSet![KS, CS, S, C];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<(String, String), C>> {
         let key = op.locally(KS, |_| self.key);
@@ -61,7 +59,7 @@ async fn figure_2_binds_key_and_txt_at_the_client() {
         key: "k3y".into(),
         txt: "hello".into(),
     };
-    let outputs = runner::<Roles![KS, CS, S, C]>().run(choreo).await;
+    let outputs = runner::<RoleSet![KS, CS, S, C]>().run(choreo).await;
     assert_eq!(outputs.len(), 4);
     for (role, result) in &outputs {
         let here = result.as_ref().expect("every role succeeds").is_here();
@@ -80,7 +78,7 @@ roles! {
     pub struct Z;
 }
 
-type Abz = Roles![A, B, Z];
+type Abz = RoleSet![A, B, Z];
 
 #[derive(Clone)]
 struct Broadcast;
@@ -109,7 +107,7 @@ struct Branch {
 }
 
 impl Choreography<Located<String, B>> for Branch {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<String, B>> {
         let msg = op.locally(A, |_| if self.go { "go" } else { "stop" }.to_string());
@@ -197,7 +195,7 @@ struct Step {
 }
 
 impl Choreography<Located<u64, B>> for Step {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
         let v = op.locally(A, |_| self.i * 100);
@@ -237,7 +235,7 @@ async fn iterations_get_distinct_tokens_under_chaos() {
 #[tokio::test(start_paused = true)]
 async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
     let net: Arc<dyn mpst_choreo::Transport> = Arc::new(Chaos::new(
-        InMemory::new(<Roles![KS, CS, S, C]>::names()),
+        InMemory::new(<RoleSet![KS, CS, S, C]>::names()),
         ChaosConfig::reorder(11),
     ));
     let sessions = |n: u64| ConcurrentSend {
@@ -245,7 +243,7 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
         txt: format!("txt{n}"),
     };
     let mut tasks = Vec::new();
-    for role in <Roles![KS, CS, S, C]>::names() {
+    for role in <RoleSet![KS, CS, S, C]>::names() {
         let endpoint = Endpoint::new(net.clone(), role).unwrap();
         tasks.push(tokio::spawn(async move {
             let runs = (0..3).map(|n| endpoint.run_session(n, sessions(n)));
@@ -268,7 +266,7 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
 struct SlowService;
 
 impl Choreography<Located<u64, B>> for SlowService {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
         let x = op.locally(A, |_| 21);
@@ -283,7 +281,7 @@ impl Choreography<Located<u64, B>> for SlowService {
 
 #[tokio::test(start_paused = true)]
 async fn then_async_runs_an_async_computation_on_arrival() {
-    let out = runner::<Roles![A, B]>().run(SlowService).await;
+    let out = runner::<RoleSet![A, B]>().run(SlowService).await;
     assert_eq!(output(out, "B").into_local(), Some(42));
 }
 

@@ -10,8 +10,8 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory, Incoming};
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Envelope, EventKind, Located, Op, Recorder,
-    Result, RoleName, RoleSet, Roles, Runner, Transport, TransportError, roles,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Envelope, EventKind, Located, Op,
+    Recorder, Result, RoleName, RoleSet, Runner, Transport, TransportError, roles,
 };
 
 roles! {
@@ -19,7 +19,7 @@ roles! {
     pub struct B;
 }
 
-type AB = Roles![A, B];
+type AB = RoleSet![A, B];
 
 fn err_at<X>(outputs: &[(RoleName, Result<X>)], role: &str) -> String {
     match outputs.iter().find(|(r, _)| r.as_str() == role) {
@@ -119,9 +119,9 @@ impl Choreography<Located<u32, B>> for Once {
 async fn a_dropped_message_is_a_timeout_naming_the_key_and_the_peer() {
     let cfg = ChaosConfig::reorder(1).with_drop(1.0);
     let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
-    let config = Config {
+    let config = EndpointConfig {
         recv_timeout: Duration::from_secs(5),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let started = tokio::time::Instant::now();
     let out = Runner::new(net.clone()).config(config).run(Once).await;
@@ -160,7 +160,7 @@ async fn duplicated_deliveries_are_refused_and_reported() {
         Endpoint::with_config(
             net.clone(),
             role.into(),
-            Config::default(),
+            EndpointConfig::default(),
             observer.clone(),
         )
     };

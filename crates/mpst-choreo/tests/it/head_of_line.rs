@@ -22,8 +22,7 @@ use mpst_choreo::net::quic::QuicConfig;
 use mpst_choreo::net::tcp::TcpConfig;
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    Choreography, Endpoint, Located, Op, Result, Role as _, RoleSet, Roles, Runner, Transport,
-    roles,
+    Choreography, Endpoint, Located, Op, Result, Role as _, RoleSet, Runner, Transport, roles,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, timeout};
@@ -42,7 +41,7 @@ struct Burst {
 }
 
 impl Choreography for Burst {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let f0 = op.fcomm(A, B, &op.locally(A, |_| 10u64));
@@ -155,7 +154,7 @@ roles! {
     pub struct Q;
 }
 
-type R = Roles![P1, P2, Q];
+type R = RoleSet![P1, P2, Q];
 
 /// When p2 got its answer, since the start.
 type Answer = Located<Duration, P2>;

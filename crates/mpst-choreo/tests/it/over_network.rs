@@ -11,7 +11,7 @@ use mpst_choreo::conform::{Protocol, Step, global_trace};
 use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::paper::{clients, concurrent_send, pipeline, producers};
-use mpst_choreo::{Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Transport};
+use mpst_choreo::{Choreography, Endpoint, EndpointConfig, Recorder, RoleName, RoleSet, Transport};
 use tokio::net::TcpListener;
 use tokio::time::timeout;
 
@@ -113,9 +113,13 @@ where
     for net in nets {
         let role = net.role();
         let observer = Some(recorder.clone() as _);
-        let endpoint =
-            Endpoint::with_config(net.transport(), role.clone(), Config::default(), observer)
-                .unwrap();
+        let endpoint = Endpoint::with_config(
+            net.transport(),
+            role.clone(),
+            EndpointConfig::default(),
+            observer,
+        )
+        .unwrap();
         let choreography = choreography.clone();
         tasks.push(tokio::spawn(async move {
             let result = endpoint.run(choreography).await;

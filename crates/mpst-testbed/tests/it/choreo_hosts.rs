@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use cluster::{bed, connect, host_of, in_memory, peer_named, Cluster, OrderLog, Setup};
 use mpst_choreo::paper::{clients, compute_at, concurrent_send, pipeline, producers};
 use mpst_choreo::{
-    roles, Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles,
+    roles, Choreography, EndpointConfig, Located, Op, Result, Role, RoleName, RoleSet,
 };
 use mpst_testbed::Impairment;
 
@@ -185,7 +185,7 @@ fn under_reordering_links_the_integrity_keys_bind_every_value() {
 }
 
 /// The check above can fail: a receiver that ignores integrity keys (binding each
-/// sender's messages in arrival order, `Config::ignore_keys`, a test-only negative
+/// sender's messages in arrival order, `EndpointConfig::ignore_keys`, a test-only negative
 /// control) over the same links is caught binding wrong values.
 #[test]
 fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
@@ -194,10 +194,10 @@ fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
     let Some(bed) = bed(test, &roles, jitter(), SEEDS[0]) else {
         return;
     };
-    let fifo = Config {
+    let fifo = EndpointConfig {
         ignore_keys: true,
         recv_timeout: Duration::from_secs(2),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let setup = Setup {
         config: fifo,
@@ -257,7 +257,7 @@ impl TwoRounds {
 }
 
 impl Choreography<Located<u64, Hub>> for TwoRounds {
-    type Roles = Roles![Hub, L1, L2];
+    type Roles = RoleSet![Hub, L1, L2];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, Hub>> {
         let x = op.locally(Hub, |_| 1u64);
@@ -285,16 +285,16 @@ impl Choreography<Located<u64, Hub>> for TwoRounds {
 #[test]
 fn a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time() {
     let test = "a_partition_mid_run_fails_every_waiting_role_naming_its_peer_in_time";
-    let roles = <Roles![Hub, L1, L2]>::names();
+    let roles = <RoleSet![Hub, L1, L2]>::names();
     let Some(bed) = bed(test, &roles, jitter(), 7) else {
         return;
     };
     let recv_timeout = Duration::from_secs(1);
     for quic in [false, true] {
         let setup = Setup {
-            config: Config {
+            config: EndpointConfig {
                 recv_timeout,
-                ..Config::default()
+                ..EndpointConfig::default()
             },
             ..Setup::new(quic)
         };

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mpst::net::{Config, NetError, NetErrorKind, TcpRoute};
+use mpst::net::{NetConfig, NetError, NetErrorKind, TcpRoute};
 use mpst::{
     session, try_session, End, Error, Message, Payload, Receive, ReceiveErrorKind, Role, Send,
 };
@@ -39,12 +39,12 @@ type Server = Receive<A, Add, Receive<A, Add, Receive<A, Add, Send<A, Sum, End>>
 const BOUND: Duration = Duration::from_secs(10);
 
 /// Connects A (dialling) and B (accepting) on loopback.
-async fn roles(b: Config) -> (A, B) {
+async fn roles(b: NetConfig) -> (A, B) {
     let any = "127.0.0.1:0";
     // Not a test of security: plain TCP, asked for by name.
     let b = b.insecure_plaintext().listen(any).peer_without_address("A");
     let b = b.bind().await.unwrap();
-    let a = Config::new("adder/1", "A")
+    let a = NetConfig::new("adder/1", "A")
         .insecure_plaintext()
         .peer("B", b.local_addr().unwrap());
     let (a, b) = tokio::join!(a.connect(), b.connect());
@@ -93,7 +93,7 @@ fn transport(error: &Error) -> Option<&NetError> {
 #[tokio::test]
 async fn a_session_runs_over_tcp_and_roles_are_reused() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         for _ in 0..3 {
             let (sum, served) = tokio::join!(client(&mut a), server(&mut b));
             served.unwrap();
@@ -107,7 +107,7 @@ async fn a_session_runs_over_tcp_and_roles_are_reused() {
 #[tokio::test]
 async fn a_slow_peer_fails_the_receive_naming_it_within_the_timeout() {
     timeout(BOUND, async {
-        let b = Config::new("adder/1", "B").receive_timeout(Duration::from_millis(200));
+        let b = NetConfig::new("adder/1", "B").receive_timeout(Duration::from_millis(200));
         let (a, mut b) = roles(b).await;
         let started = Instant::now();
         let error = server(&mut b).await.unwrap_err();
@@ -129,7 +129,7 @@ async fn a_slow_peer_fails_the_receive_naming_it_within_the_timeout() {
 async fn idle_connection_in_the_middle_of_a_frame_fails_at_the_idle_timeout() {
     timeout(BOUND, async {
         // No receive time-out at all: only the idle time-out ends the wait.
-        let b = Config::new("adder/1", "B")
+        let b = NetConfig::new("adder/1", "B")
             .receive_timeout(Duration::MAX)
             .idle_timeout(Duration::from_millis(200));
         let (a, mut b) = roles(b).await;
@@ -161,7 +161,7 @@ async fn idle_connection_in_the_middle_of_a_frame_fails_at_the_idle_timeout() {
 #[tokio::test]
 async fn a_failed_session_closes_its_connections_so_the_peer_fails_at_once() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         // A gives up after one send; its routes are aborted, which closes the socket.
         let quitter = try_session(&mut a, |s: Client<'_, A>| async move {
             let _s = s.send(Add(1)).await?;
@@ -183,7 +183,7 @@ async fn a_failed_session_closes_its_connections_so_the_peer_fails_at_once() {
 #[tokio::test]
 async fn a_malformed_frame_fails_the_session_naming_the_peer() {
     timeout(BOUND, async {
-        let (a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         let A(route) = a;
         let mut raw = TcpRoute::into_inner(route).unwrap();
         tokio::io::AsyncWriteExt::write_all(&mut raw, &[0, 0, 0, 2, 7, 7])
@@ -201,7 +201,7 @@ async fn a_malformed_frame_fails_the_session_naming_the_peer() {
 #[tokio::test]
 async fn a_session_deadline_ends_the_session_and_its_peer_learns_of_it() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         // B gives its whole session 200 ms; A only sends once it hears B has given up,
         // so B's deadline passes first, always.
         let deadline = Duration::from_millis(200);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Located, Op, Result, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -15,7 +15,7 @@ roles! {
     pub struct Q;
 }
 
-type R = Roles![P1, P2, Q];
+type R = RoleSet![P1, P2, Q];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -47,7 +47,7 @@ impl Choreography<(Located<u64, P1>, Located<u64, P2>)> for ConcurrentProducers 
     }
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let choreo = ConcurrentProducers {
         a: seed,
         b: seed + 1_000_000,

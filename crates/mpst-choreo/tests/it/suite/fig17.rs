@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Located, Op, Result, Role, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -18,7 +18,7 @@ roles! {
     pub struct C2;
 }
 
-type R = Roles![KS, CS, S, C1, C2];
+type R = RoleSet![KS, CS, S, C1, C2];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -40,7 +40,7 @@ pub struct ConcurrentSend2<Cl> {
 }
 
 impl<Cl: Role> Choreography<Located<(String, String), Cl>> for ConcurrentSend2<Cl> {
-    type Roles = Roles![KS, CS, S, Cl];
+    type Roles = RoleSet![KS, CS, S, Cl];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<(String, String), Cl>> {
         let c = self.role;
@@ -78,7 +78,7 @@ impl Choreography<Out> for ConcurrentClients {
     }
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let ids = (2 * seed, 2 * seed + 1);
     let out = runner(transport, config)
         .run(ConcurrentClients { ids })

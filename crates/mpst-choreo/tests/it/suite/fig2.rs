@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Located, Op, Result, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -16,7 +16,7 @@ roles! {
     pub struct C;
 }
 
-type R = Roles![KS, CS, S, C];
+type R = RoleSet![KS, CS, S, C];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -42,7 +42,7 @@ impl Choreography<Located<(String, String), C>> for ConcurrentSend {
     }
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let choreo = ConcurrentSend {
         key: format!("key-{seed}"),
         txt: format!("txt-{seed}"),

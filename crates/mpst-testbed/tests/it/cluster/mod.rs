@@ -18,7 +18,7 @@ use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::{Envelope, InMemory, Incoming, TransportError};
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Key, RoleName, RoleSet, Runner, Transport,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Key, RoleName, RoleSet, Runner, Transport,
 };
 use mpst_testbed::{Impairment, TestBed};
 use tokio::runtime::Runtime;
@@ -138,7 +138,7 @@ pub struct Setup {
     /// QUIC instead of TCP.
     pub quic: bool,
     /// The endpoints' configuration.
-    pub config: Config,
+    pub config: EndpointConfig,
     /// Observes the order of envelopes at every role, if set.
     pub order: Option<Arc<OrderLog>>,
 }
@@ -148,7 +148,7 @@ impl Setup {
     pub fn new(quic: bool) -> Self {
         Setup {
             quic,
-            config: Config::default(),
+            config: EndpointConfig::default(),
             order: None,
         }
     }
