@@ -12,7 +12,9 @@
 # Idempotent (a second run changes nothing) and safe to re-run after merging other
 # branches: it rewrites whole words only, and only where the file says which `Config` or
 # `Endpoint` it means (a path, an import, a method only one of them has). Lines that carry
-# the marker `rename-27: keep` (the deprecated aliases and their test) are left alone.
+# the marker `rename-27: keep` (the deprecated aliases and their tests), and the region
+# between `rename-27: keep-start` and `rename-27: keep-end` (ARCHITECTURE.md's record of
+# the old names), are left alone.
 # Other crates' `Config`s (`WireConfig`, `TcpConfig`, an enum variant `Kind::Config(..)`)
 # and the comparison peers' own types (comparison/peers) are never touched. It ends with
 # `cargo fmt --all`, which sorts the renamed imports.
@@ -34,7 +36,10 @@ my $net = $path =~ m{(^|/)crates/mpst/src/net/}
     || /use\s+mpst::net::(\{[^{}]*\b(NetConfig|Config|BoundRole|Endpoint)\b[^{}]*\}|(NetConfig|Config|BoundRole|Endpoint)\b)/;
 my $mentions_choreo = /\bmpst_choreo\b/ || $path =~ m{(^|/)crates/mpst-choreo};
 my @kept;
-# Lines marked `rename-27: keep` are put aside and restored unchanged at the end.
+# Regions between lines marked `rename-27: keep-start` and `rename-27: keep-end` (the
+# record of the old names in ARCHITECTURE.md), and lines marked `rename-27: keep`, are
+# put aside and restored unchanged at the end.
+s{^[^\n]*rename-27: keep-start.*?rename-27: keep-end[^\n]*$}{push @kept, $&; "\x{1}KEEP$#kept\x{1}"}gmse;
 s{^.*rename-27: keep.*$}{push @kept, $&; "\x{1}KEEP$#kept\x{1}"}gme;
 
 # A bare `Config`/`Endpoint` that names a type: not a variant (`Kind::Config(..)`), not
@@ -43,6 +48,7 @@ my $bare_config = qr/(?<!Kind::)(?<!Error::)(?<!\w)Config\b(?!\s*\()/;
 my $bare_endpoint = qr/(?<!\w)(?<!::)Endpoint\b(?!\s*\()/;
 
 # --- Roles! -> RoleSet! ---------------------------------------------------------------
+s/\]\((crate|mpst_choreo)::Roles\)/]($1::RoleSet!)/g; # a doc link: the macro, not the trait
 s/\bRoles!/RoleSet!/g;
 s/\b(mpst_choreo|\$crate)::Roles\b/$1::RoleSet/g;
 s/\bcrate::Roles\b/crate::RoleSet/g if $path =~ m{(^|/)crates/mpst-choreo/src/};
