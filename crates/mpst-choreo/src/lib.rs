@@ -118,6 +118,9 @@ pub mod paper;
 
 pub use choreography::{Choreography, Runner};
 pub use endpoint::{Endpoint, EndpointConfig, EndpointStats};
+/// The former name of [`EndpointConfig`], kept for one release.
+#[deprecated(note = "renamed to `EndpointConfig`")] // rename-27: keep
+pub type Config = EndpointConfig; // rename-27: keep
 pub use futures::future::Either;
 pub use nonblocking::{Payload, PayloadContext, Source};
 pub use op::Op;

@@ -90,7 +90,7 @@ impl From<&'static str> for RoleName {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HNil;
 
-/// The role set with head `H` and tail `T`. Write sets with [`RoleSet!`](crate::RoleSet).
+/// The role set with head `H` and tail `T`. Write sets with [`RoleSet!`](crate::RoleSet!).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HCons<H, T>(PhantomData<(H, T)>);
 
@@ -115,8 +115,9 @@ impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
 }
 
 /// The type of a role set: `RoleSet![A, B, C]` is the set of roles `A`, `B` and `C`, a
-/// type implementing the trait [`RoleSet`] (one import, `use mpst_choreo::RoleSet`,
-/// brings both). Roles themselves are declared with [`roles!`](crate::roles).
+/// type implementing the trait [`RoleSet`](trait@crate::RoleSet) (one import,
+/// `use mpst_choreo::RoleSet`, brings both). Roles themselves are declared with
+/// [`roles!`](crate::roles).
 ///
 /// ```
 /// use mpst_choreo::{roles, RoleSet};
@@ -136,7 +137,7 @@ macro_rules! RoleSet {
     ($head:ty $(, $tail:ty)* $(,)?) => { $crate::HCons<$head, $crate::RoleSet![$($tail),*]> };
 }
 
-/// The former name of [`RoleSet!`](crate::RoleSet), kept for one release (it differed
+/// The former name of [`RoleSet!`](crate::RoleSet!), kept for one release (it differed
 /// from [`roles!`](crate::roles) only in case).
 #[doc(hidden)]
 #[deprecated(note = "renamed to `RoleSet!`")] // rename-27: keep
@@ -222,5 +223,6 @@ mod tests {
         }
         assert!(same::<crate::Roles![A, B], crate::RoleSet![A, B]>()); // rename-27: keep
         assert!(!same::<crate::Roles![A, B], crate::RoleSet![B, A]>()); // rename-27: keep
+        assert!(same::<crate::Config, crate::EndpointConfig>()); // rename-27: keep
     }
 }

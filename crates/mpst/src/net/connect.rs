@@ -305,22 +305,3 @@ where
         }
     }
 }
-
-/// Why a session ran out of time: returned (as [`crate::Error::Other`]) by
-/// [`session_timeout`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the session did not finish within {0:?}")]
-pub struct SessionTimeout(pub Duration);
-
-/// Runs a session with a deadline for the whole of it. On time-out the session future is
-/// dropped; drop the role too (its connections close, so its peers fail promptly instead
-/// of waiting).
-pub async fn session_timeout<T>(
-    timeout: Duration,
-    session: impl Future<Output = Result<T, crate::Error>>,
-) -> Result<T, crate::Error> {
-    match tokio::time::timeout(timeout, session).await {
-        Ok(result) => result,
-        Err(_elapsed) => Err(crate::Error::other(SessionTimeout(timeout))),
-    }
-}

@@ -44,9 +44,11 @@
 //!   carried by the runtime's transport error kinds with the transport's text; a peer
 //!   that closes between frames is the runtime's "disconnected", at once. Afterwards the
 //!   route is closed. A session that fails or is dropped aborts its routes, which closes
-//!   their sockets, so its peers fail at once. [`session_timeout`] bounds a whole
-//!   session; [`is_disconnected`] tells whether a session error means the peer went
-//!   away, however the socket reported it.
+//!   their sockets, so its peers fail at once. [`try_session_until`](crate::try_session_until)
+//!   bounds a whole session (with `tokio::time::sleep(d)` as its deadline): on time-out
+//!   the session is dropped, so its routes are aborted and its peers fail at once too;
+//!   [`is_disconnected`] tells whether a session error means the peer went away, however
+//!   the socket reported it.
 
 mod any;
 mod classify;
@@ -61,7 +63,7 @@ pub use config::{
     Fingerprint, NetConfig, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
     DEFAULT_RECEIVE_TIMEOUT,
 };
-pub use connect::{session_timeout, BoundRole, Connections, SessionTimeout};
+pub use connect::{BoundRole, Connections};
 pub use error::{NetError, NetErrorKind};
 /// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
 /// development).
@@ -71,3 +73,26 @@ pub use mpst_wire::{
     DEFAULT_MAX_FRAME_LENGTH,
 };
 pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
+
+/// The former name of [`NetConfig`], kept for one release.
+#[deprecated(note = "renamed to `NetConfig`")] // rename-27: keep
+pub type Config = NetConfig; // rename-27: keep
+
+/// The former name of [`BoundRole`], kept for one release (`mpst_choreo::Endpoint` is
+/// another thing: a choreography role's runtime).
+#[deprecated(note = "renamed to `BoundRole`")] // rename-27: keep
+pub type Endpoint = BoundRole; // rename-27: keep
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+
+    /// The names issue 27 replaced still work for one release.
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_are_the_new_ones() {
+        use super::{BoundRole, Config, Endpoint, NetConfig}; // rename-27: keep
+        assert_eq!(TypeId::of::<Config>(), TypeId::of::<NetConfig>()); // rename-27: keep
+        assert_eq!(TypeId::of::<Endpoint>(), TypeId::of::<BoundRole>()); // rename-27: keep
+    }
+}

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use mpst::net::{NetConfig, NetError, NetErrorKind, TcpRoute};
 use mpst::{
-    session, try_session, End, Error, Message, Payload, Receive, ReceiveErrorKind, Role, Send,
+    session, try_session, try_session_until, End, Error, Message, Payload, Receive,
+    ReceiveErrorKind, Role, Send,
 };
 use tokio::time::{timeout, Instant};
 
@@ -70,13 +71,15 @@ async fn client(role: &mut A) -> Result<i32, Error> {
 }
 
 async fn server(role: &mut B) -> Result<(), Error> {
-    try_session(role, |s: Server<'_, B>| async move {
-        let (Add(x), s) = s.receive().await?;
-        let (Add(y), s) = s.receive().await?;
-        let (Add(z), s) = s.receive().await?;
-        Ok(((), s.send(Sum(x + y + z)).await?))
-    })
-    .await
+    try_session(role, serve).await
+}
+
+/// B's session body.
+async fn serve(s: Server<'_, B>) -> Result<((), End<'_, B>), Error> {
+    let (Add(x), s) = s.receive().await?;
+    let (Add(y), s) = s.receive().await?;
+    let (Add(z), s) = s.receive().await?;
+    Ok(((), s.send(Sum(x + y + z)).await?))
 }
 
 /// The transport error under a receive error, if that is what `error` is.
@@ -203,19 +206,31 @@ async fn a_session_deadline_ends_the_session_and_its_peer_learns_of_it() {
     timeout(BOUND, async {
         let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         // B gives its whole session 200 ms; A only sends once it hears B has given up,
-        // so B's deadline passes first, always.
-        let deadline = Duration::from_millis(200);
-        let served = mpst::net::session_timeout(deadline, server(&mut b)).await;
-        let error = served.unwrap_err();
+        // so B's deadline passes first, always, while B waits for A's first number.
+        let deadline = tokio::time::sleep(Duration::from_millis(200));
+        let error = try_session_until(&mut b, deadline, serve)
+            .await
+            .unwrap_err();
+        assert!(error.is_timeout(), "{error}");
+        let Error::Receive(waiting) = &error else {
+            panic!("expected a receive that timed out, got {error}");
+        };
         assert!(
-            error.to_string().contains("did not finish within 200ms"),
+            matches!(waiting.kind, ReceiveErrorKind::TimedOut),
+            "{error}"
+        );
+        assert_eq!((waiting.role, waiting.peer), ("B", "A"));
+        assert!(
+            waiting.state_name().starts_with("Receive<A, Add, "),
             "{error}"
         );
         // B's session future was dropped: its routes were aborted, so A fails at once
-        // (closed or reset, depending on whether A's sends raced B's close).
+        // (closed or reset, depending on whether A's sends raced B's close), not by its own
+        // receive time-out (30 s, beyond the test's bound).
         let error = client(&mut a).await.unwrap_err();
         assert_eq!(error.peer(), Some("B"));
         assert!(mpst::net::is_disconnected(&error), "{error}");
+        assert!(!error.is_timeout(), "{error}");
     })
     .await
     .unwrap();
