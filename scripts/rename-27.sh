@@ -75,7 +75,7 @@ s/\bmpst_choreo::Config\b/mpst_choreo::EndpointConfig/g;
 s/\b(mpst::net|net::config)::Config\b/$1::NetConfig/g;
 # Members only one of the two has (the session runtime's only where it is meant: its
 # crate, the examples, prose, or a file that uses `mpst::net`).
-s/\bConfig(::|\.)(recv_timeout|unclaimed_limit|unclaimed_bytes|unclaimed_age|ignore_keys|ignores_keys)\b/EndpointConfig$1$2/g;
+s/\bConfig(::|\.|\s*\{\s*)(recv_timeout|unclaimed_limit|unclaimed_bytes|unclaimed_age|ignore_keys|ignores_keys)\b/EndpointConfig$1$2/g;
 s/\bConfig::(new|from_toml|from_wire|listen|peer|peer_without_address|dialled_by|identity|identity_files|insecure_plaintext|fingerprint|expect|connect_timeout|handshake_timeout|max_pending_handshakes|receive_timeout|idle_timeout|max_frame_length|flush_threshold|wire|role|protocol|peers|dials|bind|connect)\b/NetConfig::$1/g
     if $path =~ m{(^|/)(crates/mpst/|examples/)|\.(md|toml)$} || /\bmpst::net\b/;
 # Only the endpoint's has `default()` (the network one is built from a protocol and a
