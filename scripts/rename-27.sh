@@ -81,6 +81,8 @@ s/\bConfig::(new|from_toml|from_wire|listen|peer|peer_without_address|dialled_by
 # Only the endpoint's has `default()` (the network one is built from a protocol and a
 # role).
 s/\bConfig::default\(\)/EndpointConfig::default()/g if $mentions_choreo || $path =~ /\.md$/;
+# ARCHITECTURE.md's code map names the session runtime's in prose.
+s/`Config` wrapping `WireConfig`/`NetConfig` wrapping `WireConfig`/g;
 # Files that say which one they mean.
 if ($choreo && !$net) {
     s/$bare_config/EndpointConfig/g;
