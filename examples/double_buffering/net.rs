@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kernel::{kernel, Kernel};
-use mpst::net::{Config, Fingerprint};
+use mpst::net::{Fingerprint, NetConfig};
 use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_examples::{observe, observer};
 use mpst_wire::RoleExit;
@@ -38,7 +38,7 @@ const PROTOCOL: &str = "double_buffering/1";
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every role's session type fingerprint: each process knows them all, since all roles
-/// are built from this binary, so each checks its peers' (see `mpst::net::Config::expect`).
+/// are built from this binary, so each checks its peers' (see `mpst::net::NetConfig::expect`).
 fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], mpst::serialize::SerializeError> {
     Ok([
         ("S", Fingerprint::of::<SSession<'static, S>>()?),
@@ -48,7 +48,7 @@ fn fingerprints() -> Result<[(&'static str, Fingerprint); 3], mpst::serialize::S
 }
 
 /// Runs the role `config` names; the sink returns the values it read.
-async fn run_role(config: Config, count: usize, skew: bool) -> Result<String, RoleError> {
+async fn run_role(config: NetConfig, count: usize, skew: bool) -> Result<String, RoleError> {
     let role = config.role().to_owned();
     let mut config = config;
     for (name, fingerprint) in fingerprints()? {
@@ -126,7 +126,7 @@ fn main() -> ExitCode {
     };
     if sources.names_a_role() {
         let config = match sources.load() {
-            Ok(config) => Config::from_wire(config),
+            Ok(config) => NetConfig::from_wire(config),
             Err(error) => return finish::<String>(Err(error.into())),
         };
         let skew = skew && config.role() == "K";

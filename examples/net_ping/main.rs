@@ -1,5 +1,5 @@
 //! The README's two-process example: `net_ping certs DIR`, then `net_ping B 127.0.0.1:7000 DIR`, then `net_ping A 127.0.0.1:7000 DIR`; or configured by `--config FILE` / `MPST_*` variables (docs/DEPLOYMENT.md).
-use mpst::net::{certs, Config, TcpRoute};
+use mpst::net::{certs, NetConfig, TcpRoute};
 use mpst::{session, try_session, End, Message, Receive, Role, Send};
 use mpst_examples::net::{finish, init_logging, role_sources, RoleError};
 use std::path::Path;
@@ -19,15 +19,15 @@ type PingA = Send<B, u32, Receive<B, u32, End>>;
 #[session]
 type PongB = Receive<A, u32, Send<A, u32, End>>;
 /// Role `role` of ping/1, proving itself with the identity in `dir` that `certs` wrote.
-fn config(role: &str, dir: &Path) -> Config {
+fn config(role: &str, dir: &Path) -> NetConfig {
     let (cert, key) = (
         dir.join(format!("{role}.pem")),
         dir.join(format!("{role}.key")),
     );
-    Config::new("ping/1", role).identity_files(dir.join("ca.pem"), cert, key)
+    NetConfig::new("ping/1", role).identity_files(dir.join("ca.pem"), cert, key)
 }
 /// B answers A's number plus one; A returns `pong N`.
-async fn run(config: Config) -> Result<String, RoleError> {
+async fn run(config: NetConfig) -> Result<String, RoleError> {
     match config.role() {
         "B" => {
             let b = config.bind().await?;
@@ -62,7 +62,7 @@ async fn main() -> ExitCode {
     };
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let config = match args[..] {
-        [] if sources.names_a_role() => sources.load().map(Config::from_wire),
+        [] if sources.names_a_role() => sources.load().map(NetConfig::from_wire),
         ["certs", dir] => {
             let roles = ["A".into(), "B".into()];
             if let Err(error) = certs::write_deployment(Path::new(dir), "ping/1", &roles) {

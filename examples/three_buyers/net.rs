@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
-use mpst::net::{Config, Fingerprint};
+use mpst::net::{Fingerprint, NetConfig};
 use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_wire::RoleExit;
 
@@ -47,7 +47,7 @@ fn fingerprints() -> Result<[(&'static str, Fingerprint); 4], mpst::serialize::S
 
 /// Runs the role `config` names in the purchase of "Session Types" where `A` pays 50,
 /// `B` can pay 10 and asks `C`, whose budget is `budget_c`.
-async fn run_role(config: Config, budget_c: i32) -> Result<String, RoleError> {
+async fn run_role(config: NetConfig, budget_c: i32) -> Result<String, RoleError> {
     let role = config.role().to_owned();
     if !["A", "B", "C", "S"].contains(&role.as_str()) {
         return Err(RoleError::usage(format!(
@@ -126,7 +126,9 @@ fn main() -> ExitCode {
     };
     if sources.names_a_role() {
         return match sources.load() {
-            Ok(config) => finish(runtime.block_on(run_role(Config::from_wire(config), budget_c))),
+            Ok(config) => {
+                finish(runtime.block_on(run_role(NetConfig::from_wire(config), budget_c)))
+            }
             Err(error) => finish::<String>(Err(error.into())),
         };
     }

@@ -11,7 +11,7 @@ use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    roles, Choreography, Endpoint, Located, Op, Result, Role, RoleName, RoleSet, Roles, Transport,
+    roles, Choreography, Endpoint, Located, Op, Result, Role, RoleName, RoleSet, Transport,
 };
 
 use crate::{key_of, mismatch, mode_of, pipeline_of, pong_of, stage, text_of, Mode};
@@ -47,7 +47,7 @@ pub struct PingPong {
 }
 
 impl Choreography<Located<u64, Ping>> for PingPong {
-    type Roles = Roles![Ping, Pong];
+    type Roles = RoleSet![Ping, Pong];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, Ping>> {
         let ping = op.locally(Ping, |_| self.ping);
@@ -73,7 +73,7 @@ pub struct ConcurrentSend {
 }
 
 impl Choreography<Located<(String, String), C>> for ConcurrentSend {
-    type Roles = Roles![KS, CS, S, C];
+    type Roles = RoleSet![KS, CS, S, C];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<(String, String), C>> {
         let key = op.locally(KS, |_| key_of(self.client));
@@ -113,7 +113,7 @@ struct Stages {
 }
 
 impl Choreography<Located<u64, Sink>> for Stages {
-    type Roles = Roles![Source, Stage, Sink];
+    type Roles = RoleSet![Source, Stage, Sink];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, Sink>> {
         let mode = self.mode;
@@ -132,7 +132,7 @@ impl Choreography<Located<u64, Sink>> for Stages {
 
 /// `None` only at a role outside the branch's set, which here has every role.
 impl Choreography<Option<Located<u64, Sink>>> for Pipeline {
-    type Roles = Roles![Source, Stage, Sink];
+    type Roles = RoleSet![Source, Stage, Sink];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Option<Located<u64, Sink>>> {
         let mode = op.locally(Source, |_| mode_of(self.input));
@@ -212,19 +212,19 @@ pub async fn in_memory(
     }
     match choreography {
         "ping_pong" => run!(
-            Roles![Ping, Pong],
+            RoleSet![Ping, Pong],
             move |ping| PingPong { ping, in_order },
             Located::into_local,
             pong_of
         ),
         "concurrent_send" => run!(
-            Roles![KS, CS, S, C],
+            RoleSet![KS, CS, S, C],
             move |client| ConcurrentSend { client, in_order },
             Located::into_local,
             |run| (key_of(run), text_of(run))
         ),
         "pipeline" => run!(
-            Roles![Source, Stage, Sink],
+            RoleSet![Source, Stage, Sink],
             move |input| Pipeline { input, in_order },
             |out: Option<Located<u64, Sink>>| out.and_then(Located::into_local),
             pipeline_of

@@ -16,7 +16,7 @@ use futures::StreamExt;
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Observer, RoleName, RoleSet, Transport,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Observer, RoleName, RoleSet, Transport,
 };
 use tokio::net::TcpListener;
 use tokio::time::Instant;
@@ -173,9 +173,9 @@ where
     F: std::future::Future<Output = ()> + Send,
 {
     let names = Ch::Roles::names();
-    let config = Config {
+    let config = EndpointConfig {
         recv_timeout: Duration::from_secs(120),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let failures = Failures::default();
     let make = Arc::new(make);

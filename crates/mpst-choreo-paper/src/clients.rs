@@ -16,7 +16,7 @@ mpst_choreo::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = mpst_choreo::Roles![KS, CS, S, C1, C2];
+pub type Roles = mpst_choreo::RoleSet![KS, CS, S, C1, C2];
 
 /// What a run gives: each client's key and text.
 pub type Output = (Located<Delivered, C1>, Located<Delivered, C2>);

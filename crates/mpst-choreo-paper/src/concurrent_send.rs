@@ -23,7 +23,7 @@ mpst_choreo::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = mpst_choreo::Roles![KS, CS, S, C];
+pub type Roles = mpst_choreo::RoleSet![KS, CS, S, C];
 
 /// A decryption key (label `Key`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,7 +142,7 @@ pub struct Send2<Sv, Cl> {
 }
 
 impl<Sv: Services, Cl: Role> Choreography<Located<Both<Sv>, Cl>> for Send2<Sv, Cl> {
-    type Roles = mpst_choreo::Roles![KS, CS, S, Cl];
+    type Roles = mpst_choreo::RoleSet![KS, CS, S, Cl];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<Both<Sv>, Cl>> {
         let (c, sv) = (self.role, self.services);

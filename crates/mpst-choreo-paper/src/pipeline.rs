@@ -47,7 +47,7 @@ mpst_choreo::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = mpst_choreo::Roles![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
+pub type Roles = mpst_choreo::RoleSet![Gateway, Worker1, Worker2, Batcher, Model1, Model2];
 
 /// A request: the identifier of an image (label `Image`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

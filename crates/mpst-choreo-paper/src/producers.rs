@@ -20,7 +20,7 @@ mpst_choreo::roles! {
 }
 
 /// The roles of both forms.
-pub type Roles = mpst_choreo::Roles![P1, P2, Q];
+pub type Roles = mpst_choreo::RoleSet![P1, P2, Q];
 
 /// A produced value (label `Item`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::{Config, Endpoint, Envelope, Key, RoleName, Site, Token, Transport};
+use mpst_choreo::{Endpoint, EndpointConfig, Envelope, Key, RoleName, Site, Token, Transport};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
@@ -97,9 +97,9 @@ async fn unclaimed(envelopes: u64) {
         config,
     );
     let b = Arc::new(b.await.expect("B"));
-    let config = Config {
+    let config = EndpointConfig {
         unclaimed_age: Duration::from_secs(5),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let endpoint = Endpoint::with_config(b.clone(), RoleName::from("B"), config, None).unwrap();
     report("baseline");

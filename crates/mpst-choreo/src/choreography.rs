@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::endpoint::{Config, Endpoint};
+use crate::endpoint::{Endpoint, EndpointConfig};
 use crate::error::{ChoreoError, Result};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
@@ -18,7 +18,7 @@ use crate::transport::{Observer, Transport};
 /// Procedures are choreographies too (generic over their role parameters), called with
 /// [`Op::call`].
 pub trait Choreography<X = ()>: Send + Sized {
-    /// The roles taking part, as `Roles![A, B, ...]`.
+    /// The roles taking part, as `RoleSet![A, B, ...]`.
     type Roles: RoleSet;
 
     /// The body, run by every role.
@@ -31,7 +31,7 @@ pub trait Choreography<X = ()>: Send + Sized {
 /// own instead (parallel on a multi-thread runtime).
 pub struct Runner {
     transport: Arc<dyn Transport>,
-    config: Config,
+    config: EndpointConfig,
     observer: Option<Arc<dyn Observer>>,
     spawning: bool,
 }
@@ -41,7 +41,7 @@ impl Runner {
     pub fn new(transport: Arc<dyn Transport>) -> Self {
         Self {
             transport,
-            config: Config::default(),
+            config: EndpointConfig::default(),
             observer: None,
             spawning: false,
         }
@@ -56,7 +56,7 @@ impl Runner {
     }
 
     /// Sets the endpoints' configuration.
-    pub fn config(mut self, config: Config) -> Self {
+    pub fn config(mut self, config: EndpointConfig) -> Self {
         self.config = config;
         self
     }

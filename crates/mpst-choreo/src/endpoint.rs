@@ -32,7 +32,7 @@ use mailbox::{Bounds, Mailbox, Slot};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
-pub struct Config {
+pub struct EndpointConfig {
     /// How long a receive waits for its message before failing with
     /// [`ChoreoError::Timeout`] (30 s by default).
     pub recv_timeout: Duration,
@@ -55,7 +55,7 @@ pub struct Config {
     pub ignore_keys: bool,
 }
 
-impl Default for Config {
+impl Default for EndpointConfig {
     fn default() -> Self {
         Self {
             recv_timeout: Duration::from_secs(30),
@@ -68,7 +68,7 @@ impl Default for Config {
     }
 }
 
-impl Config {
+impl EndpointConfig {
     /// Whether the test hook `ignore_keys` is set (never without `testing`).
     fn ignores_keys(&self) -> bool {
         #[cfg(feature = "testing")]
@@ -105,8 +105,8 @@ pub struct EndpointStats {
     /// never bound, and the receive goes on waiting for the right one.
     pub wrong_sender_refused: u64,
     /// Envelopes dropped because no receive claimed them within
-    /// [`Config::unclaimed_age`], or to stay within [`Config::unclaimed_limit`] and
-    /// [`Config::unclaimed_bytes`].
+    /// [`EndpointConfig::unclaimed_age`], or to stay within [`EndpointConfig::unclaimed_limit`] and
+    /// [`EndpointConfig::unclaimed_bytes`].
     pub unclaimed_dropped: u64,
     /// Keys the endpoint currently remembers (delivered, claimed or sent). Keys of a
     /// session are forgotten when it finishes; unclaimed ones expire.
@@ -123,7 +123,7 @@ fn session_of(key: &Key) -> Option<u64> {
 pub(crate) struct Shared {
     pub(crate) role: RoleName,
     pub(crate) transport: Arc<dyn Transport>,
-    pub(crate) config: Config,
+    pub(crate) config: EndpointConfig,
     observer: Option<Arc<dyn Observer>>,
     mailbox: Mutex<Mailbox>,
     last_error: Mutex<Option<String>>,
@@ -191,7 +191,7 @@ impl Shared {
     }
 
     /// Claims `key` for a receive from `from` and returns how it will complete. An
-    /// envelope that waited unclaimed longer than [`Config::unclaimed_age`] is dropped
+    /// envelope that waited unclaimed longer than [`EndpointConfig::unclaimed_age`] is dropped
     /// first, so a receive claimed that late waits for it in vain, as documented.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
         let now = Instant::now();
@@ -361,21 +361,21 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint for `role` on `transport` with the default [`Config`]. The transport
+    /// An endpoint for `role` on `transport` with the default [`EndpointConfig`]. The transport
     /// files incoming messages into the endpoint's mailbox itself (it is attached to the
     /// endpoint's [`Inbox`] here), waking the receive that waits for each directly. The
     /// endpoint spawns one task, off that path, that drops unclaimed envelopes as they
     /// expire, so it must be created inside a tokio runtime ([`ChoreoError::NoRuntime`]
     /// otherwise).
     pub fn new(transport: Arc<dyn Transport>, role: RoleName) -> Result<Self> {
-        Self::with_config(transport, role, Config::default(), None)
+        Self::with_config(transport, role, EndpointConfig::default(), None)
     }
 
     /// An endpoint with a configuration and an optional observer of communication events.
     pub fn with_config(
         transport: Arc<dyn Transport>,
         role: RoleName,
-        config: Config,
+        config: EndpointConfig,
         observer: Option<Arc<dyn Observer>>,
     ) -> Result<Self> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| ChoreoError::NoRuntime)?;

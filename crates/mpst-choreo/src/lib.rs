@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use mpst_choreo::transport::InMemory;
-//! use mpst_choreo::{Choreography, Located, Op, Result, RoleSet, Roles, Runner, roles};
+//! use mpst_choreo::{Choreography, Located, Op, Result, RoleSet, Runner, roles};
 //! use std::sync::Arc;
 //!
 //! roles! { pub struct KS; pub struct CS; pub struct S; pub struct C; }
@@ -25,7 +25,7 @@
 //! struct ConcurrentSend { key: String, txt: String }
 //!
 //! impl Choreography<Located<(String, String), C>> for ConcurrentSend {
-//!     type Roles = Roles![KS, CS, S, C];
+//!     type Roles = RoleSet![KS, CS, S, C];
 //!
 //!     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<(String, String), C>> {
 //!         let key = op.locally(KS, |_| self.key);
@@ -40,7 +40,7 @@
 //!
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() {
-//!     let net = Arc::new(InMemory::new(<Roles![KS, CS, S, C]>::names()));
+//!     let net = Arc::new(InMemory::new(<RoleSet![KS, CS, S, C]>::names()));
 //!     let choreo = ConcurrentSend { key: "k3y".into(), txt: "hello".into() };
 //!     for (role, result) in Runner::new(net).run(choreo).await {
 //!         let at_c = result.expect("no role fails").into_local();
@@ -53,7 +53,7 @@
 //! ## The pieces
 //!
 //! - **Roles** are zero-sized types declared with [`roles!`]; a choreography's role set is
-//!   a type, [`Roles!`]`[A, B, C]`. Operators take roles as values (`op.comm(A, B, &x)`)
+//!   a type, [`RoleSet!`]`[A, B, C]`. Operators take roles as values (`op.comm(A, B, &x)`)
 //!   and require them to be [`Member`]s of the set, so a stray role is a compile error.
 //! - **[`Op`]** holds the operators. Blocking: [`Op::locally`], [`Op::comm`],
 //!   [`Op::broadcast`], [`Op::cond`] (a conditional whose decision is sent, as a keyed
@@ -76,7 +76,7 @@
 //!   `net::quic`) where every role proves its role with a certificate before any of its
 //!   envelopes is read. Receivers keep a mailbox filed by sender and integrity key, refuse
 //!   duplicates and envelopes naming the wrong sender, bound what nobody has claimed, and
-//!   time out ([`Config::recv_timeout`]) with an error naming the key and the peer when a
+//!   time out ([`EndpointConfig::recv_timeout`]) with an error naming the key and the peer when a
 //!   message is lost, or fail at once when the transport loses the peer.
 //! - **Observation**: an [`Observer`] sees every send, receive and refused duplicate with
 //!   its key and label, e.g. to check a global trace against a protocol.
@@ -91,7 +91,7 @@
 //! | `tcp` | yes | `net::tcp`: the TCP transport |
 //! | `quic` | no | `net::quic`: the QUIC transport |
 //! | `scribble` | no | `conform`: replaying recorded traces through a Scribble protocol |
-//! | `testing` | no | test hooks, not for production: `Config::ignore_keys` (the negative control that binds in arrival order) and the `hold` field of `TcpConfig` and `QuicConfig` (fault injection) |
+//! | `testing` | no | test hooks, not for production: `EndpointConfig::ignore_keys` (the negative control that binds in arrival order) and the `hold` field of `TcpConfig` and `QuicConfig` (fault injection) |
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -116,7 +116,10 @@ pub mod conform;
 pub mod net;
 
 pub use choreography::{Choreography, Runner};
-pub use endpoint::{Config, Endpoint, EndpointStats};
+pub use endpoint::{Endpoint, EndpointConfig, EndpointStats};
+/// The former name of [`EndpointConfig`], kept for one release.
+#[deprecated(note = "renamed to `EndpointConfig`")] // rename-27: keep
+pub type Config = EndpointConfig; // rename-27: keep
 pub use futures::future::Either;
 pub use nonblocking::{Payload, PayloadContext, Source};
 pub use op::Op;

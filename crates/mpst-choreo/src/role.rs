@@ -90,7 +90,7 @@ impl From<&'static str> for RoleName {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HNil;
 
-/// The role set with head `H` and tail `T`. Write sets with [`Roles!`](crate::Roles).
+/// The role set with head `H` and tail `T`. Write sets with [`RoleSet!`](crate::RoleSet!).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HCons<H, T>(PhantomData<(H, T)>);
 
@@ -128,11 +128,36 @@ impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
     }
 }
 
-/// The type of a role set: `Roles![A, B, C]`.
+/// The type of a role set: `RoleSet![A, B, C]` is the set of roles `A`, `B` and `C`, a
+/// type implementing the trait [`RoleSet`](trait@crate::RoleSet) (one import,
+/// `use mpst_choreo::RoleSet`, brings both). Roles themselves are declared with
+/// [`roles!`](crate::roles).
+///
+/// ```
+/// use mpst_choreo::{roles, RoleSet};
+/// roles! {
+///     struct Client;
+///     struct Server;
+/// }
+/// type Both = RoleSet![Client, Server];
+/// assert_eq!(
+///     Both::names().iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+///     ["Client", "Server"]
+/// );
+/// ```
 #[macro_export]
-macro_rules! Roles {
+macro_rules! RoleSet {
     () => { $crate::HNil };
-    ($head:ty $(, $tail:ty)* $(,)?) => { $crate::HCons<$head, $crate::Roles![$($tail),*]> };
+    ($head:ty $(, $tail:ty)* $(,)?) => { $crate::HCons<$head, $crate::RoleSet![$($tail),*]> };
+}
+
+/// The former name of [`RoleSet!`](crate::RoleSet!), kept for one release (it differed
+/// from [`roles!`](crate::roles) only in case).
+#[doc(hidden)]
+#[deprecated(note = "renamed to `RoleSet!`")] // rename-27: keep
+#[macro_export]
+macro_rules! Roles { // rename-27: keep
+    ($($roles:tt)*) => { $crate::RoleSet![$($roles)*] };
 }
 
 /// Index proof: the member is the head of the list.
@@ -193,15 +218,27 @@ mod tests {
 
     #[test]
     fn membership_and_subsets_are_inferred() {
-        member::<B, crate::Roles![A, B, C], _>();
-        subset::<crate::Roles![C, A], crate::Roles![A, B, C], _>();
+        member::<B, crate::RoleSet![A, B, C], _>();
+        subset::<crate::RoleSet![C, A], crate::RoleSet![A, B, C], _>();
         assert_eq!(
-            <crate::Roles![A, B, C]>::names(),
+            <crate::RoleSet![A, B, C]>::names(),
             vec![A::name(), B::name(), C::name()]
         );
-        assert!(<crate::Roles![A, C]>::contains(&C::name()));
-        assert!(!<crate::Roles![A, C]>::contains(&B::name()));
+        assert!(<crate::RoleSet![A, C]>::contains(&C::name()));
+        assert!(!<crate::RoleSet![A, C]>::contains(&B::name()));
         assert_eq!(RoleName::new("A"), A::name());
         assert_eq!(A::name().to_string(), "A");
+    }
+
+    /// The names issue 27 replaced still work for one release.
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_are_the_new_ones() {
+        fn same<T: 'static, U: 'static>() -> bool {
+            std::any::TypeId::of::<T>() == std::any::TypeId::of::<U>()
+        }
+        assert!(same::<crate::Roles![A, B], crate::RoleSet![A, B]>()); // rename-27: keep
+        assert!(!same::<crate::Roles![A, B], crate::RoleSet![B, A]>()); // rename-27: keep
+        assert!(same::<crate::Config, crate::EndpointConfig>()); // rename-27: keep
     }
 }

@@ -109,7 +109,7 @@ impl<F: Future + Unpin> Set<F> {
 /// ```
 /// use futures::StreamExt;
 /// use mpst_choreo::transport::InMemory;
-/// use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleSet, Roles, Sessions, roles};
+/// use mpst_choreo::{Choreography, Endpoint, Op, Result, RoleSet, Sessions, roles};
 /// use std::sync::Arc;
 ///
 /// roles! { pub struct A; pub struct B; }
@@ -117,7 +117,7 @@ impl<F: Future + Unpin> Set<F> {
 /// struct Double(u64);
 ///
 /// impl Choreography<Option<u64>> for Double {
-///     type Roles = Roles![A, B];
+///     type Roles = RoleSet![A, B];
 ///
 ///     async fn run(self, op: &Op<Self::Roles>) -> Result<Option<u64>> {
 ///         let x = op.locally(A, |_| self.0);
@@ -128,7 +128,7 @@ impl<F: Future + Unpin> Set<F> {
 ///
 /// #[tokio::main(flavor = "current_thread")]
 /// async fn main() {
-///     let net = Arc::new(InMemory::new(<Roles![A, B]>::names()));
+///     let net = Arc::new(InMemory::new(<RoleSet![A, B]>::names()));
 ///     let a = Endpoint::new(net.clone(), "A".into()).unwrap();
 ///     let b = Endpoint::new(net, "B".into()).unwrap();
 ///     let mut sessions = Sessions::new();

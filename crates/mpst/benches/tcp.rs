@@ -14,7 +14,7 @@
 //! session. Each session's result is checked before timing. See `BENCHMARKS.md`.
 //!
 //! Both sides run over plain TCP (`TcpRoute::new` on a bare socket, as
-//! `Config::insecure_plaintext` would): the bench measures the session runtime and the
+//! `NetConfig::insecure_plaintext` would): the bench measures the session runtime and the
 //! framing, not TLS, which a deployment adds on top (mutual TLS is `mpst::net`'s
 //! default).
 

@@ -291,8 +291,41 @@
 //! * Routes receive `Result`s (`Stream<Item = Result<Label, E>>`): an `Err` fails the
 //!   receive with [`ReceiveErrorKind::Transport`] carrying it; the in-memory channels'
 //!   error is [`channel::ChannelError`].
-//! * Importing `mpst::Send` shadows the `Send` marker trait in that module; write
-//!   `std::marker::Send` there if you need the marker.
+//! * `Send` is the paper's name for the sending primitive and std's name for its marker
+//!   trait. The primitive keeps the name (the paper's notation, and what generated APIs
+//!   write), so importing `mpst::Send` shadows the marker in that module, and only there:
+//!   a generated API sits in a module of its own (`pub mod api { include!(..) }`), whose
+//!   imports do not leak into yours. In a module that needs both, leave the primitive
+//!   unimported and write it `mpst::Send<..>` (`#[session]` knows a primitive by its last
+//!   path segment); `Send` is then the marker:
+//!
+//!   ```
+//!   use mpst::{session, End, Message, Receive, Role};
+//!
+//!   type Channel = mpst::channel::Spsc<Label>;
+//!   #[derive(Role)]
+//!   #[message(Label)]
+//!   struct A(#[route(B)] Channel);
+//!   #[derive(Role)]
+//!   #[message(Label)]
+//!   struct B(#[route(A)] Channel);
+//!   #[derive(Message)]
+//!   enum Label {
+//!       Ping(Ping),
+//!   }
+//!   struct Ping;
+//!
+//!   #[session]
+//!   type Asks = mpst::Send<B, Ping, Receive<B, Ping, End>>;
+//!
+//!   // `Send` here is the marker trait, not the primitive.
+//!   fn crosses_threads<T: Send>(value: T) -> T {
+//!       value
+//!   }
+//!   let Ping = crosses_threads(Ping);
+//!   let session: Option<Asks<'static, A>> = None;
+//!   assert!(session.is_none());
+//!   ```
 //!
 //! ## 7. Checking hand-written types (features `serialize` and `scribble`)
 //!

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use mpst::net::Config;
+use mpst::net::NetConfig;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -36,7 +36,7 @@ fn status_kib(field: &str) -> u64 {
 #[tokio::test]
 async fn stranger_500_partial_hellos_hold_bounded_memory() {
     let run = async {
-        let b = Config::new("ping/1", "B")
+        let b = NetConfig::new("ping/1", "B")
             .insecure_plaintext()
             .listen("127.0.0.1:0")
             .peer_without_address("A")
@@ -59,7 +59,7 @@ async fn stranger_500_partial_hellos_hold_bounded_memory() {
             let _ = stranger.write_all(&partial).await;
             strangers.push(stranger);
         }
-        let mut a = Config::new("ping/1", "A")
+        let mut a = NetConfig::new("ping/1", "A")
             .insecure_plaintext()
             .peer("B", b_at)
             .connect()

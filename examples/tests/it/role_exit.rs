@@ -228,7 +228,7 @@ fn a_message_that_does_not_decode_exits_5() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let a = mpst::net::Config::new("ping/1", "A")
+        let a = mpst::net::NetConfig::new("ping/1", "A")
             .insecure_plaintext()
             .peer("B", address.as_str())
             .connect()

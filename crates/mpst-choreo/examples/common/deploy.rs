@@ -48,7 +48,7 @@ pub fn sources(
 pub fn receive_timeout(wire: Option<&mpst_wire::WireConfig>) -> Duration {
     match wire {
         Some(wire) => wire.get_receive_timeout().unwrap_or(Duration::MAX),
-        None => mpst_choreo::Config::default().recv_timeout,
+        None => mpst_choreo::EndpointConfig::default().recv_timeout,
     }
 }
 

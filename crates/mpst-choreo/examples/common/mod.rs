@@ -53,7 +53,8 @@ use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::transport::TransportError;
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Recorder, RoleName, RoleSet, Runner, Transport,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Recorder, RoleName, RoleSet, Runner,
+    Transport,
 };
 use mpst_wire::{Identity, RoleExit};
 
@@ -460,11 +461,11 @@ where
         .map_err(|(e, exit)| (role.clone(), e, exit))?;
     let recorder = Arc::new(Recorder::new());
     let observer = Some(recorder.clone() as _);
-    let config = Config {
+    let config = EndpointConfig {
         recv_timeout: deploy::receive_timeout(args.wire.as_ref()),
         #[cfg(feature = "testing")]
         ignore_keys: args.ignore_keys,
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let endpoint =
         Endpoint::with_config(net.transport(), name, config, observer).map_err(|e| failed(&e))?;

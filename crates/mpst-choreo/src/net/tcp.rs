@@ -14,14 +14,14 @@
 //! ```
 //! use std::sync::Arc;
 //! use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-//! use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, Role, Roles, roles};
+//! use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, Role, RoleSet, roles};
 //!
 //! roles! { pub struct Client; pub struct Server; }
 //!
 //! struct Double(u32);
 //!
 //! impl Choreography<Located<u32, Client>> for Double {
-//!     type Roles = Roles![Client, Server];
+//!     type Roles = RoleSet![Client, Server];
 //!     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u32, Client>> {
 //!         let x = op.comm(Client, Server, &op.locally(Client, |_| self.0)).await?;
 //!         let y = op.locally(Server, |un| un.unwrap(&x) * 2);
@@ -83,7 +83,7 @@ pub struct TcpConfig {
     pub security: Security,
     /// The protocol every role runs (e.g. the choreography's name, with a version): the
     /// protocol of the `mpst-wire` hello, and of the role certificates. A peer running
-    /// another is refused. (`WireConfig`'s and `mpst::net::Config`'s `protocol`.)
+    /// another is refused. (`WireConfig`'s and `mpst::net::NetConfig`'s `protocol`.)
     pub protocol: String,
     /// Connections opened to each peer (at least one is); envelopes go round-robin.
     pub connections_per_peer: usize,

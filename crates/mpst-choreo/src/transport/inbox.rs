@@ -54,7 +54,7 @@ impl Inbox {
     /// delivered; the stream ends once every clone of the inbox is dropped. It queues
     /// what is not read without bound: for tools and tests that read raw envelopes
     /// (an endpoint's inbox bounds what nobody claims, see
-    /// [`Config`](crate::Config)).
+    /// [`EndpointConfig`](crate::EndpointConfig)).
     pub fn stream() -> (Inbox, Incoming) {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let inbox = Inbox::new(move |item| tx.send(item).is_ok());

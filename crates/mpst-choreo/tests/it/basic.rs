@@ -7,9 +7,7 @@ use crate::common;
 use std::sync::Arc;
 
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
-use mpst_choreo::{
-    Choreography, Endpoint, Located, Op, Result, RoleName, RoleSet, Roles, Runner, roles,
-};
+use mpst_choreo::{Choreography, Endpoint, Located, Op, Result, RoleName, RoleSet, Runner, roles};
 use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend, Costs};
 
 fn runner<L: RoleSet>() -> Runner {
@@ -51,7 +49,7 @@ roles! {
     pub struct Z;
 }
 
-type Abz = Roles![A, B, Z];
+type Abz = RoleSet![A, B, Z];
 
 #[derive(Clone)]
 struct Broadcast;
@@ -80,7 +78,7 @@ struct Branch {
 }
 
 impl Choreography<Located<String, B>> for Branch {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<String, B>> {
         let msg = op.locally(A, |_| if self.go { "go" } else { "stop" }.to_string());
@@ -168,7 +166,7 @@ struct Step {
 }
 
 impl Choreography<Located<u64, B>> for Step {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
         let v = op.locally(A, |_| self.i * 100);
@@ -236,7 +234,7 @@ async fn concurrent_sessions_on_one_endpoint_do_not_mix() {
 struct SlowService;
 
 impl Choreography<Located<u64, B>> for SlowService {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, B>> {
         let x = op.locally(A, |_| 21);
@@ -251,7 +249,7 @@ impl Choreography<Located<u64, B>> for SlowService {
 
 #[tokio::test(start_paused = true)]
 async fn then_async_runs_an_async_computation_on_arrival() {
-    let out = runner::<Roles![A, B]>().run(SlowService).await;
+    let out = runner::<RoleSet![A, B]>().run(SlowService).await;
     assert_eq!(output(out, "B").into_local(), Some(42));
 }
 

@@ -7,7 +7,7 @@ use crate::suite;
 use std::sync::Arc;
 
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
-use mpst_choreo::{Config, Transport};
+use mpst_choreo::{EndpointConfig, Transport};
 use suite::Outcome;
 
 /// Seeds per choreography: `MPST_CHAOS_SEEDS` or 1,000.
@@ -20,7 +20,12 @@ fn seeds() -> u64 {
 
 /// Runs one choreography of the suite on a fresh current-thread runtime with tokio's
 /// paused clock (chaos delays cost no real time), over a chaos transport.
-fn run_one(name: &str, roles: &[mpst_choreo::RoleName], seed: u64, config: Config) -> Outcome {
+fn run_one(
+    name: &str,
+    roles: &[mpst_choreo::RoleName],
+    seed: u64,
+    config: EndpointConfig,
+) -> Outcome {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -41,7 +46,7 @@ fn every_choreography_binds_every_value_under_chaos() {
     let n = seeds();
     for (name, roles) in suite::suite() {
         for seed in 0..n {
-            let outcome = run_one(name, &roles, seed, Config::default());
+            let outcome = run_one(name, &roles, seed, EndpointConfig::default());
             assert_eq!(outcome, Outcome::Correct, "{name}, seed {seed}");
         }
     }
@@ -50,9 +55,9 @@ fn every_choreography_binds_every_value_under_chaos() {
 #[test]
 fn a_receiver_that_ignores_keys_is_caught_binding_wrong_values() {
     let n = seeds().min(200);
-    let fifo = Config {
+    let fifo = EndpointConfig {
         ignore_keys: true,
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let mut caught = Vec::new();
     for (name, roles) in suite::suite() {
@@ -88,7 +93,7 @@ fn the_figure_7b_consumer_takes_items_from_different_iterations_in_any_order() {
         let (outcome, seen) = rt.block_on(async {
             let roles = suite::fig7b::roles();
             let net = Chaos::new(InMemory::new(roles), ChaosConfig::reorder(seed));
-            suite::fig7b::consumed(Arc::new(net), Config::default(), 4).await
+            suite::fig7b::consumed(Arc::new(net), EndpointConfig::default(), 4).await
         });
         assert_eq!(outcome, Outcome::Correct, "seed {seed}");
         let p1: Vec<u64> = seen.iter().filter(|s| s.0 == "P1").map(|s| s.1).collect();
@@ -116,7 +121,7 @@ fn under_drops_every_choreography_binds_correctly_or_times_out_never_wrongly() {
             let outcome = rt.block_on(async {
                 let cfg = ChaosConfig::reorder(seed).with_drop(0.05);
                 let net = Chaos::new(InMemory::new(roles.iter().cloned()), cfg);
-                suite::run(name, Arc::new(net), Config::default(), seed).await
+                suite::run(name, Arc::new(net), EndpointConfig::default(), seed).await
             });
             match outcome {
                 Outcome::Correct => {}
@@ -143,7 +148,7 @@ async fn the_suite_also_holds_on_a_multi_threaded_runtime() {
                 ..ChaosConfig::reorder(seed)
             };
             let net = Chaos::new(InMemory::new(roles.iter().cloned()), cfg);
-            let run = suite::run(name, Arc::new(net), Config::default(), seed);
+            let run = suite::run(name, Arc::new(net), EndpointConfig::default(), seed);
             let outcome = tokio::time::timeout(std::time::Duration::from_secs(20), run).await;
             assert_eq!(outcome, Ok(Outcome::Correct), "{name}, seed {seed}");
         }

@@ -9,8 +9,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory, Inbox};
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Envelope, EventKind, Located, Op, Recorder,
-    Result, RoleName, RoleSet, Roles, Runner, Transport, TransportError, roles,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Envelope, EventKind, Located, Op,
+    Recorder, Result, RoleName, RoleSet, Runner, Transport, TransportError, roles,
 };
 
 roles! {
@@ -18,7 +18,7 @@ roles! {
     pub struct B;
 }
 
-type AB = Roles![A, B];
+type AB = RoleSet![A, B];
 
 fn err_at<X>(outputs: &[(RoleName, Result<X>)], role: &str) -> String {
     match outputs.iter().find(|(r, _)| r.as_str() == role) {
@@ -118,9 +118,9 @@ impl Choreography<Located<u32, B>> for Once {
 async fn a_dropped_message_is_a_timeout_naming_the_key_and_the_peer() {
     let cfg = ChaosConfig::reorder(1).with_drop(1.0);
     let net = Arc::new(Chaos::new(InMemory::new(AB::names()), cfg));
-    let config = Config {
+    let config = EndpointConfig {
         recv_timeout: Duration::from_secs(5),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let started = tokio::time::Instant::now();
     let out = Runner::new(net.clone()).config(config).run(Once).await;
@@ -159,7 +159,7 @@ async fn duplicated_deliveries_are_refused_and_reported() {
         Endpoint::with_config(
             net.clone(),
             role.into(),
-            Config::default(),
+            EndpointConfig::default(),
             observer.clone(),
         )
     };

@@ -23,8 +23,7 @@ use mpst_choreo::net::quic::QuicConfig;
 use mpst_choreo::net::tcp::TcpConfig;
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    Choreography, Endpoint, Op, Result, Role as _, RoleName, RoleSet, Roles, Runner, Transport,
-    roles,
+    Choreography, Endpoint, Op, Result, Role as _, RoleName, RoleSet, Runner, Transport, roles,
 };
 use mpst_choreo_paper::pipeline;
 use mpst_choreo_paper::producers::{self, Item, Producer, Producers};
@@ -46,7 +45,7 @@ struct Burst {
 }
 
 impl Choreography for Burst {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let f0 = op.fcomm(A, B, &op.locally(A, |_| 10u64));

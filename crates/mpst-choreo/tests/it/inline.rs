@@ -19,8 +19,8 @@ use mpst_choreo::net::tcp::TcpConfig;
 use mpst_choreo::transport::Inbox;
 use mpst_choreo::transport::{Chaos, ChaosConfig, InMemory};
 use mpst_choreo::{
-    Choreography, Endpoint, Envelope, EventKind, Op, Recorder, Result, RoleName, RoleSet, Roles,
-    Runner, Transport, TransportError, roles,
+    Choreography, Endpoint, Envelope, EventKind, Op, Recorder, Result, RoleName, RoleSet, Runner,
+    Transport, TransportError, roles,
 };
 use tokio::time::timeout;
 
@@ -56,7 +56,7 @@ struct RoundTrip {
 }
 
 impl Choreography<Option<u64>> for RoundTrip {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Option<u64>> {
         let value = op.locally(A, |_| 7u64);
@@ -90,7 +90,7 @@ async fn round_trip(a: Arc<dyn Transport>, b: Arc<dyn Transport>) -> Arc<Notes> 
     let notes = Arc::new(Notes::default());
     let recorder = Arc::new(Recorder::new());
     let observer = Some(recorder.clone() as Arc<dyn mpst_choreo::Observer>);
-    let config = mpst_choreo::Config::default();
+    let config = mpst_choreo::EndpointConfig::default();
     let ea = Endpoint::with_config(a, role("A"), config, observer).unwrap();
     let eb = Endpoint::new(b, role("B")).unwrap();
     let choreo = RoundTrip {
@@ -124,7 +124,7 @@ fn assert_inline(notes: Arc<Notes>, transport: &str) {
 }
 
 fn names() -> Vec<RoleName> {
-    <Roles![A, B]>::names()
+    <RoleSet![A, B]>::names()
 }
 
 #[tokio::test]
@@ -212,7 +212,7 @@ async fn the_checks_catch_a_transport_that_spawns_or_defers_its_sends() {
 struct Count(Arc<Mutex<Vec<usize>>>);
 
 impl Choreography for Count {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let value = op.locally(A, |_| 1u8);
@@ -271,7 +271,7 @@ roles! {
 struct Forward;
 
 impl Choreography<Option<(u64, u64)>> for Forward {
-    type Roles = Roles![KS, CS, S, C];
+    type Roles = RoleSet![KS, CS, S, C];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Option<(u64, u64)>> {
         let key = op.locally(KS, |_| 3u64);
@@ -299,7 +299,7 @@ async fn settle(wakes: &Wakes, n: usize) -> usize {
 
 #[tokio::test]
 async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll() {
-    let names = <Roles![KS, CS, S, C]>::names();
+    let names = <RoleSet![KS, CS, S, C]>::names();
     let net: Arc<dyn Transport> = Arc::new(InMemory::new(names.clone()));
     let endpoint = |name: &str| Endpoint::new(net.clone(), RoleName::new(name)).unwrap();
     let (ks, cs, s, c) = (endpoint("KS"), endpoint("CS"), endpoint("S"), endpoint("C"));
@@ -372,7 +372,7 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
 
 #[tokio::test]
 async fn in_memory_the_senders_send_itself_files_and_wakes_the_waiting_session() {
-    let names = <Roles![KS, CS, S, C]>::names();
+    let names = <RoleSet![KS, CS, S, C]>::names();
     let net: Arc<dyn Transport> = Arc::new(InMemory::new(names));
     let endpoint = |name: &str| Endpoint::new(net.clone(), RoleName::new(name)).unwrap();
     let (ks, s) = (endpoint("KS"), endpoint("S"));

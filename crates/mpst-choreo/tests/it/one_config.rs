@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::{Choreography, Config, Endpoint, RoleName, RoleSet};
+use mpst_choreo::{Choreography, Endpoint, EndpointConfig, RoleName, RoleSet};
 use mpst_choreo_paper::producers;
 use mpst_wire::WireConfig;
 use mpst_wire::certs::Deployment;
@@ -52,7 +52,8 @@ where
         let transport = Arc::new(transport);
         let role = transport.role().clone();
         let endpoint =
-            Endpoint::with_config(transport.clone(), role, Config::default(), None).unwrap();
+            Endpoint::with_config(transport.clone(), role, EndpointConfig::default(), None)
+                .unwrap();
         tasks.push(tokio::spawn(async move {
             let result = endpoint.run(choreography).await;
             transport.close().await;

@@ -1,4 +1,4 @@
-use mpst_choreo::{Choreography, Op, Result, Roles, roles};
+use mpst_choreo::{Choreography, Op, Result, RoleSet, roles};
 
 roles! {
     struct Alice;
@@ -9,7 +9,7 @@ roles! {
 struct Inner;
 
 impl Choreography for Inner {
-    type Roles = Roles![Alice, Carol];
+    type Roles = RoleSet![Alice, Carol];
 
     async fn run(self, _op: &Op<Self::Roles>) -> Result<()> {
         Ok(())
@@ -19,7 +19,7 @@ impl Choreography for Inner {
 struct Outer;
 
 impl Choreography for Outer {
-    type Roles = Roles![Alice, Bob];
+    type Roles = RoleSet![Alice, Bob];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         // Inner needs Carol, who is not a role of Outer.

@@ -1,4 +1,4 @@
-use mpst_choreo::{Choreography, Op, Result, Roles, roles};
+use mpst_choreo::{Choreography, Op, Result, RoleSet, roles};
 
 roles! {
     struct Alice;
@@ -8,7 +8,7 @@ roles! {
 struct Peek;
 
 impl Choreography<u32> for Peek {
-    type Roles = Roles![Alice, Bob];
+    type Roles = RoleSet![Alice, Bob];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<u32> {
         let secret = op.locally(Alice, |_| 42u32);

@@ -1,4 +1,4 @@
-use mpst_choreo::{Choreography, Op, Result, Roles, roles};
+use mpst_choreo::{Choreography, Op, Result, RoleSet, roles};
 
 roles! {
     struct Alice;
@@ -9,7 +9,7 @@ roles! {
 struct Talk;
 
 impl Choreography for Talk {
-    type Roles = Roles![Alice, Bob];
+    type Roles = RoleSet![Alice, Bob];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let v = op.locally(Alice, |_| 1u8);

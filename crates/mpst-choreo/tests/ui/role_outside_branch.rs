@@ -1,4 +1,4 @@
-use mpst_choreo::{Choreography, Op, Result, Roles, roles};
+use mpst_choreo::{Choreography, Op, Result, RoleSet, roles};
 
 roles! {
     struct Alice;
@@ -10,7 +10,7 @@ roles! {
 struct Branch(bool);
 
 impl Choreography for Branch {
-    type Roles = Roles![Alice, Bob];
+    type Roles = RoleSet![Alice, Bob];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let v = op.locally(Alice, |_| self.0);
@@ -23,7 +23,7 @@ impl Choreography for Branch {
 struct Decide;
 
 impl Choreography for Decide {
-    type Roles = Roles![Alice, Bob, Carol];
+    type Roles = RoleSet![Alice, Bob, Carol];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let choice = op.locally(Alice, |_| true);

@@ -1,4 +1,4 @@
-//! [`Config`]: who this role is, where it listens, where its peers are, how it proves its
+//! [`NetConfig`]: who this role is, where it listens, where its peers are, how it proves its
 //! role, what session types it runs and expects and how long it waits — built in code or
 //! read from TOML, the network settings being `mpst_wire`'s ([`WireConfig`]), the same
 //! names as `mpst-choreo`'s.
@@ -60,7 +60,7 @@ impl fmt::Debug for Fingerprint {
 }
 
 /// The default receive time-out: a receive that waits longer than 30 s fails, so a
-/// stopped peer cannot stall its peers forever ([`Config::receive_timeout`] changes it;
+/// stopped peer cannot stall its peers forever ([`NetConfig::receive_timeout`] changes it;
 /// `Duration::MAX` waits forever).
 pub const DEFAULT_RECEIVE_TIMEOUT: Duration = mpst_wire::config::DEFAULT_RECEIVE_TIMEOUT;
 
@@ -74,20 +74,20 @@ pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = mpst_wire::config::DEFAULT_MAX
 
 /// How one role connects to its peers.
 ///
-/// Every peer is listed once, with its address ([`Config::peer`], `host:port`, resolved
+/// Every peer is listed once, with its address ([`NetConfig::peer`], `host:port`, resolved
 /// again on each attempt), or without one when it does not listen
-/// ([`Config::peer_without_address`]); the library decides who dials whom
-/// ([`Config::dials`]). Diallers retry until the connection deadline, so roles may start
+/// ([`NetConfig::peer_without_address`]); the library decides who dials whom
+/// ([`NetConfig::dials`]). Diallers retry until the connection deadline, so roles may start
 /// in any order.
 ///
 /// Every connection proves its role: by default with mutual TLS, each role presenting a
 /// certificate that names its role and protocol, issued by the deployment's CA
-/// ([`Config::identity`], [`Config::identity_files`]; [`certs`](super::certs) issues
+/// ([`NetConfig::identity`], [`NetConfig::identity_files`]; [`certs`](super::certs) issues
 /// them). Plain
 /// TCP, where anyone can claim any role, must be asked for by name
-/// ([`Config::insecure_plaintext`]); with neither, connecting fails.
+/// ([`NetConfig::insecure_plaintext`]); with neither, connecting fails.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct NetConfig {
     pub(crate) wire: WireConfig,
     pub(crate) fingerprint: Option<Fingerprint>,
     pub(crate) expect: BTreeMap<String, Fingerprint>,
@@ -102,12 +102,12 @@ struct Session {
     flush_threshold: Option<usize>,
 }
 
-impl Config {
+impl NetConfig {
     /// The configuration of `role` in `protocol` (name and version, e.g.
     /// `"double_buffering/1"`), with no peers yet, a 10 s connection deadline, 5 s per
     /// handshake, a 30 s receive time-out, 16 MiB frames and an 8 KiB flush threshold,
-    /// and no identity yet: give it one ([`Config::identity`]) or, knowingly,
-    /// [`Config::insecure_plaintext`].
+    /// and no identity yet: give it one ([`NetConfig::identity`]) or, knowingly,
+    /// [`NetConfig::insecure_plaintext`].
     pub fn new(protocol: impl Into<String>, role: impl Into<String>) -> Self {
         Self {
             wire: WireConfig::new(protocol, role),
@@ -161,9 +161,9 @@ impl Config {
             }
         }
         .map_err(NetError::from)?;
-        let mut config = Config {
+        let mut config = NetConfig {
             wire,
-            ..Config::new("", role)
+            ..NetConfig::new("", role)
         };
         if let Some(bytes) = session.flush_threshold {
             config = config.flush_threshold(bytes);
@@ -176,14 +176,14 @@ impl Config {
     /// [`mpst_wire::env::Sources`] (the same settings `mpst-choreo` reads), with the
     /// session runtime's own settings at their defaults.
     pub fn from_wire(wire: WireConfig) -> Self {
-        Config {
+        NetConfig {
             wire,
-            ..Config::new("", "")
+            ..NetConfig::new("", "")
         }
     }
 
     /// Listens on `address` (`host:port`; port 0 picks a free port, see
-    /// [`Endpoint::local_addr`](super::Endpoint::local_addr)).
+    /// [`BoundRole::local_addr`](super::BoundRole::local_addr)).
     pub fn listen(mut self, address: impl ToString) -> Self {
         self.wire = self.wire.listen(address.to_string());
         self
@@ -191,7 +191,7 @@ impl Config {
 
     /// Adds the peer `role`, listening at `address` (`host:port`, e.g. a `SocketAddr`;
     /// the library decides whether this role dials it or accepts it, see
-    /// [`Config::dials`]).
+    /// [`NetConfig::dials`]).
     pub fn peer(mut self, role: impl Into<String>, address: impl ToString) -> Self {
         self.wire = self.wire.peer(role, address.to_string());
         self
@@ -203,7 +203,7 @@ impl Config {
         self
     }
 
-    /// The former name of [`Config::peer_without_address`].
+    /// The former name of [`NetConfig::peer_without_address`].
     #[deprecated(
         note = "list peers with `peer` or `peer_without_address`: the library decides who dials"
     )]
@@ -220,7 +220,7 @@ impl Config {
     }
 
     /// Proves this role with the identity in PEM files (the CA, this role's certificate
-    /// and its key), read when connecting (see [`Config::identity`]).
+    /// and its key), read when connecting (see [`NetConfig::identity`]).
     pub fn identity_files(
         mut self,
         ca: impl Into<PathBuf>,
@@ -352,7 +352,7 @@ mod tests {
             [security]
             insecure_plaintext = true
         "#;
-        let k = Config::from_toml(text, "K").unwrap();
+        let k = NetConfig::from_toml(text, "K").unwrap();
         assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
         assert_eq!(k.wire().listen_address(), Some("127.0.0.1:7001"));
         assert_eq!(
@@ -361,13 +361,13 @@ mod tests {
         );
         assert_eq!(k.flush_threshold, 64);
         assert!(k.dials("S") && k.dials("T") && !k.dials("A"));
-        let s = Config::from_toml(text, "S").unwrap();
+        let s = NetConfig::from_toml(text, "S").unwrap();
         assert!(!s.dials("K") && s.dials("T"));
         assert_eq!(s.protocol(), "db/1");
         // A role that does not listen dials; a peer without an address is accepted.
-        let client = Config::new("db/1", "Z").peer("A", "127.0.0.1:1");
+        let client = NetConfig::new("db/1", "Z").peer("A", "127.0.0.1:1");
         assert!(client.dials("A"));
-        let server = Config::new("db/1", "A")
+        let server = NetConfig::new("db/1", "A")
             .listen("127.0.0.1:1")
             .peer_without_address("Z");
         assert!(!server.dials("Z"));
@@ -392,7 +392,7 @@ mod tests {
                 "invalid type",
             ),
         ] {
-            let error = Config::from_toml(text, "K").unwrap_err();
+            let error = NetConfig::from_toml(text, "K").unwrap_err();
             assert_eq!(error.peer, "K", "{error}");
             assert!(
                 matches!(
@@ -420,7 +420,7 @@ mod tests {
             })
             .map(|l| format!("{l}\n"))
             .collect();
-        let k = Config::from_toml(&text, "K").unwrap();
+        let k = NetConfig::from_toml(&text, "K").unwrap();
         assert_eq!(k.protocol(), "double_buffering/1");
         assert_eq!(k.peers().collect::<Vec<_>>(), ["S", "T"]);
         assert_eq!(k.flush_threshold, 8192);
@@ -430,10 +430,10 @@ mod tests {
 
     #[test]
     fn durations_beyond_the_clock_mean_forever() {
-        let config = Config::new("p", "A").receive_timeout(Duration::MAX);
+        let config = NetConfig::new("p", "A").receive_timeout(Duration::MAX);
         assert_eq!(config.wire().get_receive_timeout(), None);
         assert_eq!(
-            Config::new("p", "A").wire().get_receive_timeout(),
+            NetConfig::new("p", "A").wire().get_receive_timeout(),
             Some(DEFAULT_RECEIVE_TIMEOUT)
         );
     }

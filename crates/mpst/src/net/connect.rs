@@ -1,5 +1,5 @@
 //! Setting up a role's connections on `mpst_wire`: bind, then dial some peers and accept
-//! the others (the library deciding which, [`Config::dials`]) before one deadline, each
+//! the others (the library deciding which, [`NetConfig::dials`]) before one deadline, each
 //! connection proving its role and checking session-type fingerprints in the hello, and
 //! hand out one [`TcpRoute`] per peer.
 
@@ -17,15 +17,15 @@ use tokio::net::TcpListener;
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
 
-use super::config::{config_error, Config, Fingerprint};
+use super::config::{config_error, Fingerprint, NetConfig};
 use super::error::{NetError, NetErrorKind};
 use super::route::TcpRoute;
 
 /// A role's bound listener (if it accepts any peer) and its configuration, before
 /// connecting. Binding first lets a launcher learn the real port of `127.0.0.1:0`.
 #[derive(Debug)]
-pub struct Endpoint {
-    config: Config,
+pub struct BoundRole {
+    config: NetConfig,
     listener: Option<TcpListener>,
 }
 
@@ -33,15 +33,15 @@ pub struct Endpoint {
 /// [`Connections::route`].
 #[derive(Debug)]
 pub struct Connections {
-    config: Config,
+    config: NetConfig,
     streams: BTreeMap<String, Stream>,
     /// The first route a role asked for that was not there (see [`Connections::into_role`]).
     missing: Option<NetError>,
 }
 
-impl Config {
-    /// Binds the listen address (when set), ready to [`Endpoint::connect`].
-    pub async fn bind(self) -> Result<Endpoint, NetError> {
+impl NetConfig {
+    /// Binds the listen address (when set), ready to [`BoundRole::connect`].
+    pub async fn bind(self) -> Result<BoundRole, NetError> {
         let listener = match self.wire.listen_address() {
             Some(address) => Some(
                 TcpListener::bind(address)
@@ -50,13 +50,13 @@ impl Config {
             ),
             None => None,
         };
-        Ok(Endpoint {
+        Ok(BoundRole {
             config: self,
             listener,
         })
     }
 
-    /// Binds, then connects to every peer (see [`Endpoint::connect`]).
+    /// Binds, then connects to every peer (see [`BoundRole::connect`]).
     pub async fn connect(self) -> Result<Connections, NetError> {
         self.bind().await?.connect().await
     }
@@ -70,7 +70,7 @@ struct Fingerprints {
     expect: Option<Fingerprint>,
 }
 
-/// Checks fingerprints in the hello (see [`Config::fingerprint`], [`Config::expect`]).
+/// Checks fingerprints in the hello (see [`NetConfig::fingerprint`], [`NetConfig::expect`]).
 struct SessionTypes {
     role: String,
     fingerprint: Option<Fingerprint>,
@@ -115,25 +115,25 @@ fn mismatch(
     }
 }
 
-impl Endpoint {
+impl BoundRole {
     /// The address actually bound (with the real port when the configuration said 0).
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.listener.as_ref().and_then(|l| l.local_addr().ok())
     }
 
     /// The configuration, e.g. to add peers whose addresses became known after binding.
-    pub fn config_mut(&mut self) -> &mut Config {
+    pub fn config_mut(&mut self) -> &mut NetConfig {
         &mut self.config
     }
 
     /// Connects to every peer before the connection deadline: dials those
-    /// [`Config::dials`] says (retrying while they are not up yet, or when a connection
+    /// [`NetConfig::dials`] says (retrying while they are not up yet, or when a connection
     /// breaks before it is answered) and accepts the others. Every connection proves its
-    /// role (mutual TLS, unless [`Config::insecure_plaintext`]) and passes the hello's
+    /// role (mutual TLS, unless [`NetConfig::insecure_plaintext`]) and passes the hello's
     /// checks: protocol, roles, a fresh nonce, session-type fingerprints.
     ///
     /// Accepted connections are set up side by side, each within the handshake time-out
-    /// and at most [`Config::max_pending_handshakes`] at once: one that is garbage, idle,
+    /// and at most [`NetConfig::max_pending_handshakes`] at once: one that is garbage, idle,
     /// plaintext on a TLS port, claims a role it has no certificate for, or is refused
     /// is closed (its refusal written first) and logged with its address, and accepting
     /// goes on (at the cap, the oldest pending handshake is closed to make room; a
@@ -142,12 +142,12 @@ impl Endpoint {
     ///
     /// Fails with the first decisive error, naming the peer: a dialled peer's refusal or
     /// certificate error, an accepted peer that proved its role (mutual TLS) but runs
-    /// another session type than [`Config::expect`] says (refused, and waiting longer
+    /// another session type than [`NetConfig::expect`] says (refused, and waiting longer
     /// cannot help), or a peer not connected in time
     /// ([`WireErrorKind::NotConnected`](mpst_wire::WireErrorKind::NotConnected), with the
     /// last failures seen).
     pub async fn connect(self) -> Result<Connections, NetError> {
-        let Endpoint { config, listener } = self;
+        let BoundRole { config, listener } = self;
         // A peer that proved its role (mutual TLS) and runs another session type ends the
         // acceptor's wait at once (`Acceptor::wait_for`): waiting cannot help.
         let node = Node::new(config.wire.clone())?.with_application(SessionTypes {
@@ -303,24 +303,5 @@ where
                 TcpRoute::closed(Y::NAME).into()
             }
         }
-    }
-}
-
-/// Why a session ran out of time: returned (as [`crate::Error::Other`]) by
-/// [`session_timeout`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the session did not finish within {0:?}")]
-pub struct SessionTimeout(pub Duration);
-
-/// Runs a session with a deadline for the whole of it. On time-out the session future is
-/// dropped; drop the role too (its connections close, so its peers fail promptly instead
-/// of waiting).
-pub async fn session_timeout<T>(
-    timeout: Duration,
-    session: impl Future<Output = Result<T, crate::Error>>,
-) -> Result<T, crate::Error> {
-    match tokio::time::timeout(timeout, session).await {
-        Ok(result) => result,
-        Err(_elapsed) => Err(crate::Error::other(SessionTimeout(timeout))),
     }
 }

@@ -12,8 +12,8 @@
 //!   mutual TLS (rustls), each role presenting a certificate that names its role and
 //!   protocol, issued by the deployment's CA (`mpst certs --name P --role A --role B
 //!   --out DIR` writes them as PEM files, and [`certs`] makes them in code;
-//!   [`Config::identity_files`] or `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
-//!   [`Config::insecure_plaintext`]; with neither, connecting fails.
+//!   [`NetConfig::identity_files`] or `[security]` in TOML reads them). Plain TCP, where anyone can claim any role, only with
+//!   [`NetConfig::insecure_plaintext`]; with neither, connecting fails.
 //! * **Wire format**: one frame per label, a 4-byte big-endian length then the label
 //!   encoded with postcard ([`FrameCodec`], the framing of tokio-util's
 //!   `LengthDelimitedCodec`); frames above a limit (16 MiB by default) are refused from
@@ -22,11 +22,11 @@
 //!   role (before it waits on a receive, and at `End`), before a send that finds the
 //!   buffer at the threshold (8 KiB by default), or when the route itself is polled for a
 //!   receive; consecutive sends coalesce into one write.
-//! * **Connecting** ([`Config`], built in code or read from TOML by the same API): every
+//! * **Connecting** ([`NetConfig`], built in code or read from TOML by the same API): every
 //!   peer is listed once, with its address or without one, and the library decides who
-//!   dials ([`Config::dials`]); diallers retry until the connection deadline, so roles may
+//!   dials ([`NetConfig::dials`]); diallers retry until the connection deadline, so roles may
 //!   start in any order. Bind `127.0.0.1:0` and read the real port with
-//!   [`Endpoint::local_addr`] to pass it on.
+//!   [`BoundRole::local_addr`] to pass it on.
 //! * **Strangers**: accepted connections run their handshakes side by side, each within
 //!   a time-out, a bounded number at once; garbage, idle sockets, plaintext on a TLS port,
 //!   a certificate for another role, a wrong protocol or role are refused (the reason
@@ -38,15 +38,17 @@
 //! * **Handshake**: `mpst_wire`'s hello (protocol, roles, fresh nonces) carries this
 //!   role's session type [`Fingerprint`] (the SHA-256 of its serialised FSM) and the one
 //!   it expects of the peer; either side refuses a mismatch naming the role. Each process
-//!   knows its own session type and, if it pins them with [`Config::expect`], its peers'.
+//!   knows its own session type and, if it pins them with [`NetConfig::expect`], its peers'.
 //! * **Failures**: the first failure of a route (reset, truncated, malformed or oversized
 //!   frame, receive time-out — 30 s by default) is a [`NetError`] naming the peer,
 //!   carried by the runtime's transport error kinds with the transport's text; a peer
 //!   that closes between frames is the runtime's "disconnected", at once. Afterwards the
 //!   route is closed. A session that fails or is dropped aborts its routes, which closes
-//!   their sockets, so its peers fail at once. [`session_timeout`] bounds a whole
-//!   session; [`is_disconnected`] tells whether a session error means the peer went
-//!   away, however the socket reported it.
+//!   their sockets, so its peers fail at once. [`try_session_until`](crate::try_session_until)
+//!   bounds a whole session (with `tokio::time::sleep(d)` as its deadline): on time-out
+//!   the session is dropped, so its routes are aborted and its peers fail at once too;
+//!   [`is_disconnected`] tells whether a session error means the peer went away, however
+//!   the socket reported it.
 
 mod any;
 mod classify;
@@ -58,10 +60,10 @@ mod route;
 pub use any::{AnyRoute, AnyRouteError};
 pub use classify::{is_disconnected, net_error};
 pub use config::{
-    Config, Fingerprint, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
+    Fingerprint, NetConfig, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
     DEFAULT_RECEIVE_TIMEOUT,
 };
-pub use connect::{session_timeout, Connections, Endpoint, SessionTimeout};
+pub use connect::{BoundRole, Connections};
 pub use error::{NetError, NetErrorKind};
 /// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
 /// development).
@@ -71,3 +73,26 @@ pub use mpst_wire::{
     DEFAULT_MAX_FRAME_LENGTH,
 };
 pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
+
+/// The former name of [`NetConfig`], kept for one release.
+#[deprecated(note = "renamed to `NetConfig`")] // rename-27: keep
+pub type Config = NetConfig; // rename-27: keep
+
+/// The former name of [`BoundRole`], kept for one release (`mpst_choreo::Endpoint` is
+/// another thing: a choreography role's runtime).
+#[deprecated(note = "renamed to `BoundRole`")] // rename-27: keep
+pub type Endpoint = BoundRole; // rename-27: keep
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+
+    /// The names issue 27 replaced still work for one release.
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_are_the_new_ones() {
+        use super::{BoundRole, Config, Endpoint, NetConfig}; // rename-27: keep
+        assert_eq!(TypeId::of::<Config>(), TypeId::of::<NetConfig>()); // rename-27: keep
+        assert_eq!(TypeId::of::<Endpoint>(), TypeId::of::<BoundRole>()); // rename-27: keep
+    }
+}

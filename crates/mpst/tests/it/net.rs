@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use mpst::net::{
-    Config, Connections, Fingerprint, NetError, NetErrorKind, Refusal, TcpRoute, WireErrorKind,
+    Connections, Fingerprint, NetConfig, NetError, NetErrorKind, Refusal, TcpRoute, WireErrorKind,
 };
 use tokio::io::AsyncWriteExt;
 use tokio::time::{timeout, Instant};
@@ -39,8 +39,8 @@ async fn bounded<T>(body: impl Future<Output = T>) -> T {
 
 /// `A` dials `B`; returns both sides' connections (B is bound first so A knows where).
 async fn pair(
-    a: Config,
-    b: Config,
+    a: NetConfig,
+    b: NetConfig,
 ) -> (Result<Connections, NetError>, Result<Connections, NetError>) {
     let b = b.listen(any_port()).bind().await.unwrap();
     let address = b.local_addr().unwrap();
@@ -49,7 +49,7 @@ async fn pair(
     (a.await.unwrap(), b.await.unwrap())
 }
 
-async fn connected(a: Config, b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
+async fn connected(a: NetConfig, b: NetConfig) -> (TcpRoute<Label>, TcpRoute<Label>) {
     let (a, b) = pair(a, b.peer_without_address("A")).await;
     (
         a.unwrap().route("B").unwrap(),
@@ -57,8 +57,8 @@ async fn connected(a: Config, b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
     )
 }
 
-fn config(role: &str) -> Config {
-    Config::new("ping/1", role)
+fn config(role: &str) -> NetConfig {
+    NetConfig::new("ping/1", role)
         .insecure_plaintext()
         .connect_timeout(Duration::from_secs(5))
 }
@@ -128,8 +128,8 @@ async fn toml_configurations_connect() {
         let text = |b: &str| {
             format!("protocol = \"ping/1\"\nconnect_timeout = \"5s\"\n[security]\ninsecure_plaintext = true\n[roles]\nA = \"127.0.0.1:0\"\nB = \"{b}\"\n")
         };
-        let b = Config::from_toml(&text(LOOPBACK), "B").unwrap().bind().await.unwrap();
-        let a = Config::from_toml(&text(&b.local_addr().unwrap().to_string()), "A").unwrap();
+        let b = NetConfig::from_toml(&text(LOOPBACK), "B").unwrap().bind().await.unwrap();
+        let a = NetConfig::from_toml(&text(&b.local_addr().unwrap().to_string()), "A").unwrap();
         let a = tokio::spawn(a.connect());
         let mut b = b.connect().await.unwrap();
         let mut a = a.await.unwrap().unwrap();
@@ -166,14 +166,14 @@ fn turned_away(result: Result<Connections, NetError>, waited_for: &str) -> Strin
     }
 }
 
-fn short(config: Config) -> Config {
+fn short(config: NetConfig) -> NetConfig {
     config.connect_timeout(Duration::from_millis(500))
 }
 
 #[tokio::test]
 async fn another_protocol_version_is_refused_on_both_sides() {
     bounded(async {
-        let b = short(Config::new("ping/2", "B").insecure_plaintext());
+        let b = short(NetConfig::new("ping/2", "B").insecure_plaintext());
         let (a, b) = pair(config("A"), b.peer_without_address("A")).await;
         // A plaintext dialler proves nothing: B turns it away by address and goes on
         // waiting for the real A until its deadline.
@@ -452,7 +452,7 @@ async fn a_role_connecting_twice_is_refused_as_a_duplicate() {
 
 #[tokio::test]
 async fn without_tls_or_the_plaintext_opt_in_nothing_connects() {
-    let error = Config::new("ping/1", "A")
+    let error = NetConfig::new("ping/1", "A")
         .peer("B", any_port())
         .connect()
         .await

@@ -13,7 +13,7 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use mpst::net::certs::Deployment;
 use mpst::net::{
-    Config, Connections, Endpoint, Fingerprint, Identity, NetError, NetErrorKind, Refusal,
+    BoundRole, Connections, Fingerprint, Identity, NetConfig, NetError, NetErrorKind, Refusal,
     TcpRoute, WireErrorKind,
 };
 use mpst_wire::hello::{self, Hello, Reply};
@@ -49,19 +49,19 @@ fn shared() -> &'static Deployment {
 }
 
 /// `role` proving itself with its certificate of the shared deployment.
-fn config(role: &str) -> Config {
+fn config(role: &str) -> NetConfig {
     config_in(shared(), role)
 }
 
 /// `role` proving itself with its certificate of `pki`.
-fn config_in(pki: &Deployment, role: &str) -> Config {
-    Config::new(PROTOCOL, role)
+fn config_in(pki: &Deployment, role: &str) -> NetConfig {
+    NetConfig::new(PROTOCOL, role)
         .identity(pki.identity(role))
         .connect_timeout(Duration::from_secs(10))
 }
 
 /// B, bound and listening for A.
-async fn listening_b(b: Config) -> (Endpoint, SocketAddr) {
+async fn listening_b(b: NetConfig) -> (BoundRole, SocketAddr) {
     let b = b.listen(any_port()).bind().await.unwrap();
     let address = b.local_addr().unwrap();
     (b, address)
@@ -69,7 +69,7 @@ async fn listening_b(b: Config) -> (Endpoint, SocketAddr) {
 
 /// The real A dials B at `b_at` while B connects; both must succeed and a label must go
 /// through.
-async fn real_peers_connect(a: Config, b: Endpoint, b_at: SocketAddr) {
+async fn real_peers_connect(a: NetConfig, b: BoundRole, b_at: SocketAddr) {
     let b = tokio::spawn(b.connect());
     real_a_gets_in(a, b_at, b, "B connects despite the stranger").await;
 }
@@ -77,7 +77,7 @@ async fn real_peers_connect(a: Config, b: Endpoint, b_at: SocketAddr) {
 /// The real A dials B at `b_at`, where B is connecting (`b`, still accepting after
 /// whatever a stranger did); both must succeed and a label must go through.
 async fn real_a_gets_in(
-    a: Config,
+    a: NetConfig,
     b_at: SocketAddr,
     b: tokio::task::JoinHandle<Result<Connections, NetError>>,
     why: &str,
@@ -179,7 +179,7 @@ async fn stranger_plaintext_client_on_tls_port_is_refused_and_does_not_stop_the_
         let pki = pki();
         let (b, b_at) = listening_b(config_in(&pki, "B").peer_without_address("A")).await;
         let b = tokio::spawn(b.connect());
-        let plain = Config::new(PROTOCOL, "A")
+        let plain = NetConfig::new(PROTOCOL, "A")
             .insecure_plaintext()
             .connect_timeout(Duration::from_secs(2))
             .peer("B", b_at)
@@ -355,7 +355,7 @@ async fn connect_timeout_of_duration_max_does_not_overflow() {
 }
 
 /// Two connected routes, A to B and B to A, with B's configuration.
-async fn routes(b: Config) -> (TcpRoute<Label>, TcpRoute<Label>) {
+async fn routes(b: NetConfig) -> (TcpRoute<Label>, TcpRoute<Label>) {
     let (b, b_at) = listening_b(b.peer_without_address("A")).await;
     let b = tokio::spawn(b.connect());
     let mut a = config("A").peer("B", b_at).connect().await.unwrap();
@@ -448,7 +448,7 @@ async fn replay_of_a_recorded_plaintext_run_binds_nothing() {
     bounded(async {
         // Plain TCP, where nothing but the hello's fresh nonces stands in the way.
         let plain = |role: &str| {
-            Config::new(PROTOCOL, role)
+            NetConfig::new(PROTOCOL, role)
                 .insecure_plaintext()
                 .peer_without_address("A")
                 .connect_timeout(Duration::from_secs(1))
@@ -456,7 +456,7 @@ async fn replay_of_a_recorded_plaintext_run_binds_nothing() {
         let (b, b_at) = listening_b(plain("B")).await;
         let b = tokio::spawn(b.connect());
         let (proxy_at, recorded) = recording_proxy(b_at).await;
-        let a = Config::new(PROTOCOL, "A").insecure_plaintext();
+        let a = NetConfig::new(PROTOCOL, "A").insecure_plaintext();
         let mut a = a.peer("B", proxy_at).connect().await.unwrap();
         let mut b = b.await.unwrap().unwrap();
         a.route::<Label>("B")

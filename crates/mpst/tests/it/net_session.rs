@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
-use mpst::net::{Config, NetError, NetErrorKind, TcpRoute};
+use mpst::net::{NetConfig, NetError, NetErrorKind, TcpRoute};
 use mpst::{
-    session, try_session, End, Error, Message, Payload, Receive, ReceiveErrorKind, Role, Send,
+    session, try_session, try_session_until, End, Error, Message, Payload, Receive,
+    ReceiveErrorKind, Role, Send,
 };
 use tokio::time::{timeout, Instant};
 
@@ -39,12 +40,12 @@ type Server = Receive<A, Add, Receive<A, Add, Receive<A, Add, Send<A, Sum, End>>
 const BOUND: Duration = Duration::from_secs(10);
 
 /// Connects A (dialling) and B (accepting) on loopback.
-async fn roles(b: Config) -> (A, B) {
+async fn roles(b: NetConfig) -> (A, B) {
     let any = "127.0.0.1:0";
     // Not a test of security: plain TCP, asked for by name.
     let b = b.insecure_plaintext().listen(any).peer_without_address("A");
     let b = b.bind().await.unwrap();
-    let a = Config::new("adder/1", "A")
+    let a = NetConfig::new("adder/1", "A")
         .insecure_plaintext()
         .peer("B", b.local_addr().unwrap());
     let (a, b) = tokio::join!(a.connect(), b.connect());
@@ -70,13 +71,15 @@ async fn client(role: &mut A) -> Result<i32, Error> {
 }
 
 async fn server(role: &mut B) -> Result<(), Error> {
-    try_session(role, |s: Server<'_, B>| async move {
-        let (Add(x), s) = s.receive().await?;
-        let (Add(y), s) = s.receive().await?;
-        let (Add(z), s) = s.receive().await?;
-        Ok(((), s.send(Sum(x + y + z)).await?))
-    })
-    .await
+    try_session(role, serve).await
+}
+
+/// B's session body.
+async fn serve(s: Server<'_, B>) -> Result<((), End<'_, B>), Error> {
+    let (Add(x), s) = s.receive().await?;
+    let (Add(y), s) = s.receive().await?;
+    let (Add(z), s) = s.receive().await?;
+    Ok(((), s.send(Sum(x + y + z)).await?))
 }
 
 /// The transport error under a receive error, if that is what `error` is.
@@ -93,7 +96,7 @@ fn transport(error: &Error) -> Option<&NetError> {
 #[tokio::test]
 async fn a_session_runs_over_tcp_and_roles_are_reused() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         for _ in 0..3 {
             let (sum, served) = tokio::join!(client(&mut a), server(&mut b));
             served.unwrap();
@@ -107,7 +110,7 @@ async fn a_session_runs_over_tcp_and_roles_are_reused() {
 #[tokio::test]
 async fn a_slow_peer_fails_the_receive_naming_it_within_the_timeout() {
     timeout(BOUND, async {
-        let b = Config::new("adder/1", "B").receive_timeout(Duration::from_millis(200));
+        let b = NetConfig::new("adder/1", "B").receive_timeout(Duration::from_millis(200));
         let (a, mut b) = roles(b).await;
         let started = Instant::now();
         let error = server(&mut b).await.unwrap_err();
@@ -129,7 +132,7 @@ async fn a_slow_peer_fails_the_receive_naming_it_within_the_timeout() {
 async fn idle_connection_in_the_middle_of_a_frame_fails_at_the_idle_timeout() {
     timeout(BOUND, async {
         // No receive time-out at all: only the idle time-out ends the wait.
-        let b = Config::new("adder/1", "B")
+        let b = NetConfig::new("adder/1", "B")
             .receive_timeout(Duration::MAX)
             .idle_timeout(Duration::from_millis(200));
         let (a, mut b) = roles(b).await;
@@ -161,7 +164,7 @@ async fn idle_connection_in_the_middle_of_a_frame_fails_at_the_idle_timeout() {
 #[tokio::test]
 async fn a_failed_session_closes_its_connections_so_the_peer_fails_at_once() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         // A gives up after one send; its routes are aborted, which closes the socket.
         let quitter = try_session(&mut a, |s: Client<'_, A>| async move {
             let _s = s.send(Add(1)).await?;
@@ -183,7 +186,7 @@ async fn a_failed_session_closes_its_connections_so_the_peer_fails_at_once() {
 #[tokio::test]
 async fn a_malformed_frame_fails_the_session_naming_the_peer() {
     timeout(BOUND, async {
-        let (a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         let A(route) = a;
         let mut raw = TcpRoute::into_inner(route).unwrap();
         tokio::io::AsyncWriteExt::write_all(&mut raw, &[0, 0, 0, 2, 7, 7])
@@ -201,21 +204,33 @@ async fn a_malformed_frame_fails_the_session_naming_the_peer() {
 #[tokio::test]
 async fn a_session_deadline_ends_the_session_and_its_peer_learns_of_it() {
     timeout(BOUND, async {
-        let (mut a, mut b) = roles(Config::new("adder/1", "B")).await;
+        let (mut a, mut b) = roles(NetConfig::new("adder/1", "B")).await;
         // B gives its whole session 200 ms; A only sends once it hears B has given up,
-        // so B's deadline passes first, always.
-        let deadline = Duration::from_millis(200);
-        let served = mpst::net::session_timeout(deadline, server(&mut b)).await;
-        let error = served.unwrap_err();
+        // so B's deadline passes first, always, while B waits for A's first number.
+        let deadline = tokio::time::sleep(Duration::from_millis(200));
+        let error = try_session_until(&mut b, deadline, serve)
+            .await
+            .unwrap_err();
+        assert!(error.is_timeout(), "{error}");
+        let Error::Receive(waiting) = &error else {
+            panic!("expected a receive that timed out, got {error}");
+        };
         assert!(
-            error.to_string().contains("did not finish within 200ms"),
+            matches!(waiting.kind, ReceiveErrorKind::TimedOut),
+            "{error}"
+        );
+        assert_eq!((waiting.role, waiting.peer), ("B", "A"));
+        assert!(
+            waiting.state_name().starts_with("Receive<A, Add, "),
             "{error}"
         );
         // B's session future was dropped: its routes were aborted, so A fails at once
-        // (closed or reset, depending on whether A's sends raced B's close).
+        // (closed or reset, depending on whether A's sends raced B's close), not by its own
+        // receive time-out (30 s, beyond the test's bound).
         let error = client(&mut a).await.unwrap_err();
         assert_eq!(error.peer(), Some("B"));
         assert!(mpst::net::is_disconnected(&error), "{error}");
+        assert!(!error.is_timeout(), "{error}");
     })
     .await
     .unwrap();

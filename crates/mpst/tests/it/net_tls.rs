@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use mpst::net::certs::{write_deployment, Deployment};
-use mpst::net::{Config, Connections, NetError, NetErrorKind, WireErrorKind};
+use mpst::net::{Connections, NetConfig, NetError, NetErrorKind, WireErrorKind};
 
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Label {
@@ -19,8 +19,8 @@ const PROTOCOL: &str = "hello/1";
 
 /// A dials B; B is bound first so A knows where.
 async fn pair(
-    a: Config,
-    b: Config,
+    a: NetConfig,
+    b: NetConfig,
 ) -> (Result<Connections, NetError>, Result<Connections, NetError>) {
     let b = b
         .listen("127.0.0.1:0")
@@ -59,8 +59,8 @@ async fn hello_both_ways(a: Connections, b: Connections) {
 #[tokio::test]
 async fn labels_travel_over_mutual_tls_with_role_certificates() {
     let pki = Deployment::generate(PROTOCOL, ["A", "B"]).unwrap();
-    let a = Config::new(PROTOCOL, "A").identity(pki.identity("A"));
-    let b = Config::new(PROTOCOL, "B").identity(pki.identity("B"));
+    let a = NetConfig::new(PROTOCOL, "A").identity(pki.identity("A"));
+    let b = NetConfig::new(PROTOCOL, "B").identity(pki.identity("B"));
     let (a, b) = pair(a, b).await;
     hello_both_ways(a.unwrap(), b.unwrap()).await;
 }
@@ -96,10 +96,10 @@ async fn identity_files_as_mpst_certs_writes_them_connect_from_toml() {
             key = dir.0.join("{role}.key"),
         )
     };
-    let b = Config::from_toml(&text("127.0.0.1:0"), "B").unwrap();
+    let b = NetConfig::from_toml(&text("127.0.0.1:0"), "B").unwrap();
     let b = b.bind().await.unwrap();
     let b_at = b.local_addr().unwrap().to_string();
-    let a = Config::from_toml(&text(&b_at), "A").unwrap();
+    let a = NetConfig::from_toml(&text(&b_at), "A").unwrap();
     let (a, b) = tokio::time::timeout(Duration::from_secs(10), async {
         tokio::join!(a.connect(), b.connect())
     })
@@ -115,8 +115,8 @@ async fn a_peer_whose_certificate_another_authority_issued_is_refused() {
         Deployment::generate(PROTOCOL, ["A", "B"]).unwrap(),
     );
     // B presents a certificate of another authority: A refuses it, naming B by address.
-    let a = Config::new(PROTOCOL, "A").identity(pki.identity("A"));
-    let b = Config::new(PROTOCOL, "B").identity(rogue.identity("B"));
+    let a = NetConfig::new(PROTOCOL, "A").identity(pki.identity("A"));
+    let b = NetConfig::new(PROTOCOL, "B").identity(rogue.identity("B"));
     let (a, b) = pair(a, b).await;
     let error = a.unwrap_err();
     assert!(
@@ -142,7 +142,7 @@ async fn a_peer_whose_certificate_another_authority_issued_is_refused() {
 #[tokio::test]
 async fn an_identity_for_another_role_is_a_configuration_error() {
     let pki = Deployment::generate(PROTOCOL, ["A", "B"]).unwrap();
-    let error = Config::new(PROTOCOL, "A")
+    let error = NetConfig::new(PROTOCOL, "A")
         .identity(pki.identity("B"))
         .peer("B", "127.0.0.1:9")
         .connect()

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mpst::net::Config;
+use mpst::net::NetConfig;
 use mpst::{session, try_session, End, Message, Offer, Payload, Role, Send};
 use tokio::time::timeout;
 
@@ -43,8 +43,8 @@ enum Either {
     Right(Right, End),
 }
 
-fn config(role: &str) -> Config {
-    Config::new("learn/1", role)
+fn config(role: &str) -> NetConfig {
+    NetConfig::new("learn/1", role)
         .insecure_plaintext()
         .connect_timeout(Duration::from_secs(5))
 }

@@ -12,7 +12,7 @@ use crate::transport::TransportError;
 
 impl TcpConfig {
     /// The settings of one [`WireConfig`] (builder or TOML; the same names as
-    /// `mpst::net::Config`): its protocol, security (identity files are loaded here),
+    /// `mpst::net::NetConfig`): its protocol, security (identity files are loaded here),
     /// `connect_timeout`, `handshake_timeout`, `idle_timeout`, `max_pending_handshakes`
     /// and `max_frame_length`; the rest keep their defaults. Fails when the
     /// configuration chose no security mode or its identity files cannot be loaded.

@@ -33,7 +33,7 @@ async fn forge_concurrent_send(claimed: &str) -> (Vec<Result<concurrent_send::Ou
     let mut sink = stranger(at_s, &[frame(&hello), frame(&OldWire::Message(forged))]).await;
     let _ = SinkExt::<Bytes>::close(&mut sink).await;
     let transports = start(&deployment, bound, Deployment::tcp).await;
-    let endpoints = endpoints(&transports, Config::default());
+    let endpoints = endpoints(&transports, EndpointConfig::default());
     let results = run_all(&endpoints, 0, choreography).await;
     let s = &transports[names.iter().position(|r| r.as_str() == "S").unwrap()];
     let refused = refused_at_least(s, 1).await;
@@ -108,14 +108,14 @@ async fn recording_proxy(
 
 #[tokio::test]
 async fn replay_of_recorded_bytes_into_a_fresh_run_binds_nothing() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     // Run 1: A reaches B through a proxy that records A's bytes.
     let mut bound = listeners(&names).await;
     let (proxy, mut recorded) = recording_proxy(bound[1].2).await;
     bound[1].2 = proxy;
     let transports = start(&deployment, bound, Deployment::tcp).await;
-    let ends = endpoints(&transports, Config::default());
+    let ends = endpoints(&transports, EndpointConfig::default());
     let results = run_all(&ends, 0, Pass(1)).await;
     assert_eq!(at_b(results), Some(1));
     drop(ends);
@@ -142,7 +142,7 @@ async fn replay_of_recorded_bytes_into_a_fresh_run_binds_nothing() {
         held.push(stream);
     }
     let transports = start(&deployment, bound, Deployment::tcp).await;
-    let ends = endpoints(&transports, Config::default());
+    let ends = endpoints(&transports, EndpointConfig::default());
     let results = run_all(&ends, 0, Pass(2)).await;
     assert_eq!(at_b(results), Some(2));
     assert!(refused_at_least(&transports[1], 1).await >= 1);
@@ -150,7 +150,7 @@ async fn replay_of_recorded_bytes_into_a_fresh_run_binds_nothing() {
 
 #[tokio::test]
 async fn future_session_message_from_a_stranger_is_never_bound() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let key = key_from(Pass(0), 1, "A", "B").await;
     let bound = listeners(&names).await;
@@ -171,7 +171,7 @@ async fn future_session_message_from_a_stranger_is_never_bound() {
     )
     .await;
     let transports = start(&deployment, bound, Deployment::tcp).await;
-    let ends = endpoints(&transports, Config::default());
+    let ends = endpoints(&transports, EndpointConfig::default());
     for (n, value) in [(0, 10), (1, 11)] {
         let results = run_all(&ends, n, Pass(value)).await;
         assert_eq!(at_b(results), Some(value));
@@ -180,7 +180,7 @@ async fn future_session_message_from_a_stranger_is_never_bound() {
 
 #[tokio::test]
 async fn stranger_with_garbage_idle_or_plaintext_connections_changes_nothing() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let bound = listeners(&names).await;
     let b_addr = bound[1].2;
@@ -197,7 +197,7 @@ async fn stranger_with_garbage_idle_or_plaintext_connections_changes_nothing() {
     };
     held.push(stranger(b_addr, &[frame(&hello)]).await.into_inner());
     let transports = start(&deployment, bound, Deployment::tcp).await;
-    let ends = endpoints(&transports, Config::default());
+    let ends = endpoints(&transports, EndpointConfig::default());
     let results = run_all(&ends, 0, Pass(5)).await;
     assert!(results[0].is_ok());
     assert_eq!(at_b(results), Some(5));
@@ -205,7 +205,7 @@ async fn stranger_with_garbage_idle_or_plaintext_connections_changes_nothing() {
 
 #[tokio::test]
 async fn an_envelope_naming_another_sender_is_refused_counted_and_the_real_one_binds() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let key = key_from(Pass(0), 0, "A", "B").await;
     let transport = Arc::new(InMemory::new(names));
     let b = Endpoint::new(transport.clone(), role("B")).unwrap();
@@ -288,7 +288,7 @@ async fn impersonation_with_a_non_peers_or_another_cas_certificate_binds_nothing
     let a = Arc::new(timeout(LIMIT, a).await.unwrap().unwrap());
     let b = Arc::new(timeout(LIMIT, b).await.unwrap().unwrap().unwrap());
     assert!(refused_at_least(&b, 2).await >= 2);
-    let ends = endpoints(&[a, b], Config::default());
+    let ends = endpoints(&[a, b], EndpointConfig::default());
     let results = run_all(&ends, 0, Pass(3)).await;
     assert_eq!(at_b(results), Some(3));
 }

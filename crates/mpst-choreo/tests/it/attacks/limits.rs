@@ -5,7 +5,7 @@ use super::*;
 
 #[tokio::test]
 async fn stranger_holding_partial_frames_is_closed_after_the_idle_timeout() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let short = |d: &Deployment, r: &RoleName| TcpConfig {
         handshake_timeout: Duration::from_millis(300),
@@ -52,12 +52,12 @@ async fn stranger_holding_partial_frames_is_closed_after_the_idle_timeout() {
 
 #[tokio::test(start_paused = true)]
 async fn unclaimed_keys_of_sessions_that_never_start_expire() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let transport = Arc::new(InMemory::new(names));
-    let config = Config {
+    let config = EndpointConfig {
         unclaimed_limit: 500,
         unclaimed_age: Duration::from_secs(5),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let b = Endpoint::with_config(transport.clone(), role("B"), config, None).unwrap();
     for n in 100..1100 {
@@ -82,7 +82,7 @@ async fn unclaimed_keys_of_sessions_that_never_start_expire() {
 
 #[tokio::test]
 async fn stranger_many_connections_are_capped() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let capped = |d: &Deployment, r: &RoleName| TcpConfig {
         max_pending_handshakes: 8,
@@ -118,7 +118,7 @@ async fn stranger_many_connections_are_capped() {
 
 #[tokio::test]
 async fn stranger_claiming_a_role_in_plaintext_holds_at_most_twice_its_lanes() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let one_lane = |_: &Deployment, _: &RoleName| TcpConfig {
         connections_per_peer: 1,

@@ -20,8 +20,8 @@ use futures::{SinkExt, StreamExt};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::{Envelope, EventKind, InMemory};
 use mpst_choreo::{
-    ChoreoError, Choreography, Config, Endpoint, Key, Located, Op, Recorder, Result, RoleName,
-    RoleSet, Roles, Site, Token, Transport, roles,
+    ChoreoError, Choreography, Endpoint, EndpointConfig, Key, Located, Op, Recorder, Result,
+    RoleName, RoleSet, Site, Token, Transport, roles,
 };
 use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend, Costs};
 use serde::Serialize;
@@ -39,7 +39,7 @@ roles! { pub struct A; pub struct B; }
 struct Pass(u32);
 
 impl Choreography<Located<u32, B>> for Pass {
-    type Roles = Roles![A, B];
+    type Roles = RoleSet![A, B];
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u32, B>> {
         op.comm(A, B, &op.locally(A, |_| self.0)).await
     }
@@ -89,7 +89,8 @@ where
     let mut runs = Vec::new();
     for name in Ch::Roles::names() {
         let (transport, observer) = (transport.clone(), Some(recorder.clone() as _));
-        let endpoint = Endpoint::with_config(transport, name, Config::default(), observer).unwrap();
+        let endpoint =
+            Endpoint::with_config(transport, name, EndpointConfig::default(), observer).unwrap();
         let choreography = choreography.clone();
         runs.push(async move { endpoint.run_session(n, choreography).await.map(drop) });
     }
@@ -172,7 +173,7 @@ fn at_b(results: Vec<Result<Located<u32, B>>>) -> Option<u32> {
     b.expect("B's run").into_local()
 }
 
-fn endpoints(transports: &[Arc<TcpTransport>], config: Config) -> Vec<Endpoint> {
+fn endpoints(transports: &[Arc<TcpTransport>], config: EndpointConfig) -> Vec<Endpoint> {
     transports
         .iter()
         .map(|t| Endpoint::with_config(t.clone(), t.role().clone(), config, None).unwrap())

@@ -6,7 +6,7 @@ use super::*;
 
 #[tokio::test]
 async fn a_crashed_peer_fails_pending_receives_at_once_with_the_transport_error_text() {
-    let names = <Roles![A, B]>::names();
+    let names = <RoleSet![A, B]>::names();
     let deployment = Deployment::new(&names);
     let mut bound = listeners(&names).await;
     let (b_role, b_listener, b_addr) = bound.pop().unwrap();
@@ -35,9 +35,9 @@ async fn a_crashed_peer_fails_pending_receives_at_once_with_the_transport_error_
     );
     let b = Arc::new(timeout(LIMIT, b).await.unwrap().unwrap());
     timeout(LIMIT, a_started).await.unwrap().unwrap();
-    let config = Config {
+    let config = EndpointConfig {
         recv_timeout: Duration::from_secs(3600),
-        ..Config::default()
+        ..EndpointConfig::default()
     };
     let end_b = Endpoint::with_config(b.clone(), role("B"), config, None).unwrap();
     let waiting = tokio::spawn(async move { end_b.run(Pass(0)).await.map(drop) });
@@ -51,7 +51,7 @@ async fn a_crashed_peer_fails_pending_receives_at_once_with_the_transport_error_
 
 #[test]
 fn a_default_receive_timeout_exists() {
-    let timeout = Config::default().recv_timeout;
+    let timeout = EndpointConfig::default().recv_timeout;
     assert!(
         timeout > Duration::ZERO && timeout <= Duration::from_secs(60),
         "{timeout:?}"

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mpst_choreo::{Config, RoleName, RoleSet, Transport};
+use mpst_choreo::{EndpointConfig, RoleName, RoleSet, Transport};
 use mpst_choreo_paper::producers::{self, ConcurrentProducers, Params};
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -12,7 +12,7 @@ pub fn roles() -> Vec<RoleName> {
     producers::Roles::names()
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let params = Params {
         items: (seed, seed + 1_000_000),
         costs: producers::Costs::default(),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mpst_choreo::{Config, RoleName, RoleSet, Transport};
+use mpst_choreo::{EndpointConfig, RoleName, RoleSet, Transport};
 use mpst_choreo_paper::clients::{self, ConcurrentClients, Params};
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -14,7 +14,7 @@ pub fn roles() -> Vec<RoleName> {
     clients::Roles::names()
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let params = Params {
         clients: (2 * seed, 2 * seed + 1),
         costs: clients::Costs::default(),

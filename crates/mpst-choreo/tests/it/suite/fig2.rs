@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mpst_choreo::{Config, RoleName, RoleSet, Transport};
+use mpst_choreo::{EndpointConfig, RoleName, RoleSet, Transport};
 use mpst_choreo_paper::concurrent_send::{self, ConcurrentSend};
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -13,7 +13,7 @@ pub fn roles() -> Vec<RoleName> {
     concurrent_send::Roles::names()
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let choreo = ConcurrentSend {
         client: seed,
         costs: concurrent_send::Costs::default(),

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Located, Op, Result, Role, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -17,7 +17,7 @@ roles! {
     pub struct R2;
 }
 
-type R = Roles![P, Q, R1, R2];
+type R = RoleSet![P, Q, R1, R2];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -38,7 +38,7 @@ pub struct X<A, B, Cr> {
 }
 
 impl<A: Role, B: Role, Cr: Role> Choreography<Located<u64, A>> for X<A, B, Cr> {
-    type Roles = Roles![A, B, Cr];
+    type Roles = RoleSet![A, B, Cr];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<u64, A>> {
         let (a, b, c) = self.roles;
@@ -73,7 +73,7 @@ impl Choreography<(Located<u64, P>, Located<u64, P>)> for TwoCalls {
     }
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let choreo = TwoCalls {
         w1: seed * 10,
         w2: seed * 10 + 5,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mpst_choreo::{
-    Choreography, Config, Located, Op, Result, Role, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Located, Op, Result, Role, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, at, expect, outcome, runner};
@@ -15,7 +15,7 @@ roles! {
     pub struct Buyer2;
 }
 
-type R = Roles![Seller, Buyer1, Buyer2];
+type R = RoleSet![Seller, Buyer1, Buyer2];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -31,7 +31,7 @@ pub struct BuyItem<S, B> {
 }
 
 impl<S: Role, B: Role> Choreography<Located<String, B>> for BuyItem<S, B> {
-    type Roles = Roles![S, B];
+    type Roles = RoleSet![S, B];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<Located<String, B>> {
         let (s, b) = self.roles;
@@ -64,7 +64,7 @@ impl Choreography<(Located<String, Buyer1>, Located<String, Buyer2>)> for Buyers
     }
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, seed: u64) -> Outcome {
     let items = (123 + seed as u32, 543 + seed as u32);
     let out = runner(transport, config).run(Buyers { items }).await;
     outcome((|| {

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use mpst_choreo::{
-    Choreography, Config, Op, Result, Role, RoleName, RoleSet, Roles, Transport, roles,
+    Choreography, EndpointConfig, Op, Result, Role, RoleName, RoleSet, Transport, roles,
 };
 
 use super::{Outcome, all_ok, outcome, runner};
@@ -17,7 +17,7 @@ roles! {
     pub struct C;
 }
 
-type R = Roles![P1, P2, C];
+type R = RoleSet![P1, P2, C];
 
 pub fn roles() -> Vec<RoleName> {
     R::names()
@@ -39,7 +39,7 @@ pub struct StreamIt<P, Cr> {
 }
 
 impl<P: Role, Cr: Role> Choreography for StreamIt<P, Cr> {
-    type Roles = Roles![P, Cr];
+    type Roles = RoleSet![P, Cr];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         let (p, c) = self.roles;
@@ -76,7 +76,7 @@ pub struct Next<P, Cr> {
 }
 
 impl<P: Role, Cr: Role> Choreography for Next<P, Cr> {
-    type Roles = Roles![P, Cr];
+    type Roles = RoleSet![P, Cr];
 
     async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
         if self.more {
@@ -123,7 +123,7 @@ impl Choreography for TwoStreams {
 /// Runs the two streams and returns what the consumer saw, in consumption order.
 pub async fn consumed(
     transport: Arc<dyn Transport>,
-    config: Config,
+    config: EndpointConfig,
     n: u64,
 ) -> (Outcome, Vec<(&'static str, u64, u64)>) {
     let sink = Consumed::default();
@@ -154,7 +154,7 @@ pub async fn consumed(
     (Outcome::Correct, seen)
 }
 
-pub async fn check(transport: Arc<dyn Transport>, config: Config, _seed: u64) -> Outcome {
+pub async fn check(transport: Arc<dyn Transport>, config: EndpointConfig, _seed: u64) -> Outcome {
     outcome(match consumed(transport, config, 4).await.0 {
         Outcome::Correct => Ok(()),
         other => Err(other),

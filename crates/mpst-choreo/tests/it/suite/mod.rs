@@ -12,7 +12,7 @@ pub mod fig7b;
 
 use std::sync::Arc;
 
-use mpst_choreo::{Config, Result, RoleName, Runner, Transport};
+use mpst_choreo::{EndpointConfig, Result, RoleName, Runner, Transport};
 
 /// What a run of a suite choreography showed.
 #[derive(Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub fn expect<T: PartialEq + std::fmt::Debug>(
 }
 
 /// A runner over `transport` with `config`.
-pub fn runner(transport: Arc<dyn Transport>, config: Config) -> Runner {
+pub fn runner(transport: Arc<dyn Transport>, config: EndpointConfig) -> Runner {
     Runner::new(transport).config(config)
 }
 
@@ -72,7 +72,12 @@ pub fn outcome(check: std::result::Result<(), Outcome>) -> Outcome {
 }
 
 /// Every choreography of the suite by name, run once over `transport`.
-pub async fn run(name: &str, transport: Arc<dyn Transport>, config: Config, seed: u64) -> Outcome {
+pub async fn run(
+    name: &str,
+    transport: Arc<dyn Transport>,
+    config: EndpointConfig,
+    seed: u64,
+) -> Outcome {
     match name {
         "fig1" => fig1::check(transport, config, seed).await,
         "fig2" => fig2::check(transport, config, seed).await,
