@@ -155,3 +155,31 @@ fn report_runs_k_mc_as_the_offer_runs_the_optimised_desk() {
         "the run's failure is shown"
     );
 }
+
+#[test]
+fn a_too_small_offer_budget_is_not_proved_never_refuted_and_the_default_proves() {
+    let spec = format!("D={}", example_file("learn_either/gather_optimised.dot"));
+    let file = example_file("learn_either/gather.scr");
+    let generate = |extra: &[&str]| {
+        let mut args = vec!["generate", &file, "--optimised", &spec, "--color", "never"];
+        args.extend_from_slice(extra);
+        mpst(&args)
+    };
+    let out = generate(&["--offer-configurations", "1"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "not proved: {err}");
+    assert!(out.stdout.is_empty(), "nothing is generated");
+    assert!(err.contains("not proved"), "{err}");
+    assert!(
+        !err.contains("refuted"),
+        "a budget reached refutes nothing: {err}"
+    );
+    assert!(err.contains("gather_optimised.dot:"), "located: {err}");
+    assert!(
+        err.contains("--offer-configurations N"),
+        "how to raise it: {err}"
+    );
+    let out = generate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("pub type DOptimised"));
+}

@@ -6,7 +6,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{code, example, mpst, stdout};
+use support::{code, example, mpst, stderr, stdout};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_report");
@@ -224,6 +224,29 @@ fn report_of_malformed_input_still_shows_the_source_and_its_error() {
         html.contains("class=\"diag\""),
         "the error is shown under it"
     );
+}
+
+#[test]
+fn report_of_malformed_input_gives_the_located_error_of_check() {
+    let file = tmp("malformed_like_check.scr");
+    std::fs::write(
+        &file,
+        "global protocol P(role A, role B) {\n  m() from A to ;\n}\n",
+    )
+    .expect("writable");
+    let file = file.to_str().expect("UTF-8");
+    let page = tmp("malformed_like_check.html");
+    let page = page.to_str().expect("UTF-8");
+    let report = mpst(&["report", file, "-o", page, "--color", "never"]);
+    let check = mpst(&["check", file, "--color", "never"]);
+    let err = stderr(&check);
+    assert_eq!(code(&check), 2, "{err}");
+    assert!(
+        err.contains("malformed_like_check.scr:2:"),
+        "located: {err}"
+    );
+    assert_eq!(code(&report), 2);
+    assert_eq!(stderr(&report), err, "report and check say the same");
 }
 
 /// Chromium, if installed: `MPST_CHROMIUM`, or `chromium` / `chromium-browser` on
