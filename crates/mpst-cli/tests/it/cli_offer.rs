@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use support::{example_file, mpst, repo, text};
+use support::{example_file, exits_with, mpst, repo, text};
 
 #[test]
 fn generates_an_offer_for_a_role_told_by_either_of_two_peers() {
@@ -123,9 +123,7 @@ fn project_one_role_does_not_skip_the_race_check() {
     // `offer_race.scr`'s race is C's; projecting A alone refuses it all the same.
     let file = repo().join("crates/mpst-scribble/tests/protocols/invalid/offer_race.scr");
     let out = mpst(&["project", "--role", "A", file.to_str().unwrap()]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("does not prove the projections safe"), "{err}");
+    exits_with(&out, 1, "does not prove the projections safe");
     assert!(out.stdout.is_empty(), "nothing is printed");
 }
 

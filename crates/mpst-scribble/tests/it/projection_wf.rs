@@ -1,5 +1,6 @@
 //! Well-formedness: one malformed protocol per error class, with its kind and location.
 
+use crate::parse_common::assert_projections;
 use mpst_fsm::Message;
 use mpst_scribble::diagnostic::line_column;
 use mpst_scribble::wf::unused_roles;
@@ -68,17 +69,13 @@ fn choice_to_different_receivers_is_accepted() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    a() from A to C;\n  } or {\n    b() from A to C;\n    b() from A to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "A").unwrap().to_string(),
-        "+{B!a(). C!a(). end, C!b(). B!b(). end}"
-    );
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "A?{a(). end, b(). end}"
-    );
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "A?{a(). end, b(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("A", "+{B!a(). C!a(). end, C!b(). B!b(). end}"),
+            ("B", "A?{a(). end, b(). end}"),
+            ("C", "A?{a(). end, b(). end}"),
+        ],
     );
     let fsm = mpst_scribble::project_fsm(&p, "A").unwrap();
     let peers: Vec<&str> = fsm
@@ -95,17 +92,13 @@ fn choice_to_different_receivers_in_a_loop_with_a_nested_choice() {
     let src = "global protocol P(role A, role B, role C, role D) {\n  rec X {\n    choice at A {\n      choice at A { b() from A to B; n() from A to C; } or { c() from A to C; n() from A to B; }\n      done() from A to D;\n      continue X;\n    } or {\n      stop() from A to D;\n      stop() from A to B;\n      stop() from A to C;\n    }\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "A").unwrap().to_string(),
-        "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"
-    );
-    assert_eq!(
-        project(&p, "D").unwrap().to_string(),
-        "rec X. A?{done(). X, stop(). end}"
-    );
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "rec X. A?{b(). X, n(). X, stop(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("A", "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"),
+            ("D", "rec X. A?{done(). X, stop(). end}"),
+            ("B", "rec X. A?{b(). X, n(). X, stop(). end}"),
+        ],
     );
 }
 
@@ -117,13 +110,12 @@ fn choice_to_different_receivers_that_each_role_learns_from_whichever_speaks_fir
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    go() from A to B;\n    x() from B to C;\n  } or {\n    stop() from A to C;\n    y() from C to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "&{A?go(). C!x(). end, C?y(). end}"
-    );
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "&{B?x(). end, A?stop(). B!y(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("B", "&{A?go(). C!x(). end, C?y(). end}"),
+            ("C", "&{B?x(). end, A?stop(). B!y(). end}"),
+        ],
     );
 }
 
@@ -264,7 +256,7 @@ fn unused_role_is_accepted_and_listed() {
     let p = one(src);
     let unused: Vec<&str> = unused_roles(&p).iter().map(|r| r.text.as_str()).collect();
     assert_eq!(unused, ["C"]);
-    assert_eq!(project(&p, "C").unwrap().to_string(), "end");
+    assert_projections(&p, &[("C", "end")]);
 }
 
 #[test]
