@@ -161,8 +161,7 @@ fn choice_with_duplicate_first_labels() {
 fn nested_choice_at_the_same_role_is_directed() {
     let src = "global protocol P(role A, role B) {\n  choice at A {\n    choice at A { a() from A to B; } or { b() from A to B; }\n  } or {\n    c() from A to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let b = project(&one(src), "B").unwrap();
-    assert_eq!(b.to_string(), "A?{a(). end, b(). end, c(). end}");
+    assert_projections(&one(src), &[("B", "A?{a(). end, b(). end, c(). end}")]);
 }
 
 #[test]
@@ -186,8 +185,7 @@ fn different_senders_merge_into_an_offer() {
     // the branches' first messages to C differ by sender and label).
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n  } or {\n    b() from A to B;\n    y() from A to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let c = project(&one(src), "C").unwrap();
-    assert_eq!(c.to_string(), "&{B?x(). end, A?y(). end}");
+    assert_projections(&one(src), &[("C", "&{B?x(). end, A?y(). end}")]);
 }
 
 #[test]
@@ -204,10 +202,7 @@ fn a_race_between_senders_that_k_mc_refutes_is_refused() {
         d.notes
     );
     // Each role on its own still projects: only the system is unsafe.
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "&{B?x(). A?z(). end, A?z(). end}"
-    );
+    assert_projections(&one(src), &[("C", "&{B?x(). A?z(). end, A?z(). end}")]);
 }
 
 #[test]
@@ -215,9 +210,9 @@ fn receptions_from_one_sender_and_label_in_two_branches_still_merge_their_contin
     // Same (sender, label) first: nuscr's rule, continuations merged.
     let src = "global protocol P(role A, role B, role C, role D) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n    s() from A to D;\n    u() from D to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n    t() from A to D;\n    w() from D to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "B?x(). B?{y(). D?u(). end, z(). D?w(). end}"
+    assert_projections(
+        &one(src),
+        &[("C", "B?x(). B?{y(). D?u(). end, z(). D?w(). end}")],
     );
 }
 
@@ -231,21 +226,19 @@ fn unmergeable_same_label_different_sorts() {
 fn mergeable_third_party_with_distinct_labels_merges_recursively() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let c = project(&one(src), "C").unwrap();
-    assert_eq!(c.to_string(), "B?x(). B?{y(). end, z(). end}");
+    assert_projections(&one(src), &[("C", "B?x(). B?{y(). end, z(). end}")]);
 }
 
 #[test]
 fn role_outside_a_loop_does_not_loop() {
     let src = "global protocol P(role A, role B, role C) {\n  start() from A to C;\n  rec X {\n    choice at A {\n      a() from A to B;\n      continue X;\n    } or {\n      b() from A to B;\n    }\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "A?start(). end"
-    );
-    assert_eq!(
-        project(&one(src), "B").unwrap().to_string(),
-        "rec X. A?{a(). X, b(). end}"
+    assert_projections(
+        &one(src),
+        &[
+            ("C", "A?start(). end"),
+            ("B", "rec X. A?{a(). X, b(). end}"),
+        ],
     );
 }
 
