@@ -294,7 +294,8 @@ pub fn check_offers_with(
         },
         Err(e @ KmcError::TooManyConfigurations { .. }) => format!(
             "{e}; give the check a larger budget of configurations \
-             (`.offer_configurations(N)` in build.rs, the default is {})",
+             (`.offer_configurations(N)` in build.rs, `--offer-configurations N` of \
+             `mpst generate`; the default is {})",
             kmc::OFFER_MAX_CONFIGURATIONS
         ),
         Err(e) => e.to_string(),

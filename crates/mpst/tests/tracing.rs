@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 
-use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+use mpst::{session, try_session, Branch, End, Message, Receive, Select, Send};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing::{Event, Subscriber};
@@ -12,18 +12,11 @@ use tracing_subscriber::layer::{Context, SubscriberExt as _};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-type Channel = mpst::channel::Unbounded<Label>;
+#[path = "it/support.rs"]
+mod support;
+use support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(A, B);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B), B(A));
 
 #[derive(Message)]
 enum Label {
@@ -222,22 +215,11 @@ mod offer {
     use super::{Recorder, Seen};
     use std::sync::{Arc, Mutex};
 
-    use mpst::{session, try_session, End, Message, Offer, Role, Roles, Send};
+    use super::declare_roles;
+    use mpst::{session, try_session, End, Message, Offer, Send};
     use tracing_subscriber::layer::SubscriberExt as _;
 
-    type Channel = mpst::channel::Unbounded<Label>;
-
-    #[derive(Roles)]
-    struct Roles(B, P, D);
-    #[derive(Role)]
-    #[message(Label)]
-    struct B(#[route(P)] Channel, #[route(D)] Channel);
-    #[derive(Role)]
-    #[message(Label)]
-    struct P(#[route(B)] Channel, #[route(D)] Channel);
-    #[derive(Role)]
-    #[message(Label)]
-    struct D(#[route(B)] Channel, #[route(P)] Channel);
+    declare_roles!(Label over mpst::channel::Unbounded<Label>: B(P, D), P(B, D), D(B, P));
 
     #[derive(Message)]
     enum Label {

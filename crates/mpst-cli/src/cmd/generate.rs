@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate_optimised, prove_optimised, GenerateError, Options};
+use mpst_codegen::{generate_optimised, prove_optimised_with, GenerateError, Options};
+use mpst_fsm::kmc::{offer_options, KmcOptions, OFFER_MAX_CONFIGURATIONS};
 use mpst_scribble::Loaded;
 
+use crate::bounds::parse_bound;
 use crate::diagnostics::emit;
 use crate::load::dot::OptimisedArgs;
 use crate::load::scribble::load;
@@ -22,7 +24,7 @@ const RAISE: &str = "with `--visits N` (`mpst subtype --visits N --max-steps M` 
     after_help = "An optimised FSM is used only when subtyping proves it against its projection \
 and, when the system with it swapped in has a state receiving from several peers (an `Offer`, \
 which takes the first message of any of them and fails on one it does not expect), k-MC under \
-that semantics (k = 2) proves the whole system.\n\n\
+that semantics (k = 2) proves the whole system, within --offer-configurations.\n\n\
 Exit status: 0 = code generated; 1 = the protocol is invalid, an optimised FSM \
 is refuted (not a subtype of its projection, or an `Offer` can meet a message it does not take: \
 the run that goes wrong on stderr), or the protocol \
@@ -39,6 +41,12 @@ pub struct Args {
     /// `--optimised ROLE=FSM.dot` (repeatable) and `--visits N`.
     #[command(flatten)]
     pub optimised: OptimisedArgs,
+    /// The budget of configurations of the `Offer` check of optimised roles (k-MC under
+    /// the runtime's `Offer` semantics, run when a state of the system with them in place
+    /// receives from several peers; the build helper's `.offer_configurations(N)`). A
+    /// budget reached is "not proved" (exit 3), never a refutation.
+    #[arg(long, value_name = "N", default_value_t = OFFER_MAX_CONFIGURATIONS, value_parser = parse_bound)]
+    pub offer_configurations: usize,
     /// Derive serde's Serialize and Deserialize on the labels, so they can travel over
     /// `mpst::net` (the generated code then needs `serde` with feature `derive`).
     #[arg(long)]
@@ -70,7 +78,11 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         projections,
     };
     let options = args.optimised.subtyping();
-    if let Err(error) = prove_optimised(&front, &optimised, &options) {
+    let offers = KmcOptions {
+        max_configurations: args.offer_configurations,
+        ..offer_options()
+    };
+    if let Err(error) = prove_optimised_with(&front, &optimised, &options, &offers) {
         if let GenerateError::Frontend(error) = &error {
             return loaded.report(error);
         }

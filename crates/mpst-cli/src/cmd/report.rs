@@ -11,7 +11,7 @@ use mpst_diagnostics::optimised::Optimised;
 use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
 use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_fsm::Fsm;
-use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
+use mpst_scribble::frontend::FrontendError;
 use mpst_scribble::{Diagnostic, GlobalProtocol, Loaded};
 use mpst_viz::html::{
     Figure, Machine, Note, Report, Secondary, Section, Severity, Status, Verdict,
@@ -19,7 +19,7 @@ use mpst_viz::html::{
 use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
 use crate::load::dot::OptimisedArgs;
-use crate::load::read;
+use crate::load::scribble::{self, Scribble};
 use crate::{progress, Outcome, UsageError};
 
 /// Arguments of `mpst report`.
@@ -128,7 +128,7 @@ fn has_offer(system: &[Fsm]) -> bool {
 
 /// Everything about one protocol, with its diagnostics added to `notes`.
 fn section(
-    parsed: &Parsed,
+    loaded: &Scribble,
     protocol: &GlobalProtocol,
     optimised: &[Optimised],
     args: &Args,
@@ -144,9 +144,11 @@ fn section(
         ..Section::default()
     };
     notes.extend(mpst_diagnostics::unused_roles(0, protocol).iter().map(note));
-    let projections = match parsed.project(protocol) {
+    let projections = match loaded.project(protocol) {
         Ok(projections) => projections,
         Err(error) => {
+            // On stderr as `mpst check` reports them; the verdict below makes the exit 1.
+            let _reported = loaded.report(&error);
             let errors = match &error {
                 FrontendError::Diagnostics { diagnostics, .. } => diagnostics.as_slice(),
                 FrontendError::NoSuchProtocol { .. } => &[],
@@ -283,35 +285,32 @@ fn section(
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<Outcome, UsageError> {
-    let path = args.file.display().to_string();
-    let source = read(&args.file)?;
+    // Read and parsed by the CLI's one loader: a file that does not parse gets the
+    // diagnostics and exit status of `mpst check`, and the page still shows its source
+    // with them.
+    let parsed = scribble::parse(&args.file)?;
     let optimised = args.optimised.read()?;
     let mut report = Report {
-        file: path.clone(),
-        source: source.clone(),
+        file: args.file.display().to_string(),
         ..Report::default()
     };
     let mut outcome = Ok(Outcome::Holds);
-    match parse_source(&path, &source) {
-        // Parsing selects nothing, so its only error is diagnostics.
-        Err(error) => {
-            if let FrontendError::Diagnostics { diagnostics, .. } = &error {
+    match parsed {
+        Err(unparsed) => {
+            if let FrontendError::Diagnostics { diagnostics, .. } = &unparsed.error {
                 report.notes = notes(diagnostics).collect();
             }
-            outcome = if error.is_malformed() {
-                Err(UsageError::Plain(format!(
-                    "{path}: malformed input; the report shows where"
-                )))
-            } else {
-                Ok(Outcome::Fails)
-            };
+            outcome = unparsed.report();
+            report.source = unparsed.text;
         }
-        Ok(parsed) => {
-            let selected = parsed
-                .select_all(args.protocol.as_deref())
-                .map_err(|e| UsageError::Plain(e.to_string()))?;
+        Ok(loaded) => {
+            report.source = loaded.source().to_string();
+            let selected = loaded.select_all(args.protocol.as_deref())?;
             if selected.is_empty() {
-                return Err(UsageError::Plain(format!("{path}: no protocol found")));
+                return Err(UsageError::Plain(format!(
+                    "{}: no protocol found",
+                    loaded.path
+                )));
             }
             for opt in &optimised {
                 let role = &opt.role;
@@ -326,7 +325,7 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
                 }
             }
             for protocol in selected {
-                let s = section(&parsed, protocol, &optimised, &args, &mut report.notes);
+                let s = section(&loaded, protocol, &optimised, &args, &mut report.notes);
                 for v in &s.verdicts {
                     let this = match v.status {
                         Status::Holds => Outcome::Holds,

@@ -23,14 +23,38 @@ pub struct Scribble {
     pub parsed: Parsed,
 }
 
+/// A file read but not parsed: its text and the front end's error, not yet reported
+/// (see [`Unparsed::report`]).
+pub struct Unparsed {
+    /// The source text.
+    pub text: String,
+    /// Why it did not parse (always diagnostics: parsing selects nothing).
+    pub error: FrontendError,
+}
+
+impl Unparsed {
+    /// Reports the error (see [`report`]).
+    pub fn report(&self) -> Stop {
+        report(&self.text, &self.error)
+    }
+}
+
+/// Reads and parses `file`, leaving a parse error unreported, for a command that shows
+/// the source even when it does not parse (`mpst report`).
+pub fn parse(file: &Path) -> Result<Result<Scribble, Unparsed>, UsageError> {
+    let path = file.display().to_string();
+    let text = super::read(file)?;
+    Ok(match parse_source(&path, &text) {
+        Ok(parsed) => Ok(Scribble { path, parsed }),
+        Err(error) => Err(Unparsed { text, error }),
+    })
+}
+
 /// Reads and parses `file`. Diagnostics are printed to stderr (see [`report`]).
 pub fn load(file: &Path) -> Result<Scribble, Stop> {
-    let path = file.display().to_string();
-    let text = super::read(file).map_err(Err)?;
-    match parse_source(&path, &text) {
-        Ok(parsed) => Ok(Scribble { path, parsed }),
-        Err(e) => Err(report(&text, &e)),
-    }
+    parse(file)
+        .map_err(Err)?
+        .map_err(|unparsed| unparsed.report())
 }
 
 impl Scribble {

@@ -6,7 +6,7 @@ use crate::support;
 
 use std::path::{Path, PathBuf};
 
-use support::{code, example, mpst, stderr, stdout};
+use support::{code, example, exits_with, mpst, stderr, stdout};
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-certs-{name}"));
@@ -64,12 +64,7 @@ fn certs_for_the_roles_of_a_scribble_protocol_name_each_role() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert_eq!(code(&again), 2);
-    assert!(
-        stderr(&again).contains("exists already"),
-        "{}",
-        stderr(&again)
-    );
+    exits_with(&again, 2, "exists already");
 }
 
 #[test]

@@ -122,9 +122,7 @@ fn an_optimised_role_neither_proved_nor_refuted_exits_3_and_bounds_are_checked()
         "--visits",
         "1",
     ]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("nor refuted"), "{err}");
+    let err = exits_with(&out, 3, "nor refuted");
     assert!(err.contains("the bound was reached"), "{err}");
     assert!(out.stdout.is_empty());
     let out = mpst(&["generate", &double_buffering(), "--optimised", &spec]);

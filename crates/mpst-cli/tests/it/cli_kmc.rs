@@ -142,12 +142,7 @@ fn an_unspecified_reception_is_shown_with_its_execution() {
 #[test]
 fn bad_input_exits_2_with_a_reason() {
     let missing = mpst(&["kmc", "/nonexistent/role.dot"]);
-    assert_eq!(code(&missing), 2);
-    assert!(
-        stderr(&missing).contains("cannot read"),
-        "{}",
-        stderr(&missing)
-    );
+    exits_with(&missing, 2, "cannot read");
 
     let broken = file(
         "bad",

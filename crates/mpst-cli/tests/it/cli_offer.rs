@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use support::{example_file, mpst, repo, text};
+use support::{example_file, exits_with, mpst, repo, text};
 
 #[test]
 fn generates_an_offer_for_a_role_told_by_either_of_two_peers() {
@@ -123,9 +123,7 @@ fn project_one_role_does_not_skip_the_race_check() {
     // `offer_race.scr`'s race is C's; projecting A alone refuses it all the same.
     let file = repo().join("crates/mpst-scribble/tests/protocols/invalid/offer_race.scr");
     let out = mpst(&["project", "--role", "A", file.to_str().unwrap()]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("does not prove the projections safe"), "{err}");
+    exits_with(&out, 1, "does not prove the projections safe");
     assert!(out.stdout.is_empty(), "nothing is printed");
 }
 
@@ -154,4 +152,32 @@ fn report_runs_k_mc_as_the_offer_runs_the_optimised_desk() {
         html.contains("D cannot receive part(i32) from B"),
         "the run's failure is shown"
     );
+}
+
+#[test]
+fn a_too_small_offer_budget_is_not_proved_never_refuted_and_the_default_proves() {
+    let spec = format!("D={}", example_file("learn_either/gather_optimised.dot"));
+    let file = example_file("learn_either/gather.scr");
+    let generate = |extra: &[&str]| {
+        let mut args = vec!["generate", &file, "--optimised", &spec, "--color", "never"];
+        args.extend_from_slice(extra);
+        mpst(&args)
+    };
+    let out = generate(&["--offer-configurations", "1"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "not proved: {err}");
+    assert!(out.stdout.is_empty(), "nothing is generated");
+    assert!(err.contains("not proved"), "{err}");
+    assert!(
+        !err.contains("refuted"),
+        "a budget reached refutes nothing: {err}"
+    );
+    assert!(err.contains("gather_optimised.dot:"), "located: {err}");
+    assert!(
+        err.contains("--offer-configurations N"),
+        "how to raise it: {err}"
+    );
+    let out = generate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("pub type DOptimised"));
 }

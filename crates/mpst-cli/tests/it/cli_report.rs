@@ -6,7 +6,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{code, example, mpst, stdout};
+use support::{code, example, exits_with, mpst, stderr, stdout};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_report");
@@ -209,14 +209,17 @@ fn a_secondary_label_is_shown_under_its_own_line_and_the_machines_have_a_legend(
     }
 }
 
+/// A file `name` whose second line has a syntax error.
+fn malformed(name: &str) -> PathBuf {
+    let file = tmp(name);
+    let source = "global protocol P(role A, role B) {\n  m() from A to ;\n}\n";
+    std::fs::write(&file, source).expect("writable");
+    file
+}
+
 #[test]
 fn report_of_malformed_input_still_shows_the_source_and_its_error() {
-    let file = tmp("malformed.scr");
-    std::fs::write(
-        &file,
-        "global protocol P(role A, role B) {\n  m() from A to ;\n}\n",
-    )
-    .expect("writable");
+    let file = malformed("malformed.scr");
     let (code, _, html) = report(file.to_str().expect("UTF-8"), &[], "malformed.html");
     assert_eq!(code, 2);
     assert!(html.contains("line flagged"), "the bad line is highlighted");
@@ -224,6 +227,20 @@ fn report_of_malformed_input_still_shows_the_source_and_its_error() {
         html.contains("class=\"diag\""),
         "the error is shown under it"
     );
+}
+
+#[test]
+fn report_of_malformed_input_gives_the_located_error_of_check() {
+    let file = malformed("malformed_like_check.scr");
+    let page = tmp("malformed_like_check.html");
+    let run = |command: &[&str]| {
+        let file = file.to_str().expect("UTF-8");
+        mpst(&[command, &[file, "--color", "never"]].concat())
+    };
+    let err = exits_with(&run(&["check"]), 2, "malformed_like_check.scr:2:");
+    let report = run(&["report", "-o", page.to_str().expect("UTF-8")]);
+    assert_eq!(code(&report), 2);
+    assert_eq!(stderr(&report), err, "report and check say the same");
 }
 
 /// Chromium, if installed: `MPST_CHROMIUM`, or `chromium` / `chromium-browser` on

@@ -152,12 +152,7 @@ fn a_bound_too_small_is_reported_and_visits_raise_it() {
 fn bad_input_exits_with_2_and_says_where() {
     let good = file("bad", "good.dot", EXAMPLE_2_P);
     let out = mpst(&["subtype", &good, "/nonexistent/dir/x.dot"]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("cannot read /nonexistent/dir/x.dot"),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, "cannot read /nonexistent/dir/x.dot");
 
     let malformed = file(
         "bad",
@@ -165,12 +160,7 @@ fn bad_input_exits_with_2_and_says_where() {
         "digraph p {\n  0 -> 1 [label=\"q!\"];\n}\n",
     );
     let out = mpst(&["subtype", &malformed, &good]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains(&format!("{malformed}:2:")),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, &format!("{malformed}:2:"));
 
     let two = file(
         "bad",
@@ -190,12 +180,7 @@ fn bad_input_exits_with_2_and_says_where() {
 
     let twice = file("bad", "twice.dot", &format!("{EXAMPLE_2_P}{EXAMPLE_2_P}"));
     let out = mpst(&["subtype", &twice, &good]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("two digraphs are named `p`"),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, "two digraphs are named `p`");
     assert!(stderr(&out).contains("twice.dot:"), "{}", stderr(&out));
 
     let mixed = file(
@@ -204,12 +189,7 @@ fn bad_input_exits_with_2_and_says_where() {
         "digraph p {\n  0 -> 1 [label=\"q!a()\"];\n  0 -> 1 [label=\"q?b()\"];\n}\n",
     );
     let out = mpst(&["subtype", &mixed, &good]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("both sends and receives"),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, "both sends and receives");
     // dot_mixed_state_is_located: at the state's first mention.
     assert!(stderr(&out).contains("mixed.dot:2:3"), "{}", stderr(&out));
 
@@ -227,12 +207,7 @@ fn help_prints_the_default_bound_and_gen_is_hidden() {
     let out = mpst(&["--help"]);
     assert!(!stdout(&out).contains("gen "), "{}", stdout(&out));
     let out = mpst(&["gen", "tree", "3"]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("unknown family `tree`"),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, "unknown family `tree`");
     let out = mpst(&["gen", "nested-choice", "9"]);
     assert_eq!(code(&out), 2);
     let fsms = parse_dot(&family_dot("nested", "2", "system")).unwrap();
@@ -421,12 +396,7 @@ fn nondeterministic_machines_are_refused_with_the_readers_error() {
         "digraph r { 0 -> 1 [label=\"p!a()\"]; 0 -> 2 [label=\"p!a()\"]; }",
     );
     let out = mpst(&["subtype", &nd, &nd]);
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("machines must be deterministic"),
-        "{}",
-        stderr(&out)
-    );
+    exits_with(&out, 2, "machines must be deterministic");
 }
 
 #[test]

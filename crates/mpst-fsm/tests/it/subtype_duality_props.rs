@@ -6,29 +6,15 @@
 //! trees rely on, and the runs that refute (among them messages left unread by a send
 //! loop), against each other.
 
-use mpst_fsm::subtype::{check, Options, TreeBudget, Verdict};
-use mpst_fsm::witness::Budget;
+use mpst_fsm::subtype::{check, Options, Verdict};
 use mpst_fsm::Fsm;
 use proptest::prelude::*;
 
 use crate::spec_machine;
+use crate::support;
 use spec_machine::{machine, Spec};
 
-const OPTIONS: Options = Options {
-    visits: 100,
-    max_steps: 20_000,
-    max_depth: 5_000,
-    witness: Budget {
-        max_configurations: 5_000,
-        max_queue: 6,
-    },
-    trees: TreeBudget {
-        max_nodes: 2_000,
-        max_work: 100_000,
-        max_tree: 4_096,
-    },
-    time_limit: None,
-};
+const OPTIONS: Options = support::subtyping_options(100);
 
 /// The dual of a machine: sends and receives swapped.
 fn dual(fsm: &Fsm) -> Fsm {

@@ -107,35 +107,13 @@ proptest! {
             let mut unrolled = t.clone();
             for _ in 0..2 {
                 if let LocalType::Rec(v, body) = &unrolled {
-                    unrolled = substitute_once(body, v, &unrolled);
+                    unrolled = amr::substitute(body, v, &unrolled);
                 }
             }
             let unrolled = unrolled.to_fsm(role.clone()).unwrap();
             prop_assert!(is_subtype(&unrolled, &fsm, 2).is_ok(), "{t}");
             prop_assert!(is_subtype(&fsm, &unrolled, 2).is_ok(), "{t}");
         }
-    }
-}
-
-/// `body[rec/var]` for the unrolling test.
-fn substitute_once(body: &LocalType, var: &str, rec: &LocalType) -> LocalType {
-    match body {
-        LocalType::Var(v) if v == var => rec.clone(),
-        LocalType::Rec(v, _) if v == var => body.clone(),
-        LocalType::Rec(v, b) => LocalType::Rec(v.clone(), Box::new(substitute_once(b, var, rec))),
-        LocalType::Choice {
-            direction,
-            peer,
-            branches,
-        } => LocalType::Choice {
-            direction: *direction,
-            peer: peer.clone(),
-            branches: branches
-                .iter()
-                .map(|(m, c)| (m.clone(), substitute_once(c, var, rec)))
-                .collect(),
-        },
-        other => other.clone(),
     }
 }
 

@@ -4,14 +4,13 @@
 //! every refutation's run really goes wrong when replayed — and not beside the
 //! supertype itself.
 
-use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, TreeBudget, Verdict};
-use mpst_fsm::witness::{
-    against_dual, dual_is_a_context, replays_to_wrong_against_dual, Budget, Search,
-};
+use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, Verdict};
+use mpst_fsm::witness::{against_dual, dual_is_a_context, replays_to_wrong_against_dual, Search};
 use mpst_fsm::{Action, Message};
 use proptest::prelude::*;
 
 use crate::spec_machine;
+use crate::support;
 use spec_machine::{machine, Spec};
 
 fn specs() -> impl Strategy<Value = Vec<Spec>> {
@@ -21,21 +20,7 @@ fn specs() -> impl Strategy<Value = Vec<Spec>> {
     )
 }
 
-const OPTIONS: Options = Options {
-    visits: 1000,
-    max_steps: 20_000,
-    max_depth: 5_000,
-    witness: Budget {
-        max_configurations: 5_000,
-        max_queue: 6,
-    },
-    trees: TreeBudget {
-        max_nodes: 2_000,
-        max_work: 100_000,
-        max_tree: 4_096,
-    },
-    time_limit: None,
-};
+const OPTIONS: Options = support::subtyping_options(1000);
 
 proptest! {
     #![proptest_config(ProptestConfig {

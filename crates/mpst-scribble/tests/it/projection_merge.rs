@@ -1,6 +1,7 @@
 //! Projection details: merging through recursions, branches that start with `rec`,
 //! state sharing, and protocols far longer than the call stack would allow naively.
 
+use crate::parse_common::assert_projections;
 use mpst_fsm::{Action, Message};
 use mpst_scribble::generated::{message_count, rounds};
 use mpst_scribble::{check, parse, project, project_all, project_fsm, GlobalProtocol};
@@ -16,13 +17,12 @@ fn branch_starting_with_rec_is_unfolded_for_chooser_and_receiver() {
            choice at A { rec Y { a() from A to B; continue Y; } } or { b() from A to B; }
          }");
     assert_eq!(check(&p), vec![]);
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "A?{a(). rec Y. A?a(). Y, b(). end}"
-    );
-    assert_eq!(
-        project(&p, "A").unwrap().to_string(),
-        "B!{a(). rec Y. B!a(). Y, b(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("B", "A?{a(). rec Y. A?a(). Y, b(). end}"),
+            ("A", "B!{a(). rec Y. B!a(). Y, b(). end}"),
+        ],
     );
     let fsm = project_fsm(&p, "B").unwrap();
     assert_eq!(fsm.state_count(), 3);
@@ -43,10 +43,7 @@ fn recursions_on_the_same_variable_merge_by_their_bodies() {
            }
          }");
     assert_eq!(check(&p), vec![]);
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "rec Y. B?{x(). Y, y(). Y}"
-    );
+    assert_projections(&p, &[("C", "rec Y. B?{x(). Y, y(). Y}")]);
 }
 
 #[test]
@@ -59,10 +56,7 @@ fn a_recursion_merges_with_a_reception_by_unfolding() {
            }
          }");
     assert_eq!(check(&p), vec![]);
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "B?x(). B?{x(). rec Y. B?x(). Y, z(). end}"
-    );
+    assert_projections(&p, &[("C", "B?x(). B?{x(). rec Y. B?x(). Y, z(). end}")]);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Well-formedness: one malformed protocol per error class, with its kind and location.
 
+use crate::parse_common::assert_projections;
 use mpst_fsm::Message;
 use mpst_scribble::diagnostic::line_column;
 use mpst_scribble::wf::unused_roles;
@@ -68,17 +69,13 @@ fn choice_to_different_receivers_is_accepted() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    a() from A to C;\n  } or {\n    b() from A to C;\n    b() from A to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "A").unwrap().to_string(),
-        "+{B!a(). C!a(). end, C!b(). B!b(). end}"
-    );
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "A?{a(). end, b(). end}"
-    );
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "A?{a(). end, b(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("A", "+{B!a(). C!a(). end, C!b(). B!b(). end}"),
+            ("B", "A?{a(). end, b(). end}"),
+            ("C", "A?{a(). end, b(). end}"),
+        ],
     );
     let fsm = mpst_scribble::project_fsm(&p, "A").unwrap();
     let peers: Vec<&str> = fsm
@@ -95,17 +92,13 @@ fn choice_to_different_receivers_in_a_loop_with_a_nested_choice() {
     let src = "global protocol P(role A, role B, role C, role D) {\n  rec X {\n    choice at A {\n      choice at A { b() from A to B; n() from A to C; } or { c() from A to C; n() from A to B; }\n      done() from A to D;\n      continue X;\n    } or {\n      stop() from A to D;\n      stop() from A to B;\n      stop() from A to C;\n    }\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "A").unwrap().to_string(),
-        "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"
-    );
-    assert_eq!(
-        project(&p, "D").unwrap().to_string(),
-        "rec X. A?{done(). X, stop(). end}"
-    );
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "rec X. A?{b(). X, n(). X, stop(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("A", "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"),
+            ("D", "rec X. A?{done(). X, stop(). end}"),
+            ("B", "rec X. A?{b(). X, n(). X, stop(). end}"),
+        ],
     );
 }
 
@@ -117,13 +110,12 @@ fn choice_to_different_receivers_that_each_role_learns_from_whichever_speaks_fir
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    go() from A to B;\n    x() from B to C;\n  } or {\n    stop() from A to C;\n    y() from C to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
     let p = one(src);
-    assert_eq!(
-        project(&p, "B").unwrap().to_string(),
-        "&{A?go(). C!x(). end, C?y(). end}"
-    );
-    assert_eq!(
-        project(&p, "C").unwrap().to_string(),
-        "&{B?x(). end, A?stop(). B!y(). end}"
+    assert_projections(
+        &p,
+        &[
+            ("B", "&{A?go(). C!x(). end, C?y(). end}"),
+            ("C", "&{B?x(). end, A?stop(). B!y(). end}"),
+        ],
     );
 }
 
@@ -169,8 +161,7 @@ fn choice_with_duplicate_first_labels() {
 fn nested_choice_at_the_same_role_is_directed() {
     let src = "global protocol P(role A, role B) {\n  choice at A {\n    choice at A { a() from A to B; } or { b() from A to B; }\n  } or {\n    c() from A to B;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let b = project(&one(src), "B").unwrap();
-    assert_eq!(b.to_string(), "A?{a(). end, b(). end, c(). end}");
+    assert_projections(&one(src), &[("B", "A?{a(). end, b(). end, c(). end}")]);
 }
 
 #[test]
@@ -194,8 +185,7 @@ fn different_senders_merge_into_an_offer() {
     // the branches' first messages to C differ by sender and label).
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n  } or {\n    b() from A to B;\n    y() from A to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let c = project(&one(src), "C").unwrap();
-    assert_eq!(c.to_string(), "&{B?x(). end, A?y(). end}");
+    assert_projections(&one(src), &[("C", "&{B?x(). end, A?y(). end}")]);
 }
 
 #[test]
@@ -212,10 +202,7 @@ fn a_race_between_senders_that_k_mc_refutes_is_refused() {
         d.notes
     );
     // Each role on its own still projects: only the system is unsafe.
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "&{B?x(). A?z(). end, A?z(). end}"
-    );
+    assert_projections(&one(src), &[("C", "&{B?x(). A?z(). end, A?z(). end}")]);
 }
 
 #[test]
@@ -223,9 +210,9 @@ fn receptions_from_one_sender_and_label_in_two_branches_still_merge_their_contin
     // Same (sender, label) first: nuscr's rule, continuations merged.
     let src = "global protocol P(role A, role B, role C, role D) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n    s() from A to D;\n    u() from D to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n    t() from A to D;\n    w() from D to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "B?x(). B?{y(). D?u(). end, z(). D?w(). end}"
+    assert_projections(
+        &one(src),
+        &[("C", "B?x(). B?{y(). D?u(). end, z(). D?w(). end}")],
     );
 }
 
@@ -239,21 +226,19 @@ fn unmergeable_same_label_different_sorts() {
 fn mergeable_third_party_with_distinct_labels_merges_recursively() {
     let src = "global protocol P(role A, role B, role C) {\n  choice at A {\n    a() from A to B;\n    x() from B to C;\n    y() from B to C;\n  } or {\n    b() from A to B;\n    x() from B to C;\n    z() from B to C;\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    let c = project(&one(src), "C").unwrap();
-    assert_eq!(c.to_string(), "B?x(). B?{y(). end, z(). end}");
+    assert_projections(&one(src), &[("C", "B?x(). B?{y(). end, z(). end}")]);
 }
 
 #[test]
 fn role_outside_a_loop_does_not_loop() {
     let src = "global protocol P(role A, role B, role C) {\n  start() from A to C;\n  rec X {\n    choice at A {\n      a() from A to B;\n      continue X;\n    } or {\n      b() from A to B;\n    }\n  }\n}\n";
     assert_eq!(errors(src), vec![]);
-    assert_eq!(
-        project(&one(src), "C").unwrap().to_string(),
-        "A?start(). end"
-    );
-    assert_eq!(
-        project(&one(src), "B").unwrap().to_string(),
-        "rec X. A?{a(). X, b(). end}"
+    assert_projections(
+        &one(src),
+        &[
+            ("C", "A?start(). end"),
+            ("B", "rec X. A?{a(). X, b(). end}"),
+        ],
     );
 }
 
@@ -264,7 +249,7 @@ fn unused_role_is_accepted_and_listed() {
     let p = one(src);
     let unused: Vec<&str> = unused_roles(&p).iter().map(|r| r.text.as_str()).collect();
     assert_eq!(unused, ["C"]);
-    assert_eq!(project(&p, "C").unwrap().to_string(), "end");
+    assert_projections(&p, &[("C", "end")]);
 }
 
 #[test]

@@ -31,20 +31,10 @@ macro_rules! over {
     ($name:ident, $channel:ty, detached = $detached:expr) => {
         mod $name {
             use super::*;
-            use mpst::{session, try_session, End, Message, Receive, Roles, Send};
+            use crate::support::declare_roles;
+            use mpst::{session, try_session, End, Message, Receive, Send};
 
-            type Channel = $channel;
-
-            #[derive(Roles)]
-            struct Roles(C, S);
-
-            #[derive(Role)]
-            #[message(Label)]
-            struct C(#[route(S)] Channel);
-
-            #[derive(Role)]
-            #[message(Label)]
-            struct S(#[route(C)] Channel);
+            declare_roles!(Label over $channel: C(S), S(C));
 
             #[derive(Message)]
             enum Label {

@@ -9,7 +9,9 @@ use std::task::{Context, Poll};
 
 use futures::{Sink, Stream};
 use mpst::channel::{Abort, ChannelError, Pair};
-use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send, SendErrorKind};
+use mpst::{session, try_session, End, Message, Receive, Role, Send, SendErrorKind};
+
+use crate::support::declare_roles;
 
 #[derive(Message)]
 enum Label {
@@ -73,16 +75,7 @@ impl Stream for Counted {
     }
 }
 
-#[derive(Roles)]
-struct Roles(A, B);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Counted);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Counted);
+declare_roles!(Label over Counted: A(B), B(A));
 
 #[session]
 type Greet = Send<B, Hello, Send<B, Hello, End>>;

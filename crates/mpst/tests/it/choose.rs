@@ -1,24 +1,11 @@
 //! `Choose`: an internal choice whose branches go to different peers, run to completion
 //! and serialised to the FSM of its projection.
 
-use mpst::{session, try_session, Branch, Choose, End, Message, Payload, Role, Roles, Send};
+use mpst::{session, try_session, Branch, Choose, End, Message, Payload, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(A, B, C);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct C(#[route(A)] Channel, #[route(B)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B, C), B(A, C), C(A, B));
 
 #[derive(Message)]
 enum Label {

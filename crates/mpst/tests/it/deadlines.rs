@@ -9,21 +9,12 @@ use futures::task::LocalSpawnExt;
 use mpst::deadline::SessionTimedOut;
 use mpst::{
     session, try_session, try_session_until, Branch, End, Error, Message, Receive,
-    ReceiveErrorKind, Role, Roles, Send,
+    ReceiveErrorKind, Role, Send,
 };
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(A, B);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B), B(A));
 
 #[derive(Message)]
 enum Label {

@@ -2,22 +2,13 @@
 //! names the role, the peer and the labels, never a hang or a panic.
 
 use mpst::{
-    session, try_session, Branch, End, Message, Receive, ReceiveErrorKind, Role, Roles, Select,
-    Send, SendErrorKind,
+    session, try_session, Branch, End, Message, Receive, ReceiveErrorKind, Select, Send,
+    SendErrorKind,
 };
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(A, B);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B), B(A));
 
 #[derive(Message)]
 enum Label {

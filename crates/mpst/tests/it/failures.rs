@@ -9,26 +9,12 @@ use futures::task::LocalSpawnExt;
 use futures::FutureExt;
 use mpst::channel::ChannelError;
 use mpst::{
-    session, try_session, End, Error, Message, Receive, ReceiveErrorKind, Role, Roles, Send,
-    SendErrorKind,
+    session, try_session, End, Error, Message, Receive, ReceiveErrorKind, Send, SendErrorKind,
 };
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(C, S, W);
-
-#[derive(Role)]
-#[message(Label)]
-struct C(#[route(S)] Channel, #[route(W)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(C)] Channel, #[route(W)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct W(#[route(C)] Channel, #[route(S)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: C(S, W), S(C, W), W(C, S));
 
 #[derive(Message)]
 enum Label {

@@ -6,15 +6,9 @@ use std::any::TypeId;
 use mpst::introspect::{SessionType, Visitor};
 use mpst::{session, Branch, End, FromState, Labelled, Message, Receive, Role, Select, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct T(#[route(S)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: S(T), T(S));
 
 #[derive(Message)]
 enum Label {

@@ -5,6 +5,8 @@
 //! `NAME::test` (`cargo test -p mpst-session -- NAME::` runs one file's tests). A new test
 //! file goes in this directory with a `mod` line below.
 
+mod support;
+
 mod abort_paths;
 mod channels;
 mod choose;

@@ -7,24 +7,11 @@
 //! `mpst::verify`'s k-MC assertions make the same check.
 
 use futures::executor::block_on;
-use mpst::{
-    session, try_session, End, Message, Offer, Payload, Receive, ReceiveErrorKind, Role, Roles,
-    Send,
-};
+use mpst::{session, try_session, End, Message, Offer, Payload, Receive, ReceiveErrorKind, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(B, P, D);
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(P)] Channel, #[route(D)] Channel);
-#[derive(Role)]
-#[message(Label)]
-struct P(#[route(B)] Channel, #[route(D)] Channel);
-#[derive(Role)]
-#[message(Label)]
-struct D(#[route(B)] Channel, #[route(P)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: B(P, D), P(B, D), D(B, P));
 
 #[derive(Message)]
 enum Label {

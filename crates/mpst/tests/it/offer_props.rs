@@ -5,22 +5,12 @@
 
 use futures::channel::oneshot;
 use futures::executor::block_on;
-use mpst::{session, try_session, End, Message, Offer, Payload, Receive, Role, Roles, Send};
+use mpst::{session, try_session, End, Message, Offer, Payload, Receive, Send};
+
+use crate::support::declare_roles;
 use proptest::prelude::*;
 
-type Channel = mpst::channel::Spsc<Label>;
-
-#[derive(Roles)]
-struct Roles(B, P, D);
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(P)] Channel, #[route(D)] Channel);
-#[derive(Role)]
-#[message(Label)]
-struct P(#[route(B)] Channel, #[route(D)] Channel);
-#[derive(Role)]
-#[message(Label)]
-struct D(#[route(B)] Channel, #[route(P)] Channel);
+declare_roles!(Label over mpst::channel::Spsc<Label>: B(P, D), P(B, D), D(B, P));
 
 #[derive(Message)]
 enum Label {

@@ -5,21 +5,11 @@
 
 use mpst::fsm::{self, Action, Fsm, LocalType, Message};
 use mpst::serialize::serialize;
-use mpst::{session, Branch, End, Payload, Receive, Role, Select, Send};
+use mpst::{session, Branch, End, Payload, Receive, Select, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Role)]
-#[message(Label)]
-struct S(#[route(K)] Channel, #[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct K(#[route(S)] Channel, #[route(T)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct T(#[route(S)] Channel, #[route(K)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: S(K, T), K(S, T), T(S, K));
 
 #[derive(mpst::Message)]
 enum Label {

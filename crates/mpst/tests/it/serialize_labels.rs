@@ -5,21 +5,11 @@
 #![cfg(feature = "serialize")]
 
 use mpst::serialize::serialize;
-use mpst::{session, End, Labelled, Message, Payload, Role, Send};
+use mpst::{session, End, Labelled, Message, Payload, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel, #[route(C)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct C(#[route(A)] Channel, #[route(B)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B, C), B(A, C), C(A, B));
 
 #[derive(Message)]
 enum Label {

@@ -10,7 +10,9 @@ use std::task::{Context, Poll};
 use futures::task::{waker, ArcWake};
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use mpst::channel::{spsc, Abort, ChannelError, Spsc};
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{session, try_session, Branch, End, Error, Message, Receive, Select, Send};
+
+use crate::support::declare_roles;
 
 const MESSAGES: u32 = 10_000;
 
@@ -218,16 +220,7 @@ fn a_session_that_begins_after_the_peer_aborted_receives_none_of_its_messages() 
 
 // A stream session over derive(Roles)-wired Spsc routes.
 
-#[derive(Roles)]
-struct Roles(Producer, Consumer);
-
-#[derive(Role)]
-#[message(Label)]
-struct Producer(#[route(Consumer)] Spsc<Label>);
-
-#[derive(Role)]
-#[message(Label)]
-struct Consumer(#[route(Producer)] Spsc<Label>);
+declare_roles!(Label over Spsc<Label>: Producer(Consumer), Consumer(Producer));
 
 #[derive(Message)]
 enum Label {

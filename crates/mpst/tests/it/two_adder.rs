@@ -1,19 +1,10 @@
 //! Two-role adder: the smallest complete protocol, run on every supported executor.
 
-use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send};
+use mpst::{session, try_session, End, Message, Receive, Send};
 
-type Channel = mpst::channel::Unbounded<Label>;
+use crate::support::declare_roles;
 
-#[derive(Roles)]
-struct Roles(A, B);
-
-#[derive(Role)]
-#[message(Label)]
-struct A(#[route(B)] Channel);
-
-#[derive(Role)]
-#[message(Label)]
-struct B(#[route(A)] Channel);
+declare_roles!(Label over mpst::channel::Unbounded<Label>: A(B), B(A));
 
 #[derive(Message)]
 enum Label {

@@ -8,8 +8,9 @@ use mpst_fsm::LocalType;
 
 use super::Rng;
 
-/// Replaces the free occurrences of `var` in `t` by `with`.
-fn substitute(t: &LocalType, var: &str, with: &LocalType) -> LocalType {
+/// Replaces the free occurrences of `var` in `t` by `with` (one unrolling of `rec var. t`
+/// when `with` is that recursion).
+pub fn substitute(t: &LocalType, var: &str, with: &LocalType) -> LocalType {
     match t {
         LocalType::Var(v) if v == var => with.clone(),
         LocalType::Rec(v, _) if v == var => t.clone(),

@@ -10,6 +10,29 @@ pub mod amr;
 pub mod explore;
 pub mod global;
 
+use mpst_fsm::subtype::{Options, TreeBudget};
+use mpst_fsm::witness::Budget;
+
+/// The subtyping options of the property tests on random machines: `visits` per pair of
+/// states and budgets small enough that every case answers quickly.
+pub const fn subtyping_options(visits: usize) -> Options {
+    Options {
+        visits,
+        max_steps: 20_000,
+        max_depth: 5_000,
+        witness: Budget {
+            max_configurations: 5_000,
+            max_queue: 6,
+        },
+        trees: TreeBudget {
+            max_nodes: 2_000,
+            max_work: 100_000,
+            max_tree: 4_096,
+        },
+        time_limit: None,
+    }
+}
+
 /// SplitMix64: a tiny deterministic generator, seeded by proptest.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);

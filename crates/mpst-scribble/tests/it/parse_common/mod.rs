@@ -87,3 +87,13 @@ pub fn errors(source: &str) -> String {
         Err(diagnostics) => located(source, &diagnostics),
     }
 }
+
+/// Asserts that the projection of `protocol` onto each role of `expected` prints as the
+/// local type beside it.
+pub fn assert_projections(protocol: &GlobalProtocol, expected: &[(&str, &str)]) {
+    for (role, local) in expected {
+        let projected = mpst_scribble::project(protocol, role)
+            .unwrap_or_else(|e| panic!("role {role} does not project: {e:?}"));
+        assert_eq!(projected.to_string(), *local, "the projection onto {role}");
+    }
+}
