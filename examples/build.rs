@@ -15,6 +15,9 @@ const CLASSICS: &[(&str, Option<&str>)] = &[
     ("simple_auth/simple_auth.scr", Some("SimpleAuth")),
     ("supplier_info/supplier_info.scr", None),
     ("auction/auction.scr", None),
+    // A `continue`-led branch inside a choice (nuscr's `ChoiceRec`), unfolded by the
+    // front end.
+    ("retry/retry.scr", None),
 ];
 
 /// Generated with serde derives and routes that run in memory or over TCP
