@@ -164,9 +164,30 @@ impl Shared {
         }
     }
 
-    /// Whether an observer records events (so that their data is made only then).
-    pub(crate) fn observed(&self) -> bool {
-        self.observer.is_some()
+    /// The envelope of a send from this role to `to`, and what the observer's `Sent`
+    /// event needs afterwards: copies of `to` and `key` made only when an observer
+    /// records events (the envelope takes the originals). Both send paths build it here.
+    pub(crate) fn envelope(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: Vec<u8>,
+    ) -> (Envelope, Option<(RoleName, Key)>) {
+        let seen = self.observer.is_some().then(|| (to.clone(), key.clone()));
+        let envelope = Envelope {
+            from: self.role.clone(),
+            to,
+            key,
+            payload,
+        };
+        (envelope, seen)
+    }
+
+    /// Reports a completed send that [`Shared::envelope`] built, if an observer records it.
+    pub(crate) fn sent(&self, seen: Option<(RoleName, Key)>, label: impl FnOnce() -> String) {
+        if let Some((to, key)) = seen {
+            self.observe(EventKind::Sent, &self.role, &to, &key, label);
+        }
     }
 
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].

@@ -11,7 +11,7 @@ use crate::error::{ChoreoError, Result};
 use crate::key::Key;
 use crate::op::{Op, type_label};
 use crate::role::{RoleName, RoleSet};
-use crate::transport::{Envelope, EventKind};
+use crate::transport::EventKind;
 
 impl<L: RoleSet> Op<L> {
     /// Claims the key now and returns the future that sends. The observer's label is
@@ -35,18 +35,9 @@ impl<L: RoleSet> Op<L> {
         async move {
             claim?;
             let payload = payload.await?;
-            // Copies for the observer only when there is one: the envelope takes these.
-            let seen = shared.observed().then(|| (to.clone(), key.clone()));
-            let envelope = Envelope {
-                from: shared.role.clone(),
-                to,
-                key,
-                payload,
-            };
+            let (envelope, seen) = shared.envelope(to, key, payload);
             shared.transport.send(envelope).await?;
-            if let Some((to, key)) = seen {
-                shared.observe(EventKind::Sent, &shared.role, &to, &key, label);
-            }
+            shared.sent(seen, label);
             Ok(())
         }
     }

@@ -21,7 +21,6 @@ use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
 use crate::sessions::Set;
-use crate::transport::{Envelope, EventKind};
 
 /// The state of one top-level run, shared by every [`Op`] of its calls: the sends and
 /// forwards that did not complete at once (polled beside the body by [`Op::drive`], in
@@ -434,25 +433,14 @@ impl<L: RoleSet> Op<L> {
     ) {
         let shared = &self.shared;
         let sending = shared.claim_send(&to, &key).and(payload).map(|payload| {
-            // Copies for the observer only when there is one: the envelope takes these.
-            let seen = shared.observed().then(|| (to.clone(), key.clone()));
-            let envelope = Envelope {
-                from: shared.role.clone(),
-                to,
-                key,
-                payload,
-            };
+            let (envelope, seen) = shared.envelope(to, key, payload);
             (shared.transport.send(envelope), seen)
         });
         let (mut sending, seen) = match sending {
             Ok(sending) => sending,
             Err(e) => return self.fail(e),
         };
-        let sent = move |shared: &Shared| {
-            if let Some((to, key)) = seen {
-                shared.observe(EventKind::Sent, &shared.role, &to, &key, label);
-            }
-        };
+        let sent = move |shared: &Shared| shared.sent(seen, label);
         match sending
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()))

@@ -193,10 +193,7 @@ async fn secure_and_greet(
     let phase = || earliest(deadline, Instant::now().checked_add(limit));
     let timed_out =
         |who: &Peer| WireError::new(who.clone(), WireErrorKind::HandshakeTimeout(limit));
-    let stranger = Peer::Unauthenticated {
-        address: remote,
-        claimed: None,
-    };
+    let stranger = Peer::stranger(remote);
     let first = until(phase(), greet(node, peer, remote, tcp))
         .await
         .ok_or_else(|| timed_out(&stranger))??;
@@ -281,10 +278,7 @@ async fn greet(
                 ),
                 Err(e) => {
                     return Err(WireError::new(
-                        Peer::Unauthenticated {
-                            address: remote,
-                            claimed: None,
-                        },
+                        Peer::stranger(remote),
                         WireErrorKind::Tls(e),
                     ))
                 }
@@ -294,10 +288,7 @@ async fn greet(
     let who = if authenticated {
         Peer::Authenticated(peer.to_owned())
     } else {
-        Peer::Unauthenticated {
-            address: remote,
-            claimed: None,
-        }
+        Peer::stranger(remote)
     };
     let fail = |kind: WireErrorKind| WireError::new(who.clone(), kind);
     let hello = Hello {
