@@ -397,12 +397,13 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
             };
         }
     });
-    let visits = labels.iter().map(|(_, label, next)| {
-        quote! {
-            visitor.variant::<#label>();
-            <#next as ::mpst::introspect::SessionType>::visit(visitor);
-        }
-    });
+    let choice_type = choice_type(
+        ident,
+        &item.generics,
+        labels
+            .iter()
+            .map(|(_, label, next)| (quote!(variant::<#label>), next)),
+    );
     let choices = labels.iter().map(|(_, label, next)| {
         quote! {
             #[allow(clippy::type_complexity)]
@@ -433,13 +434,33 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
 
         #(#choices)*
 
+        #choice_type
+    })
+}
+
+/// The `ChoiceType` impl of a choice enum, one definition for the three kinds of choice:
+/// each variant is seen through `call` on the visitor (`variant::<L>`,
+/// `variant_to::<Peer, L>` or `variant_from::<Peer, L>`), then its continuation `next`.
+pub(crate) fn choice_type<'a>(
+    ident: &syn::Ident,
+    generics: &Generics,
+    variants: impl Iterator<Item = (TokenStream, &'a Type)>,
+) -> TokenStream {
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
+    let visits = variants.map(|(call, next)| {
+        quote! {
+            visitor.#call();
+            <#next as ::mpst::introspect::SessionType>::visit(visitor);
+        }
+    });
+    quote! {
         #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::introspect::ChoiceType for #ident #ty_generics {
             fn visit_variants<__V: ::mpst::introspect::Visitor>(visitor: &mut __V) {
                 #(#visits)*
             }
         }
-    })
+    }
 }
 
 #[cfg(test)]

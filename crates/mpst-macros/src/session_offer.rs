@@ -107,12 +107,14 @@ pub(crate) fn impls(
             }
         }
     });
-    let visits = labels.iter().zip(senders).map(|((_, label, next), peer)| {
-        quote! {
-            visitor.variant_from::<#peer, #label>();
-            <#next as ::mpst::introspect::SessionType>::visit(visitor);
-        }
-    });
+    let choice_type = crate::session::choice_type(
+        ident,
+        generics,
+        labels
+            .iter()
+            .zip(senders)
+            .map(|((_, label, next), peer)| (quote!(variant_from::<#peer, #label>), next)),
+    );
     quote! {
         #[allow(clippy::type_complexity)]
         impl #impl_generics ::mpst::Offers<'__r> for #ident #ty_generics #bounds {
@@ -154,12 +156,7 @@ pub(crate) fn impls(
 
         #(#cases)*
 
-        #[allow(clippy::type_complexity)]
-        impl #impl_generics ::mpst::introspect::ChoiceType for #ident #ty_generics {
-            fn visit_variants<__V: ::mpst::introspect::Visitor>(visitor: &mut __V) {
-                #(#visits)*
-            }
-        }
+        #choice_type
     }
 }
 

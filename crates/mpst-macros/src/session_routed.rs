@@ -94,21 +94,18 @@ pub(crate) fn impls(
             }
         }
     });
-    let visits = labels.iter().zip(peers).map(|((_, label, next), peer)| {
-        quote! {
-            visitor.variant_to::<#peer, #label>();
-            <#next as ::mpst::introspect::SessionType>::visit(visitor);
-        }
-    });
+    let choice_type = crate::session::choice_type(
+        ident,
+        generics,
+        labels
+            .iter()
+            .zip(peers)
+            .map(|((_, label, next), peer)| (quote!(variant_to::<#peer, #label>), next)),
+    );
     quote! {
         #(#routes)*
 
-        #[allow(clippy::type_complexity)]
-        impl #impl_generics ::mpst::introspect::ChoiceType for #ident #ty_generics {
-            fn visit_variants<__V: ::mpst::introspect::Visitor>(visitor: &mut __V) {
-                #(#visits)*
-            }
-        }
+        #choice_type
     }
 }
 
