@@ -167,7 +167,7 @@ pub struct Running {
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
     logs: mpsc::Receiver<String>,
-    stderr: JoinHandle<String>,
+    stderr: JoinHandle<Vec<(Instant, String)>>,
     started: Instant,
 }
 
@@ -186,15 +186,14 @@ impl Running {
         let pipe = process.take_stderr().expect("stderr piped");
         let (tx, logs) = mpsc::channel();
         let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
+            let mut timed = Vec::new();
             for line in BufReader::new(pipe).lines() {
                 let Ok(line) = line else { break };
                 // Nobody may be listening any more: the text is kept all the same.
                 let _ = tx.send(line.clone());
-                text.push_str(&line);
-                text.push('\n');
+                timed.push((Instant::now(), line));
             }
-            text
+            timed
         });
         Running {
             role: role.to_string(),
@@ -238,13 +237,21 @@ impl Running {
         self.process.kill();
         // Standard output is complete once the pipe closes with the process.
         self.seen.extend(self.lines.iter());
-        let stderr = self.stderr.join().unwrap_or_default();
+        let ended = Instant::now();
+        let logged = self.stderr.join().unwrap_or_default();
+        let mut stderr = String::new();
+        for (_, line) in &logged {
+            stderr.push_str(line);
+            stderr.push('\n');
+        }
         Exit {
             role: self.role,
             code: status.ok().and_then(|s| s.code()),
             stdout: self.seen,
             stderr,
             took: self.started.elapsed(),
+            logged,
+            ended,
         }
     }
 }
@@ -262,6 +269,10 @@ pub struct Exit {
     pub stderr: String,
     /// From its start to its end.
     pub took: Duration,
+    /// Its standard error line by line, each with when the test read it.
+    pub logged: Vec<(Instant, String)>,
+    /// When the test saw it end (no earlier than its real end).
+    pub ended: Instant,
 }
 
 impl Exit {
@@ -282,6 +293,15 @@ impl Exit {
     pub fn error(&self) -> Option<&str> {
         let prefix = format!("error {} ", self.role);
         self.stderr.lines().find(|l| l.starts_with(&prefix))
+    }
+
+    /// When the test read the last log line containing `text`, if any.
+    pub fn last_logged(&self, text: &str) -> Option<Instant> {
+        self.logged
+            .iter()
+            .rev()
+            .find(|(_, line)| line.contains(text))
+            .map(|(at, _)| *at)
     }
 
     /// Its `step ...` lines (`--record`), without the prefix.
