@@ -227,25 +227,8 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("alternating_bit.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<SendZero<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<ReceiveZero<'static, R>>(SCR, "R");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<SendZero<'static, S>>().unwrap(),
-            serialize::<ReceiveZero<'static, R>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("alternating_bit.scr"); SendZero<'static, S>, ReceiveZero<'static, R>
     }
 }

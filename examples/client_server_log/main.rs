@@ -224,27 +224,9 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("client_server_log.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<Client<'static, C>>(SCR, "C");
-        verify::assert_equals_projection::<Server<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<Logger<'static, L>>(SCR, "L");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<Client<'static, C>>().unwrap(),
-            serialize::<Server<'static, S>>().unwrap(),
-            serialize::<Logger<'static, L>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("client_server_log.scr");
+        Client<'static, C>, Server<'static, S>, Logger<'static, L>
     }
 }

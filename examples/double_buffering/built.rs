@@ -66,11 +66,8 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
+    use mpst_examples::workflows::System;
     use protocol::{SSession, TSession, S, T};
-
-    const SCR: &str = include_str!("double_buffering.scr");
 
     /// The promise: the optimised kernel is swapped into the running system while
     /// the source and the sink (`protocol::source`, `protocol::sink`, the same functions
@@ -81,32 +78,27 @@ mod tests {
         protocol::assert_moves_values(kernel_optimised);
     }
 
+    /// The generated optimised kernel beside the generated source and sink.
+    fn optimised() -> System {
+        System::new(include_str!("double_buffering.scr"))
+            .optimised::<KOptimised<'static, K>>(include_str!("kernel_optimised.dot"))
+            .role::<SSession<'static, S>>()
+            .role::<TSession<'static, T>>()
+    }
+
     #[test]
     fn the_generated_types_are_the_projections_and_the_optimised_kernel() {
-        verify::assert_equals_projection::<KSession<'static, K>>(SCR, "K");
-        verify::assert_equals_projection::<SSession<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<TSession<'static, T>>(SCR, "T");
-        verify::assert_subtype_of_projection::<KOptimised<'static, K>>(SCR, "K");
-        let reordered = verify::check_equals_projection::<KOptimised<'static, K>>(SCR, "K");
-        assert!(
-            reordered.is_err(),
-            "the generated KOptimised is not K's projection"
-        );
-        let dot = include_str!("kernel_optimised.dot");
-        let machine = serialize::<KOptimised<'static, K>>().unwrap();
-        let projection = verify::projection(SCR, "K").unwrap();
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+        let generated = mpst_examples::system![
+            include_str!("double_buffering.scr");
+            KSession<'static, K>, SSession<'static, S>, TSession<'static, T>
+        ];
+        generated.assert_every_role_is_its_projection();
+        optimised().assert_optimised_roles_are_subtypes_of_their_projections();
+        optimised().assert_dot_files_record_the_optimised_roles();
     }
 
     #[test]
     fn the_system_with_the_optimised_kernel_is_k_mc() {
-        let system = [
-            serialize::<KOptimised<'static, K>>().unwrap(),
-            serialize::<SSession<'static, S>>().unwrap(),
-            serialize::<TSession<'static, T>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+        optimised().assert_least_k(1);
     }
 }

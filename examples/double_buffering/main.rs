@@ -50,28 +50,10 @@ mod tests {
 mod workflows {
     use super::*;
     use kernel::Kernel;
-    use mpst::serialize::serialize;
-    use mpst::verify;
     use protocol::{K, S, T};
 
-    const SCR: &str = include_str!("double_buffering.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<protocol::SSession<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<Kernel<'static, K>>(SCR, "K");
-        verify::assert_equals_projection::<protocol::TSession<'static, T>>(SCR, "T");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<protocol::SSession<'static, S>>().unwrap(),
-            serialize::<Kernel<'static, K>>().unwrap(),
-            serialize::<protocol::TSession<'static, T>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("double_buffering.scr");
+        protocol::SSession<'static, S>, Kernel<'static, K>, protocol::TSession<'static, T>
     }
 }

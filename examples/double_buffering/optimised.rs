@@ -64,41 +64,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("double_buffering.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<Kernel<'static, K>>(SCR, "K");
-        let equal = verify::check_equals_projection::<Kernel<'static, K>>(SCR, "K");
-        assert!(equal.is_err(), "role K is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::SSession<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<protocol::TSession<'static, T>>(SCR, "T");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<Kernel<'static, K>>().unwrap(),
-            serialize::<protocol::SSession<'static, S>>().unwrap(),
-            serialize::<protocol::TSession<'static, T>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let machine = serialize::<Kernel<'static, K>>().unwrap();
-        let projection = verify::projection(SCR, "K").unwrap();
-        let dot = include_str!("kernel_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+    mpst_examples::optimised_workflows! {
+        include_str!("double_buffering.scr"), k = 1;
+        Kernel<'static, K> => include_str!("kernel_optimised.dot");
+        protocol::SSession<'static, S>, protocol::TSession<'static, T>
     }
 }

@@ -111,27 +111,9 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("elevator.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<protocol::User<'static, U>>(SCR, "U");
-        verify::assert_equals_projection::<Elevator<'static, E>>(SCR, "E");
-        verify::assert_equals_projection::<protocol::Door<'static, D>>(SCR, "D");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<protocol::User<'static, U>>().unwrap(),
-            serialize::<Elevator<'static, E>>().unwrap(),
-            serialize::<protocol::Door<'static, D>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("elevator.scr");
+        protocol::User<'static, U>, Elevator<'static, E>, protocol::Door<'static, D>
     }
 }

@@ -103,41 +103,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("elevator.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<Elevator<'static, E>>(SCR, "E");
-        let equal = verify::check_equals_projection::<Elevator<'static, E>>(SCR, "E");
-        assert!(equal.is_err(), "role E is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::User<'static, U>>(SCR, "U");
-        verify::assert_equals_projection::<protocol::Door<'static, D>>(SCR, "D");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<Elevator<'static, E>>().unwrap(),
-            serialize::<protocol::User<'static, U>>().unwrap(),
-            serialize::<protocol::Door<'static, D>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let machine = serialize::<Elevator<'static, E>>().unwrap();
-        let projection = verify::projection(SCR, "E").unwrap();
-        let dot = include_str!("e_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+    mpst_examples::optimised_workflows! {
+        include_str!("elevator.scr"), k = 1;
+        Elevator<'static, E> => include_str!("e_optimised.dot");
+        protocol::User<'static, U>, protocol::Door<'static, D>
     }
 }

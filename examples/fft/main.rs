@@ -87,37 +87,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("fft.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<Fft0<'static, P0>>(SCR, "P0");
-        verify::assert_equals_projection::<Fft1<'static, P1>>(SCR, "P1");
-        verify::assert_equals_projection::<Fft2<'static, P2>>(SCR, "P2");
-        verify::assert_equals_projection::<Fft3<'static, P3>>(SCR, "P3");
-        verify::assert_equals_projection::<Fft4<'static, P4>>(SCR, "P4");
-        verify::assert_equals_projection::<Fft5<'static, P5>>(SCR, "P5");
-        verify::assert_equals_projection::<Fft6<'static, P6>>(SCR, "P6");
-        verify::assert_equals_projection::<Fft7<'static, P7>>(SCR, "P7");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<Fft0<'static, P0>>().unwrap(),
-            serialize::<Fft1<'static, P1>>().unwrap(),
-            serialize::<Fft2<'static, P2>>().unwrap(),
-            serialize::<Fft3<'static, P3>>().unwrap(),
-            serialize::<Fft4<'static, P4>>().unwrap(),
-            serialize::<Fft5<'static, P5>>().unwrap(),
-            serialize::<Fft6<'static, P6>>().unwrap(),
-            serialize::<Fft7<'static, P7>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("fft.scr");
+        Fft0<'static, P0>, Fft1<'static, P1>, Fft2<'static, P2>, Fft3<'static, P3>,
+        Fft4<'static, P4>, Fft5<'static, P5>, Fft6<'static, P6>, Fft7<'static, P7>
     }
 }

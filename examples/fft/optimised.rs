@@ -173,98 +173,16 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("fft.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<Fft1<'static, P1>>(SCR, "P1");
-        let equal = verify::check_equals_projection::<Fft1<'static, P1>>(SCR, "P1");
-        assert!(equal.is_err(), "role P1 is not reordered");
-        verify::assert_subtype_of_projection::<Fft2<'static, P2>>(SCR, "P2");
-        let equal = verify::check_equals_projection::<Fft2<'static, P2>>(SCR, "P2");
-        assert!(equal.is_err(), "role P2 is not reordered");
-        verify::assert_subtype_of_projection::<Fft3<'static, P3>>(SCR, "P3");
-        let equal = verify::check_equals_projection::<Fft3<'static, P3>>(SCR, "P3");
-        assert!(equal.is_err(), "role P3 is not reordered");
-        verify::assert_subtype_of_projection::<Fft4<'static, P4>>(SCR, "P4");
-        let equal = verify::check_equals_projection::<Fft4<'static, P4>>(SCR, "P4");
-        assert!(equal.is_err(), "role P4 is not reordered");
-        verify::assert_subtype_of_projection::<Fft5<'static, P5>>(SCR, "P5");
-        let equal = verify::check_equals_projection::<Fft5<'static, P5>>(SCR, "P5");
-        assert!(equal.is_err(), "role P5 is not reordered");
-        verify::assert_subtype_of_projection::<Fft6<'static, P6>>(SCR, "P6");
-        let equal = verify::check_equals_projection::<Fft6<'static, P6>>(SCR, "P6");
-        assert!(equal.is_err(), "role P6 is not reordered");
-        verify::assert_subtype_of_projection::<Fft7<'static, P7>>(SCR, "P7");
-        let equal = verify::check_equals_projection::<Fft7<'static, P7>>(SCR, "P7");
-        assert!(equal.is_err(), "role P7 is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<Fft0<'static, P0>>(SCR, "P0");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<Fft1<'static, P1>>().unwrap(),
-            serialize::<Fft2<'static, P2>>().unwrap(),
-            serialize::<Fft3<'static, P3>>().unwrap(),
-            serialize::<Fft4<'static, P4>>().unwrap(),
-            serialize::<Fft5<'static, P5>>().unwrap(),
-            serialize::<Fft6<'static, P6>>().unwrap(),
-            serialize::<Fft7<'static, P7>>().unwrap(),
-            serialize::<Fft0<'static, P0>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let records = |dot: &str, machine: Result<mpst_fsm::Fsm, _>, role: &str| {
-            let projection = verify::projection(SCR, role).unwrap();
-            mpst_examples::records_role(dot, &machine.unwrap(), &projection).unwrap()
-        };
-        assert!(records(
-            include_str!("p1_optimised.dot"),
-            serialize::<Fft1<'static, P1>>(),
-            "P1"
-        ));
-        assert!(records(
-            include_str!("p2_optimised.dot"),
-            serialize::<Fft2<'static, P2>>(),
-            "P2"
-        ));
-        assert!(records(
-            include_str!("p3_optimised.dot"),
-            serialize::<Fft3<'static, P3>>(),
-            "P3"
-        ));
-        assert!(records(
-            include_str!("p4_optimised.dot"),
-            serialize::<Fft4<'static, P4>>(),
-            "P4"
-        ));
-        assert!(records(
-            include_str!("p5_optimised.dot"),
-            serialize::<Fft5<'static, P5>>(),
-            "P5"
-        ));
-        assert!(records(
-            include_str!("p6_optimised.dot"),
-            serialize::<Fft6<'static, P6>>(),
-            "P6"
-        ));
-        assert!(records(
-            include_str!("p7_optimised.dot"),
-            serialize::<Fft7<'static, P7>>(),
-            "P7"
-        ));
+    mpst_examples::optimised_workflows! {
+        include_str!("fft.scr"), k = 1;
+        Fft1<'static, P1> => include_str!("p1_optimised.dot"),
+        Fft2<'static, P2> => include_str!("p2_optimised.dot"),
+        Fft3<'static, P3> => include_str!("p3_optimised.dot"),
+        Fft4<'static, P4> => include_str!("p4_optimised.dot"),
+        Fft5<'static, P5> => include_str!("p5_optimised.dot"),
+        Fft6<'static, P6> => include_str!("p6_optimised.dot"),
+        Fft7<'static, P7> => include_str!("p7_optimised.dot");
+        Fft0<'static, P0>
     }
 }

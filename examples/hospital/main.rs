@@ -103,25 +103,8 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("hospital.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<Patient<'static, P>>(SCR, "P");
-        verify::assert_equals_projection::<protocol::Hospital<'static, H>>(SCR, "H");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<Patient<'static, P>>().unwrap(),
-            serialize::<protocol::Hospital<'static, H>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("hospital.scr"); Patient<'static, P>, protocol::Hospital<'static, H>
     }
 }

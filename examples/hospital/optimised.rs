@@ -101,11 +101,18 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
     use mpst::verify;
+    use mpst_examples::workflows::System;
     use mpst_fsm::subtype::Proof;
 
     const SCR: &str = include_str!("hospital.scr");
+
+    /// The eager monitor beside the hospital's projection.
+    fn optimised() -> System {
+        System::new(SCR)
+            .optimised::<Eager<'static, P>>(include_str!("p_optimised.dot"))
+            .role::<protocol::Hospital<'static, H>>()
+    }
 
     #[test]
     fn subtyping_proves_it_with_witness_trees_whatever_the_bound() {
@@ -122,10 +129,7 @@ mod workflows {
 
     #[test]
     fn k_mc_fails_for_every_k_tried() {
-        let system = [
-            serialize::<Eager<'static, P>>().unwrap(),
-            serialize::<protocol::Hospital<'static, H>>().unwrap(),
-        ];
+        let system = optimised().machines();
         for k in 1..=8 {
             let failure = verify::check_kmc(&system, k).unwrap_err();
             assert!(
@@ -137,9 +141,6 @@ mod workflows {
 
     #[test]
     fn the_dot_file_records_the_optimised_monitor() {
-        let eager = serialize::<Eager<'static, P>>().unwrap();
-        let projection = verify::projection(SCR, "P").unwrap();
-        let dot = include_str!("p_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &eager, &projection).unwrap());
+        optimised().assert_dot_files_record_the_optimised_roles();
     }
 }

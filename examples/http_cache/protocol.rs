@@ -406,29 +406,10 @@ pub async fn run_session(
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("http_cache.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<ClientSession<'static, Client>>(SCR, "Client");
-        verify::assert_equals_projection::<ProxySession<'static, Proxy>>(SCR, "Proxy");
-        verify::assert_equals_projection::<CacheSession<'static, Cache>>(SCR, "Cache");
-        verify::assert_equals_projection::<OriginSession<'static, Origin>>(SCR, "Origin");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<ClientSession<'static, Client>>().unwrap(),
-            serialize::<ProxySession<'static, Proxy>>().unwrap(),
-            serialize::<CacheSession<'static, Cache>>().unwrap(),
-            serialize::<OriginSession<'static, Origin>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("http_cache.scr");
+        ClientSession<'static, Client>, ProxySession<'static, Proxy>, CacheSession<'static, Cache>,
+        OriginSession<'static, Origin>
     }
 }

@@ -132,20 +132,17 @@ mod tests {
     fn an_empty_list_is_done_at_once() {
         assert_eq!(sum_of_squares(&[]), (0, [0, 0, 0]));
     }
+}
 
-    #[test]
-    fn the_generated_api_is_the_projection_and_its_system_is_k_mc() {
-        let scr = include_str!("map_reduce.scr");
-        mpst::verify::assert_equals_projection::<MSession<'static, M>>(scr, "M");
-        mpst::verify::assert_equals_projection::<W1Session<'static, W1>>(scr, "W1");
-        mpst::verify::assert_equals_projection::<W2Session<'static, W2>>(scr, "W2");
-        mpst::verify::assert_equals_projection::<W3Session<'static, W3>>(scr, "W3");
-        let system = [
-            mpst::serialize::serialize::<MSession<'static, M>>().unwrap(),
-            mpst::serialize::serialize::<W1Session<'static, W1>>().unwrap(),
-            mpst::serialize::serialize::<W2Session<'static, W2>>().unwrap(),
-            mpst::serialize::serialize::<W3Session<'static, W3>>().unwrap(),
-        ];
-        mpst::verify::assert_kmc(&system, 1);
+/// The workflows of PPoPP 2022 §2 on this example: the generated API is the projection of
+/// `map_reduce.scr` onto each role (checked through serialisation, names normalised, payloads
+/// compared), and the system of serialised roles is 1-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+
+    mpst_examples::projection_workflows! {
+        include_str!("map_reduce.scr");
+        MSession<'static, M>, W1Session<'static, W1>, W2Session<'static, W2>, W3Session<'static, W3>
     }
 }

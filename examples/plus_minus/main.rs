@@ -121,8 +121,6 @@ mod tests {
         assert_eq!(guesses.last(), Some(&777));
     }
 
-    const SCR: &str = include_str!("plus_minus.scr");
-
     #[test]
     fn the_guesser_finds_the_secret_and_the_watcher_sees_every_hint() {
         for secret in [0, 1, 42, 99, 100] {
@@ -133,17 +131,17 @@ mod tests {
             assert!(guesses.len() <= 7, "bisection of 101 numbers: {guesses:?}");
         }
     }
+}
 
-    #[test]
-    fn the_generated_api_is_the_projection_and_its_system_is_1_mc() {
-        mpst::verify::assert_equals_projection::<ASession<'static, A>>(SCR, "A");
-        mpst::verify::assert_equals_projection::<BSession<'static, B>>(SCR, "B");
-        mpst::verify::assert_equals_projection::<CSession<'static, C>>(SCR, "C");
-        let system = [
-            mpst::serialize::serialize::<ASession<'static, A>>().unwrap(),
-            mpst::serialize::serialize::<BSession<'static, B>>().unwrap(),
-            mpst::serialize::serialize::<CSession<'static, C>>().unwrap(),
-        ];
-        mpst::verify::assert_kmc(&system, 1);
+/// The workflows of PPoPP 2022 §2 on this example: the generated API is the projection of
+/// `plus_minus.scr` onto each role (checked through serialisation, names normalised, payloads
+/// compared), and the system of serialised roles is 1-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+
+    mpst_examples::projection_workflows! {
+        include_str!("plus_minus.scr");
+        ASession<'static, A>, BSession<'static, B>, CSession<'static, C>
     }
 }

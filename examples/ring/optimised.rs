@@ -121,53 +121,11 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("ring.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<OptimisedB<'static, B>>(SCR, "B");
-        let equal = verify::check_equals_projection::<OptimisedB<'static, B>>(SCR, "B");
-        assert!(equal.is_err(), "role B is not reordered");
-        verify::assert_subtype_of_projection::<OptimisedC<'static, C>>(SCR, "C");
-        let equal = verify::check_equals_projection::<OptimisedC<'static, C>>(SCR, "C");
-        assert!(equal.is_err(), "role C is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::RingA<'static, A>>(SCR, "A");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<OptimisedB<'static, B>>().unwrap(),
-            serialize::<OptimisedC<'static, C>>().unwrap(),
-            serialize::<protocol::RingA<'static, A>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let records = |dot: &str, machine: Result<mpst_fsm::Fsm, _>, role: &str| {
-            let projection = verify::projection(SCR, role).unwrap();
-            mpst_examples::records_role(dot, &machine.unwrap(), &projection).unwrap()
-        };
-        assert!(records(
-            include_str!("b_optimised.dot"),
-            serialize::<OptimisedB<'static, B>>(),
-            "B"
-        ));
-        assert!(records(
-            include_str!("c_optimised.dot"),
-            serialize::<OptimisedC<'static, C>>(),
-            "C"
-        ));
+    mpst_examples::optimised_workflows! {
+        include_str!("ring.scr"), k = 1;
+        OptimisedB<'static, B> => include_str!("b_optimised.dot"),
+        OptimisedC<'static, C> => include_str!("c_optimised.dot");
+        protocol::RingA<'static, A>
     }
 }

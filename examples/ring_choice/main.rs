@@ -96,27 +96,9 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("ring_choice.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<protocol::RingA<'static, A>>(SCR, "A");
-        verify::assert_equals_projection::<RingB<'static, B>>(SCR, "B");
-        verify::assert_equals_projection::<protocol::RingC<'static, C>>(SCR, "C");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<protocol::RingA<'static, A>>().unwrap(),
-            serialize::<RingB<'static, B>>().unwrap(),
-            serialize::<protocol::RingC<'static, C>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("ring_choice.scr");
+        protocol::RingA<'static, A>, RingB<'static, B>, protocol::RingC<'static, C>
     }
 }

@@ -102,41 +102,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("ring_choice.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<OptimisedB<'static, B>>(SCR, "B");
-        let equal = verify::check_equals_projection::<OptimisedB<'static, B>>(SCR, "B");
-        assert!(equal.is_err(), "role B is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::RingA<'static, A>>(SCR, "A");
-        verify::assert_equals_projection::<protocol::RingC<'static, C>>(SCR, "C");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<OptimisedB<'static, B>>().unwrap(),
-            serialize::<protocol::RingA<'static, A>>().unwrap(),
-            serialize::<protocol::RingC<'static, C>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let machine = serialize::<OptimisedB<'static, B>>().unwrap();
-        let projection = verify::projection(SCR, "B").unwrap();
-        let dot = include_str!("b_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+    mpst_examples::optimised_workflows! {
+        include_str!("ring_choice.scr"), k = 1;
+        OptimisedB<'static, B> => include_str!("b_optimised.dot");
+        protocol::RingA<'static, A>, protocol::RingC<'static, C>
     }
 }

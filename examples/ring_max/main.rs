@@ -118,20 +118,17 @@ mod tests {
             assert_eq!(ring_max(numbers), [max; 4], "{numbers:?}");
         }
     }
+}
 
-    #[test]
-    fn the_generated_api_is_the_projection_and_its_system_is_1_mc() {
-        let scr = include_str!("ring_max.scr");
-        mpst::verify::assert_equals_projection::<ASession<'static, A>>(scr, "A");
-        mpst::verify::assert_equals_projection::<BSession<'static, B>>(scr, "B");
-        mpst::verify::assert_equals_projection::<CSession<'static, C>>(scr, "C");
-        mpst::verify::assert_equals_projection::<DSession<'static, D>>(scr, "D");
-        let system = [
-            mpst::serialize::serialize::<ASession<'static, A>>().unwrap(),
-            mpst::serialize::serialize::<BSession<'static, B>>().unwrap(),
-            mpst::serialize::serialize::<CSession<'static, C>>().unwrap(),
-            mpst::serialize::serialize::<DSession<'static, D>>().unwrap(),
-        ];
-        mpst::verify::assert_kmc(&system, 1);
+/// The workflows of PPoPP 2022 §2 on this example: the generated API is the projection of
+/// `ring_max.scr` onto each role (checked through serialisation, names normalised, payloads
+/// compared), and the system of serialised roles is 1-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+
+    mpst_examples::projection_workflows! {
+        include_str!("ring_max.scr");
+        ASession<'static, A>, BSession<'static, B>, CSession<'static, C>, DSession<'static, D>
     }
 }

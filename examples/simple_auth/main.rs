@@ -115,16 +115,17 @@ mod tests {
         assert_eq!(login("ada", &["x", "y"], 3).0, Verdict::Denied(3));
         assert_eq!(login("bob", &["lovelace"], 1).0, Verdict::Denied(1));
     }
+}
 
-    #[test]
-    fn the_generated_api_is_the_projection_and_its_system_is_1_mc() {
-        let scr = include_str!("simple_auth.scr");
-        mpst::verify::assert_equals_projection::<CSession<'static, C>>(scr, "SimpleAuth.C");
-        mpst::verify::assert_equals_projection::<SSession<'static, S>>(scr, "SimpleAuth.S");
-        let system = [
-            mpst::serialize::serialize::<CSession<'static, C>>().unwrap(),
-            mpst::serialize::serialize::<SSession<'static, S>>().unwrap(),
-        ];
-        mpst::verify::assert_kmc(&system, 1);
+/// The workflows of PPoPP 2022 §2 on this example: the generated API is the projection of
+/// `simple_auth.scr` onto each role (checked through serialisation, names normalised, payloads
+/// compared), and the system of serialised roles is 1-MC (bottom-up).
+#[cfg(test)]
+mod workflows {
+    use super::*;
+
+    mpst_examples::projection_workflows! {
+        include_str!("simple_auth.scr"), protocol = "SimpleAuth";
+        CSession<'static, C>, SSession<'static, S>
     }
 }

@@ -2,7 +2,8 @@
 //! tested on, joining spawned role tasks (one, or all in order), and watching a never-ending
 //! protocol (ring, double buffering, alternating bit) for a while before stopping it, and
 //! naming an optimised role's serialised FSM as its protocol does (to save it as DOT, and to
-//! check a saved DOT file still records the role).
+//! check a saved DOT file still records the role), and the workflow checks every example's
+//! tests run ([`workflows`]).
 //!
 //! Every example lives in its own directory beside its Scribble protocol
 //! (`examples/<name>/<name>.scr`); this library only holds what they share.
@@ -12,6 +13,7 @@
 pub mod expressiveness;
 mod names;
 pub mod net;
+pub mod workflows;
 
 pub use names::{records_role, scribble_names, RecordError};
 

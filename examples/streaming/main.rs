@@ -77,25 +77,8 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("streaming.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<Source<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<Source<'static, S>>().unwrap(),
-            serialize::<protocol::Sink<'static, T>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("streaming.scr"); Source<'static, S>, protocol::Sink<'static, T>
     }
 }

@@ -121,39 +121,10 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("streaming.scr");
-
-    #[test]
-    fn optimised_roles_are_subtypes_of_their_projections() {
-        verify::assert_subtype_of_projection::<OptimisedSource<'static, S>>(SCR, "S");
-        let equal = verify::check_equals_projection::<OptimisedSource<'static, S>>(SCR, "S");
-        assert!(equal.is_err(), "role S is not reordered");
-    }
-
-    #[test]
-    fn other_roles_are_their_projections() {
-        verify::assert_equals_projection::<protocol::Sink<'static, T>>(SCR, "T");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<OptimisedSource<'static, S>>().unwrap(),
-            serialize::<protocol::Sink<'static, T>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 3);
-    }
-
-    #[test]
-    fn the_dot_files_record_the_optimised_roles() {
-        let machine = serialize::<OptimisedSource<'static, S>>().unwrap();
-        let projection = verify::projection(SCR, "S").unwrap();
-        let dot = include_str!("s_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+    mpst_examples::optimised_workflows! {
+        include_str!("streaming.scr"), k = 3;
+        OptimisedSource<'static, S> => include_str!("s_optimised.dot");
+        protocol::Sink<'static, T>
     }
 }

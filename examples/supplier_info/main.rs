@@ -72,21 +72,15 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("supplier_info.scr");
-
-    #[test]
-    fn every_generated_role_is_its_projection() {
-        verify::assert_equals_projection::<FSession<'static, F>>(SCR, "F");
-        verify::assert_equals_projection::<SSession<'static, S>>(SCR, "S");
-        verify::assert_equals_projection::<KSession<'static, K>>(SCR, "K");
+    mpst_examples::projection_workflows! {
+        include_str!("supplier_info.scr");
+        FSession<'static, F>, SSession<'static, S>, KSession<'static, K>
     }
 
     #[test]
     fn the_front_ends_first_state_sends_to_both_back_ends() {
-        let f = serialize::<FSession<'static, F>>().unwrap();
+        let f = mpst::serialize::serialize::<FSession<'static, F>>().unwrap();
         let mut peers: Vec<&str> = f
             .transitions(f.initial())
             .iter()
@@ -94,17 +88,5 @@ mod workflows {
             .collect();
         peers.sort_unstable();
         assert_eq!(peers, ["K", "S", "S"], "{f}");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<FSession<'static, F>>().unwrap(),
-            serialize::<SSession<'static, S>>().unwrap(),
-            serialize::<KSession<'static, K>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
     }
 }

@@ -87,41 +87,17 @@ mod tests {
 }
 
 /// The workflows of PPoPP 2022 §2 on this example: the hand-written optimised `F` is an
-/// asynchronous subtype of its projection (hybrid) but not equal to it, the system of it
-/// and the back ends is k-MC (bottom-up), and `f_optimised.dot` records it for
+/// asynchronous subtype of its projection (hybrid) but not equal to it, the back ends are
+/// their projections, the system of it and the back ends is k-MC (bottom-up), and
+/// `f_optimised.dot` records it for
 /// `mpst subtype`, `mpst kmc`, `mpst generate --optimised` and the expressiveness table.
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("supplier_info.scr");
-
-    #[test]
-    fn the_optimised_front_end_is_a_subtype_of_its_projection() {
-        verify::assert_subtype_of_projection::<OptimisedF<'static, F>>(SCR, "F");
-        let equal = verify::check_equals_projection::<OptimisedF<'static, F>>(SCR, "F");
-        assert!(equal.is_err(), "role F is not reordered");
-    }
-
-    #[test]
-    fn the_optimised_system_is_k_mc() {
-        let system = [
-            serialize::<OptimisedF<'static, F>>().unwrap(),
-            serialize::<SSession<'static, S>>().unwrap(),
-            serialize::<KSession<'static, K>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 8).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
-    }
-
-    #[test]
-    fn the_dot_file_records_the_optimised_role() {
-        let machine = serialize::<OptimisedF<'static, F>>().unwrap();
-        let projection = verify::projection(SCR, "F").unwrap();
-        let dot = include_str!("f_optimised.dot");
-        assert!(mpst_examples::records_role(dot, &machine, &projection).unwrap());
+    mpst_examples::optimised_workflows! {
+        include_str!("supplier_info.scr"), k = 1;
+        OptimisedF<'static, F> => include_str!("f_optimised.dot");
+        SSession<'static, S>, KSession<'static, K>
     }
 }

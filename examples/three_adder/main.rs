@@ -139,27 +139,8 @@ mod tests {
 #[cfg(test)]
 mod workflows {
     use super::*;
-    use mpst::serialize::serialize;
-    use mpst::verify;
 
-    const SCR: &str = include_str!("three_adder.scr");
-
-    #[test]
-    fn every_role_is_its_projection() {
-        verify::assert_equals_projection::<AdderA<'static, A>>(SCR, "A");
-        verify::assert_equals_projection::<AdderB<'static, B>>(SCR, "B");
-        verify::assert_equals_projection::<AdderC<'static, C>>(SCR, "C");
-    }
-
-    #[test]
-    fn the_serialised_system_is_1_mc() {
-        let system = [
-            serialize::<AdderA<'static, A>>().unwrap(),
-            serialize::<AdderB<'static, B>>().unwrap(),
-            serialize::<AdderC<'static, C>>().unwrap(),
-        ];
-        let report = mpst_fsm::least_k(&system, 3).unwrap();
-        assert!(report.is_kmc(), "{report}");
-        assert_eq!(report.k, 1);
+    mpst_examples::projection_workflows! {
+        include_str!("three_adder.scr"); AdderA<'static, A>, AdderB<'static, B>, AdderC<'static, C>
     }
 }
