@@ -41,8 +41,8 @@ type Arrive = Send<D, Open, Receive<D, Opened, Send<U, Arrived, Elevator>>>;
 
 /// The elevator: starts at floor 0 and serves requests until the user leaves; returns the
 /// floor it ends at.
-async fn elevator(role: &mut E) -> Result<i32, Error> {
-    try_session(role, |mut s: Elevator<'_, E>| async move {
+async fn elevator(mut role: E) -> Result<i32, Error> {
+    try_session(&mut role, |mut s: Elevator<'_, E>| async move {
         let mut at = 0i32;
         loop {
             s = match s.branch().await? {
@@ -62,7 +62,7 @@ async fn elevator(role: &mut E) -> Result<i32, Error> {
 
 fn main() -> Result<(), Error> {
     let floors = floors();
-    let run = run(&floors, |mut e| async move { elevator(&mut e).await });
+    let run = run(&floors, elevator);
     let (distances, last, cycles) = futures::executor::block_on(run)?;
     println!(
         "floors {floors:?}: travelled {distances:?}, ended at {last}, door cycled {cycles} times"
@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn futures_executor() {
         let floors = floors();
-        let run = run(&floors, |mut e| async move { elevator(&mut e).await });
+        let run = run(&floors, elevator);
         let (distances, last, cycles) = futures::executor::block_on(run).unwrap();
         assert_eq!(distances, [3, 4, 0, 7, 2, 14, 7]);
         assert_eq!(distances, expected(&floors));
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn leaving_at_once_never_moves_the_door() {
-        let run = run(&[], |mut e| async move { elevator(&mut e).await });
+        let run = run(&[], elevator);
         let (distances, last, cycles) = futures::executor::block_on(run).unwrap();
         assert!(distances.is_empty());
         assert_eq!((last, cycles), (0, 0));
@@ -97,8 +97,7 @@ mod tests {
     #[test]
     fn tokio_multi_thread() {
         let floors: Vec<i32> = (0..200).map(|i| (i * 7) % 23 - 4).collect();
-        let process = |mut e| async move { elevator(&mut e).await };
-        let (distances, last, cycles) = run_tasks(&floors, process).unwrap();
+        let (distances, last, cycles) = run_tasks(&floors, elevator).unwrap();
         assert_eq!(distances, expected(&floors));
         assert_eq!(Some(&last), floors.last());
         assert_eq!(cycles, 200);

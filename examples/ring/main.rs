@@ -27,8 +27,8 @@ struct RingB(Receive<A, Value, Send<C, Value, Self>>);
 #[session]
 struct RingC(Receive<B, Value, Send<A, Value, Self>>);
 
-async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
-    try_session(role, |mut s: RingB<'_, B>| async move {
+async fn ring_b(mut role: B) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: RingB<'_, B>| async move {
         loop {
             let (Value(x), t) = s.into_session().receive().await?;
             s = t.send(Value(step_b(x))).await?;
@@ -37,8 +37,8 @@ async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
     .await
 }
 
-async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
-    try_session(role, |mut s: RingC<'_, C>| async move {
+async fn ring_c(mut role: C) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: RingC<'_, C>| async move {
         loop {
             let (Value(x), t) = s.into_session().receive().await?;
             s = t.send(Value(step_c(x))).await?;
@@ -48,11 +48,7 @@ async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    let run = run(
-        10,
-        |mut b| async move { ring_b(&mut b).await },
-        |mut c| async move { ring_c(&mut c).await },
-    );
+    let run = run(10, ring_b, ring_c);
     let values = futures::executor::block_on(run)?;
     println!("A received {values:?}");
     Ok(())
@@ -76,11 +72,7 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let run = run(
-            40,
-            |mut b| async move { ring_b(&mut b).await },
-            |mut c| async move { ring_c(&mut c).await },
-        );
+        let run = run(40, ring_b, ring_c);
         let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got.len(), 40);
         assert_eq!(got[..3], [4, 10, 22]);
@@ -89,11 +81,7 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let got = run_tasks(
-            100,
-            |mut b| async move { ring_b(&mut b).await },
-            |mut c| async move { ring_c(&mut c).await },
-        );
+        let got = run_tasks(100, ring_b, ring_c);
         assert_eq!(got.unwrap(), expected(100));
     }
 }

@@ -34,8 +34,8 @@ struct OptimisedB(Send<C, Value, Receive<A, Value, Self>>);
 #[session]
 struct OptimisedC(Send<A, Value, Receive<B, Value, Self>>);
 
-async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
-    try_session(role, |mut s: OptimisedB<'_, B>| async move {
+async fn ring_b(mut role: B) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: OptimisedB<'_, B>| async move {
         let mut held = SEED_B;
         loop {
             let t = s.into_session().send(Value(step_b(held))).await?;
@@ -47,8 +47,8 @@ async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
     .await
 }
 
-async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
-    try_session(role, |mut s: OptimisedC<'_, C>| async move {
+async fn ring_c(mut role: C) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: OptimisedC<'_, C>| async move {
         let mut held = SEED_C;
         loop {
             let t = s.into_session().send(Value(step_c(held))).await?;
@@ -61,11 +61,7 @@ async fn ring_c(role: &mut C) -> Result<Infallible, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    let run = run(
-        10,
-        |mut b| async move { ring_b(&mut b).await },
-        |mut c| async move { ring_c(&mut c).await },
-    );
+    let run = run(10, ring_b, ring_c);
     let values = futures::executor::block_on(run)?;
     println!("A received {values:?}");
     Ok(())
@@ -92,11 +88,7 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let run = run(
-            40,
-            |mut b| async move { ring_b(&mut b).await },
-            |mut c| async move { ring_c(&mut c).await },
-        );
+        let run = run(40, ring_b, ring_c);
         let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [200, 22, 4]);
         assert_eq!(got, expected(40));
@@ -104,11 +96,7 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let got = run_tasks(
-            100,
-            |mut b| async move { ring_b(&mut b).await },
-            |mut c| async move { ring_c(&mut c).await },
-        );
+        let got = run_tasks(100, ring_b, ring_c);
         assert_eq!(got.unwrap(), expected(100));
     }
 }

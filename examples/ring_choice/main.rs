@@ -33,8 +33,8 @@ enum ChoiceB {
 }
 
 /// `B`: forwards each value from `A` to `C` as `add` when even, as `sub` when odd.
-async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
-    try_session(role, |mut s: RingB<'_, B>| async move {
+async fn ring_b(mut role: B) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: RingB<'_, B>| async move {
         loop {
             let (Add(x), t) = s.into_session().receive().await?;
             s = if adds(x) {
@@ -48,7 +48,7 @@ async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    let run = run(10, |mut b| async move { ring_b(&mut b).await });
+    let run = run(10, ring_b);
     let totals = futures::executor::block_on(run)?;
     println!("A received the totals {totals:?}");
     Ok(())
@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let run = run(40, |mut b| async move { ring_b(&mut b).await });
+        let run = run(40, ring_b);
         let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [-1, -3, -11]);
         assert_eq!(got, expected(40));
@@ -85,7 +85,7 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let got = run_tasks(100, |mut b| async move { ring_b(&mut b).await });
+        let got = run_tasks(100, ring_b);
         assert_eq!(got.unwrap(), expected(100));
     }
 }

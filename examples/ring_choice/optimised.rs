@@ -32,8 +32,8 @@ enum ChoiceB {
 
 /// `B`: forwards the value it holds to `C` (as `add` when even, `sub` when odd), then
 /// takes the next value from `A`.
-async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
-    try_session(role, |mut s: OptimisedB<'_, B>| async move {
+async fn ring_b(mut role: B) -> Result<Infallible, Error> {
+    try_session(&mut role, |mut s: OptimisedB<'_, B>| async move {
         let mut held = SEED_B;
         loop {
             let t = if adds(held) {
@@ -50,7 +50,7 @@ async fn ring_b(role: &mut B) -> Result<Infallible, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    let run = run(10, |mut b| async move { ring_b(&mut b).await });
+    let run = run(10, ring_b);
     let totals = futures::executor::block_on(run)?;
     println!("A received the totals {totals:?}");
     Ok(())
@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn futures_executor() {
-        let run = run(40, |mut b| async move { ring_b(&mut b).await });
+        let run = run(40, ring_b);
         let got = futures::executor::block_on(run).unwrap();
         assert_eq!(got[..3], [4, 3, -10]);
         assert_eq!(got, expected(40));
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn tokio_multi_thread() {
-        let got = run_tasks(100, |mut b| async move { ring_b(&mut b).await });
+        let got = run_tasks(100, ring_b);
         assert_eq!(got.unwrap(), expected(100));
     }
 }
