@@ -7,7 +7,8 @@
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;
-use syn::parse_macro_input;
+use syn::spanned::Spanned;
+use syn::{parse_macro_input, Data, DataEnum, DataStruct, DeriveInput, Error};
 
 mod message;
 mod payload;
@@ -87,4 +88,36 @@ fn derive(
     expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// The struct a derive is on: `expected` is the error on anything else, `generic` the
+/// error on a struct with generic parameters.
+fn struct_of<'a>(
+    input: &'a DeriveInput,
+    expected: &str,
+    generic: &str,
+) -> syn::Result<&'a DataStruct> {
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new(input.ident.span(), expected));
+    };
+    no_generics(input, generic)?;
+    Ok(data)
+}
+
+/// The enum a derive is on: `expected` is the error on anything else, `generic` the error
+/// on an enum with generic parameters.
+fn enum_of<'a>(input: &'a DeriveInput, expected: &str, generic: &str) -> syn::Result<&'a DataEnum> {
+    let Data::Enum(data) = &input.data else {
+        return Err(Error::new(input.ident.span(), expected));
+    };
+    no_generics(input, generic)?;
+    Ok(data)
+}
+
+/// `generic` as the error at the generic parameters of a derive's input, if it has any.
+fn no_generics(input: &DeriveInput, generic: &str) -> syn::Result<()> {
+    match input.generics.params.is_empty() {
+        true => Ok(()),
+        false => Err(Error::new(input.generics.span(), generic)),
+    }
 }

@@ -3,23 +3,16 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, Fields};
+use syn::{DeriveInput, Error, Fields};
 
 /// Expands `#[derive(Message)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let Data::Enum(data) = &input.data else {
-        return Err(Error::new(
-            name.span(),
-            "`#[derive(Message)]` needs an enum with one variant per label, e.g. `Add(Add)`",
-        ));
-    };
-    if !input.generics.params.is_empty() {
-        return Err(Error::new(
-            input.generics.span(),
-            "`#[derive(Message)]` does not support generic label enums",
-        ));
-    }
+    let data = crate::enum_of(
+        input,
+        "`#[derive(Message)]` needs an enum with one variant per label, e.g. `Add(Add)`",
+        "`#[derive(Message)]` does not support generic label enums",
+    )?;
 
     let mut seen: Vec<String> = Vec::new();
     let mut impls = Vec::new();

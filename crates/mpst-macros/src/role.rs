@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Error, Fields, Index, Member, Type};
+use syn::{Attribute, DeriveInput, Error, Fields, Index, Member, Type};
 
 /// Parses the single type argument of `#[name(Type)]`.
 pub(crate) fn type_arg(attr: &Attribute) -> syn::Result<Type> {
@@ -20,18 +20,11 @@ pub(crate) fn type_arg(attr: &Attribute) -> syn::Result<Type> {
 /// Expands `#[derive(Role)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let Data::Struct(data) = &input.data else {
-        return Err(Error::new(
-            name.span(),
-            "`#[derive(Role)]` needs a struct whose fields are routes",
-        ));
-    };
-    if !input.generics.params.is_empty() {
-        return Err(Error::new(
-            input.generics.span(),
-            "`#[derive(Role)]` does not support generic roles",
-        ));
-    }
+    let data = crate::struct_of(
+        input,
+        "`#[derive(Role)]` needs a struct whose fields are routes",
+        "`#[derive(Role)]` does not support generic roles",
+    )?;
 
     let mut message = None;
     for attr in &input.attrs {

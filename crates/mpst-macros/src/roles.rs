@@ -2,24 +2,16 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, Fields, Index, Member};
+use syn::{DeriveInput, Error, Fields, Index, Member};
 
 /// Expands `#[derive(Roles)]` on the parsed item.
 fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let Data::Struct(data) = &input.data else {
-        return Err(Error::new(
-            name.span(),
-            "`#[derive(Roles)]` needs a struct with one field per role",
-        ));
-    };
-    if !input.generics.params.is_empty() {
-        return Err(Error::new(
-            input.generics.span(),
-            "`#[derive(Roles)]` does not support generics",
-        ));
-    }
+    let data = crate::struct_of(
+        input,
+        "`#[derive(Roles)]` needs a struct with one field per role",
+        "`#[derive(Roles)]` does not support generics",
+    )?;
     if matches!(data.fields, Fields::Unit) || data.fields.is_empty() {
         return Err(Error::new(
             name.span(),

@@ -340,23 +340,17 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         ));
     }
     let ident = &item.ident;
-    if let Some(senders) = senders {
-        for peer in &senders {
-            reject_self(peer)?;
-        }
-        let impls = crate::session_offer::impls(ident, &item.generics, &labels, &senders);
-        return Ok(quote! {
-            #[allow(clippy::type_complexity)]
-            #item
-
-            #impls
-        });
-    }
-    if let Some(peers) = peers {
+    // Variants that name their senders (for `Offer`) or their receivers (for `Choose`).
+    let named: [(_, PeerImpls); 2] = [
+        (senders, crate::session_offer::impls),
+        (peers, crate::session_routed::impls),
+    ];
+    for (peers, impls) in named {
+        let Some(peers) = peers else { continue };
         for peer in &peers {
             reject_self(peer)?;
         }
-        let impls = crate::session_routed::impls(ident, &item.generics, &labels, &peers);
+        let impls = impls(ident, &item.generics, &labels, &peers);
         return Ok(quote! {
             #[allow(clippy::type_complexity)]
             #item
@@ -366,12 +360,7 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
     }
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     let predicates = where_clause.map(|w| &w.predicates);
-    let label_bounds = labels.iter().map(|(_, label, next)| {
-        quote! {
-            <__R as ::mpst::Role>::Message: ::mpst::Message<#label>,
-            #next: ::mpst::FromState<'__r, Role = __R>,
-        }
-    });
+    let label_bounds = label_bounds(&labels);
     let bounds = quote! {
         where
             __R: ::mpst::Role,
@@ -385,18 +374,9 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
         quote!(()),
         |rest, (_, label, next)| quote!(((#label, #next), #rest)),
     );
-    let downcasts = labels.iter().map(|(variant, label, _)| {
-        quote! {
-            let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {
-                ::core::result::Result::Ok(label) => {
-                    return ::core::result::Result::Ok(
-                        Self::#variant(label, next.into_session::<#label>()),
-                    )
-                }
-                ::core::result::Result::Err(message) => message,
-            };
-        }
-    });
+    let downcasts = labels
+        .iter()
+        .map(|(variant, label, _)| try_downcast(variant, label, quote!(#label)));
     let choice_type = choice_type(
         ident,
         &item.generics,
@@ -436,6 +416,45 @@ fn expand_enum(mut item: ItemEnum) -> syn::Result<TokenStream> {
 
         #choice_type
     })
+}
+
+/// The impls of a choice enum whose variants name their peers: (variant, label,
+/// continuation) of each variant, then the peer each names (`session_offer::impls`,
+/// `session_routed::impls`).
+type PeerImpls = fn(&syn::Ident, &Generics, &[(syn::Ident, Type, Type)], &[Type]) -> TokenStream;
+
+/// The where-clause predicates every choice impl needs of each (variant, label,
+/// continuation): the role's message carries the label, and the continuation is a state
+/// of the role.
+pub(crate) fn label_bounds(
+    labels: &[(syn::Ident, Type, Type)],
+) -> impl Iterator<Item = TokenStream> + '_ {
+    labels.iter().map(|(_, label, next)| {
+        quote! {
+            <__R as ::mpst::Role>::Message: ::mpst::Message<#label>,
+            #next: ::mpst::FromState<'__r, Role = __R>,
+        }
+    })
+}
+
+/// In a choice's `downcast`: returns `Self::variant` with the continuation
+/// `next.into_session::<turbofish>()` if `message` is a `label`, else goes on with the
+/// message given back.
+pub(crate) fn try_downcast(
+    variant: &syn::Ident,
+    label: &Type,
+    turbofish: TokenStream,
+) -> TokenStream {
+    quote! {
+        let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {
+            ::core::result::Result::Ok(label) => {
+                return ::core::result::Result::Ok(
+                    Self::#variant(label, next.into_session::<#turbofish>()),
+                )
+            }
+            ::core::result::Result::Err(message) => message,
+        };
+    }
 }
 
 /// The `ChoiceType` impl of a choice enum, one definition for the three kinds of choice:

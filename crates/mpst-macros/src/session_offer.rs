@@ -47,12 +47,7 @@ pub(crate) fn impls(
             }
         }
     }
-    let label_bounds = labels.iter().map(|(_, label, next)| {
-        quote! {
-            <__R as ::mpst::Role>::Message: ::mpst::Message<#label>,
-            #next: ::mpst::FromState<'__r, Role = __R>,
-        }
-    });
+    let label_bounds = crate::session::label_bounds(labels);
     let bounds = quote! {
         where
             __R: ::mpst::Role #(+ ::mpst::RouteFrom<#peers>)*,
@@ -76,29 +71,21 @@ pub(crate) fn impls(
         .iter()
         .enumerate()
         .map(|(i, peer)| quote!(#i => <__R as ::mpst::RouteFrom<#peer>>::poll_from(role, cx),));
-    let downcasts = (0..peers.len()).map(|i| {
-        let peer = peers[i];
-        let tries = labels.iter().zip(&index).filter(|&(_, &j)| j == i).map(
-            |((variant, label, _), _)| {
-                quote! {
-                    let message = match <<__R as ::mpst::Role>::Message as ::mpst::Message<#label>>::downcast(message) {
-                        ::core::result::Result::Ok(label) => {
-                            return ::core::result::Result::Ok(
-                                Self::#variant(label, next.into_session::<#peer, #label>()),
-                            )
-                        }
-                        ::core::result::Result::Err(message) => message,
-                    };
+    let downcasts =
+        (0..peers.len()).map(|i| {
+            let peer = peers[i];
+            let tries = labels.iter().zip(&index).filter(|&(_, &j)| j == i).map(
+                |((variant, label, _), _)| {
+                    crate::session::try_downcast(variant, label, quote!(#peer, #label))
+                },
+            );
+            quote! {
+                #i => {
+                    #(#tries)*
+                    ::core::result::Result::Err(message)
                 }
-            },
-        );
-        quote! {
-            #i => {
-                #(#tries)*
-                ::core::result::Result::Err(message)
             }
-        }
-    });
+        });
     let cases = labels.iter().zip(senders).map(|((_, label, next), peer)| {
         quote! {
             #[allow(clippy::type_complexity)]

@@ -111,36 +111,18 @@ fn enum_implements_choices_and_one_choice_per_label() {
             }
         ),
     );
-    assert!(
-        out.contains(&squash(
-            "Continue (Continue , Branch < '__r , __R , A , Choice < '__r , __R > >)"
-        )),
-        "{out}"
-    );
-    assert!(
-        out.contains(&squash(":: mpst :: Choices < '__r > for Choice")),
-        "{out}"
-    );
-    assert!(
-        out.contains(&squash(":: mpst :: Choice < '__r , Continue > for Choice")),
-        "{out}"
-    );
-    assert!(
-        out.contains(&squash(":: mpst :: Choice < '__r , Stop > for Choice")),
-        "{out}"
-    );
-    assert!(
-        out.contains(&squash("type Variants = ((Continue , Branch")),
-        "{out}"
-    );
-    // Each variant's continuation comes from the runtime's `Continuation`, typed by the
-    // choice's own `Choice<Label>` impl: the enum never holds a session state.
-    assert!(
-        out.contains(&squash(
-            "Self :: Stop (label , next . into_session :: < Stop > ())"
-        )),
-        "{out}"
-    );
+    for needle in [
+        "Continue (Continue , Branch < '__r , __R , A , Choice < '__r , __R > >)",
+        ":: mpst :: Choices < '__r > for Choice",
+        ":: mpst :: Choice < '__r , Continue > for Choice",
+        ":: mpst :: Choice < '__r , Stop > for Choice",
+        "type Variants = ((Continue , Branch",
+        // Each variant's continuation comes from the runtime's `Continuation`, typed by the
+        // choice's own `Choice<Label>` impl: the enum never holds a session state.
+        "Self :: Stop (label , next . into_session :: < Stop > ())",
+    ] {
+        assert!(out.contains(&squash(needle)), "missing {needle} in {out}");
+    }
     assert!(!out.contains("State<'__r,__R>"), "{out}");
 }
 
