@@ -359,14 +359,7 @@ impl Fsm {
         action: Action,
         to: StateId,
     ) -> Result<(), FsmError> {
-        self.check_state(from)?;
-        self.check_state(to)?;
-        if action.peer == self.role {
-            return Err(FsmError::SelfCommunication {
-                state: from,
-                action,
-            });
-        }
+        self.check_endpoints(from, &action, to)?;
         let may_clash = self.index.may_clash(from, &self.states[from], &action);
         let clash = may_clash
             && self.states[from].iter().any(|t| {
@@ -395,15 +388,22 @@ impl Fsm {
         action: Action,
         to: StateId,
     ) -> Result<(), FsmError> {
+        self.check_endpoints(from, &action, to)?;
+        self.states[from].push(Transition { action, target: to });
+        Ok(())
+    }
+
+    /// What every transition `from --action--> to` needs: both states exist and the
+    /// action communicates with another role.
+    fn check_endpoints(&self, from: StateId, action: &Action, to: StateId) -> Result<(), FsmError> {
         self.check_state(from)?;
         self.check_state(to)?;
         if action.peer == self.role {
             return Err(FsmError::SelfCommunication {
                 state: from,
-                action,
+                action: action.clone(),
             });
         }
-        self.states[from].push(Transition { action, target: to });
         Ok(())
     }
 

@@ -6,7 +6,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use mpst_fsm::kmc::{check_kmc, check_kmc_with, KmcOptions, KmcViolation};
+use mpst_fsm::kmc::{check_kmc, check_kmc_with, KmcOptions, KmcReport, KmcViolation};
 use mpst_fsm::{Action, Direction, Fsm, Message, StateKind};
 use proptest::prelude::*;
 
@@ -292,27 +292,44 @@ fn systems() -> impl Strategy<Value = Vec<Vec<Spec>>> {
     (2..=3usize).prop_flat_map(|n| prop::collection::vec(prop::collection::vec(spec(), 0..6), n))
 }
 
+/// Checks `system` for the bound `k` with and without the reduction, asserts that both
+/// agree with the oracle and that every counterexample replays; returns the oracle's
+/// verdict and both reports.
+fn agrees_with_the_definitions(
+    system: &[Fsm],
+    k: usize,
+) -> Result<(bool, KmcReport, KmcReport), TestCaseError> {
+    let oracle = Oracle { system, k };
+    let expected = oracle.is_kmc();
+    let reduced = check_kmc(system, k).unwrap();
+    let full = check_kmc_with(
+        system,
+        &KmcOptions {
+            reduce: false,
+            ..KmcOptions::new(k)
+        },
+    )
+    .unwrap();
+    prop_assert_eq!(reduced.is_kmc(), expected, "reduced: {}", reduced);
+    prop_assert_eq!(full.is_kmc(), expected, "full: {}", full);
+    for report in [&reduced, &full] {
+        if let Some(v) = &report.violation {
+            prop_assert!(oracle.replays(v), "counterexample does not replay: {}", v);
+        }
+    }
+    Ok((expected, reduced, full))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn reduced_and_full_checks_agree_with_the_definitions(roles in systems(), k in 1..=2usize) {
         let system = build(&roles, false);
-        let oracle = Oracle { system: &system, k };
-        let expected = oracle.is_kmc();
-        let reduced = check_kmc(&system, k).unwrap();
-        let full = check_kmc_with(&system, &KmcOptions { reduce: false, ..KmcOptions::new(k) })
-            .unwrap();
-        prop_assert_eq!(reduced.is_kmc(), expected, "reduced: {}", reduced);
-        prop_assert_eq!(full.is_kmc(), expected, "full: {}", full);
+        let (expected, reduced, full) = agrees_with_the_definitions(&system, k)?;
         if expected {
             // Both explored everything (a violation may stop either one early).
             prop_assert!(reduced.configurations <= full.configurations);
-        }
-        for report in [&reduced, &full] {
-            if let Some(v) = &report.violation {
-                prop_assert!(oracle.replays(v), "counterexample does not replay: {}", v);
-            }
         }
     }
 
@@ -325,18 +342,7 @@ proptest! {
         k in 1..=3usize,
     ) {
         let system = reordered(roles, &global, looped, &swaps);
-        let oracle = Oracle { system: &system, k };
-        let expected = oracle.is_kmc();
-        let reduced = check_kmc(&system, k).unwrap();
-        let full = check_kmc_with(&system, &KmcOptions { reduce: false, ..KmcOptions::new(k) })
-            .unwrap();
-        prop_assert_eq!(reduced.is_kmc(), expected, "reduced: {}", reduced);
-        prop_assert_eq!(full.is_kmc(), expected, "full: {}", full);
-        for report in [&reduced, &full] {
-            if let Some(v) = &report.violation {
-                prop_assert!(oracle.replays(v), "counterexample does not replay: {}", v);
-            }
-        }
+        let (expected, _, _) = agrees_with_the_definitions(&system, k)?;
         if swaps.is_empty() {
             // An unreordered projection of a global sequence is always k-MC.
             prop_assert!(expected);
@@ -349,17 +355,6 @@ proptest! {
         k in 1..=2usize,
     ) {
         let system = build(&roles, true);
-        let oracle = Oracle { system: &system, k };
-        let expected = oracle.is_kmc();
-        let reduced = check_kmc(&system, k).unwrap();
-        let full = check_kmc_with(&system, &KmcOptions { reduce: false, ..KmcOptions::new(k) })
-            .unwrap();
-        prop_assert_eq!(reduced.is_kmc(), expected, "reduced: {}", reduced);
-        prop_assert_eq!(full.is_kmc(), expected, "full: {}", full);
-        for report in [&reduced, &full] {
-            if let Some(v) = &report.violation {
-                prop_assert!(oracle.replays(v), "counterexample does not replay: {}", v);
-            }
-        }
+        agrees_with_the_definitions(&system, k)?;
     }
 }

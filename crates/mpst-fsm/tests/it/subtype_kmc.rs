@@ -20,12 +20,7 @@ const VISITS: usize = 8;
 fn case(seed: u64) -> Option<(Vec<Fsm>, usize, LocalType, Fsm, bool)> {
     let mut rng = Rng::new(seed);
     let protocol = global::protocol(&mut rng);
-    let types = global::project_all(&protocol)?;
-    let projected = types
-        .iter()
-        .zip(&protocol.roles)
-        .map(|(t, r)| t.to_fsm(r.clone()).ok())
-        .collect::<Option<Vec<_>>>()?;
+    let (types, projected) = global::project_all_fsms(&protocol)?;
     let role = rng.below(types.len());
     let reordered = amr::reorder(&types[role], &mut rng, 3)?;
     let optimised = reordered.to_fsm(protocol.roles[role].clone()).ok()?;

@@ -43,12 +43,7 @@ fn has_action(t: &LocalType) -> bool {
 fn case(seed: u64) -> Option<Case> {
     let mut rng = Rng::new(seed);
     let protocol = global::protocol(&mut rng);
-    let types = global::project_all(&protocol)?;
-    let projected = types
-        .iter()
-        .zip(&protocol.roles)
-        .map(|(t, r)| t.to_fsm(r.clone()).ok())
-        .collect::<Option<Vec<_>>>()?;
+    let (types, projected) = global::project_all_fsms(&protocol)?;
     let active: Vec<usize> = (0..types.len())
         .filter(|&r| has_action(&types[r]))
         .collect();

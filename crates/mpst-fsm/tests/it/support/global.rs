@@ -6,7 +6,7 @@
 //! projection only needs nuscr's merging of receive choices from one peer and every
 //! generated type is projectable.
 
-use mpst_fsm::{Direction, LocalType, Message};
+use mpst_fsm::{Direction, Fsm, LocalType, Message};
 
 use super::Rng;
 
@@ -208,4 +208,15 @@ pub fn project_all(p: &Protocol) -> Option<Vec<LocalType>> {
     (0..p.roles.len())
         .map(|r| project(&p.global, &p.roles, r))
         .collect()
+}
+
+/// Every role's projection, in role order, as a local type and as an FSM.
+pub fn project_all_fsms(p: &Protocol) -> Option<(Vec<LocalType>, Vec<Fsm>)> {
+    let types = project_all(p)?;
+    let fsms = types
+        .iter()
+        .zip(&p.roles)
+        .map(|(t, r)| t.to_fsm(r.clone()).ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some((types, fsms))
 }
