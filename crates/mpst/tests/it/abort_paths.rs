@@ -4,69 +4,24 @@
 //! same failures run over each route type and must end the same way; the handles are also
 //! tested on bare route ends.
 
-use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures::executor::LocalPool;
-use futures::task::{noop_waker, LocalSpawnExt};
+use futures::task::noop_waker;
 use futures::{FutureExt, Sink, SinkExt, Stream};
 use mpst::channel::{spsc, unbounded, Abort, AbortHandle, ChannelError};
 use mpst::{Error, ReceiveErrorKind, Role, SendErrorKind};
-
-/// Runs `future` on one thread until nothing can make progress; a hang fails the test.
-fn run_until_stalled<T: 'static>(future: impl Future<Output = T> + 'static) -> T {
-    let mut pool = LocalPool::new();
-    let handle = pool
-        .spawner()
-        .spawn_local_with_handle(future)
-        .expect("spawn");
-    pool.run_until_stalled();
-    handle
-        .now_or_never()
-        .expect("the protocol hung instead of failing")
-}
 
 macro_rules! over {
     ($name:ident, $channel:ty, detached = $detached:expr) => {
         mod $name {
             use super::*;
-            use crate::support::declare_roles;
-            use mpst::{session, try_session, End, Message, Receive, Send};
+            use crate::support::{adder, declare_roles, run_until_stalled};
+            use mpst::{try_session, End};
 
             declare_roles!(Label over $channel: C(S), S(C));
 
-            #[derive(Message)]
-            enum Label {
-                Add(Add),
-                Sum(Sum),
-            }
-
-            struct Add(i32);
-            struct Sum(i32);
-
-            #[session]
-            type Client = Send<S, Add, Send<S, Add, Receive<S, Sum, End>>>;
-            #[session]
-            type Server = Receive<C, Add, Receive<C, Add, Send<C, Sum, End>>>;
-
-            async fn server(role: &mut S) -> Result<i32, Error> {
-                try_session(role, |s: Server<'_, S>| async move {
-                    let (Add(x), s) = s.receive().await?;
-                    let (Add(y), s) = s.receive().await?;
-                    Ok((x + y, s.send(Sum(x + y)).await?))
-                })
-                .await
-            }
-
-            async fn client(role: &mut C, x: i32, y: i32) -> Result<i32, Error> {
-                try_session(role, |s: Client<'_, C>| async move {
-                    let (Sum(sum), end) =
-                        s.send(Add(x)).await?.send(Add(y)).await?.receive().await?;
-                    Ok((sum, end))
-                })
-                .await
-            }
+            adder!();
 
             #[test]
             fn the_role_aborts_the_expected_way() {

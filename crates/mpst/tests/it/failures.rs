@@ -2,67 +2,16 @@
 //! peers' receives fail promptly with an error naming it, and a cancelled session never
 //! leaks a message into the next session on the same roles.
 
-use std::future::Future;
-
-use futures::executor::LocalPool;
-use futures::task::LocalSpawnExt;
 use futures::FutureExt;
 use mpst::channel::ChannelError;
-use mpst::{
-    session, try_session, End, Error, Message, Receive, ReceiveErrorKind, Send, SendErrorKind,
-};
+use mpst::{try_session, End, Error, ReceiveErrorKind, SendErrorKind};
 
-use crate::support::declare_roles;
+use crate::support::{adder, declare_roles, run_until_stalled};
 
 declare_roles!(Label over mpst::channel::Unbounded<Label>: C(S, W), S(C, W), W(C, S));
 
-#[derive(Message)]
-enum Label {
-    Add(Add),
-    Sum(Sum),
-}
-
-struct Add(i32);
-struct Sum(i32);
-
 // The README's adder between `C` and `S`; `W` is a bystander for the three-role cases.
-#[session]
-type Client = Send<S, Add, Send<S, Add, Receive<S, Sum, End>>>;
-#[session]
-type Server = Receive<C, Add, Receive<C, Add, Send<C, Sum, End>>>;
-
-async fn server(role: &mut S) -> Result<i32, Error> {
-    try_session(role, |s: Server<'_, S>| async move {
-        let (Add(x), s) = s.receive().await?;
-        let (Add(y), s) = s.receive().await?;
-        Ok((x + y, s.send(Sum(x + y)).await?))
-    })
-    .await
-}
-
-async fn client(role: &mut C, x: i32, y: i32) -> Result<i32, Error> {
-    try_session(role, |s: Client<'_, C>| async move {
-        let (Sum(sum), end) = s.send(Add(x)).await?.send(Add(y)).await?.receive().await?;
-        Ok((sum, end))
-    })
-    .await
-}
-
-/// Runs `future` on one thread until nothing can make progress and fails the test if it
-/// is not done by then: a hang is a failed assertion, not a test that never ends.
-fn run_until_stalled<T: 'static>(future: impl Future<Output = T> + 'static) -> T {
-    let mut pool = LocalPool::new();
-    let (tx, mut rx) = futures::channel::oneshot::channel();
-    pool.spawner()
-        .spawn_local(async move {
-            let _ = tx.send(future.await);
-        })
-        .unwrap();
-    pool.run_until_stalled();
-    rx.try_recv()
-        .unwrap()
-        .expect("stalled: a role is still waiting for a peer that gave up")
-}
+adder!();
 
 fn expect_disconnected_from(error: Error, role: &str, peer: &str) {
     assert!(error.is_disconnected(), "{error}");

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::executor::LocalPool;
-use futures::task::LocalSpawnExt;
 use futures::{Sink, Stream};
 use mpst::channel::{Abort, ChannelError, Pair, Unbounded};
 use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send};
+
+use crate::support::run_until_stalled;
 
 #[derive(Message)]
 enum Label {
@@ -151,22 +151,6 @@ type SummerSix =
 
 #[session]
 type SummerTwo = Receive<A, Value, Receive<A, Value, Send<A, Sum, End>>>;
-
-/// Runs `future` on a single-threaded pool until nothing can make progress, and fails the
-/// test if it is not done by then: a deadlock is a failed assertion, not a hanging test.
-fn run_until_stalled<T: 'static>(future: impl std::future::Future<Output = T> + 'static) -> T {
-    let mut pool = LocalPool::new();
-    let (tx, mut rx) = futures::channel::oneshot::channel();
-    pool.spawner()
-        .spawn_local(async move {
-            let _ = tx.send(future.await);
-        })
-        .unwrap();
-    pool.run_until_stalled();
-    rx.try_recv()
-        .unwrap()
-        .expect("the protocol stalled: a role waits for a message that was never flushed")
-}
 
 #[test]
 fn consecutive_sends_coalesce_into_fewer_writes_and_all_arrive() {
