@@ -266,6 +266,22 @@ impl Arena {
         id
     }
 
+    /// The branches of a [`Node::Select`] or [`Node::Offer`] as a [`LocalType`] has them:
+    /// (peer, message, continuation), the continuations taken off the end of `built` (the
+    /// trees built so far by [`to_local_type`](Self::to_local_type), in branch order).
+    fn routed(
+        &self,
+        branches: &[(Sym, MsgId, LId)],
+        built: &mut Vec<LocalType>,
+    ) -> Vec<(String, Message, LocalType)> {
+        let conts = built.split_off(built.len() - branches.len());
+        branches
+            .iter()
+            .zip(conts)
+            .map(|(&(p, m, _), c)| (self.name(p).to_owned(), self.message(m).clone(), c))
+            .collect()
+    }
+
     /// The [`LocalType`] tree of `root`, built without recursion on the call stack.
     pub fn to_local_type(&self, root: LId) -> LocalType {
         enum Step {
@@ -317,30 +333,12 @@ impl Arena {
                                     .collect(),
                             }
                         }
-                        Node::Select { branches } => {
-                            let conts = values.split_off(values.len() - branches.len());
-                            LocalType::Select {
-                                branches: branches
-                                    .iter()
-                                    .zip(conts)
-                                    .map(|(&(p, m, _), c)| {
-                                        (self.name(p).to_owned(), self.message(m).clone(), c)
-                                    })
-                                    .collect(),
-                            }
-                        }
-                        Node::Offer { branches } => {
-                            let conts = values.split_off(values.len() - branches.len());
-                            LocalType::Offer {
-                                branches: branches
-                                    .iter()
-                                    .zip(conts)
-                                    .map(|(&(p, m, _), c)| {
-                                        (self.name(p).to_owned(), self.message(m).clone(), c)
-                                    })
-                                    .collect(),
-                            }
-                        }
+                        Node::Select { branches } => LocalType::Select {
+                            branches: self.routed(branches, &mut values),
+                        },
+                        Node::Offer { branches } => LocalType::Offer {
+                            branches: self.routed(branches, &mut values),
+                        },
                     };
                     values.push(value);
                 }

@@ -141,6 +141,19 @@ fn protocol_of_four() -> impl Strategy<Value = GlobalProtocol> {
     })
 }
 
+/// If `p` is well-formed, its projections form a system that is k-MC for some k ≤ 2.
+fn well_formed_projections_are_k_mc(p: &GlobalProtocol) -> Result<(), TestCaseError> {
+    prop_assume!(check(p).is_empty());
+    let system: Vec<_> = project_all(p)
+        .expect("well-formed protocols project")
+        .into_iter()
+        .map(|projection| projection.fsm)
+        .collect();
+    let report = least_k(&system, 2).expect("a well-formed system");
+    prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
+    Ok(())
+}
+
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
@@ -179,26 +192,12 @@ proptest! {
 
     #[test]
     fn projections_of_well_formed_protocols_are_k_mc(p in protocol()) {
-        prop_assume!(check(&p).is_empty());
-        let system: Vec<_> = project_all(&p)
-            .expect("well-formed protocols project")
-            .into_iter()
-            .map(|projection| projection.fsm)
-            .collect();
-        let report = least_k(&system, 2).expect("a well-formed system");
-        prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
+        well_formed_projections_are_k_mc(&p)?;
     }
 
     #[test]
     fn projections_of_well_formed_protocols_of_four_roles_are_k_mc(p in protocol_of_four()) {
-        prop_assume!(check(&p).is_empty());
-        let system: Vec<_> = project_all(&p)
-            .expect("well-formed protocols project")
-            .into_iter()
-            .map(|projection| projection.fsm)
-            .collect();
-        let report = least_k(&system, 2).expect("a well-formed system");
-        prop_assert!(report.is_kmc(), "{:#?}\n{}", p, report);
+        well_formed_projections_are_k_mc(&p)?;
     }
 }
 
