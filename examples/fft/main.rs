@@ -24,18 +24,10 @@ use projections::{upper, Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7};
 use protocol::{columns, input, lower, rows, twiddle, Column, Roles};
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
-// The eight processes, by the exchange each makes in stages 1, 2 and 3 (`lower` from
-// `protocol.rs`, `upper` from `projections.rs`); the macro also defines `run`.
-protocol::processes_and_runs! {
-    fft0(P0, Fft0, 0): lower lower lower;
-    fft1(P1, Fft1, 1): upper lower lower;
-    fft2(P2, Fft2, 2): lower upper lower;
-    fft3(P3, Fft3, 3): upper upper lower;
-    fft4(P4, Fft4, 4): lower lower upper;
-    fft5(P5, Fft5, 5): upper lower upper;
-    fft6(P6, Fft6, 6): lower upper upper;
-    fft7(P7, Fft7, 7): upper upper upper;
-}
+// The eight processes, by the exchange each makes in stages 1, 2 and 3 (the butterfly
+// network's table is in `protocol.rs`; `lower` from there, `upper` from `projections.rs`);
+// the macro also defines `run`.
+protocol::processes_and_runs!();
 
 fn main() -> Result<(), Error> {
     let matrix = input(4);

@@ -20,87 +20,31 @@ use protocol::{
 };
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
-// Every process sends, then receives, in every stage.
+/// Every process's type: in each of the three stages it sends its column to the stage's
+/// partner (`P`, then `Q`, then `R`), then receives the partner's.
 #[session]
-type Fft0 = Send<
-    P1,
+type SendFirst<P, Q, R> = Send<
+    P,
     Value,
-    Receive<
-        P1,
-        Value,
-        Send<P2, Value, Receive<P2, Value, Send<P4, Value, Receive<P4, Value, End>>>>,
-    >,
+    Receive<P, Value, Send<Q, Value, Receive<Q, Value, Send<R, Value, Receive<R, Value, End>>>>>,
 >;
+
 #[session]
-type Fft1 = Send<
-    P0,
-    Value,
-    Receive<
-        P0,
-        Value,
-        Send<P3, Value, Receive<P3, Value, Send<P5, Value, Receive<P5, Value, End>>>>,
-    >,
->;
+type Fft0 = SendFirst<P1, P2, P4>;
 #[session]
-type Fft2 = Send<
-    P3,
-    Value,
-    Receive<
-        P3,
-        Value,
-        Send<P0, Value, Receive<P0, Value, Send<P6, Value, Receive<P6, Value, End>>>>,
-    >,
->;
+type Fft1 = SendFirst<P0, P3, P5>;
 #[session]
-type Fft3 = Send<
-    P2,
-    Value,
-    Receive<
-        P2,
-        Value,
-        Send<P1, Value, Receive<P1, Value, Send<P7, Value, Receive<P7, Value, End>>>>,
-    >,
->;
+type Fft2 = SendFirst<P3, P0, P6>;
 #[session]
-type Fft4 = Send<
-    P5,
-    Value,
-    Receive<
-        P5,
-        Value,
-        Send<P6, Value, Receive<P6, Value, Send<P0, Value, Receive<P0, Value, End>>>>,
-    >,
->;
+type Fft3 = SendFirst<P2, P1, P7>;
 #[session]
-type Fft5 = Send<
-    P4,
-    Value,
-    Receive<
-        P4,
-        Value,
-        Send<P7, Value, Receive<P7, Value, Send<P1, Value, Receive<P1, Value, End>>>>,
-    >,
->;
+type Fft4 = SendFirst<P5, P6, P0>;
 #[session]
-type Fft6 = Send<
-    P7,
-    Value,
-    Receive<
-        P7,
-        Value,
-        Send<P4, Value, Receive<P4, Value, Send<P2, Value, Receive<P2, Value, End>>>>,
-    >,
->;
+type Fft5 = SendFirst<P4, P7, P1>;
 #[session]
-type Fft7 = Send<
-    P6,
-    Value,
-    Receive<
-        P6,
-        Value,
-        Send<P5, Value, Receive<P5, Value, Send<P3, Value, Receive<P3, Value, End>>>>,
-    >,
->;
+type Fft6 = SendFirst<P7, P4, P2>;
+#[session]
+type Fft7 = SendFirst<P6, P5, P3>;
 
 /// The optimised exchange of the upper partner of a butterfly (send, then receive):
 /// returns the upper output.
@@ -118,18 +62,10 @@ where
     Ok((upper_output(&theirs, &mine, w), next))
 }
 
-// The eight processes, by the exchange each makes in stages 1, 2 and 3 (`lower` from
-// `protocol.rs`, `upper` above); the macro also defines `run`.
-protocol::processes_and_runs! {
-    fft0(P0, Fft0, 0): lower lower lower;
-    fft1(P1, Fft1, 1): upper lower lower;
-    fft2(P2, Fft2, 2): lower upper lower;
-    fft3(P3, Fft3, 3): upper upper lower;
-    fft4(P4, Fft4, 4): lower lower upper;
-    fft5(P5, Fft5, 5): upper lower upper;
-    fft6(P6, Fft6, 6): lower upper upper;
-    fft7(P7, Fft7, 7): upper upper upper;
-}
+// The eight processes, by the exchange each makes in stages 1, 2 and 3 (the butterfly
+// network's table is in `protocol.rs`; `lower` from there, `upper` above); the macro also
+// defines `run`.
+protocol::processes_and_runs!();
 
 fn main() -> Result<(), Error> {
     let matrix = input(4);

@@ -94,14 +94,28 @@ where
 }
 
 /// Defines the eight FFT processes `fft0` .. `fft7`, each three butterfly stages on its
-/// column, from a table of one line per process: its role, its session type, its index and
-/// the exchange of each stage (`lower` or `upper`). Also defines `run`, which transforms
-/// every row of a matrix with the eight processes in one future (any executor).
+/// column, from a table of one line per process: its role, its session type (`Fft0` ..
+/// `Fft7`), its index and the exchange of each stage (`lower` or `upper`). Also defines
+/// `run`, which transforms every row of a matrix with the eight processes in one future
+/// (any executor). Called without a table, it uses the butterfly network's: process `i` is
+/// the upper partner of stage `s` when bit `s - 1` of `i` is set.
 ///
 /// Session types, `upper` and the other names the processes use are resolved where the
 /// macro is called: the plain and the optimised FFT share this wiring and differ only in
 /// their session types and their `upper` exchange.
 macro_rules! processes_and_runs {
+    () => {
+        $crate::protocol::processes_and_runs! {
+            fft0(P0, Fft0, 0): lower lower lower;
+            fft1(P1, Fft1, 1): upper lower lower;
+            fft2(P2, Fft2, 2): lower upper lower;
+            fft3(P3, Fft3, 3): upper upper lower;
+            fft4(P4, Fft4, 4): lower lower upper;
+            fft5(P5, Fft5, 5): upper lower upper;
+            fft6(P6, Fft6, 6): lower upper upper;
+            fft7(P7, Fft7, 7): upper upper upper;
+        }
+    };
     ($($name:ident($role:ident, $session:ident, $index:literal): $s1:ident $s2:ident $s3:ident;)*) => {
         $(
             /// One FFT process: three butterfly stages on its column.

@@ -28,16 +28,7 @@ use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
 // The example's eight processes; the macro also defines the example's `run`, which the
 // sanity check below compares every implementation with.
-protocol::processes_and_runs! {
-    fft0(P0, Fft0, 0): lower lower lower;
-    fft1(P1, Fft1, 1): upper lower lower;
-    fft2(P2, Fft2, 2): lower upper lower;
-    fft3(P3, Fft3, 3): upper upper lower;
-    fft4(P4, Fft4, 4): lower lower upper;
-    fft5(P5, Fft5, 5): upper lower upper;
-    fft6(P6, Fft6, 6): lower upper upper;
-    fft7(P7, Fft7, 7): upper upper upper;
-}
+protocol::processes_and_runs!();
 
 fn typed(roles: &mut Roles, [c0, c1, c2, c3, c4, c5, c6, c7]: [Column; 8]) -> [Column; 8] {
     let Roles(p0, p1, p2, p3, p4, p5, p6, p7) = roles;
