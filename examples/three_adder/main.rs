@@ -20,7 +20,9 @@ use protocol::{Add, AdderA, AdderB, AdderC, Roles, Sum, A, B, C};
 /// What a summand learns: the sum `C` sent and the sum it computed itself.
 #[derive(Debug, PartialEq, Eq)]
 struct Sums {
-    from_adder: i32,
+    /// The sum the adder `C` sent.
+    adder: i32,
+    /// The sum the summand computed itself.
     own: i32,
 }
 
@@ -31,13 +33,7 @@ async fn summand_a(role: &mut A, x: i32) -> Result<Sums, Error> {
         let s = s.send(Add(x)).await?;
         let (Sum(sum), end) = s.receive().await?;
         let own = x.wrapping_add(y);
-        Ok((
-            Sums {
-                from_adder: sum,
-                own,
-            },
-            end,
-        ))
+        Ok((Sums { adder: sum, own }, end))
     })
     .await
 }
@@ -48,13 +44,7 @@ async fn summand_b(role: &mut B, y: i32) -> Result<Sums, Error> {
         let s = s.send(Add(y)).await?.send(Add(y)).await?;
         let (Sum(sum), end) = s.receive().await?;
         let own = x.wrapping_add(y);
-        Ok((
-            Sums {
-                from_adder: sum,
-                own,
-            },
-            end,
-        ))
+        Ok((Sums { adder: sum, own }, end))
     })
     .await
 }
@@ -80,7 +70,7 @@ fn main() -> Result<(), Error> {
     let (a, b, c) = futures::executor::block_on(run(20, 22))?;
     println!(
         "A got {} (own {}), B got {} (own {}), C computed {c}",
-        a.from_adder, a.own, b.from_adder, b.own
+        a.adder, a.own, b.adder, b.own
     );
     Ok(())
 }
@@ -92,20 +82,11 @@ mod tests {
     fn check(x: i32, y: i32, (a, b, c): (Sums, Sums, i32)) {
         let expected = x + y;
         assert_eq!(c, expected);
-        assert_eq!(
-            a,
-            Sums {
-                from_adder: expected,
-                own: expected
-            }
-        );
-        assert_eq!(
-            b,
-            Sums {
-                from_adder: expected,
-                own: expected
-            }
-        );
+        let sums = || Sums {
+            adder: expected,
+            own: expected,
+        };
+        assert_eq!((a, b), (sums(), sums()));
     }
 
     #[test]
