@@ -21,30 +21,28 @@ use protocol::{
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
 /// Every process's type: in each of the three stages it sends its column to the stage's
-/// partner (`P`, then `Q`, then `R`), then receives the partner's.
+/// partner (`First`, `Second`, then `Third`), then receives the partner's.
 #[session]
-type SendFirst<P, Q, R> = Send<
-    P,
+type SendFirst<First, Second, Third> = Send<
+    First,
     Value,
-    Receive<P, Value, Send<Q, Value, Receive<Q, Value, Send<R, Value, Receive<R, Value, End>>>>>,
+    Receive<
+        First,
+        Value,
+        Send<Second, Value, Receive<Second, Value, Send<Third, Value, Receive<Third, Value, End>>>>,
+    >,
 >;
 
-#[session]
-type Fft0 = SendFirst<P1, P2, P4>;
-#[session]
-type Fft1 = SendFirst<P0, P3, P5>;
-#[session]
-type Fft2 = SendFirst<P3, P0, P6>;
-#[session]
-type Fft3 = SendFirst<P2, P1, P7>;
-#[session]
-type Fft4 = SendFirst<P5, P6, P0>;
-#[session]
-type Fft5 = SendFirst<P4, P7, P1>;
-#[session]
-type Fft6 = SendFirst<P7, P4, P2>;
-#[session]
-type Fft7 = SendFirst<P6, P5, P3>;
+// Process `Pi`'s partners in stages 1, 2 and 3 (`#[session]` adds the lifetime and role
+// parameters to `SendFirst`; written out here).
+type Fft0<'r, R> = SendFirst<'r, R, P1, P2, P4>;
+type Fft1<'r, R> = SendFirst<'r, R, P0, P3, P5>;
+type Fft2<'r, R> = SendFirst<'r, R, P3, P0, P6>;
+type Fft3<'r, R> = SendFirst<'r, R, P2, P1, P7>;
+type Fft4<'r, R> = SendFirst<'r, R, P5, P6, P0>;
+type Fft5<'r, R> = SendFirst<'r, R, P4, P7, P1>;
+type Fft6<'r, R> = SendFirst<'r, R, P7, P4, P2>;
+type Fft7<'r, R> = SendFirst<'r, R, P6, P5, P3>;
 
 /// The optimised exchange of the upper partner of a butterfly (send, then receive):
 /// returns the upper output.
