@@ -239,17 +239,11 @@ impl Arena {
                 })
             }
             Node::Select { branches } => {
-                let branches = branches
-                    .iter()
-                    .map(|&(p, m, c)| (p, m, self.subst(c, var, replacement, memo)))
-                    .collect();
+                let branches = self.subst_routed(&branches, var, replacement, memo);
                 self.intern(Node::Select { branches })
             }
             Node::Offer { branches } => {
-                let branches = branches
-                    .iter()
-                    .map(|&(p, m, c)| (p, m, self.subst(c, var, replacement, memo)))
-                    .collect();
+                let branches = self.subst_routed(&branches, var, replacement, memo);
                 self.intern(Node::Offer { branches })
             }
         };
@@ -264,6 +258,21 @@ impl Arena {
             id = self.substitute(body, v, id);
         }
         id
+    }
+
+    /// The branches of a [`Node::Select`] or [`Node::Offer`] with `replacement` for the
+    /// free occurrences of `var` in their continuations.
+    fn subst_routed(
+        &mut self,
+        branches: &[(Sym, MsgId, LId)],
+        var: Sym,
+        replacement: LId,
+        memo: &mut FxHashMap<LId, LId>,
+    ) -> Box<[(Sym, MsgId, LId)]> {
+        branches
+            .iter()
+            .map(|&(p, m, c)| (p, m, self.subst(c, var, replacement, memo)))
+            .collect()
     }
 
     /// The branches of a [`Node::Select`] or [`Node::Offer`] as a [`LocalType`] has them:
