@@ -107,17 +107,6 @@ impl System {
         self.parts.iter().map(|part| part.machine.clone()).collect()
     }
 
-    /// The serialised session type of `role`.
-    ///
-    /// # Panics
-    /// If the system has no such role.
-    pub fn machine(&self, role: &str) -> &Fsm {
-        let part = self.parts.iter().find(|part| part.role == role);
-        &part
-            .unwrap_or_else(|| panic!("no role {role} in the system"))
-            .machine
-    }
-
     /// The name the checks give `role` (qualified by the protocol, if one was picked).
     fn name(&self, role: &str) -> String {
         match self.protocol {
