@@ -3,6 +3,16 @@
 use mpst_codegen::{generate, CodegenError};
 use mpst_fsm::{Action, Fsm, Message, Payload};
 
+/// The code generated for protocol `P` of the one machine `a`, asserted to contain every
+/// one of `needles`.
+fn generated_with(a: Fsm, needles: &[&str]) -> String {
+    let code = generate("P", &[a]).unwrap();
+    for needle in needles {
+        assert!(code.contains(needle), "missing {needle:?} in:\n{code}");
+    }
+    code
+}
+
 fn fsm(role: &str, edges: &[(usize, Action, usize)]) -> Fsm {
     let mut m = Fsm::new(role);
     let states = edges
@@ -50,16 +60,17 @@ fn branches_from_several_peers_are_an_offer() {
             (0, Action::receive("c", Message::new("quit")), 1),
         ],
     );
-    let code = generate("P", &[a]).unwrap();
-    assert!(
-        code.contains("pub type ASession = Offer<ASessionChoice>;"),
-        "{code}"
+    generated_with(
+        a,
+        &[
+            "pub type ASession = Offer<ASessionChoice>;",
+            "#[from(B)]\n    X(X, End),",
+            "#[from(C)]\n    Y(Y, End),",
+            // A label both peers send names its variants after them.
+            "#[from(B)]\n    QuitB(Quit, End),",
+            "#[from(C)]\n    QuitC(Quit, End),",
+        ],
     );
-    assert!(code.contains("#[from(B)]\n    X(X, End),"), "{code}");
-    assert!(code.contains("#[from(C)]\n    Y(Y, End),"), "{code}");
-    // A label both peers send names its variants after them.
-    assert!(code.contains("#[from(B)]\n    QuitB(Quit, End),"), "{code}");
-    assert!(code.contains("#[from(C)]\n    QuitC(Quit, End),"), "{code}");
 }
 
 #[test]
@@ -71,13 +82,14 @@ fn choices_towards_several_peers_are_a_choose() {
             (0, Action::send("c", Message::new("y")), 1),
         ],
     );
-    let code = generate("P", &[a]).unwrap();
-    assert!(
-        code.contains("pub type ASession = Choose<ASessionChoice>;"),
-        "{code}"
+    generated_with(
+        a,
+        &[
+            "pub type ASession = Choose<ASessionChoice>;",
+            "#[to(B)]\n    X(X, End),",
+            "#[to(C)]\n    Y(Y, End),",
+        ],
     );
-    assert!(code.contains("#[to(B)]\n    X(X, End),"), "{code}");
-    assert!(code.contains("#[to(C)]\n    Y(Y, End),"), "{code}");
 }
 
 #[test]
@@ -94,11 +106,12 @@ fn a_label_with_two_payload_lists_is_two_types() {
         ],
     );
     // One type per payload list; both report the protocol's label.
-    let code = generate("P", &[a]).unwrap();
-    assert!(code.contains("    /// Label `x()`.\n    X(X),"), "{code}");
-    assert!(
-        code.contains("    #[message(label = \"X\")]\n    XI32(XI32),"),
-        "{code}"
+    generated_with(
+        a,
+        &[
+            "    /// Label `x()`.\n    X(X),",
+            "    #[message(label = \"X\")]\n    XI32(XI32),",
+        ],
     );
 }
 
@@ -160,12 +173,13 @@ fn a_label_named_like_a_primitive_leaves_the_primitive_to_its_path() {
             (0, Action::receive("c", Message::new("order")), 1),
         ],
     );
-    let code = generate("P", &[a]).unwrap();
-    assert!(
-        code.contains("pub type ASession = mpst::Offer<ASessionChoice>;"),
-        "{code}"
+    let code = generated_with(
+        a,
+        &[
+            "pub type ASession = mpst::Offer<ASessionChoice>;",
+            "    Offer(Offer, End),",
+        ],
     );
-    assert!(code.contains("    Offer(Offer, End),"), "{code}");
     let imports = code.lines().find(|l| l.starts_with("use mpst::")).unwrap();
     assert!(!imports.contains("Offer"), "{imports}");
 }
