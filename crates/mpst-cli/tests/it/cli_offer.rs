@@ -5,22 +5,21 @@
 
 use crate::support;
 
-use support::{example_file, exits_with, mpst, repo, text};
+use support::{assert_contains_all, example_file, exits_with, mpst, repo, text};
 
 #[test]
 fn generates_an_offer_for_a_role_told_by_either_of_two_peers() {
     let out = mpst(&["generate", &example_file("learn_either/dispatch.scr")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let code = text(&out.stdout);
-    assert!(
-        code.contains("pub type DSession = Offer<DSessionChoice>;"),
-        "{code}"
+    assert_contains_all(
+        &code,
+        &[
+            "pub type DSession = Offer<DSessionChoice>;",
+            "#[from(B)]\n    Order(Order, DOrder),",
+            "#[from(P)]\n    Bid(Bid, DBid),",
+        ],
     );
-    assert!(
-        code.contains("#[from(B)]\n    Order(Order, DOrder),"),
-        "{code}"
-    );
-    assert!(code.contains("#[from(P)]\n    Bid(Bid, DBid),"), "{code}");
 }
 
 #[test]

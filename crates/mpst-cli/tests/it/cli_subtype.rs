@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use support::{code, exits_with, mpst, repo, stderr, stdout};
+use support::{assert_contains_all, code, exits_with, mpst, repo, stderr, stdout};
 
 use mpst_fsm::families::Family;
 use mpst_fsm::{parse_dot, write_dot};
@@ -100,18 +100,14 @@ fn a_receive_moved_before_a_send_is_explained() {
         ),
         "{text}"
     );
-    assert!(
-        text.contains("not proved: the rules stop at subtype state 1 / supertype state 1"),
-        "{text}"
-    );
-    assert!(
-        text.contains("receive `q?l2()` would have to overtake"),
-        "{text}"
-    );
-    assert!(text.contains("send `q!l1()`"), "{text}");
-    assert!(
-        text.contains("subtype prefix (unmatched):   q?l2()"),
-        "{text}"
+    assert_contains_all(
+        &text,
+        &[
+            "not proved: the rules stop at subtype state 1 / supertype state 1",
+            "receive `q?l2()` would have to overtake",
+            "send `q!l1()`",
+            "subtype prefix (unmatched):   q?l2()",
+        ],
     );
     // The safe direction holds.
     let out = mpst(&["subtype", &sup, &sup]);

@@ -67,3 +67,11 @@ pub fn exits_with(out: &Output, expected: i32, needle: &str) -> String {
     assert!(err.contains(needle), "expected {needle:?} in:\n{err}");
     err
 }
+
+/// Asserts that `text` (a run's output) contains every one of `needles`; the message names
+/// the first missing one and shows the whole text.
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+    }
+}
