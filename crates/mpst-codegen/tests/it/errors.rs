@@ -7,9 +7,7 @@ use mpst_fsm::{Action, Fsm, Message, Payload};
 /// one of `needles`.
 fn generated_with(a: Fsm, needles: &[&str]) -> String {
     let code = generate("P", &[a]).unwrap();
-    for needle in needles {
-        assert!(code.contains(needle), "missing {needle:?} in:\n{code}");
-    }
+    crate::support::assert_contains_all(&code, needles);
     code
 }
 

@@ -45,6 +45,14 @@ pub fn name(path: &Path) -> String {
         .replace(['/', '\\', '-', '.'], "_")
 }
 
+/// Asserts that `text` (generated code, an error's message) contains every one of
+/// `needles`; the message names the first missing one and shows the whole text.
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+    }
+}
+
 pub mod processes;
 pub mod replay;
 pub mod round_trip;
