@@ -42,6 +42,12 @@ pub struct QuicConfig {
     pub max_concurrent_streams: u32,
     /// How long a dropped transport waits for its peers to read everything it sent.
     pub linger: Duration,
+    /// How long a connection may go without a packet from its peer (QUIC's idle time-out;
+    /// each end sends a keep-alive every third of it, at most every 5 s, which the peer
+    /// acknowledges): a peer silent for longer is lost — its receives fail, and so does
+    /// the next send to it, also for a role that only sends. The shorter of the two ends'
+    /// values applies. `Duration::MAX`: never.
+    pub idle_timeout: Duration,
     /// Holds chosen envelopes back halfway through their stream (fault injection for
     /// tests: the first half is on the wire, the rest waits).
     #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -56,6 +62,7 @@ impl Default for QuicConfig {
             connect_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             linger: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
             #[cfg(feature = "testing")]
             hold: None,
         }
@@ -68,7 +75,8 @@ impl std::fmt::Debug for QuicConfig {
         out.field("max_frame_length", &self.max_frame_length)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
-            .field("linger", &self.linger);
+            .field("linger", &self.linger)
+            .field("idle_timeout", &self.idle_timeout);
         #[cfg(feature = "testing")]
         out.field("hold", &self.hold.is_some());
         out.finish()
@@ -125,9 +133,12 @@ impl QuicTransport {
             io_error(&role, ErrorKind::InvalidInput, format!("{what}: {e}"))
         };
         let mut transport = quinn::TransportConfig::default();
+        // A time-out beyond QUIC's range (2^62 ms) is none.
+        let idle = quinn::IdleTimeout::try_from(config.idle_timeout).ok();
         transport
             .max_concurrent_uni_streams(VarInt::from_u32(config.max_concurrent_streams))
-            .keep_alive_interval(Some(Duration::from_secs(5)));
+            .max_idle_timeout(idle)
+            .keep_alive_interval(Some((config.idle_timeout / 3).min(Duration::from_secs(5))));
         let transport = Arc::new(transport);
         let server = QuicServerConfig::try_from((*identity.server_config()).clone())
             .map_err(|e| bad("the identity does not suit QUIC", &e))?;
