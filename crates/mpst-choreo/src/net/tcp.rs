@@ -6,7 +6,10 @@
 //! protocol and the lane count, fresh nonces that give the lane its run — before any
 //! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
 //! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
-//! peer, or a frame of another run, is refused and counted ([`TcpStats`]).
+//! peer, or a frame of another run, is refused and counted ([`TcpStats`]). The accepting
+//! end of every lane acknowledges what it read back on the lane, and a lane whose messages
+//! go unacknowledged, with no word from the peer for [`TcpConfig::idle_timeout`], fails
+//! naming the peer: a role that only sends learns of a lost peer at its next send.
 //!
 //! Each process makes its role's transport and an [`Endpoint`](crate::Endpoint) on it;
 //! here both roles run in one process:
