@@ -361,11 +361,13 @@ impl TcpTransport {
         self.ctx.stats(accepted)
     }
 
-    /// Writes every queued envelope, says goodbye on every lane and waits until all is
-    /// written; then waits (at most `connect_timeout`) until every peer has opened all
-    /// its lanes to this role, so that a role which finishes early does not stop
-    /// listening while a late peer is still connecting. Envelopes sent afterwards are
-    /// refused. Call it before the process exits, or queued envelopes may be lost.
+    /// Writes every queued envelope, says goodbye on every lane and waits until the peer
+    /// has acknowledged all of it and closed the lane (at most `idle_timeout` of silence;
+    /// a lane that fails so is reported to the endpoint); then waits (at most
+    /// `connect_timeout`) until every peer has opened all its lanes to this role, so that
+    /// a role which finishes early does not stop listening while a late peer is still
+    /// connecting. Envelopes sent afterwards are refused. Call it before the process
+    /// exits, or queued envelopes may be lost.
     pub async fn close(&self) {
         drop(std::mem::take(
             &mut *self.peers.lock().unwrap_or_else(|p| p.into_inner()),

@@ -15,7 +15,7 @@
 //!   silent) naming a peer, within the time-outs of its configuration file — also the
 //!   role behind the cut that only sends, and the roles in front of it.
 
-use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment, Exit};
+use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment, Exit, Running};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -236,6 +236,56 @@ fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
     assert!(wrong > 0, "ignoring keys was never caught: {exits:?}");
 }
 
+/// The `receive_timeout` and `idle_timeout` of every role in the failure tests.
+const TIMEOUT: Duration = Duration::from_secs(2);
+/// Room for a busy machine beyond a time-out.
+const SLACK: Duration = Duration::from_secs(4);
+
+/// `concurrent_send`'s four roles on `bed` running session after session (`--sessions
+/// 100000 --at-once 1`: at least 10 ms of the text server's work each, so they outlast
+/// the test), every file saying [`TIMEOUT`] for `receive_timeout` and `idle_timeout`,
+/// each role logging its completed sessions at `debug`; returned once the client has
+/// completed its first session, so every role is connected and running (a role's
+/// time-out may not start before its peers have all started).
+fn running_on(bed: &mpst_testbed::TestBed, deployment: &Deployment, quic: bool) -> Vec<Running> {
+    let net = if quic { "quic" } else { "tcp" };
+    let args = ["--sessions", "100000", "--at-once", "1"];
+    let log = "warn,concurrent_send=debug";
+    let timeout = format!("{}s", TIMEOUT.as_secs());
+    let mut running = deployment.start_logging(bed, quic, Some(&timeout), &args, log);
+    let client = running.iter_mut().find(|r| r.role == "C").expect("C");
+    if client
+        .wait_log("sessions completed", cluster::LIMIT)
+        .is_none()
+    {
+        let exits: Vec<Exit> = running
+            .into_iter()
+            .map(|r| r.finish(Duration::ZERO))
+            .collect();
+        panic!("{net}: the client never completed a session: {exits:#?}");
+    }
+    running
+}
+
+/// Asserts that a role exited with status 4 (a peer lost or silent) and an error naming
+/// `peer`; its error line.
+fn assert_lost<'e>(net: &str, exit: &'e Exit, peer: &str) -> &'e str {
+    let role = &exit.role;
+    assert_eq!(
+        exit.status(),
+        Some(RoleExit::Lost),
+        "{net}: {role} exited with {:?}: {}",
+        exit.code,
+        exit.stderr
+    );
+    let error = exit.error().unwrap_or_default();
+    assert!(
+        names_peer(error, peer),
+        "{net}: {role} failed without naming {peer}: {error}"
+    );
+    error
+}
+
 /// A partition mid-run: the four roles of `concurrent_send` run one session after
 /// another (far more than can end before the test acts), each role's file saying
 /// `receive_timeout = "2s"` and `idle_timeout = "2s"`; once the client has completed its
@@ -261,22 +311,9 @@ fn a_partition_mid_run_ends_every_role_with_status_4_naming_its_peer() {
         return;
     };
     let deployment = Deployment::new(&program, &roles);
-    let timeout = Duration::from_secs(2);
-    // At least 10 ms of the text server's work each: 100,000 sessions outlast the test.
-    let args = ["--sessions", "100000", "--at-once", "1"];
     for quic in [false, true] {
         let net = if quic { "quic" } else { "tcp" };
-        // The example logs each completed batch of sessions at `debug`.
-        let log = "warn,concurrent_send=debug";
-        let mut running = deployment.start_logging(&bed, quic, Some("2s"), &args, log);
-        // The client's first session completed: every role is connected and running
-        // (a role's receive time-out may not start before its peers have all started).
-        let client = running.iter_mut().find(|r| r.role == "C").expect("C");
-        let going = client.wait_log("sessions completed", cluster::LIMIT);
-        assert!(
-            going.is_some(),
-            "{net}: the client never completed a session"
-        );
+        let running = running_on(&bed, &deployment, quic);
         for link in bed.links_of("ks") {
             link.partition();
         }
@@ -290,18 +327,7 @@ fn a_partition_mid_run_ends_every_role_with_status_4_naming_its_peer() {
         let named = [("KS", "S"), ("S", "KS"), ("C", "S"), ("CS", "S")];
         for (role, peer) in named {
             let exit = &exits[role];
-            assert_eq!(
-                exit.status(),
-                Some(RoleExit::Lost),
-                "{net}: {role} exited with {:?}: {}",
-                exit.code,
-                exit.stderr
-            );
-            let error = exit.error().unwrap_or_default();
-            assert!(
-                names_peer(error, peer),
-                "{net}: {role} failed without naming {peer}: {error}"
-            );
+            let error = assert_lost(net, exit, peer);
             // Its time-out starts at the cut, at its own last completed session, or when
             // the peer it names (a role in front of the cut) ended, whichever is last.
             // (Each when its log said so: the test waits for one role after another.)
@@ -324,7 +350,7 @@ fn a_partition_mid_run_ends_every_role_with_status_4_naming_its_peer() {
                 ended.duration_since(cut),
             );
             assert!(
-                after < timeout + Duration::from_secs(4),
+                after < TIMEOUT + SLACK,
                 "{net}: {role} took {after:?} after its time-out could start"
             );
         }
@@ -351,18 +377,9 @@ fn a_killed_role_ends_only_the_roles_that_talk_to_it_each_naming_its_own_peer() 
         return;
     };
     let deployment = Deployment::new(&program, &roles);
-    let timeout = Duration::from_secs(2);
-    let args = ["--sessions", "100000", "--at-once", "1"];
     for quic in [false, true] {
         let net = if quic { "quic" } else { "tcp" };
-        let log = "warn,concurrent_send=debug";
-        let mut running = deployment.start_logging(&bed, quic, Some("2s"), &args, log);
-        let client = running.iter_mut().find(|r| r.role == "C").expect("C");
-        let going = client.wait_log("sessions completed", cluster::LIMIT);
-        assert!(
-            going.is_some(),
-            "{net}: the client never completed a session"
-        );
+        let mut running = running_on(&bed, &deployment, quic);
         running
             .iter_mut()
             .find(|r| r.role == "KS")
@@ -375,19 +392,7 @@ fn a_killed_role_ends_only_the_roles_that_talk_to_it_each_naming_its_own_peer() 
             .collect();
         let at = |role: &str| exits[role].failed_at().unwrap_or(exits[role].ended);
         for (role, peer) in [("S", "KS"), ("CS", "S"), ("C", "S")] {
-            let exit = &exits[role];
-            let error = exit.error().unwrap_or_default();
-            assert_eq!(
-                exit.status(),
-                Some(RoleExit::Lost),
-                "{net}: {role} exited with {:?}: {}",
-                exit.code,
-                exit.stderr
-            );
-            assert!(
-                names_peer(error, peer),
-                "{net}: {role} failed without naming {peer}: {error}"
-            );
+            let error = assert_lost(net, &exits[role], peer);
             assert!(
                 !names_peer(error, "KS") || role == "S",
                 "{net}: {role} failed for the key server it never talks to: {error}"
@@ -400,7 +405,7 @@ fn a_killed_role_ends_only_the_roles_that_talk_to_it_each_naming_its_own_peer() 
             let after = at(role).duration_since(lost);
             eprintln!("{net}: {role} ended {after:?} after losing {peer}: {error}");
             assert!(
-                after < timeout + Duration::from_secs(4),
+                after < TIMEOUT + SLACK,
                 "{net}: {role} took {after:?} after losing {peer}"
             );
         }
