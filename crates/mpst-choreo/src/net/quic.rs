@@ -138,7 +138,7 @@ impl QuicTransport {
         transport
             .max_concurrent_uni_streams(VarInt::from_u32(config.max_concurrent_streams))
             .max_idle_timeout(idle)
-            .keep_alive_interval(Some((config.idle_timeout / 3).min(Duration::from_secs(5))));
+            .keep_alive_interval(Some(keep_alive(config.idle_timeout)));
         let transport = Arc::new(transport);
         let server = QuicServerConfig::try_from((*identity.server_config()).clone())
             .map_err(|e| bad("the identity does not suit QUIC", &e))?;
@@ -298,6 +298,12 @@ impl QuicTransport {
             let _ = tokio::time::timeout(linger.min(Duration::from_millis(500)), idle).await;
         }
     }
+}
+
+/// How often an idle connection sends a keep-alive: a third of the idle time-out, at
+/// least every 5 s and at most every 10 ms.
+fn keep_alive(idle_timeout: Duration) -> Duration {
+    (idle_timeout / 3).clamp(Duration::from_millis(10), Duration::from_secs(5))
 }
 
 fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
@@ -469,4 +475,19 @@ async fn read(
     };
     delivery.inbox().await.deliver(received);
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_alives_come_three_times_per_idle_time_out_within_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(keep_alive(Duration::from_secs(3)), Duration::from_secs(1));
+        assert_eq!(keep_alive(Duration::from_secs(30)), Duration::from_secs(5));
+        assert_eq!(keep_alive(Duration::MAX), Duration::from_secs(5));
+        assert_eq!(keep_alive(Duration::ZERO), ms(10));
+        assert_eq!(keep_alive(ms(15)), ms(10));
+    }
 }
