@@ -310,6 +310,7 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
         let next = match acks.due() {
             None => Next::Frame(next.await),
             Some(due) => tokio::select! {
+                biased;
                 frame = next => Next::Frame(frame),
                 () = tokio::time::sleep_until(due) => Next::Acknowledge,
             },

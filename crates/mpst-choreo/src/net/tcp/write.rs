@@ -86,26 +86,14 @@ impl Watch {
     /// unacknowledged and not a word from the peer for `timeout`, the peer's direction
     /// ended with messages unacknowledged, or an acknowledgement of more than was sent.
     async fn broken(&mut self) -> TransportError {
-        let (written, since, timeout) = (self.written, self.since, self.timeout);
-        let peer = self.peer.clone();
-        let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
-        let heard_rx = &mut self.heard;
         loop {
-            let heard = heard_rx.borrow_and_update().clone();
-            if heard.read > written {
-                let text = format!("acknowledged {} messages of the {written} sent", heard.read);
-                return decode_error(&peer, text);
-            }
-            let outstanding = written - heard.read;
-            let deadline = match (outstanding, heard.ended) {
-                (0, _) => None,
-                (_, Some(why)) => {
-                    return lost(format!("{why} with {outstanding} messages unacknowledged"));
-                }
-                (_, None) => heard.at.max(since).checked_add(timeout),
+            let deadline = match self.check() {
+                Err(broken) => return broken,
+                Ok(deadline) => deadline,
             };
+            let heard = &mut self.heard;
             let changed = async {
-                if heard_rx.changed().await.is_err() {
+                if heard.changed().await.is_err() {
                     // The reader is gone and said why: only the deadline is left.
                     std::future::pending::<()>().await;
                 }
@@ -114,14 +102,36 @@ impl Watch {
                 None => changed.await,
                 Some(deadline) => tokio::select! {
                     () = changed => {}
-                    () = tokio::time::sleep_until(deadline) => {
-                        return lost(format!(
-                            "nothing acknowledged for {timeout:?} ({outstanding} messages \
-                             outstanding)"
-                        ));
-                    }
+                    () = tokio::time::sleep_until(deadline) => {}
                 },
             }
+        }
+    }
+
+    /// The bound as things stand, without waiting: broken, or when it breaks unless the
+    /// peer speaks first (`None`: nothing outstanding).
+    fn check(&mut self) -> Result<Option<Instant>, TransportError> {
+        let heard = self.heard.borrow_and_update().clone();
+        let written = self.written;
+        let lost =
+            |text: String| TransportError::new(self.peer.clone(), TransportCause::Lost(text));
+        if heard.read > written {
+            let text = format!("acknowledged {} messages of the {written} sent", heard.read);
+            return Err(decode_error(&self.peer, text));
+        }
+        let outstanding = written - heard.read;
+        match (outstanding, heard.ended) {
+            (0, _) => Ok(None),
+            (_, Some(why)) => Err(lost(format!(
+                "{why} with {outstanding} messages unacknowledged"
+            ))),
+            (_, None) => match heard.at.max(self.since).checked_add(self.timeout) {
+                Some(deadline) if deadline <= Instant::now() => Err(lost(format!(
+                    "nothing acknowledged for {:?} ({outstanding} messages outstanding)",
+                    self.timeout
+                ))),
+                deadline => Ok(deadline),
+            },
         }
     }
 
@@ -130,7 +140,10 @@ impl Watch {
         &mut self,
         io: impl Future<Output = std::io::Result<()>>,
     ) -> Result<(), TransportError> {
+        // The operation first: when it is done at once (most writes, into the buffer),
+        // no timer is armed.
         tokio::select! {
+            biased;
             done = io => done.map_err(|e| {
                 let text = format!("write failed: {e}");
                 TransportError::new(self.peer.clone(), TransportCause::Lost(text))
@@ -186,7 +199,11 @@ pub(super) async fn write(writer: Writer) {
     let mut sink: BufWriter<WriteHalf<mpst_wire::Stream>> = BufWriter::new(sink);
     let written = async {
         loop {
+            // Checked on every message too, so a queue that never runs dry (the wait for
+            // one below never arms its timer then) cannot outrun the bound.
+            watch.check()?;
             let next = tokio::select! {
+                biased;
                 next = queue.recv() => next,
                 broken = watch.broken() => return Err(broken),
             };
