@@ -7,12 +7,13 @@
 //!
 //! One role: `double_buffering_net --config FILE [--count N] [--skew]`, or with
 //! `MPST_CONFIG=FILE` and/or `MPST_ROLE`, `MPST_LISTEN`, `MPST_PEER_<ROLE>`, `MPST_CA`,
-//! `MPST_CERT`, `MPST_KEY`, ... (docs/DEPLOYMENT.md): prints `CONNECTED`, then `OK
-//! <values read>` (the sink) or `ERR <error>`, logs to standard error (`RUST_LOG`) and
-//! exits with a status of `mpst_wire::RoleExit`'s table. The protocol never ends: the
-//! sink stops after `--count` values (0: never), its process exits (0), and the kernel and
-//! the source then fail naming the peer that went away (status 4). `--skew` makes the
-//! kernel claim another session type, which its peers refuse (status 3).
+//! `MPST_CERT`, `MPST_KEY`, ... (docs/DEPLOYMENT.md): prints `LISTENING <address>`,
+//! `CONNECTED`, then `OK <values read>` (the sink) or `ERR <error>`, logs to standard
+//! error (`RUST_LOG`) and exits with a status of `mpst_wire::RoleExit`'s table. The
+//! protocol never ends: the sink stops after `--count` values (0: never), its process
+//! exits (0), and the kernel and the source then fail naming the peer that went away
+//! (status 4). `--skew` makes the kernel claim another session type, which its peers
+//! refuse (status 3).
 //!
 //! Without a role (`cargo run -p mpst-examples --bin double_buffering_net`) it launches
 //! `S`, `K` and `T` as three processes on loopback (`mpst_examples::net::Launch`), moves
@@ -27,7 +28,7 @@ use std::time::Duration;
 
 use kernel::{kernel, Kernel};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
+use mpst_examples::net::{connect, finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_examples::{observe, observer};
 use mpst_wire::RoleExit;
 use protocol::{sink, source, SSession, TSession, K, S, T};
@@ -64,7 +65,7 @@ async fn run_role(config: NetConfig, count: usize, skew: bool) -> Result<String,
         )));
     }
     tracing::info!(%role, protocol = config.protocol(), "connecting");
-    let connections = config.connect().await?;
+    let connections = connect(config).await?;
     tracing::info!(%role, "connected");
     println!("CONNECTED");
     match role.as_str() {

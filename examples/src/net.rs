@@ -6,24 +6,29 @@
 //! `MPST_CONFIG=FILE`) and `MPST_*` environment variables over it (`MPST_ROLE`,
 //! `MPST_LISTEN`, `MPST_PEER_<ROLE>`, `MPST_CA`/`MPST_CERT`/`MPST_KEY`, time-outs: see
 //! `mpst_wire::env` and docs/DEPLOYMENT.md), logs with `tracing` to standard error
-//! (`RUST_LOG` filters), prints `CONNECTED` once its connections are up and `OK <result>`
-//! or `ERR <error>` on standard output, and exits with a status of `mpst_wire::RoleExit`'s
-//! table (0 completed, 2 bad configuration, 3 could not connect, 4 a peer lost or
-//! silent mid-session, 5 a protocol or application error).
+//! (`RUST_LOG` filters), prints `LISTENING <address>` once it listens ([`connect`]; port
+//! 0 in the configuration: the port the system chose), `CONNECTED` once its connections
+//! are up and `OK <result>` or `ERR <error>` on standard output, and exits with a status
+//! of `mpst_wire::RoleExit`'s table (0 completed, 2 bad configuration, 3 could not
+//! connect, 4 a peer lost or silent mid-session, 5 a protocol or application error).
 //!
 //! The [`Launch`]er issues a CA and one certificate per role for the run (PEM files in a
 //! temporary directory removed with the [`Launch`]), writes one TOML file per role there
-//! (loopback addresses on ports free when it looked), and starts every role program with
-//! `--config FILE`: nothing a plain script could not do.
+//! and starts every role program with `--config FILE`: nothing a plain script could not
+//! do. Every role listens on port 0 of loopback, so no port is picked by the launcher and
+//! released before a child binds it (another process could take it in between): as
+//! `mpst_wire::dials` says, of two roles only one dials the other, so the roles start one
+//! after another, each once every peer it dials has said where it listens; the peers that
+//! dial it are listed without an address (`MPST_PEER_<ROLE>` empty).
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mpst::net::{NetError, NetErrorKind};
+use mpst::net::{Connections, NetConfig, NetError, NetErrorKind};
 use mpst_wire::env::Sources;
-use mpst_wire::{RoleExit, WireError};
+use mpst_wire::{dials, RoleExit, WireError};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::time::{timeout_at, Instant};
@@ -123,7 +128,8 @@ pub fn exit_of_net(kind: &NetErrorKind) -> RoleExit {
         | NetErrorKind::Closed
         | NetErrorKind::Truncated { .. }
         | NetErrorKind::ReceiveTimeout(_)
-        | NetErrorKind::IdleTimeout(_) => RoleExit::Lost,
+        | NetErrorKind::IdleTimeout(_)
+        | NetErrorKind::SendTimeout(_) => RoleExit::Lost,
         _ => RoleExit::Protocol,
     }
 }
@@ -137,6 +143,20 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, RoleError> {
             exit: RoleExit::Internal,
             message: format!("cannot start the tokio runtime: {error}"),
         })
+}
+
+/// Binds the role's listen address, prints `LISTENING <address>` (the port the system
+/// chose, for a listen address with port 0), then connects to every peer.
+pub async fn connect(config: NetConfig) -> Result<Connections, RoleError> {
+    let bound = config.bind().await?;
+    if let Some(address) = bound.local_addr() {
+        println!("LISTENING {address}");
+        std::io::Write::flush(&mut std::io::stdout()).map_err(|e| RoleError {
+            exit: RoleExit::Internal,
+            message: format!("cannot write to standard output: {e}"),
+        })?;
+    }
+    Ok(bound.connect().await?)
 }
 
 /// Prints a role's final line (`OK <value>` or `ERR <error>`), logs it, and gives the exit
@@ -231,8 +251,10 @@ fn timed_out(what: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::TimedOut, what)
 }
 
-/// One role's TOML file: its listen address, every other role as a peer, its identity
-/// files, a 5 s `connect_timeout` and the `receive_timeout` if given.
+/// One role's TOML file: its listen address (if `addresses` has one for it), the peers of
+/// `addresses` other than itself (the ones it dials: those that dial it need no address,
+/// see [`Launch`]), its identity files, a 5 s `connect_timeout` and the
+/// `receive_timeout` if given.
 pub fn role_toml(
     protocol: &str,
     role: &str,
@@ -263,12 +285,38 @@ pub fn role_toml(
     toml
 }
 
+/// The order in which `roles` can start when each listens on a port the system chooses:
+/// a role after every peer it dials (`mpst_wire::dials`).
+fn start_order<'r>(roles: &[&'r str]) -> std::io::Result<Vec<&'r str>> {
+    let mut order: Vec<&str> = Vec::new();
+    while order.len() < roles.len() {
+        let next = roles.iter().find(|role| {
+            !order.contains(role)
+                && roles
+                    .iter()
+                    .all(|peer| peer == *role || !dials(role, peer) || order.contains(peer))
+        });
+        match next {
+            Some(role) => order.push(role),
+            None => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("no role of {roles:?} can start first: they dial each other"),
+                ))
+            }
+        }
+    }
+    Ok(order)
+}
+
 impl Launch {
     /// Starts `exe --config FILE <args>` for every role (one TOML file per role: the
-    /// configuration names `protocol`, the identities issued for this run, loopback
-    /// addresses, a 5 s `connect_timeout` and, if given, the `receive_timeout`). Every
-    /// step, and [`Launch::finish`], must be done within `limit` of now. Children log at
-    /// `warn` unless `RUST_LOG` says otherwise.
+    /// configuration names `protocol`, the identities issued for this run, port 0 of
+    /// loopback to listen on, the addresses its dialled peers said they listen on, a 5 s
+    /// `connect_timeout` and, if given, the `receive_timeout`), one after another: each
+    /// once every peer it dials has printed `LISTENING <address>` (see the module's
+    /// docs). Every step, and [`Launch::finish`], must be done within `limit` of now.
+    /// Children log at `warn` unless `RUST_LOG` says otherwise.
     pub async fn start(
         exe: &Path,
         roles: &[&str],
@@ -279,23 +327,16 @@ impl Launch {
     ) -> std::io::Result<Self> {
         let deadline = Instant::now() + limit;
         let dir = RunDir::issue(protocol, roles)?;
-        // Ports free now (held together, so they differ); the children bind them next.
-        let held: Vec<std::net::TcpListener> = roles
-            .iter()
-            .map(|_| std::net::TcpListener::bind(("127.0.0.1", 0)))
-            .collect::<Result<_, _>>()?;
-        let addresses: Vec<(&str, String)> = roles
-            .iter()
-            .zip(&held)
-            .map(|(role, l)| Ok((*role, l.local_addr()?.to_string())))
-            .collect::<std::io::Result<_>>()?;
-        drop(held);
         let mut launch = Launch {
             processes: Vec::new(),
             deadline,
             _dir: dir,
         };
-        for role in roles {
+        // Where each role that started listens, as it said.
+        let mut listening: Vec<(&str, String)> = Vec::new();
+        for role in start_order(roles)? {
+            let mut addresses = listening.clone();
+            addresses.push((role, "127.0.0.1:0".to_owned()));
             let toml = role_toml(protocol, role, &addresses, &launch._dir.0, receive_timeout);
             let file = launch._dir.0.join(format!("{role}.toml"));
             std::fs::write(&file, toml)?;
@@ -307,6 +348,15 @@ impl Launch {
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .kill_on_drop(true);
+            // The roles not started yet dial this one: peers without an address.
+            for peer in roles
+                .iter()
+                .filter(|p| listening.iter().all(|(r, _)| r != *p))
+            {
+                if *peer != role {
+                    command.env(format!("{}{peer}", mpst_wire::env::PEER_PREFIX), "");
+                }
+            }
             if std::env::var_os("RUST_LOG").is_none() {
                 command.env("RUST_LOG", "warn");
             }
@@ -320,8 +370,29 @@ impl Launch {
                 child,
                 lines: BufReader::new(stdout).lines(),
             });
+            let address = launch.listening(role).await?;
+            listening.push((role, address));
         }
+        // Back in the roles' order.
+        launch
+            .processes
+            .sort_by_key(|p| roles.iter().position(|r| *r == p.role));
         Ok(launch)
+    }
+
+    /// Waits until `role` prints `LISTENING <address>` and returns the address.
+    async fn listening(&mut self, role: &str) -> std::io::Result<String> {
+        let deadline = self.deadline;
+        let process = self.process(role)?;
+        let line = timeout_at(deadline, process.lines.next_line())
+            .await
+            .map_err(|_| timed_out(format!("{role} did not listen in time")))??;
+        match line.as_deref().and_then(|l| l.strip_prefix("LISTENING ")) {
+            Some(address) => Ok(address.to_owned()),
+            None => Err(std::io::Error::other(format!(
+                "{role} said {line:?} instead of LISTENING <address>"
+            ))),
+        }
     }
 
     /// Waits until `role` prints `CONNECTED`.

@@ -7,9 +7,9 @@
 //!
 //! One role: `three_buyers_net --config FILE [--budget-c N]`, or with `MPST_CONFIG` and/or
 //! `MPST_*` variables (docs/DEPLOYMENT.md), for the purchase where `B` delegates to `C`
-//! (whose budget `--budget-c` sets); prints `CONNECTED`, then `OK <what the role got>` or
-//! `ERR <error>`, logs to standard error and exits with a status of
-//! `mpst_wire::RoleExit`'s table.
+//! (whose budget `--budget-c` sets); prints `LISTENING <address>`, `CONNECTED`, then `OK
+//! <what the role got>` or `ERR <error>`, logs to standard error and exits with a status
+//! of `mpst_wire::RoleExit`'s table.
 //!
 //! Without a role (`cargo run -p mpst-examples --bin three_buyers_net`) it launches `A`,
 //! `B`, `C` and `S` as four processes on loopback and prints what each reported.
@@ -27,7 +27,7 @@ use std::time::Duration;
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{finish, init_logging, role_sources, runtime, Launch, RoleError};
+use mpst_examples::net::{connect, finish, init_logging, role_sources, runtime, Launch, RoleError};
 use mpst_wire::RoleExit;
 
 /// The protocol name (and version) every role announces in the handshake.
@@ -63,7 +63,7 @@ async fn run_role(config: NetConfig, budget_c: i32) -> Result<String, RoleError>
         };
     }
     tracing::info!(%role, protocol = config.protocol(), "connecting");
-    let connections = config.connect().await?;
+    let connections = connect(config).await?;
     tracing::info!(%role, "connected");
     println!("CONNECTED");
     Ok(match role.as_str() {

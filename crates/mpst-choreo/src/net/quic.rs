@@ -42,6 +42,12 @@ pub struct QuicConfig {
     pub max_concurrent_streams: u32,
     /// How long a dropped transport waits for its peers to read everything it sent.
     pub linger: Duration,
+    /// How long a connection may go without a packet from its peer (QUIC's idle time-out;
+    /// each end sends a keep-alive every third of it, at most every 5 s, which the peer
+    /// acknowledges): a peer silent for longer is lost — its receives fail, and so does
+    /// the next send to it, also for a role that only sends. The shorter of the two ends'
+    /// values applies. `Duration::MAX`: never.
+    pub idle_timeout: Duration,
     /// Holds chosen envelopes back halfway through their stream (fault injection for
     /// tests: the first half is on the wire, the rest waits).
     #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -56,6 +62,7 @@ impl Default for QuicConfig {
             connect_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             linger: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
             #[cfg(feature = "testing")]
             hold: None,
         }
@@ -68,7 +75,8 @@ impl std::fmt::Debug for QuicConfig {
         out.field("max_frame_length", &self.max_frame_length)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_concurrent_streams", &self.max_concurrent_streams)
-            .field("linger", &self.linger);
+            .field("linger", &self.linger)
+            .field("idle_timeout", &self.idle_timeout);
         #[cfg(feature = "testing")]
         out.field("hold", &self.hold.is_some());
         out.finish()
@@ -125,9 +133,12 @@ impl QuicTransport {
             io_error(&role, ErrorKind::InvalidInput, format!("{what}: {e}"))
         };
         let mut transport = quinn::TransportConfig::default();
+        // A time-out beyond QUIC's range (2^62 ms) is none.
+        let idle = quinn::IdleTimeout::try_from(config.idle_timeout).ok();
         transport
             .max_concurrent_uni_streams(VarInt::from_u32(config.max_concurrent_streams))
-            .keep_alive_interval(Some(Duration::from_secs(5)));
+            .max_idle_timeout(idle)
+            .keep_alive_interval(Some(keep_alive(config.idle_timeout)));
         let transport = Arc::new(transport);
         let server = QuicServerConfig::try_from((*identity.server_config()).clone())
             .map_err(|e| bad("the identity does not suit QUIC", &e))?;
@@ -287,6 +298,12 @@ impl QuicTransport {
             let _ = tokio::time::timeout(linger.min(Duration::from_millis(500)), idle).await;
         }
     }
+}
+
+/// How often an idle connection sends a keep-alive: a third of the idle time-out, at
+/// least every 5 s and at most every 10 ms.
+fn keep_alive(idle_timeout: Duration) -> Duration {
+    (idle_timeout / 3).clamp(Duration::from_millis(10), Duration::from_secs(5))
 }
 
 fn lost(peer: &RoleName, e: &dyn std::fmt::Display) -> TransportError {
@@ -458,4 +475,19 @@ async fn read(
     };
     delivery.inbox().await.deliver(received);
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_alives_come_three_times_per_idle_time_out_within_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(keep_alive(Duration::from_secs(3)), Duration::from_secs(1));
+        assert_eq!(keep_alive(Duration::from_secs(30)), Duration::from_secs(5));
+        assert_eq!(keep_alive(Duration::MAX), Duration::from_secs(5));
+        assert_eq!(keep_alive(Duration::ZERO), ms(10));
+        assert_eq!(keep_alive(ms(15)), ms(10));
+    }
 }

@@ -6,7 +6,10 @@
 //! protocol and the lane count, fresh nonces that give the lane its run — before any
 //! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
 //! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
-//! peer, or a frame of another run, is refused and counted ([`TcpStats`]).
+//! peer, or a frame of another run, is refused and counted ([`TcpStats`]). The accepting
+//! end of every lane acknowledges what it read back on the lane, and a lane whose messages
+//! go unacknowledged, with no word from the peer for [`TcpConfig::idle_timeout`], fails
+//! naming the peer: a role that only sends learns of a lost peer at its next send.
 //!
 //! Each process makes its role's transport and an [`Endpoint`](crate::Endpoint) on it;
 //! here both roles run in one process:
@@ -59,7 +62,6 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use mpst_wire::{AcceptStats, Expected, Identity, Node, Security, WireConfig};
-use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -68,10 +70,11 @@ use tokio::task::JoinHandle;
 use super::Hold;
 use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, io_error};
 use crate::role::RoleName;
-use crate::transport::{Envelope, Inbox, Transport, TransportCause, TransportError, done};
+use crate::transport::{Envelope, Inbox, Transport, TransportError, done};
 
 mod accept;
 mod from_wire;
+mod write;
 
 use accept::{Ctx, Frame, Lanes as LaneCount, wire_error};
 
@@ -95,8 +98,13 @@ pub struct TcpConfig {
     /// How long a lane may take to be set up (TLS and hello); a connection that has not
     /// finished by then is closed and counted as refused.
     pub handshake_timeout: Duration,
-    /// How long a frame that has begun to arrive may take to be whole; a lane whose
-    /// frame stalls longer is closed. Between frames a lane may idle indefinitely.
+    /// How long a transfer may stall, both ways: a frame that has begun to arrive must be
+    /// whole within it (between frames a lane may idle indefinitely), and while messages
+    /// sent to a peer are unacknowledged, the peer must acknowledge something within it
+    /// (the accepting end of every lane tells the dialler what it read, at most every
+    /// 50 ms). A lane that breaks either bound fails naming the peer: its receives fail
+    /// and so does the next send to it — also for a role that only sends, whose messages
+    /// a partition would otherwise let pile up in TCP's buffers unnoticed.
     pub idle_timeout: Duration,
     /// Connections being set up at once; more are closed at once and counted as refused.
     pub max_pending_handshakes: usize,
@@ -182,11 +190,13 @@ pub struct TcpStats {
 }
 
 /// One outgoing connection's queue: frames, each maybe held back first.
-type Queue = mpsc::UnboundedSender<(Option<BoxFuture<'static, ()>>, Vec<u8>)>;
+type Queue = mpsc::UnboundedSender<write::Queued>;
 
 struct Lane {
     queue: Queue,
     run: u64,
+    /// Why the lane's writer failed, once it did.
+    failed: write::Failed,
 }
 
 struct Lanes {
@@ -294,11 +304,19 @@ impl TcpTransport {
                     .map_err(wire_error)
                     .inspect_err(|_| acceptor.abort())?;
                 let run = connection.run_id().as_u64();
-                let stream = BufWriter::new(connection.into_stream());
                 let (queue, queued) = mpsc::unbounded_channel();
-                let writing = write(stream, queued, peer.clone(), run, delivery.clone());
+                let failed = write::Failed::default();
+                let writing = write::write(write::Writer {
+                    stream: connection.into_stream(),
+                    queue: queued,
+                    peer: peer.clone(),
+                    run,
+                    delivery: delivery.clone(),
+                    timeout: config.idle_timeout,
+                    failed: failed.clone(),
+                });
                 writers.push(tokio::spawn(writing));
-                lanes_to.push(Lane { queue, run });
+                lanes_to.push(Lane { queue, run, failed });
             }
             let next = AtomicUsize::new(0);
             lanes_of.insert(
@@ -343,11 +361,13 @@ impl TcpTransport {
         self.ctx.stats(accepted)
     }
 
-    /// Writes every queued envelope, says goodbye on every lane and waits until all is
-    /// written; then waits (at most `connect_timeout`) until every peer has opened all
-    /// its lanes to this role, so that a role which finishes early does not stop
-    /// listening while a late peer is still connecting. Envelopes sent afterwards are
-    /// refused. Call it before the process exits, or queued envelopes may be lost.
+    /// Writes every queued envelope, says goodbye on every lane and waits until the peer
+    /// has acknowledged all of it and closed the lane (at most `idle_timeout` of silence;
+    /// a lane that fails so is reported to the endpoint); then waits (at most
+    /// `connect_timeout`) until every peer has opened all its lanes to this role, so that
+    /// a role which finishes early does not stop listening while a late peer is still
+    /// connecting. Envelopes sent afterwards are refused. Call it before the process
+    /// exits, or queued envelopes may be lost.
     pub async fn close(&self) {
         drop(std::mem::take(
             &mut *self.peers.lock().unwrap_or_else(|p| p.into_inner()),
@@ -427,49 +447,8 @@ impl TcpTransport {
         };
         let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_length)
             .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
-        lane.queue.send((hold, frame)).map_err(|_| {
-            io_error(
-                &peer,
-                ErrorKind::BrokenPipe,
-                "the connection failed earlier",
-            )
-        })
+        lane.queue
+            .send((hold, frame))
+            .map_err(|_| write::failed_earlier(&peer, &lane.failed))
     }
-}
-
-/// Writes one lane's queue in order, batching what is queued into one flush; on the
-/// queue's end (the transport closed), says goodbye and shuts the lane down.
-async fn write(
-    mut sink: BufWriter<mpst_wire::Stream>,
-    mut queue: mpsc::UnboundedReceiver<(Option<BoxFuture<'static, ()>>, Vec<u8>)>,
-    peer: RoleName,
-    run: u64,
-    delivery: Delivery,
-) {
-    let written = async {
-        while let Some((hold, frame)) = queue.recv().await {
-            if let Some(hold) = hold {
-                sink.flush().await?;
-                hold.await;
-            }
-            sink.write_all(&frame).await?;
-            if queue.is_empty() {
-                sink.flush().await?;
-            }
-        }
-        Ok::<(), std::io::Error>(())
-    };
-    if let Err(e) = written.await {
-        let lost = format!("write failed: {e}");
-        delivery.fail(TransportError::new(
-            peer.clone(),
-            TransportCause::Lost(lost),
-        ));
-        return;
-    }
-    if let Ok(bye) = mpst_wire::codec::encode_frame(&Frame::Bye { run }, usize::MAX) {
-        let _ = sink.write_all(&bye).await;
-    }
-    let _ = sink.flush().await;
-    let _ = sink.shutdown().await;
 }

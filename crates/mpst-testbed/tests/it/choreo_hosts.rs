@@ -11,11 +11,11 @@
 //!   two messages to the client are both strings, over many seeds and sessions of
 //!   distinct clients), while the roles' recorded steps show the links really reordered,
 //!   and a receiver that ignores keys over the same links is caught;
-//! - a partition mid-run makes every role waiting on the cut-off host exit with status 4
-//!   (a peer lost or silent) naming its silent peer, within the `receive_timeout` of its
-//!   configuration file.
+//! - a partition mid-run makes every role exit by itself with status 4 (a peer lost or
+//!   silent) naming a peer, within the time-outs of its configuration file — also the
+//!   role behind the cut that only sends, and the roles in front of it.
 
-use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment};
+use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment, Exit, Running};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -236,16 +236,73 @@ fn a_receiver_that_ignores_keys_is_caught_across_hosts() {
     assert!(wrong > 0, "ignoring keys was never caught: {exits:?}");
 }
 
+/// The `receive_timeout` and `idle_timeout` of every role in the failure tests.
+const TIMEOUT: Duration = Duration::from_secs(2);
+/// Room for a busy machine beyond a time-out.
+const SLACK: Duration = Duration::from_secs(4);
+
+/// `concurrent_send`'s four roles on `bed` running session after session (`--sessions
+/// 100000 --at-once 1`: at least 10 ms of the text server's work each, so they outlast
+/// the test), every file saying [`TIMEOUT`] for `receive_timeout` and `idle_timeout`,
+/// each role logging its completed sessions at `debug`; returned once the client has
+/// completed its first session, so every role is connected and running (a role's
+/// time-out may not start before its peers have all started).
+fn running_on(bed: &mpst_testbed::TestBed, deployment: &Deployment, quic: bool) -> Vec<Running> {
+    let net = if quic { "quic" } else { "tcp" };
+    let args = ["--sessions", "100000", "--at-once", "1"];
+    let log = "warn,concurrent_send=debug";
+    let timeout = format!("{}s", TIMEOUT.as_secs());
+    let mut running = deployment.start_logging(bed, quic, Some(&timeout), &args, log);
+    let client = running.iter_mut().find(|r| r.role == "C").expect("C");
+    if client
+        .wait_log("sessions completed", cluster::LIMIT)
+        .is_none()
+    {
+        let exits: Vec<Exit> = running
+            .into_iter()
+            .map(|r| r.finish(Duration::ZERO))
+            .collect();
+        panic!("{net}: the client never completed a session: {exits:#?}");
+    }
+    running
+}
+
+/// Asserts that a role exited with status 4 (a peer lost or silent) and an error naming
+/// `peer`; its error line.
+fn assert_lost<'e>(net: &str, exit: &'e Exit, peer: &str) -> &'e str {
+    let role = &exit.role;
+    assert_eq!(
+        exit.status(),
+        Some(RoleExit::Lost),
+        "{net}: {role} exited with {:?}: {}",
+        exit.code,
+        exit.stderr
+    );
+    let error = exit.error().unwrap_or_default();
+    assert!(
+        names_peer(error, peer),
+        "{net}: {role} failed without naming {peer}: {error}"
+    );
+    error
+}
+
 /// A partition mid-run: the four roles of `concurrent_send` run one session after
 /// another (far more than can end before the test acts), each role's file saying
-/// `receive_timeout = "2s"`; once the client has completed its first session the key
-/// server's host is cut off. The server waiting for a key and the client waiting for the server exit with
-/// status 4 naming their silent peer, within the time-out (with room for a busy machine)
-/// of their last completed session: what the key server sent before the cut (it only
-/// sends, so it runs ahead) still arrives and is used first.
+/// `receive_timeout = "2s"` and `idle_timeout = "2s"`; once the client has completed its
+/// first session the key server's host is cut off. Every role then ends by itself with
+/// status 4 naming a peer, none is killed:
+///
+/// - the key server, behind the cut, only sends: nothing it sends is acknowledged any
+///   more (TCP: the lanes' acknowledgements; QUIC: its idle time-out), so its next send
+///   fails naming the server, within the time-out of the cut;
+/// - the server waits for a key and fails naming the key server, within the time-out of
+///   its last completed session (what the key server sent before the cut, as much as the
+///   connection's buffers hold, still arrives and is used first);
+/// - the client and the content service, in front of the cut, fail naming the server
+///   once it is gone, within the time-out of its end (or of their own last progress).
 #[test]
-fn a_partition_mid_run_ends_every_waiting_role_with_status_4_naming_its_peer() {
-    let test = "a_partition_mid_run_ends_every_waiting_role_with_status_4_naming_its_peer";
+fn a_partition_mid_run_ends_every_role_with_status_4_naming_its_peer() {
+    let test = "a_partition_mid_run_ends_every_role_with_status_4_naming_its_peer";
     let Some(program) = example(test, "concurrent_send") else {
         return;
     };
@@ -254,74 +311,112 @@ fn a_partition_mid_run_ends_every_waiting_role_with_status_4_naming_its_peer() {
         return;
     };
     let deployment = Deployment::new(&program, &roles);
-    let receive_timeout = Duration::from_secs(2);
-    // At least 10 ms of the text server's work each: 100,000 sessions outlast the test.
-    let args = ["--sessions", "100000", "--at-once", "1"];
     for quic in [false, true] {
         let net = if quic { "quic" } else { "tcp" };
-        // The example logs each completed batch of sessions at `debug`.
-        let log = "warn,concurrent_send=debug";
-        let mut running = deployment.start_logging(&bed, quic, Some("2s"), &args, log);
-        // The client's first session completed: every role is connected and running
-        // (a role's receive time-out may not start before its peers have all started).
-        let client = running.iter_mut().find(|r| r.role == "C").expect("C");
-        let going = client.wait_log("sessions completed", cluster::LIMIT);
-        assert!(
-            going.is_some(),
-            "{net}: the client never completed a session"
-        );
+        let running = running_on(&bed, &deployment, quic);
         for link in bed.links_of("ks") {
             link.partition();
         }
         let cut = Instant::now();
-        // The waiting roles first; then the others, which may send on behind the cut,
-        // are killed (killing them first would end the waiting roles' connections).
-        running.sort_by_key(|r| !["S", "C"].contains(&r.role.as_str()));
-        let mut exits = HashMap::new();
-        for role in running {
-            let name = role.role.clone();
-            let limit = if ["S", "C"].contains(&name.as_str()) {
-                cluster::LIMIT
-            } else {
-                Duration::ZERO
-            };
-            exits.insert(name, role.finish(limit));
-        }
-        for (role, silent) in [("S", "KS"), ("C", "S")] {
+        // Every role must end by itself: none is killed before the limit.
+        let exits: HashMap<String, Exit> = running
+            .into_iter()
+            .map(|role| (role.role.clone(), role.finish(cluster::LIMIT)))
+            .collect();
+        // Each role and the peer it must name: the one it sends to or waits for.
+        let named = [("KS", "S"), ("S", "KS"), ("C", "S"), ("CS", "S")];
+        for (role, peer) in named {
             let exit = &exits[role];
-            // The key server only sends, so it runs ahead of the others: what it sent
-            // before the cut (as much as the connection's buffers hold) still arrives,
-            // and the roles go on with it. Their time-out starts once they wait for
-            // what never comes, after their last completed session.
-            let progress = exit
-                .last_logged("sessions completed")
-                .map_or(cut, |at| at.max(cut));
-            let after = exit.ended.duration_since(progress);
+            let error = assert_lost(net, exit, peer);
+            // Its time-out starts at the cut, at its own last completed session, or when
+            // the peer it names (a role in front of the cut) ended, whichever is last.
+            // (Each when its log said so: the test waits for one role after another.)
+            // The key server completes a session once its key is handed to the transport:
+            // its bound starts at the cut.
+            let ended = exit.failed_at().unwrap_or(exit.ended);
+            let mut start = match role {
+                "KS" => cut,
+                _ => exit
+                    .last_logged("sessions completed")
+                    .map_or(cut, |at| at.max(cut)),
+            };
+            if let Some(gone) = exits.get(peer).filter(|_| role != "KS" && peer != "KS") {
+                start = start.max(gone.failed_at().unwrap_or(gone.ended).min(ended));
+            }
+            let after = ended.duration_since(start);
             eprintln!(
-                "{net}: {role} ended {after:?} after its last progress ({:?} after the cut): {:?}",
-                exit.ended.duration_since(cut),
-                exit.error()
-            );
-            assert_eq!(
-                exit.status(),
-                Some(RoleExit::Lost),
-                "{net}: {role} exited with {:?}: {}",
-                exit.code,
-                exit.stderr
-            );
-            let error = exit.error().unwrap_or_default();
-            assert!(
-                names_peer(error, silent),
-                "{net}: {role} failed without naming {silent}: {error}"
+                "{net}: {role} ended {after:?} after its time-out could start ({:?} after the \
+                 cut): {error}",
+                ended.duration_since(cut),
             );
             assert!(
-                after < receive_timeout + Duration::from_secs(4),
-                "{net}: {role} took {after:?} after its last progress"
+                after < TIMEOUT + SLACK,
+                "{net}: {role} took {after:?} after its time-out could start"
             );
         }
         for link in bed.links_of("ks") {
             link.heal();
         }
+    }
+}
+
+/// Killing one role ends the roles whose protocol depends on it, each naming the peer it
+/// lost, and no role fails for a peer it never talks to: with the key server killed
+/// mid-run, the server (waiting for keys) fails naming it; the content service, which
+/// holds connections to the key server but never talks to it, fails only once the
+/// server, its one peer, is gone, naming the server; the client fails naming the server.
+/// Each within its time-out of the loss it names.
+#[test]
+fn a_killed_role_ends_only_the_roles_that_talk_to_it_each_naming_its_own_peer() {
+    let test = "a_killed_role_ends_only_the_roles_that_talk_to_it_each_naming_its_own_peer";
+    let Some(program) = example(test, "concurrent_send") else {
+        return;
+    };
+    let roles = names::<concurrent_send::Roles>();
+    let Some(bed) = bed(test, &roles, jitter(), 9) else {
+        return;
+    };
+    let deployment = Deployment::new(&program, &roles);
+    for quic in [false, true] {
+        let net = if quic { "quic" } else { "tcp" };
+        let mut running = running_on(&bed, &deployment, quic);
+        running
+            .iter_mut()
+            .find(|r| r.role == "KS")
+            .expect("KS")
+            .kill();
+        let killed = Instant::now();
+        let exits: HashMap<String, Exit> = running
+            .into_iter()
+            .map(|role| (role.role.clone(), role.finish(cluster::LIMIT)))
+            .collect();
+        let at = |role: &str| exits[role].failed_at().unwrap_or(exits[role].ended);
+        for (role, peer) in [("S", "KS"), ("CS", "S"), ("C", "S")] {
+            let error = assert_lost(net, &exits[role], peer);
+            assert!(
+                !names_peer(error, "KS") || role == "S",
+                "{net}: {role} failed for the key server it never talks to: {error}"
+            );
+            let lost = if peer == "KS" {
+                killed
+            } else {
+                at(peer).min(at(role))
+            };
+            let after = at(role).duration_since(lost);
+            eprintln!("{net}: {role} ended {after:?} after losing {peer}: {error}");
+            assert!(
+                after < TIMEOUT + SLACK,
+                "{net}: {role} took {after:?} after losing {peer}"
+            );
+        }
+        // The content service went on while the server did: it failed after the server's
+        // last completed session. (Not after the server's error line: a failed role
+        // closes its connections first, up to half a second before it prints.)
+        let server_went_on = exits["S"].last_logged("sessions completed");
+        assert!(
+            server_went_on.is_some_and(|last| at("CS") > last),
+            "{net}: CS failed before S's last completed session"
+        );
     }
 }
 

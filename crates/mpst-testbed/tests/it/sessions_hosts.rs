@@ -13,8 +13,8 @@
 //! Each role program is started as an operator would start it (issue 23 item 5): one TOML
 //! file per role (`Host::role`: its path in `MPST_CONFIG` and `--config`) naming its role,
 //! its listen address, its peers by host name, its identity files and its time-outs; the
-//! program prints `CONNECTED` and `OK ...`/`ERR ...` and exits with a status of
-//! `mpst_wire::RoleExit`'s table, which the tests check.
+//! program prints `LISTENING <address>`, `CONNECTED` and `OK ...`/`ERR ...` and exits with
+//! a status of `mpst_wire::RoleExit`'s table, which the tests check.
 
 use crate::common;
 
@@ -160,9 +160,16 @@ struct Role {
 }
 
 impl Role {
-    /// The next line the role prints within `limit`.
+    /// The next line the role prints within `limit`, past its `LISTENING <address>`.
     fn line(&self, limit: Duration) -> Option<String> {
-        self.lines.recv_timeout(limit).ok()
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            if !line.starts_with("LISTENING ") {
+                return Some(line);
+            }
+        }
     }
 
     /// The role's last line (`OK ...` or `ERR ...`) once it exits within `limit`, and

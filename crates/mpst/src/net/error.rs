@@ -55,6 +55,9 @@ pub enum NetErrorKind {
     ReceiveTimeout(Duration),
     /// Part of a frame arrived, then nothing more within the idle time-out.
     IdleTimeout(Duration),
+    /// A send waited for the peer to take buffered bytes, and it took none of them
+    /// within the idle time-out (the peer is cut off, or stopped reading).
+    SendTimeout(Duration),
     /// Connecting failed in the network layer: a refusal (read from the other side,
     /// [`WireErrorKind::Refused`], or made by this side, [`WireErrorKind::Refusing`]), a
     /// TLS failure, a peer not connected before the deadline
@@ -151,6 +154,9 @@ impl fmt::Display for NetError {
             NetErrorKind::ReceiveTimeout(d) => write!(f, "nothing received within {d:?}"),
             NetErrorKind::IdleTimeout(d) => {
                 write!(f, "stuck in the middle of a frame for {d:?}")
+            }
+            NetErrorKind::SendTimeout(d) => {
+                write!(f, "took none of the bytes sent to it for {d:?}")
             }
             NetErrorKind::Wire(e) => write!(f, "{e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),

@@ -39,6 +39,12 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 /// * With an idle time-out, a receive that has part of a frame and waits longer than it
 ///   for more bytes fails with [`NetErrorKind::IdleTimeout`], whatever the receive
 ///   time-out: a peer cannot hold a partial frame (up to the frame limit) for long.
+/// * With an idle time-out, a send (or flush) that waits for the peer to take buffered
+///   bytes and sees none of them go for longer than it fails with
+///   [`NetErrorKind::SendTimeout`]: a role that only sends is bounded too once its peer
+///   is cut off. (Only once TCP's buffers are full does a write wait: until then a
+///   partition swallows what is sent, as the kernel buffers it; a receive of the session
+///   is what notices the silence then, by its receive time-out.)
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
@@ -49,7 +55,51 @@ pub struct TcpRoute<M> {
     timer: Option<Pin<Box<Sleep>>>,
     idle_timeout: Option<Duration>,
     /// While part of a frame is buffered: how many bytes, and when waiting for more ends.
-    idle_timer: Option<(usize, Pin<Box<Sleep>>)>,
+    idle_timer: Stall,
+    /// While a send waits for the peer to take buffered bytes: how many are left, and
+    /// when waiting for the peer to take some ends.
+    send_timer: Stall,
+}
+
+/// A wait for bytes to move (more of a frame to arrive, or buffered bytes to go out):
+/// how many there were when it last moved, and when waiting ends. Boxed whole, so a
+/// route that never stalls carries a pointer, not a timer.
+type Stall = Option<Box<(usize, Pin<Box<Sleep>>)>>;
+
+/// Polls the stall of `bytes` waiting bytes (none: no stall), restarting it at `timeout`
+/// from now whenever their number changed; `Ready` once it passed.
+fn poll_stall(
+    stall: &mut Stall,
+    timeout: Duration,
+    bytes: usize,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    if bytes == 0 {
+        *stall = None;
+        return Poll::Pending;
+    }
+    if !matches!(stall.as_deref(), Some((seen, _)) if *seen == bytes) {
+        // A time-out beyond the clock's range never fires.
+        let Some(deadline) = mpst_wire::deadline_after(timeout) else {
+            return Poll::Pending;
+        };
+        match stall {
+            Some(waiting) => {
+                waiting.0 = bytes;
+                waiting.1.as_mut().reset(deadline);
+            }
+            None => {
+                *stall = Some(Box::new((
+                    bytes,
+                    Box::pin(tokio::time::sleep_until(deadline)),
+                )))
+            }
+        }
+    }
+    match stall {
+        Some(waiting) => waiting.1.as_mut().poll(cx),
+        None => Poll::Pending,
+    }
 }
 
 impl<M> fmt::Debug for TcpRoute<M> {
@@ -86,6 +136,7 @@ impl<M> TcpRoute<M> {
             timer: None,
             idle_timeout: None,
             idle_timer: None,
+            send_timer: None,
         }
     }
 
@@ -98,6 +149,7 @@ impl<M> TcpRoute<M> {
             timer: None,
             idle_timeout: None,
             idle_timer: None,
+            send_timer: None,
         }
     }
 
@@ -149,6 +201,7 @@ impl<M> TcpRoute<M> {
         self.framed = None;
         self.timer = None;
         self.idle_timer = None;
+        self.send_timer = None;
     }
 
     /// Polls the idle time-out while part of a frame is buffered (restarting it whenever
@@ -158,20 +211,17 @@ impl<M> TcpRoute<M> {
             return Poll::Pending;
         };
         let buffered = framed.read_buffer().len();
-        if buffered == 0 {
-            self.idle_timer = None;
+        poll_stall(&mut self.idle_timer, idle, buffered, cx).map(|()| idle)
+    }
+
+    /// Polls the idle time-out of a send that waits for the peer to take buffered bytes
+    /// (restarting it whenever some went); `Ready` when it passed.
+    fn poll_send_stall(&mut self, cx: &mut Context<'_>) -> Poll<Duration> {
+        let (Some(idle), Some(framed)) = (self.idle_timeout, &self.framed) else {
             return Poll::Pending;
-        }
-        if !matches!(&self.idle_timer, Some((seen, _)) if *seen == buffered) {
-            let Some(deadline) = mpst_wire::deadline_after(idle) else {
-                return Poll::Pending;
-            };
-            self.idle_timer = Some((buffered, Box::pin(tokio::time::sleep_until(deadline))));
-        }
-        match &mut self.idle_timer {
-            Some((_, timer)) => timer.as_mut().poll(cx).map(|()| idle),
-            None => Poll::Pending,
-        }
+        };
+        let left = framed.write_buffer().len();
+        poll_stall(&mut self.send_timer, idle, left, cx).map(|()| idle)
     }
 
     /// Records a failure: the connection is closed so that the peer learns of it.
@@ -193,18 +243,29 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
     }
 }
 
-/// Polls one sink operation of the connection, closing it on failure.
+/// Polls one sink operation of the connection, closing it on failure or when it waits
+/// for the peer to take bytes past the idle time-out.
 fn sink_op<M: Serialize>(
     route: &mut TcpRoute<M>,
-    op: impl FnOnce(Pin<&mut Framed<Connection, FrameCodec<M>>>) -> Poll<Result<(), FrameError>>,
+    cx: &mut Context<'_>,
+    op: impl FnOnce(
+        Pin<&mut Framed<Connection, FrameCodec<M>>>,
+        &mut Context<'_>,
+    ) -> Poll<Result<(), FrameError>>,
 ) -> Poll<Result<(), NetError>> {
     let Some(framed) = &mut route.framed else {
         return Poll::Ready(Err(route.closed_error()));
     };
-    match op(Pin::new(framed)) {
+    match op(Pin::new(framed), cx) {
         Poll::Ready(Err(error)) => Poll::Ready(Err(route.fail(error.into()))),
-        Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
-        Poll::Pending => Poll::Pending,
+        Poll::Ready(Ok(())) => {
+            route.send_timer = None;
+            Poll::Ready(Ok(()))
+        }
+        Poll::Pending => match route.poll_send_stall(cx) {
+            Poll::Ready(idle) => Poll::Ready(Err(route.fail(NetErrorKind::SendTimeout(idle)))),
+            Poll::Pending => Poll::Pending,
+        },
     }
 }
 
@@ -212,7 +273,7 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
     type Error = NetError;
 
     fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), |framed| framed.poll_ready(cx))
+        sink_op(self.get_mut(), cx, |framed, cx| framed.poll_ready(cx))
     }
 
     fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
@@ -227,13 +288,13 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), |framed| {
+        sink_op(self.get_mut(), cx, |framed, cx| {
             <Framed<_, _> as Sink<M>>::poll_flush(framed, cx)
         })
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), |framed| {
+        sink_op(self.get_mut(), cx, |framed, cx| {
             <Framed<_, _> as Sink<M>>::poll_close(framed, cx)
         })
     }

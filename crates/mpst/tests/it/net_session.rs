@@ -249,3 +249,58 @@ fn fingerprints_follow_the_session_types() {
     type Shorter = Send<B, Add, Receive<B, Sum, End>>;
     assert_ne!(client, Fingerprint::of::<Shorter<'static, A>>().unwrap());
 }
+
+/// A role that only sends is bounded too: its peer (cut off, or stuck) takes nothing, so
+/// once TCP's buffers are full the sends wait, and after the idle time-out without any
+/// byte taken the send fails naming the peer.
+#[tokio::test]
+async fn a_sender_whose_peer_takes_nothing_fails_at_the_idle_timeout_naming_it() {
+    timeout(BOUND, async {
+        let idle = Duration::from_millis(300);
+        let b = NetConfig::new("adder/1", "B")
+            .insecure_plaintext()
+            .listen("127.0.0.1:0")
+            .peer_without_address("A");
+        let b = b.bind().await.unwrap();
+        let a = NetConfig::new("adder/1", "A")
+            .insecure_plaintext()
+            .idle_timeout(idle)
+            .peer("B", b.local_addr().unwrap());
+        let (a, b) = tokio::join!(a.connect(), b.connect());
+        let A(mut route) = a.unwrap().into_role().unwrap();
+        // B keeps its end open and never reads from it.
+        let B(stuck) = b.unwrap().into_role().unwrap();
+        let mut sent = 0u64;
+        let mut last_sent = Instant::now();
+        let error = loop {
+            // Buffered sends: a write goes out each time 8 KiB are buffered.
+            match futures::SinkExt::feed(&mut route, Label::Add(Add(7))).await {
+                Ok(()) => {
+                    sent += 1;
+                    last_sent = Instant::now();
+                }
+                Err(error) => break error,
+            }
+        };
+        let waited = last_sent.elapsed();
+        assert_eq!(error.peer, "B", "{error}");
+        assert!(
+            matches!(error.kind, NetErrorKind::SendTimeout(d) if d == idle),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("took none of the bytes sent to it"),
+            "{error}"
+        );
+        assert!(sent > 1000, "only {sent} sends went out before the wait");
+        assert!(waited >= idle, "failed {waited:?} after the last send");
+        // The route is closed now: later sends fail at once.
+        let again = futures::SinkExt::feed(&mut route, Label::Add(Add(8))).await;
+        assert!(matches!(again, Err(NetError { .. })));
+        drop(stuck);
+    })
+    .await
+    .unwrap();
+}

@@ -12,11 +12,12 @@ use crate::role::RoleName;
 use crate::transport::TransportError;
 
 impl QuicConfig {
-    /// The settings of one [`WireConfig`]: `connect_timeout` and `max_frame_length` (the
-    /// rest keep their defaults).
+    /// The settings of one [`WireConfig`]: `connect_timeout`, `idle_timeout` and
+    /// `max_frame_length` (the rest keep their defaults).
     pub fn from_wire(config: &WireConfig) -> Self {
         QuicConfig {
             connect_timeout: config.get_connect_timeout(),
+            idle_timeout: config.get_idle_timeout(),
             max_frame_length: config.get_max_frame_length(),
             ..QuicConfig::default()
         }

@@ -75,6 +75,11 @@ impl QuicTransport {
             io_error(&peer, ErrorKind::NotConnected, "no connection to this role")
         })?;
         drop(connections);
+        // A connection lost earlier (its peer silent beyond the idle time-out, or gone)
+        // fails the send, so a role that only sends learns of it too.
+        if let Some(reason) = connection.close_reason() {
+            return Err(lost(&peer, &format!("the connection was lost: {reason}")));
+        }
         let hold = self.held(&envelope);
         let frame = encode(&peer, &Wire::Message(envelope), self.max_frame_length)?;
         let delivery = self.delivery.clone();

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{SinkExt, StreamExt};
 use mpst_wire::{
     AcceptStats, Acceptor, Application, Connection, FrameCodec, FrameError, Peer, WireError,
     WireErrorKind,
@@ -43,7 +43,22 @@ pub(super) enum Frame {
         /// The lane's run.
         run: u64,
     },
+    /// The other way, from the accepting end to the dialler: how many messages of the
+    /// lane it has read so far (sent at most every [`ACK_INTERVAL`] while messages
+    /// arrive, and repeated while it waits for its endpoint), so that a dialler whose
+    /// messages nobody acknowledges within its time-out knows the peer is gone, even
+    /// where a proxy or a full buffer hides that from TCP.
+    Ack {
+        /// The lane's run.
+        run: u64,
+        /// Messages read on the lane so far.
+        read: u64,
+    },
 }
+
+/// How often at most the accepting end of a lane acknowledges what it read (and how
+/// often it repeats its acknowledgement while it waits for its endpoint).
+pub(super) const ACK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// The hello's application field: how many lanes the dialler opens.
 pub(super) struct Lanes(pub(super) u32);
@@ -203,14 +218,22 @@ impl Ctx {
 type Lane = Framed<mpst_wire::Stream, FrameCodec<Frame>>;
 
 /// The next frame of `lane`; a frame that has begun must be whole within `timeout`
-/// (between frames a lane may be idle for as long as it likes).
-async fn next_frame(lane: &mut Lane, timeout: Duration) -> Option<Result<Frame, FrameError>> {
+/// (between frames a lane may be idle for as long as it likes). `began` is when the
+/// partial frame in the buffer stopped growing, kept across calls (a caller may drop this
+/// future to send an acknowledgement and call again).
+async fn next_frame(
+    lane: &mut Lane,
+    timeout: Duration,
+    began: &mut Option<Instant>,
+) -> Option<Result<Frame, FrameError>> {
     let tick = (timeout / 4).max(Duration::from_millis(10));
-    let mut began: Option<Instant> = None;
     loop {
         match tokio::time::timeout(tick, lane.next()).await {
-            Ok(item) => return item,
-            Err(_) if lane.read_buffer().is_empty() => began = None,
+            Ok(item) => {
+                *began = None;
+                return item;
+            }
+            Err(_) if lane.read_buffer().is_empty() => *began = None,
             Err(_) => {
                 let began = *began.get_or_insert_with(Instant::now);
                 if began.elapsed() + tick > timeout {
@@ -223,42 +246,145 @@ async fn next_frame(lane: &mut Lane, timeout: Duration) -> Option<Result<Frame, 
     }
 }
 
+/// The acknowledgements of one lane's accepting end: messages read, and what the dialler
+/// was last told.
+struct Acks {
+    run: u64,
+    read: u64,
+    told: u64,
+    last: Option<Instant>,
+}
+
+impl Acks {
+    fn new(run: u64) -> Self {
+        Acks {
+            run,
+            read: 0,
+            told: 0,
+            last: None,
+        }
+    }
+
+    /// When the dialler should next be told, if it has not been told of every message
+    /// read: [`ACK_INTERVAL`] after the last acknowledgement (at once after the first).
+    fn due(&self) -> Option<Instant> {
+        (self.read > self.told).then(|| self.last.map_or_else(Instant::now, |l| l + ACK_INTERVAL))
+    }
+
+    /// Tells the dialler how many messages were read. A dialler that takes no
+    /// acknowledgement for `timeout` has stopped reading: the lane is lost. One that is
+    /// gone makes the write fail, which is left to the reads to report.
+    async fn tell(&mut self, lane: &mut Lane, timeout: Duration) -> Result<(), String> {
+        let ack = Frame::Ack {
+            run: self.run,
+            read: self.read,
+        };
+        if tokio::time::timeout(timeout, lane.send(ack)).await.is_err() {
+            return Err(format!("the peer took no acknowledgement for {timeout:?}"));
+        }
+        self.told = self.read;
+        self.last = Some(Instant::now());
+        Ok(())
+    }
+}
+
+/// What the reader waited for: a frame, or the time to acknowledge.
+enum Next {
+    Frame(Option<Result<Frame, FrameError>>),
+    Acknowledge,
+}
+
 /// Reads one lane of `peer` until its goodbye, filing each envelope into the endpoint's
-/// inbox here, in this task (the endpoint wakes the receive waiting for it). Envelopes
-/// from another sender or to another role are refused and counted; a frame of another run
-/// ends the lane. Until an endpoint attaches, the first envelope waits (and the lane is
-/// not read further).
+/// inbox here, in this task (the endpoint wakes the receive waiting for it), and
+/// acknowledging what it read to the dialler ([`Frame::Ack`]). Envelopes from another
+/// sender or to another role are refused and counted; a frame of another run ends the
+/// lane. Until an endpoint attaches, the first envelope waits (and the lane is not read
+/// further), and the acknowledgement is repeated so the dialler knows this role is there.
 async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     let mut inbox: Option<Inbox> = None;
+    let mut acks = Acks::new(run);
+    let mut began = None;
     loop {
-        let frame = match next_frame(lane, ctx.idle_timeout).await {
-            Some(Ok(frame)) => frame,
-            Some(Err(FrameError::Io(e))) => return Err(lost(format!("the lane failed: {e}"))),
-            Some(Err(e @ FrameError::Truncated { .. })) => return Err(lost(e.to_string())),
-            Some(Err(e)) => return Err(decode_error(peer, e.to_string())),
-            None => return Err(lost("the connection closed without a goodbye".into())),
+        let next = next_frame(lane, ctx.idle_timeout, &mut began);
+        let next = match acks.due() {
+            None => Next::Frame(next.await),
+            Some(due) => tokio::select! {
+                biased;
+                frame = next => Next::Frame(frame),
+                () = tokio::time::sleep_until(due) => Next::Acknowledge,
+            },
+        };
+        let frame = match next {
+            Next::Acknowledge => {
+                acks.tell(lane, ctx.idle_timeout).await.map_err(lost)?;
+                continue;
+            }
+            Next::Frame(Some(Ok(frame))) => frame,
+            Next::Frame(Some(Err(FrameError::Io(e)))) => {
+                return Err(lost(format!("the lane failed: {e}")));
+            }
+            Next::Frame(Some(Err(e @ FrameError::Truncated { .. }))) => {
+                return Err(lost(e.to_string()));
+            }
+            Next::Frame(Some(Err(e))) => return Err(decode_error(peer, e.to_string())),
+            Next::Frame(None) => {
+                return Err(lost("the connection closed without a goodbye".into()));
+            }
         };
         match frame {
-            Frame::Message { run: r, .. } | Frame::Bye { run: r } if r != run => {
+            Frame::Message { run: r, .. } | Frame::Bye { run: r } | Frame::Ack { run: r, .. }
+                if r != run =>
+            {
                 ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
                 return Err(decode_error(peer, "a frame of another run"));
             }
-            Frame::Bye { .. } => return Ok(()),
+            Frame::Ack { .. } => {
+                ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
+                return Err(decode_error(
+                    peer,
+                    "an acknowledgement from the dialling end",
+                ));
+            }
+            Frame::Bye { .. } => {
+                // The last word: the dialler waits for it (and for the lane to close)
+                // before it counts what it sent as delivered.
+                acks.tell(lane, ctx.idle_timeout).await.map_err(lost)?;
+                return Ok(());
+            }
             Frame::Message { envelope, .. } => {
+                acks.read += 1;
                 if envelope.from != *peer || envelope.to != ctx.role {
                     ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
                 let inbox = match &inbox {
                     Some(inbox) => inbox,
-                    None => inbox.insert(ctx.delivery.inbox().await),
+                    None => {
+                        let attached = attached(lane, &mut acks, ctx).await.map_err(lost)?;
+                        inbox.insert(attached)
+                    }
                 };
                 if !inbox.deliver(Ok(envelope)) {
                     // The endpoint is gone.
                     return Ok(());
                 }
+                if acks.due().is_some_and(|due| due <= Instant::now()) {
+                    acks.tell(lane, ctx.idle_timeout).await.map_err(lost)?;
+                }
             }
+        }
+    }
+}
+
+/// The endpoint's inbox, once one attaches; meanwhile the dialler is told every
+/// [`ACK_INTERVAL`] what was read, so it does not take the wait for a lost peer.
+async fn attached(lane: &mut Lane, acks: &mut Acks, ctx: &Ctx) -> Result<Inbox, String> {
+    loop {
+        tokio::select! {
+            biased;
+            inbox = ctx.delivery.inbox() => return Ok(inbox),
+            () = tokio::time::sleep(ACK_INTERVAL) => acks.tell(lane, ctx.idle_timeout).await?,
         }
     }
 }

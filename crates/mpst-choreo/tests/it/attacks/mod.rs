@@ -1,12 +1,13 @@
 //! Attacks on the network transports from plain sockets on loopback, as an outsider would
 //! make them (issue 22): a stranger that claims a role, forges or replays messages, sends
 //! a future session's message early, holds partial frames or many connections, rebinds a
-//! dead QUIC peer's port; and a crashed peer. Each test is named after its attack and
-//! checks that the real peers bind the real values and that nothing of the stranger's is
-//! bound.
+//! dead QUIC peer's port, lies about or withholds a TCP lane's acknowledgements; and a
+//! crashed peer. Each test is named after its attack and checks that the real peers bind
+//! the real values and that nothing of the stranger's is bound.
 
 use crate::common;
 
+mod acks;
 mod forging;
 mod limits;
 mod peers;

@@ -78,7 +78,9 @@ impl Deployment {
 
     /// Role `role`'s TOML file: listening on every address of its host at the port of
     /// its transport, every other role a peer at `its host name:port`, its identity
-    /// files, `receive_timeout` if given.
+    /// files, and if a time-out is given, both `receive_timeout` (a wait for a message)
+    /// and `idle_timeout` (a stalled transfer: for a sender, messages its peer does not
+    /// acknowledge) set to it.
     pub fn config(&self, role: &str, quic: bool, receive_timeout: Option<&str>) -> String {
         let port = if quic { UDP_PORT } else { TCP_PORT };
         let (cert, key) = mpst_wire::certs::role_files(self.certs.path(), role);
@@ -86,6 +88,7 @@ impl Deployment {
             format!("role = \"{role}\"\nlisten = \"0.0.0.0:{port}\"\nconnect_timeout = \"30s\"\n");
         if let Some(timeout) = receive_timeout {
             toml.push_str(&format!("receive_timeout = \"{timeout}\"\n"));
+            toml.push_str(&format!("idle_timeout = \"{timeout}\"\n"));
         }
         toml.push_str("[peers]\n");
         for peer in self.roles.iter().filter(|r| *r != role) {
@@ -231,6 +234,11 @@ impl Running {
         }
     }
 
+    /// Kills the process (SIGKILL).
+    pub fn kill(&mut self) {
+        self.process.kill();
+    }
+
     /// Waits at most `timeout` for the process to end (killed past it) and says how.
     pub fn finish(mut self, timeout: Duration) -> Exit {
         let status = self.process.wait_timeout(timeout);
@@ -293,6 +301,17 @@ impl Exit {
     pub fn error(&self) -> Option<&str> {
         let prefix = format!("error {} ", self.role);
         self.stderr.lines().find(|l| l.starts_with(&prefix))
+    }
+
+    /// When the test read its `error ROLE MESSAGE` line (as it came: a reader thread
+    /// takes standard error line by line), if it printed one: when it failed, whenever the
+    /// test got round to waiting for it.
+    pub fn failed_at(&self) -> Option<Instant> {
+        let prefix = format!("error {} ", self.role);
+        self.logged
+            .iter()
+            .find(|(_, line)| line.starts_with(&prefix))
+            .map(|(at, _)| *at)
     }
 
     /// When the test read the last log line containing `text`, if any.
