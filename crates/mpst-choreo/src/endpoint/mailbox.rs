@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::EndpointStats;
+use super::numbers::{Numbers, Table};
 use crate::key::{Key, Site};
 use crate::role::RoleName;
 use crate::transport::Envelope;
@@ -20,9 +20,9 @@ pub(crate) enum Gone {
     Closed,
     /// The transport lost the expected sender; the transport error's text.
     Lost(String),
+    /// The receive waited [`crate::EndpointConfig::recv_timeout`] in vain.
+    TimedOut,
 }
-
-pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
 
 /// The mailbox's hasher: aHash, keyed at random per process. Several tables are filed
 /// by keys that a peer chooses (unclaimed envelopes), so the hash must stay keyed, as
@@ -37,7 +37,14 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 pub(crate) enum Slot {
     /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
     Arrived(Envelope, u64),
-    Waiting(Reply),
+    /// Claimed by a receive that waits for it: the waker of its last poll, if polled.
+    Waiting(Option<std::task::Waker>),
+    /// What the waiting receive gets at its next poll: its envelope, or why none comes.
+    Done(Result<Envelope, Gone>),
+    /// Given up by its receive (dropped while waiting): a delivery is then late, and
+    /// dropped without a count, as it was when a receive's channel was closed.
+    Abandoned,
+    /// Taken: a later delivery of this key is a duplicate.
     Consumed,
 }
 
@@ -67,13 +74,21 @@ pub(crate) struct Mailbox {
     pub(crate) lost: HashMap<RoleName, String>,
     // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
     pub(crate) fifo_arrived: HashMap<RoleName, VecDeque<Envelope>>,
-    pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Reply>>,
+    /// The keys of the receives waiting per sender, in claiming order.
+    pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Key>>,
     pub(crate) stats: EndpointStats,
     pub(crate) closed: bool,
-    // Sessions started here (so a number is never run twice) and sessions finished here
-    // (whose keys are forgotten and whose late messages are refused).
-    pub(crate) started: HashSet<u64>,
-    pub(crate) finished: HashSet<u64>,
+    /// Sessions started here (so a number is never run twice), finished here (whose keys
+    /// are forgotten and whose late messages are refused), and the keys each running one
+    /// holds.
+    pub(crate) numbers: Numbers,
+    /// The deadlines of waiting receives, in claiming order (so in deadline order, since
+    /// every receive waits the same time): the endpoint's one task fails those that pass
+    /// (`waiting.rs`). Entries of receives that completed stay until they reach the front
+    /// or the queue is trimmed.
+    pub(crate) deadlines: VecDeque<(Instant, Address)>,
+    /// How many slots are [`Slot::Waiting`].
+    pub(crate) waiting: usize,
 }
 
 impl Mailbox {
@@ -137,59 +152,93 @@ impl Mailbox {
         Some(super::after(*arrived, bounds.age))
     }
 
-    /// Forgets every key of session `n` (`ours` tells them).
-    pub(crate) fn forget(&mut self, ours: impl Fn(&Key) -> bool) {
-        let numbers: Vec<u64> = self
-            .slots
-            .iter()
-            .filter(|((_, key), _)| ours(key))
-            .filter_map(|(_, slot)| match slot {
-                Slot::Arrived(_, n) => Some(*n),
-                _ => None,
-            })
-            .collect();
-        for number in numbers {
-            self.forget_unclaimed(number);
+    /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
+    /// for its sender, whatever its key, or queues it for the next one.
+    pub(crate) fn deliver_in_arrival_order(&mut self, mut env: Envelope) {
+        while let Some(key) = self
+            .fifo_waiting
+            .get_mut(&env.from)
+            .and_then(VecDeque::pop_front)
+        {
+            let address = (env.from.clone(), key);
+            if let Some(slot) = self.slots.get_mut(&address) {
+                match settle(slot, Ok(env)) {
+                    Ok(()) => {
+                        self.waiting -= 1;
+                        return;
+                    }
+                    // That receive gave up: offer the message to the next one.
+                    Err(Ok(back)) => env = back,
+                    Err(Err(_)) => return,
+                }
+            }
         }
-        self.slots.retain(|(_, key), _| !ours(key));
-        self.receives.retain(|key, _| !ours(key));
-        self.sends.retain(|(_, key), _| !ours(key));
+        self.fifo_arrived
+            .entry(env.from.clone())
+            .or_default()
+            .push_back(env);
+    }
+
+    /// Forgets the keys that finished session `n` held and marks it finished.
+    pub(crate) fn finish(&mut self, n: u64) {
+        for (table, address) in self.numbers.finish(n) {
+            match table {
+                Table::Receive => {
+                    self.receives.remove(&address.1);
+                    if let Some(Slot::Waiting(_)) = self.slots.remove(&address) {
+                        self.waiting -= 1;
+                    }
+                }
+                Table::Send => {
+                    self.sends.remove(&address);
+                }
+                Table::Unclaimed => {
+                    if let Some(Slot::Arrived(_, number)) = self.slots.remove(&address) {
+                        self.forget_unclaimed(number);
+                    }
+                }
+            }
+        }
     }
 
     /// Fails every receive waiting for `peer` with the transport's text, and remembers
     /// that it is lost so that later receives from it fail at once.
     pub(crate) fn lose(&mut self, peer: &RoleName, text: &str) {
         self.lost.insert(peer.clone(), text.to_string());
+        let mut settled = 0;
         for ((from, _), slot) in self.slots.iter_mut() {
-            if from == peer && matches!(slot, Slot::Waiting(_)) {
-                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
-                    let _ = tx.send(Err(Gone::Lost(text.to_string())));
-                }
+            if from == peer && settle(slot, Err(Gone::Lost(text.to_string()))).is_ok() {
+                settled += 1;
             }
         }
-        if let Some(queue) = self.fifo_waiting.remove(peer) {
-            for tx in queue {
-                let _ = tx.send(Err(Gone::Lost(text.to_string())));
-            }
-        }
+        self.waiting -= settled;
+        self.fifo_waiting.remove(peer);
     }
 
     /// Fails every waiting receive: the incoming stream ended.
     pub(crate) fn close(&mut self) {
         self.closed = true;
         for slot in self.slots.values_mut() {
-            if matches!(slot, Slot::Waiting(_)) {
-                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
-                    let _ = tx.send(Err(Gone::Closed));
-                }
-            }
+            let _ = settle(slot, Err(Gone::Closed));
         }
-        for (_, queue) in self.fifo_waiting.drain() {
-            for tx in queue {
-                let _ = tx.send(Err(Gone::Closed));
-            }
-        }
+        self.waiting = 0;
+        self.fifo_waiting.clear();
     }
+}
+
+/// Completes a waiting receive's slot with `outcome` and wakes it; gives `outcome` back
+/// if the slot was not waiting. The caller counts the slot out of [`Mailbox::waiting`].
+pub(crate) fn settle(
+    slot: &mut Slot,
+    outcome: Result<Envelope, Gone>,
+) -> Result<(), Result<Envelope, Gone>> {
+    if !matches!(slot, Slot::Waiting(_)) {
+        return Err(outcome);
+    }
+    if let Slot::Waiting(Some(waker)) = std::mem::replace(slot, Slot::Done(outcome)) {
+        waker.wake();
+    }
+    Ok(())
 }
 
 #[cfg(test)]
