@@ -29,9 +29,7 @@ mod waiting;
 use filing::{Filing, expire};
 
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Slot, settle};
-use numbers::Table;
-pub(crate) use waiting::Waiting;
+use mailbox::{Bounds, Mailbox, Reply, Slot, settle};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -136,8 +134,8 @@ pub(crate) struct Shared {
 pub(crate) enum Pending {
     /// Its envelope had arrived.
     Ready(Envelope),
-    /// It waits at its slot ([`Waiting`]).
-    Wait,
+    /// It waits at its slot: what it gets, or why nothing comes.
+    Wait(tokio::sync::oneshot::Receiver<Result<Envelope, Gone>>),
     /// It cannot complete: the sender was lost (the transport's text) or nothing more
     /// arrives.
     Failed(Gone),
@@ -198,14 +196,10 @@ impl Shared {
 
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
-        let mut guard = self.mailbox();
-        let mailbox = &mut *guard;
+        let mut mailbox = self.mailbox();
         match mailbox.sends.entry((to.clone(), key.clone())) {
             Entry::Occupied(first) => Err(self.reused(key, *first.get())),
             Entry::Vacant(slot) => {
-                mailbox
-                    .numbers
-                    .hold(session_of(key), Table::Send, slot.key());
                 slot.insert(key.site);
                 Ok(())
             }
@@ -236,9 +230,6 @@ impl Shared {
             }
         }
         let address = (from.clone(), key.clone());
-        mailbox
-            .numbers
-            .hold(session_of(key), Table::Receive, &address);
         if self.config.ignores_keys() {
             if let Some(env) = mailbox
                 .fifo_arrived
@@ -249,16 +240,9 @@ impl Shared {
                 return Ok(Pending::Ready(env));
             }
         } else {
-            match mailbox.slots.get(&address) {
-                Some(Slot::Arrived(..)) => {
-                    if let Some(env) = mailbox.take_arrived(&address) {
-                        return Ok(Pending::Ready(env));
-                    }
-                }
-                // Unreachable while `receives` guards the key; refuse rather than guess.
-                Some(_) => return Err(self.reused(key, key.site)),
-                None => {}
-            }
+            // Unreachable while `receives` guards the key; refuse rather than guess.
+            return (mailbox.claim_slot(address, now, self.config.recv_timeout))
+                .ok_or_else(|| self.reused(key, key.site));
         }
         if let Some(text) = mailbox.lost.get(from) {
             return Ok(Pending::Failed(Gone::Lost(text.clone())));
@@ -266,12 +250,11 @@ impl Shared {
         if mailbox.closed {
             return Ok(Pending::Failed(Gone::Closed));
         }
-        if self.config.ignores_keys() {
-            let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();
-            waiting.push_back(key.clone());
-        }
-        mailbox.wait_for(address, now, self.config.recv_timeout);
-        Ok(Pending::Wait)
+        let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();
+        waiting.push_back(key.clone());
+        let (reply, rx): (Reply, _) = tokio::sync::oneshot::channel();
+        mailbox.wait_for(address, reply, now, self.config.recv_timeout);
+        Ok(Pending::Wait(rx))
     }
 
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
@@ -292,11 +275,11 @@ impl Shared {
         let address = (env.from.clone(), env.key.clone());
         match mailbox.slots.get_mut(&address) {
             Some(slot @ Slot::Waiting(_)) => {
-                let _ = settle(slot, Ok(env));
+                let _ = settle(slot, Ok(env), Slot::Consumed);
                 mailbox.waiting -= 1;
                 return;
             }
-            // That receive gave up: the message is late.
+            // That receive timed out: the message is late.
             Some(slot @ Slot::Abandoned) => {
                 *slot = Slot::Consumed;
                 return;
@@ -312,7 +295,6 @@ impl Shared {
         } else if mailbox.slots.contains_key(&address) {
             mailbox.stats.duplicates_refused += 1;
         } else {
-            mailbox.numbers.hold(session, Table::Unclaimed, &address);
             mailbox.file_unclaimed(env, address, self.config.bounds());
             return;
         }
@@ -356,7 +338,7 @@ impl Shared {
 
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
-        self.mailbox().finish(n);
+        self.mailbox().finish(n, |key| session_of(key) == Some(n));
     }
 }
 

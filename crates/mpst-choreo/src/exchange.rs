@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::Portable;
-use crate::endpoint::{Gone, Pending, Waiting};
+use crate::endpoint::{Gone, Pending};
 use crate::error::{ChoreoError, Result};
 use crate::key::Key;
 use crate::op::{Op, type_label};
@@ -70,16 +70,9 @@ impl<L: RoleSet> Op<L> {
             let outcome = match claim? {
                 Pending::Ready(env) => Ok(env),
                 Pending::Failed(gone) => Err(gone),
-                Pending::Wait => {
-                    let shared = &*shared;
-                    let address = &address;
-                    Waiting {
-                        shared,
-                        address,
-                        done: false,
-                    }
-                    .await
-                }
+                // The sender's end is dropped unanswered only when the session's keys
+                // were forgotten under this receive, or the endpoint was dropped.
+                Pending::Wait(rx) => rx.await.unwrap_or(Err(Gone::Closed)),
             };
             let (from, key) = address;
             let env = match outcome {

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::EndpointStats;
-use super::numbers::{Numbers, Table};
+use super::numbers::Numbers;
 use crate::key::{Key, Site};
 use crate::role::RoleName;
 use crate::transport::Envelope;
@@ -24,6 +25,9 @@ pub(crate) enum Gone {
     TimedOut,
 }
 
+/// Where a waiting receive gets its envelope, or why none comes.
+pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
+
 /// The mailbox's hasher: aHash, keyed at random per process. Several tables are filed
 /// by keys that a peer chooses (unclaimed envelopes), so the hash must stay keyed, as
 /// SipHash is, against flooding with colliding keys; aHash is keyed and costs a fraction
@@ -37,12 +41,10 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 pub(crate) enum Slot {
     /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
     Arrived(Envelope, u64),
-    /// Claimed by a receive that waits for it: the waker of its last poll, if polled.
-    Waiting(Option<std::task::Waker>),
-    /// What the waiting receive gets at its next poll: its envelope, or why none comes.
-    Done(Result<Envelope, Gone>),
-    /// Given up by its receive (dropped while waiting): a delivery is then late, and
-    /// dropped without a count, as it was when a receive's channel was closed.
+    /// Claimed by a receive that waits for it.
+    Waiting(Reply),
+    /// Timed out: a delivery is then late, and dropped without a count (as one for a
+    /// receive that was dropped while it waited).
     Abandoned,
     /// Taken: a later delivery of this key is a duplicate.
     Consumed,
@@ -67,8 +69,8 @@ pub(crate) struct Mailbox {
     pub(crate) receives: HashMap<Key, (Site, RoleName)>,
     pub(crate) sends: HashMap<(RoleName, Key), Site>,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
-    unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
-    unclaimed_bytes: usize,
+    pub(super) unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
+    pub(super) unclaimed_bytes: usize,
     next_number: u64,
     /// Senders the transport lost, with its error's text.
     pub(crate) lost: HashMap<RoleName, String>,
@@ -103,25 +105,6 @@ impl Mailbox {
         self.unclaimed_bytes += size;
         self.slots.insert(address, Slot::Arrived(env, number));
         self.expire(bounds, Instant::now());
-    }
-
-    /// Takes the envelope filed at `address`, if any, leaving the slot consumed.
-    pub(crate) fn take_arrived(&mut self, address: &Address) -> Option<Envelope> {
-        let slot = self.slots.get_mut(address)?;
-        if !matches!(slot, Slot::Arrived(..)) {
-            return None;
-        }
-        let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
-            return None;
-        };
-        self.forget_unclaimed(number);
-        Some(env)
-    }
-
-    fn forget_unclaimed(&mut self, number: u64) {
-        if let Some((_, _, size)) = self.unclaimed.remove(&number) {
-            self.unclaimed_bytes -= size;
-        }
     }
 
     /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
@@ -162,12 +145,17 @@ impl Mailbox {
         {
             let address = (env.from.clone(), key);
             if let Some(slot) = self.slots.get_mut(&address) {
-                match settle(slot, Ok(env)) {
+                if let Slot::Waiting(reply) = slot {
+                    if reply.is_closed() {
+                        // That receive gave up: offer the message to the next one.
+                        continue;
+                    }
+                }
+                match settle(slot, Ok(env), Slot::Consumed) {
                     Ok(()) => {
                         self.waiting -= 1;
                         return;
                     }
-                    // That receive gave up: offer the message to the next one.
                     Err(Ok(back)) => env = back,
                     Err(Err(_)) => return,
                 }
@@ -179,26 +167,32 @@ impl Mailbox {
             .push_back(env);
     }
 
-    /// Forgets the keys that finished session `n` held and marks it finished.
-    pub(crate) fn finish(&mut self, n: u64) {
-        for (table, address) in self.numbers.finish(n) {
-            match table {
-                Table::Receive => {
-                    self.receives.remove(&address.1);
-                    if let Some(Slot::Waiting(_)) = self.slots.remove(&address) {
-                        self.waiting -= 1;
-                    }
-                }
-                Table::Send => {
-                    self.sends.remove(&address);
-                }
-                Table::Unclaimed => {
-                    if let Some(Slot::Arrived(_, number)) = self.slots.remove(&address) {
-                        self.forget_unclaimed(number);
-                    }
-                }
+    /// Forgets every key of finished session `n` (`ours` tells them) and marks it
+    /// finished.
+    pub(crate) fn finish(&mut self, n: u64, ours: impl Fn(&Key) -> bool) {
+        let (unclaimed, bytes, waiting) = (
+            &mut self.unclaimed,
+            &mut self.unclaimed_bytes,
+            &mut self.waiting,
+        );
+        self.slots.retain(|(_, key), slot| {
+            if !ours(key) {
+                return true;
             }
-        }
+            match slot {
+                Slot::Arrived(_, number) => {
+                    if let Some((_, _, size)) = unclaimed.remove(number) {
+                        *bytes -= size;
+                    }
+                }
+                Slot::Waiting(_) => *waiting -= 1,
+                Slot::Abandoned | Slot::Consumed => {}
+            }
+            false
+        });
+        self.receives.retain(|key, _| !ours(key));
+        self.sends.retain(|(_, key), _| !ours(key));
+        self.numbers.finish(n);
     }
 
     /// Fails every receive waiting for `peer` with the transport's text, and remembers
@@ -207,7 +201,9 @@ impl Mailbox {
         self.lost.insert(peer.clone(), text.to_string());
         let mut settled = 0;
         for ((from, _), slot) in self.slots.iter_mut() {
-            if from == peer && settle(slot, Err(Gone::Lost(text.to_string()))).is_ok() {
+            if from == peer
+                && settle(slot, Err(Gone::Lost(text.to_string())), Slot::Consumed).is_ok()
+            {
                 settled += 1;
             }
         }
@@ -219,24 +215,27 @@ impl Mailbox {
     pub(crate) fn close(&mut self) {
         self.closed = true;
         for slot in self.slots.values_mut() {
-            let _ = settle(slot, Err(Gone::Closed));
+            let _ = settle(slot, Err(Gone::Closed), Slot::Consumed);
         }
         self.waiting = 0;
         self.fifo_waiting.clear();
     }
 }
 
-/// Completes a waiting receive's slot with `outcome` and wakes it; gives `outcome` back
-/// if the slot was not waiting. The caller counts the slot out of [`Mailbox::waiting`].
+/// Completes a waiting receive's slot with `outcome` (the slot becomes `then`); gives
+/// `outcome` back if the slot was not waiting. The caller counts the slot out of
+/// [`Mailbox::waiting`]. A receive that was dropped while it waited has closed its end:
+/// what it would have got is dropped, as late.
 pub(crate) fn settle(
     slot: &mut Slot,
     outcome: Result<Envelope, Gone>,
+    then: Slot,
 ) -> Result<(), Result<Envelope, Gone>> {
     if !matches!(slot, Slot::Waiting(_)) {
         return Err(outcome);
     }
-    if let Slot::Waiting(Some(waker)) = std::mem::replace(slot, Slot::Done(outcome)) {
-        waker.wake();
+    if let Slot::Waiting(reply) = std::mem::replace(slot, then) {
+        let _ = reply.send(outcome);
     }
     Ok(())
 }
@@ -290,7 +289,9 @@ mod tests {
         let mut mailbox = Mailbox::default();
         file(&mut mailbox, env(0, 10));
         let address = (RoleName::from("A"), env(0, 0).key);
-        assert!(mailbox.take_arrived(&address).is_some());
+        let claimed = mailbox.claim_slot(address.clone(), Instant::now(), BOUNDS.age);
+        assert!(matches!(claimed, Some(super::super::Pending::Ready(_))));
+        assert_eq!(mailbox.unclaimed_bytes, 0);
         mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));
         assert!(matches!(mailbox.slots.get(&address), Some(Slot::Consumed)));
         assert_eq!(mailbox.stats.unclaimed_dropped, 0);

@@ -1,39 +1,23 @@
-//! Which session numbers an endpoint has run, held compactly, and the keys each running
-//! session holds in the mailbox's tables, so that finishing a session forgets exactly its
-//! own keys (work proportional to the session, not to the tables).
+//! Which session numbers an endpoint has run, held compactly: a long-running endpoint
+//! does not grow by one entry per session.
 
-use super::mailbox::{Address, HashMap, HashSet};
-
-/// Which of the mailbox's tables a held key is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Table {
-    /// Claimed by a receive: `receives` and its slot in `slots`.
-    Receive,
-    /// Claimed by a send: `sends`.
-    Send,
-    /// Filed unclaimed in `slots` while the session ran.
-    Unclaimed,
-}
+use super::mailbox::HashSet;
 
 /// Session numbers: every number below `floor` has finished; above it, the sessions
-/// running (with the keys each holds) and those finished out of number order. Sessions
+/// running and those finished out of number order. Sessions
 /// numbered in order (as [`crate::Endpoint::run`] does) leave nothing behind but the
 /// floor, so a long-running endpoint does not grow by one entry per session.
 #[derive(Default)]
 pub(crate) struct Numbers {
     floor: u64,
-    running: HashMap<u64, Vec<(Table, Address)>>,
+    running: HashSet<u64>,
     finished: HashSet<u64>,
 }
 
 impl Numbers {
     /// Marks `n` as running; `false` if it has run or runs already.
     pub(crate) fn start(&mut self, n: u64) -> bool {
-        if self.is_finished(n) || self.running.contains_key(&n) {
-            return false;
-        }
-        self.running.insert(n, Vec::new());
-        true
+        !self.is_finished(n) && self.running.insert(n)
     }
 
     /// Whether session `n` has finished here.
@@ -41,17 +25,9 @@ impl Numbers {
         n < self.floor || self.finished.contains(&n)
     }
 
-    /// Notes that running session `n` holds `address` in `table` (nothing if `n` is not
-    /// running: its keys are then forgotten when claimed, or expire unclaimed).
-    pub(crate) fn hold(&mut self, n: Option<u64>, table: Table, address: &Address) {
-        if let Some(held) = n.and_then(|n| self.running.get_mut(&n)) {
-            held.push((table, address.clone()));
-        }
-    }
-
-    /// Marks `n` as finished and returns the keys it held.
-    pub(crate) fn finish(&mut self, n: u64) -> Vec<(Table, Address)> {
-        let held = self.running.remove(&n).unwrap_or_default();
+    /// Marks `n` as finished.
+    pub(crate) fn finish(&mut self, n: u64) {
+        self.running.remove(&n);
         if n == self.floor {
             self.floor += 1;
             while self.finished.remove(&self.floor) {
@@ -60,7 +36,6 @@ impl Numbers {
         } else if n > self.floor {
             self.finished.insert(n);
         }
-        held
     }
 
     /// Numbers remembered beyond the floor (running or finished out of order).
