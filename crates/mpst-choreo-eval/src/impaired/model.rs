@@ -7,10 +7,12 @@
 //! the content service's cost and `d₂` the link `cs` → `s`. The text the key waits for
 //! crosses one link, as the key itself does, so the delay cancels out of the difference:
 //! only the costs and the links' jitter (each `dᵢ` uniform in `d ± jitter`, drawn per
-//! message) are left, and the advantage cannot grow with the delay. Jitter widens both
-//! medians alike; it moves their difference by a few hundredths of a millisecond at
-//! 20 ms ± 10 % (a choreography whose in-order key waited for a message crossing *more*
-//! links than the key would gain one delay per extra link).
+//! message) are left, and the delay itself cannot make the advantage grow. The jitter
+//! scales with the delay: the later of two jittered paths adds to in order's median a
+//! little more than one path does to out of order's, about a tenth of a millisecond at
+//! 20 ms ± 10 % over the evaluation's costs (a choreography whose in-order key waited
+//! for a message crossing *more* links than the key would gain one delay per extra
+//! link).
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -67,7 +69,7 @@ mod tests {
         let (zero, five, twenty) = (at(0.0), at(5.0), at(20.0));
         assert!(zero > 0.5, "{zero}");
         for other in [five, twenty] {
-            assert!((other - zero).abs() < 0.15, "{zero} {five} {twenty}");
+            assert!((other - zero).abs() < 0.25, "{zero} {five} {twenty}");
         }
         // Without jitter the delay cancels exactly (up to rounding).
         let still = key_advantage_ms(&costs, 20.0, 0.0, 7);

@@ -313,13 +313,18 @@ fn key_in_numbers(links: &Links, d: &Details) -> String {
         key_of(Implementation::InOrder),
     );
     let plan = plan_of(d);
+    let model: Vec<f64> = ko
+        .iter()
+        .map(|o| {
+            plan.as_ref()
+                .map_or(max - key, |p| p.send_key_advantage_ms(o.0))
+        })
+        .collect();
     let rows: Vec<String> = ko
         .iter()
         .zip(&ki)
-        .map(|(o, i)| {
-            let expected = plan
-                .as_ref()
-                .map_or(max - key, |p| p.send_key_advantage_ms(o.0));
+        .zip(&model)
+        .map(|((o, i), expected)| {
             format!(
                 "{:.0} ms: model {expected:.2} ms, measured {:.2} ms",
                 o.0,
@@ -327,6 +332,13 @@ fn key_in_numbers(links: &Links, d: &Details) -> String {
             )
         })
         .collect();
+    let jitter_adds = model.last().zip(model.first()).map_or(0.0, |(l, f)| l - f);
+    let ka = key_of(Implementation::Actors);
+    let noise = ko
+        .iter()
+        .zip(&ka)
+        .map(|(o, a)| (o.1 - a.1).abs())
+        .fold(0.0, f64::max);
     format!(
         "\nConcurrent send's key in numbers. Out of order, `s` forwards the key as it \
          arrives: the key takes the key service's cost *k* and two links (`ks` → `s` → \
@@ -338,12 +350,16 @@ fn key_in_numbers(links: &Links, d: &Details) -> String {
          measured sessions the key service's cost has a median of {key:.2} ms and the \
          slower of the two services {max:.2} ms: {:.2} ms on a perfect link), moved a \
          little by the jitter (every link uniform in delay ± {:.0} %, drawn per message, \
-         which widens both forms' medians alike). The cost model with those draws \
+         which widens both forms' medians). The cost model with those draws \
          (`impaired/model.rs`, {} link draws per session) against the runs, in order \
-         minus out of order, key medians: {}. What would grow is a choreography whose \
-         in-order key waits behind a message that crosses more links than the key \
-         (one delay per extra link); here the growing advantage is model serving's, whose \
-         in-order cycle crosses five links per batch (above).\n",
+         minus out of order, key medians: {}. The delay itself cancels; the jitter, which \
+         scales with it, adds {jitter_adds:.2} ms at the largest delay in the model, less \
+         than these medians move from run to run (out of order and the actors, whose paths \
+         are the same, differ by up to {noise:.2} ms here), so the runs can neither show \
+         nor refute it. What would grow is a choreography whose in-order key waits behind \
+         a message that crosses more links than the key (one delay per extra link); here \
+         the growing advantage is model serving's, whose in-order cycle crosses five links \
+         per batch (above).\n",
         max - key,
         d.jitter * 100.0,
         super::model::DRAWS,
