@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
@@ -24,11 +23,13 @@ use crate::transport::{
 
 mod filing;
 mod mailbox;
+mod numbers;
+mod waiting;
 
 use filing::{Filing, expire};
 
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Slot};
+use mailbox::{Bounds, Mailbox, Reply, Slot, settle};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -131,10 +132,13 @@ pub(crate) struct Shared {
 
 /// How a registered receive completes.
 pub(crate) enum Pending {
+    /// Its envelope had arrived.
     Ready(Envelope),
-    Wait(oneshot::Receiver<Result<Envelope, Gone>>, Instant),
-    /// The sender was lost before the receive was claimed: the transport's text.
-    Lost(String),
+    /// It waits at its slot: what it gets, or why nothing comes.
+    Wait(tokio::sync::oneshot::Receiver<Result<Envelope, Gone>>),
+    /// It cannot complete: the sender was lost (the transport's text) or nothing more
+    /// arrives.
+    Failed(Gone),
 }
 
 impl Shared {
@@ -213,11 +217,11 @@ impl Shared {
 
     /// Claims `key` for a receive from `from` and returns how it will complete. An
     /// envelope that waited unclaimed longer than [`EndpointConfig::unclaimed_age`] is dropped
-    /// first, so a receive claimed that late waits for it in vain, as documented.
+    /// first, so a receive claimed that late waits for it in vain, as documented. A
+    /// receive that waits gets its deadline in the endpoint's queue (`waiting.rs`).
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
-        let now = Instant::now();
-        let deadline = after(now, self.config.recv_timeout);
         let mut mailbox = self.mailbox();
+        let now = Instant::now();
         mailbox.expire(self.config.bounds(), now);
         match mailbox.receives.entry(key.clone()) {
             Entry::Occupied(first) => return Err(self.reused(key, first.get().0)),
@@ -225,77 +229,62 @@ impl Shared {
                 slot.insert((key.site, from.clone()));
             }
         }
+        let address = (from.clone(), key.clone());
         if self.config.ignores_keys() {
             if let Some(env) = mailbox
                 .fifo_arrived
                 .get_mut(from)
                 .and_then(VecDeque::pop_front)
             {
+                mailbox.slots.insert(address, Slot::Consumed);
                 return Ok(Pending::Ready(env));
             }
-            if let Some(text) = mailbox.lost.get(from) {
-                return Ok(Pending::Lost(text.clone()));
-            }
-            let (tx, rx) = oneshot::channel();
-            if mailbox.closed {
-                drop(tx);
-            } else {
-                mailbox
-                    .fifo_waiting
-                    .entry(from.clone())
-                    .or_default()
-                    .push_back(tx);
-            }
-            return Ok(Pending::Wait(rx, deadline));
-        }
-        let address = (from.clone(), key.clone());
-        if let Some(env) = mailbox.take_arrived(&address) {
-            return Ok(Pending::Ready(env));
-        }
-        if mailbox.slots.contains_key(&address) {
+        } else {
             // Unreachable while `receives` guards the key; refuse rather than guess.
-            return Err(self.reused(key, key.site));
+            return (mailbox.claim_slot(address, now, self.config.recv_timeout))
+                .ok_or_else(|| self.reused(key, key.site));
         }
         if let Some(text) = mailbox.lost.get(from) {
-            return Ok(Pending::Lost(text.clone()));
+            return Ok(Pending::Failed(Gone::Lost(text.clone())));
         }
-        let (tx, rx) = oneshot::channel();
         if mailbox.closed {
-            drop(tx);
-        } else {
-            mailbox.slots.insert(address, Slot::Waiting(tx));
+            return Ok(Pending::Failed(Gone::Closed));
         }
-        Ok(Pending::Wait(rx, deadline))
+        let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();
+        waiting.push_back(key.clone());
+        let (reply, rx): (Reply, _) = tokio::sync::oneshot::channel();
+        mailbox.wait_for(address, reply, now, self.config.recv_timeout);
+        Ok(Pending::Wait(rx))
     }
 
-    /// Files one incoming envelope.
+    /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
+    /// unclaimed (bounded), or refuses it (late, duplicate, from a sender other than
+    /// the one its receive claimed).
     fn deliver(&self, env: Envelope) {
+        let session = session_of(&env.key);
         let mut mailbox = self.mailbox();
-        if session_of(&env.key).is_some_and(|n| mailbox.finished.contains(&n)) {
+        if session.is_some_and(|n| mailbox.numbers.is_finished(n)) {
             mailbox.stats.late_refused += 1;
             drop(mailbox);
             self.refused(&env);
             return;
         }
         if self.config.ignores_keys() {
-            let waiting = mailbox.fifo_waiting.entry(env.from.clone()).or_default();
-            let mut env = env;
-            while let Some(tx) = waiting.pop_front() {
-                match tx.send(Ok(env)) {
-                    Ok(()) => return,
-                    // That receive gave up: offer the message to the next one.
-                    Err(back) => match back {
-                        Ok(e) => env = e,
-                        Err(_) => return,
-                    },
-                }
+            return mailbox.deliver_in_arrival_order(env);
+        }
+        let address = (env.from.clone(), env.key.clone());
+        match mailbox.slots.get_mut(&address) {
+            Some(slot @ Slot::Waiting(_)) => {
+                let _ = settle(slot, Ok(env), Slot::Consumed);
+                mailbox.waiting -= 1;
+                return;
             }
-            mailbox
-                .fifo_arrived
-                .entry(env.from.clone())
-                .or_default()
-                .push_back(env);
-            return;
+            // That receive timed out: the message is late.
+            Some(slot @ Slot::Abandoned) => {
+                *slot = Slot::Consumed;
+                return;
+            }
+            Some(_) | None => {}
         }
         let claimed_from_another = mailbox
             .receives
@@ -303,25 +292,14 @@ impl Shared {
             .is_some_and(|(_, from)| *from != env.from);
         if claimed_from_another {
             mailbox.stats.wrong_sender_refused += 1;
-            drop(mailbox);
-            self.refused(&env);
+        } else if mailbox.slots.contains_key(&address) {
+            mailbox.stats.duplicates_refused += 1;
+        } else {
+            mailbox.file_unclaimed(env, address, self.config.bounds());
             return;
         }
-        let address = (env.from.clone(), env.key.clone());
-        match mailbox.slots.get_mut(&address) {
-            None => mailbox.file_unclaimed(env, address, self.config.bounds()),
-            Some(slot @ Slot::Waiting(_)) => {
-                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
-                    // A receive that timed out has dropped its end; the message is then late.
-                    let _ = tx.send(Ok(env));
-                }
-            }
-            Some(Slot::Arrived(..) | Slot::Consumed) => {
-                mailbox.stats.duplicates_refused += 1;
-                drop(mailbox);
-                self.refused(&env);
-            }
-        }
+        drop(mailbox);
+        self.refused(&env);
     }
 
     fn refused(&self, env: &Envelope) {
@@ -349,7 +327,7 @@ impl Shared {
     /// Marks session `n` as started; a number runs at most once per endpoint.
     fn start_session(&self, n: u64) -> Result<()> {
         let mut mailbox = self.mailbox();
-        if !mailbox.started.insert(n) {
+        if !mailbox.numbers.start(n) {
             return Err(ChoreoError::SessionReused {
                 role: self.role.clone(),
                 session: n,
@@ -360,9 +338,7 @@ impl Shared {
 
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
-        let mut mailbox = self.mailbox();
-        mailbox.forget(|key| session_of(key) == Some(n));
-        mailbox.finished.insert(n);
+        self.mailbox().finish(n, |key| session_of(key) == Some(n));
     }
 }
 
@@ -468,20 +444,30 @@ impl Endpoint {
             return Err(ChoreoError::UnknownRole(self.shared.role.clone()));
         }
         self.shared.start_session(n)?;
+        // Ends the session when the run completes or is dropped half-way (its keys are
+        // forgotten either way), after the body and its pending futures are gone.
+        let _end = EndSession(&self.shared, n);
         let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
         // The body and its pending sends and forwards, polled here, in the caller's task.
-        let finished = {
-            let body = std::pin::pin!(choreography.run(&op));
-            op.drive(body).await
-        };
-        drop(op);
-        self.shared.end_session(n);
-        finished
+        let body = std::pin::pin!(choreography.run(&op));
+        op.drive(body).await
+    }
+}
+
+/// Ends session `.1` when dropped.
+struct EndSession<'a>(&'a Shared, u64);
+
+impl Drop for EndSession<'_> {
+    fn drop(&mut self) {
+        self.0.end_session(self.1);
     }
 }
 
 impl Drop for Endpoint {
+    /// Stops the endpoint's task, which times receives out: a receive still waiting (one
+    /// kept beyond its session) fails as closed rather than waiting for ever.
     fn drop(&mut self) {
         self.janitor.abort();
+        self.shared.mailbox().close();
     }
 }

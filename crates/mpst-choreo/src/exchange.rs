@@ -66,33 +66,39 @@ impl<L: RoleSet> Op<L> {
         }
         let shared = Arc::clone(&self.shared);
         async move {
-            let lost = |message: String| ChoreoError::PeerLost {
-                role: shared.role.clone(),
-                from: from.clone(),
-                key: Box::new(key.clone()),
-                message,
+            let address = (from, key);
+            let outcome = match claim? {
+                Pending::Ready(env) => Ok(env),
+                Pending::Failed(gone) => Err(gone),
+                // The sender's end is dropped unanswered only when the session's keys
+                // were forgotten under this receive, or the endpoint was dropped.
+                Pending::Wait(rx) => rx.await.unwrap_or(Err(Gone::Closed)),
             };
-            let env = match claim? {
-                Pending::Ready(env) => env,
-                Pending::Lost(text) => return Err(lost(text)),
-                Pending::Wait(rx, deadline) => match tokio::time::timeout_at(deadline, rx).await {
-                    Err(_) => {
-                        return Err(ChoreoError::Timeout {
-                            role: shared.role.clone(),
-                            from,
-                            key: Box::new(key),
-                            after: shared.config.recv_timeout,
-                        });
-                    }
-                    Ok(Ok(Ok(env))) => env,
-                    Ok(Ok(Err(Gone::Lost(text)))) => return Err(lost(text)),
-                    Ok(_) => {
-                        return Err(ChoreoError::Closed {
-                            role: shared.role.clone(),
-                            key: Box::new(key),
-                        });
-                    }
-                },
+            let (from, key) = address;
+            let env = match outcome {
+                Ok(env) => env,
+                Err(Gone::Lost(message)) => {
+                    return Err(ChoreoError::PeerLost {
+                        role: shared.role.clone(),
+                        from,
+                        key: Box::new(key),
+                        message,
+                    });
+                }
+                Err(Gone::TimedOut) => {
+                    return Err(ChoreoError::Timeout {
+                        role: shared.role.clone(),
+                        from,
+                        key: Box::new(key),
+                        after: shared.config.recv_timeout,
+                    });
+                }
+                Err(Gone::Closed) => {
+                    return Err(ChoreoError::Closed {
+                        role: shared.role.clone(),
+                        key: Box::new(key),
+                    });
+                }
             };
             if env.from != from {
                 return Err(ChoreoError::WrongSender {

@@ -13,6 +13,7 @@
 pub mod actors;
 pub mod cli;
 pub mod hosts;
+pub mod model;
 pub mod report;
 mod report_text;
 
@@ -124,20 +125,33 @@ impl Plan {
     /// larger of the two services' costs (ms). Their difference is what in order's key
     /// waits for the text on a perfect link.
     pub fn send_cost_medians(&self) -> (f64, f64) {
-        let spec = self.spec(self.send_rate, self.send_duration);
-        let costs = send::Costs::uniform(spec.seed, spec.requests());
-        let first = (spec.warmup * spec.rate).ceil() as usize;
-        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let costs = self.send_costs_ms();
         let median = |mut v: Vec<f64>| {
             v.sort_by(f64::total_cmp);
             v.get(v.len() / 2).copied().unwrap_or(0.0)
         };
-        let key = costs.key.iter().skip(first).map(ms).collect();
-        let max = costs.key.iter().zip(costs.txt.iter()).skip(first);
+        let key = costs.iter().map(|c| c.0).collect();
         (
             median(key),
-            median(max.map(|(k, t)| ms(k.max(t))).collect()),
+            median(costs.iter().map(|c| c.0.max(c.1)).collect()),
         )
+    }
+
+    /// Concurrent send's seeded costs `(key, text)` (ms) over the sessions its median
+    /// counts (those due after the warm-up).
+    pub fn send_costs_ms(&self) -> Vec<(f64, f64)> {
+        let spec = self.spec(self.send_rate, self.send_duration);
+        let costs = send::Costs::uniform(spec.seed, spec.requests());
+        let first = (spec.warmup * spec.rate).ceil() as usize;
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let both = costs.key.iter().zip(costs.txt.iter()).skip(first);
+        both.map(|(k, t)| (ms(k), ms(t))).collect()
+    }
+
+    /// What the cost model expects of concurrent send's key at `delay_ms`: in order minus
+    /// out of order, medians (ms), over the measured sessions' costs ([`model`]).
+    pub fn send_key_advantage_ms(&self, delay_ms: f64) -> f64 {
+        model::key_advantage_ms(&self.send_costs_ms(), delay_ms, self.jitter, self.seed)
     }
 
     fn spec(&self, rate: f64, duration: f64) -> Spec {

@@ -48,7 +48,8 @@ How to read them:
   error, after the numbers were taken.
 - **Concurrent send, key**: out of order, the server forwards the key as it arrives, as
   the actors do, so both pay the key service's cost and two link delays. In order, the
-  server takes the text first: the key waits for the slower of two paths, each with its
-  own jittered delay, and the jitter (± 10 %) grows with the delay; a late session also
-  delays the next one at the server and the client (its p99 in the table of every run).
+  server takes the text first: the key waits for the slower of two paths of one link
+  each, so the delay is paid once either way and in order's loss does not grow with it
+  (in numbers below); a late session also delays the next one at the server and the
+  client (its p99 in the table of every run).
 ";

@@ -38,20 +38,24 @@ impl Drop for Filing {
     }
 }
 
-/// Drops unclaimed envelopes as they expire (age bound): sleeps until the oldest one's
-/// expiry, or for the age bound while none is held (one that arrives meanwhile is
-/// dropped at most twice the age bound after it arrived, and a receive claimed after
-/// the age bound never binds it: claiming expires first). Count and byte bounds are
-/// kept as each envelope is filed. Not on the delivery path.
+/// The endpoint's one task, off the delivery path: fails receives whose deadline has
+/// passed (`waiting.rs`: it sleeps until the next deadline, or `recv_timeout` from now
+/// while none waits, so it is never late and never needs waking) and drops unclaimed
+/// envelopes as they expire (age bound: it sleeps until the oldest one's expiry, or for
+/// the age bound while none is held; one that arrives meanwhile is dropped at most twice
+/// the age bound after it arrived, and a receive claimed after the age bound never binds
+/// it: claiming expires first). Count and byte bounds are kept as each envelope is filed.
 pub(super) async fn expire(shared: Weak<Shared>) {
     loop {
         let Some(wake) = shared.upgrade().map(|shared| {
             let bounds = shared.config.bounds();
-            let now = Instant::now();
             let mut mailbox = shared.mailbox();
+            let now = Instant::now();
             mailbox.expire(bounds, now);
+            let receives = mailbox.time_out(now, shared.config.recv_timeout);
             let idle = after(now, bounds.age.max(Duration::from_secs(1)));
-            mailbox.next_expiry(bounds).unwrap_or(idle).max(now)
+            let unclaimed = mailbox.next_expiry(bounds).unwrap_or(idle);
+            unclaimed.min(receives).max(now)
         }) else {
             return;
         };

@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::EndpointStats;
+use super::numbers::Numbers;
 use crate::key::{Key, Site};
 use crate::role::RoleName;
 use crate::transport::Envelope;
@@ -20,8 +21,11 @@ pub(crate) enum Gone {
     Closed,
     /// The transport lost the expected sender; the transport error's text.
     Lost(String),
+    /// The receive waited [`crate::EndpointConfig::recv_timeout`] in vain.
+    TimedOut,
 }
 
+/// Where a waiting receive gets its envelope, or why none comes.
 pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
 
 /// The mailbox's hasher: aHash, keyed at random per process. Several tables are filed
@@ -37,7 +41,12 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 pub(crate) enum Slot {
     /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
     Arrived(Envelope, u64),
+    /// Claimed by a receive that waits for it.
     Waiting(Reply),
+    /// Timed out: a delivery is then late, and dropped without a count (as one for a
+    /// receive that was dropped while it waited).
+    Abandoned,
+    /// Taken: a later delivery of this key is a duplicate.
     Consumed,
 }
 
@@ -60,20 +69,28 @@ pub(crate) struct Mailbox {
     pub(crate) receives: HashMap<Key, (Site, RoleName)>,
     pub(crate) sends: HashMap<(RoleName, Key), Site>,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
-    unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
-    unclaimed_bytes: usize,
+    pub(super) unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
+    pub(super) unclaimed_bytes: usize,
     next_number: u64,
     /// Senders the transport lost, with its error's text.
     pub(crate) lost: HashMap<RoleName, String>,
     // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
     pub(crate) fifo_arrived: HashMap<RoleName, VecDeque<Envelope>>,
-    pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Reply>>,
+    /// The keys of the receives waiting per sender, in claiming order.
+    pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Key>>,
     pub(crate) stats: EndpointStats,
     pub(crate) closed: bool,
-    // Sessions started here (so a number is never run twice) and sessions finished here
-    // (whose keys are forgotten and whose late messages are refused).
-    pub(crate) started: HashSet<u64>,
-    pub(crate) finished: HashSet<u64>,
+    /// Sessions started here (so a number is never run twice), finished here (whose keys
+    /// are forgotten and whose late messages are refused), and the keys each running one
+    /// holds.
+    pub(crate) numbers: Numbers,
+    /// The deadlines of waiting receives, in claiming order (so in deadline order, since
+    /// every receive waits the same time): the endpoint's one task fails those that pass
+    /// (`waiting.rs`). Entries of receives that completed stay until they reach the front
+    /// or the queue is trimmed.
+    pub(crate) deadlines: VecDeque<(Instant, Address)>,
+    /// How many slots are [`Slot::Waiting`].
+    pub(crate) waiting: usize,
 }
 
 impl Mailbox {
@@ -88,25 +105,6 @@ impl Mailbox {
         self.unclaimed_bytes += size;
         self.slots.insert(address, Slot::Arrived(env, number));
         self.expire(bounds, Instant::now());
-    }
-
-    /// Takes the envelope filed at `address`, if any, leaving the slot consumed.
-    pub(crate) fn take_arrived(&mut self, address: &Address) -> Option<Envelope> {
-        let slot = self.slots.get_mut(address)?;
-        if !matches!(slot, Slot::Arrived(..)) {
-            return None;
-        }
-        let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
-            return None;
-        };
-        self.forget_unclaimed(number);
-        Some(env)
-    }
-
-    fn forget_unclaimed(&mut self, number: u64) {
-        if let Some((_, _, size)) = self.unclaimed.remove(&number) {
-            self.unclaimed_bytes -= size;
-        }
     }
 
     /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
@@ -137,59 +135,109 @@ impl Mailbox {
         Some(super::after(*arrived, bounds.age))
     }
 
-    /// Forgets every key of session `n` (`ours` tells them).
-    pub(crate) fn forget(&mut self, ours: impl Fn(&Key) -> bool) {
-        let numbers: Vec<u64> = self
-            .slots
-            .iter()
-            .filter(|((_, key), _)| ours(key))
-            .filter_map(|(_, slot)| match slot {
-                Slot::Arrived(_, n) => Some(*n),
-                _ => None,
-            })
-            .collect();
-        for number in numbers {
-            self.forget_unclaimed(number);
+    /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
+    /// for its sender, whatever its key, or queues it for the next one.
+    pub(crate) fn deliver_in_arrival_order(&mut self, mut env: Envelope) {
+        while let Some(key) = self
+            .fifo_waiting
+            .get_mut(&env.from)
+            .and_then(VecDeque::pop_front)
+        {
+            let address = (env.from.clone(), key);
+            if let Some(slot) = self.slots.get_mut(&address) {
+                if let Slot::Waiting(reply) = slot {
+                    if reply.is_closed() {
+                        // That receive gave up: offer the message to the next one.
+                        continue;
+                    }
+                }
+                match settle(slot, Ok(env), Slot::Consumed) {
+                    Ok(()) => {
+                        self.waiting -= 1;
+                        return;
+                    }
+                    Err(Ok(back)) => env = back,
+                    Err(Err(_)) => return,
+                }
+            }
         }
-        self.slots.retain(|(_, key), _| !ours(key));
+        self.fifo_arrived
+            .entry(env.from.clone())
+            .or_default()
+            .push_back(env);
+    }
+
+    /// Forgets every key of finished session `n` (`ours` tells them) and marks it
+    /// finished.
+    pub(crate) fn finish(&mut self, n: u64, ours: impl Fn(&Key) -> bool) {
+        let (unclaimed, bytes, waiting) = (
+            &mut self.unclaimed,
+            &mut self.unclaimed_bytes,
+            &mut self.waiting,
+        );
+        self.slots.retain(|(_, key), slot| {
+            if !ours(key) {
+                return true;
+            }
+            match slot {
+                Slot::Arrived(_, number) => {
+                    if let Some((_, _, size)) = unclaimed.remove(number) {
+                        *bytes -= size;
+                    }
+                }
+                Slot::Waiting(_) => *waiting -= 1,
+                Slot::Abandoned | Slot::Consumed => {}
+            }
+            false
+        });
         self.receives.retain(|key, _| !ours(key));
         self.sends.retain(|(_, key), _| !ours(key));
+        self.numbers.finish(n);
     }
 
     /// Fails every receive waiting for `peer` with the transport's text, and remembers
     /// that it is lost so that later receives from it fail at once.
     pub(crate) fn lose(&mut self, peer: &RoleName, text: &str) {
         self.lost.insert(peer.clone(), text.to_string());
+        let mut settled = 0;
         for ((from, _), slot) in self.slots.iter_mut() {
-            if from == peer && matches!(slot, Slot::Waiting(_)) {
-                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
-                    let _ = tx.send(Err(Gone::Lost(text.to_string())));
-                }
+            if from == peer
+                && settle(slot, Err(Gone::Lost(text.to_string())), Slot::Consumed).is_ok()
+            {
+                settled += 1;
             }
         }
-        if let Some(queue) = self.fifo_waiting.remove(peer) {
-            for tx in queue {
-                let _ = tx.send(Err(Gone::Lost(text.to_string())));
-            }
-        }
+        self.waiting -= settled;
+        self.fifo_waiting.remove(peer);
     }
 
     /// Fails every waiting receive: the incoming stream ended.
     pub(crate) fn close(&mut self) {
         self.closed = true;
         for slot in self.slots.values_mut() {
-            if matches!(slot, Slot::Waiting(_)) {
-                if let Slot::Waiting(tx) = std::mem::replace(slot, Slot::Consumed) {
-                    let _ = tx.send(Err(Gone::Closed));
-                }
-            }
+            let _ = settle(slot, Err(Gone::Closed), Slot::Consumed);
         }
-        for (_, queue) in self.fifo_waiting.drain() {
-            for tx in queue {
-                let _ = tx.send(Err(Gone::Closed));
-            }
-        }
+        self.waiting = 0;
+        self.fifo_waiting.clear();
     }
+}
+
+/// Completes a waiting receive's slot with `outcome` (the slot becomes `then`); gives
+/// `outcome` back if the slot was not waiting. The caller counts the slot out of
+/// [`Mailbox::waiting`]. A receive that was dropped while it waited has closed its end:
+/// what it would have got is dropped, as late.
+pub(crate) fn settle(
+    slot: &mut Slot,
+    outcome: Result<Envelope, Gone>,
+    then: Slot,
+) -> Result<(), Result<Envelope, Gone>> {
+    if !matches!(slot, Slot::Waiting(_)) {
+        return Err(outcome);
+    }
+    if let Slot::Waiting(reply) = std::mem::replace(slot, then) {
+        let _ = reply.send(outcome);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -241,7 +289,9 @@ mod tests {
         let mut mailbox = Mailbox::default();
         file(&mut mailbox, env(0, 10));
         let address = (RoleName::from("A"), env(0, 0).key);
-        assert!(mailbox.take_arrived(&address).is_some());
+        let claimed = mailbox.claim_slot(address.clone(), Instant::now(), BOUNDS.age);
+        assert!(matches!(claimed, Some(super::super::Pending::Ready(_))));
+        assert_eq!(mailbox.unclaimed_bytes, 0);
         mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));
         assert!(matches!(mailbox.slots.get(&address), Some(Slot::Consumed)));
         assert_eq!(mailbox.stats.unclaimed_dropped, 0);

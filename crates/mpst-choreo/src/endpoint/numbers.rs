@@ -1,0 +1,80 @@
+//! Which session numbers an endpoint has run, held compactly: a long-running endpoint
+//! does not grow by one entry per session.
+
+use super::mailbox::HashSet;
+
+/// Session numbers: every number below `floor` has finished; above it, the sessions
+/// running and those finished out of number order. Sessions
+/// numbered in order (as [`crate::Endpoint::run`] does) leave nothing behind but the
+/// floor, so a long-running endpoint does not grow by one entry per session.
+#[derive(Default)]
+pub(crate) struct Numbers {
+    floor: u64,
+    running: HashSet<u64>,
+    finished: HashSet<u64>,
+}
+
+impl Numbers {
+    /// Marks `n` as running; `false` if it has run or runs already.
+    pub(crate) fn start(&mut self, n: u64) -> bool {
+        !self.is_finished(n) && self.running.insert(n)
+    }
+
+    /// Whether session `n` has finished here.
+    pub(crate) fn is_finished(&self, n: u64) -> bool {
+        n < self.floor || self.finished.contains(&n)
+    }
+
+    /// Marks `n` as finished.
+    pub(crate) fn finish(&mut self, n: u64) {
+        self.running.remove(&n);
+        if n == self.floor {
+            self.floor += 1;
+            while self.finished.remove(&self.floor) {
+                self.floor += 1;
+            }
+        } else if n > self.floor {
+            self.finished.insert(n);
+        }
+    }
+
+    /// Numbers remembered beyond the floor (running or finished out of order).
+    #[cfg(test)]
+    pub(crate) fn remembered(&self) -> usize {
+        self.running.len() + self.finished.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_finished_in_order_leave_only_the_floor_and_none_reruns() {
+        let mut numbers = Numbers::default();
+        for n in 0..1000 {
+            assert!(numbers.start(n));
+            numbers.finish(n);
+        }
+        assert_eq!(numbers.remembered(), 0);
+        assert!(numbers.is_finished(999) && !numbers.is_finished(1000));
+        assert!(!numbers.start(5), "a finished number never runs again");
+    }
+
+    #[test]
+    fn out_of_order_finishers_are_held_until_the_floor_reaches_them() {
+        let mut numbers = Numbers::default();
+        for n in 0..4 {
+            assert!(numbers.start(n));
+        }
+        assert!(!numbers.start(2), "running already");
+        numbers.finish(2);
+        numbers.finish(3);
+        assert!(numbers.is_finished(3) && !numbers.is_finished(0));
+        assert_eq!(numbers.remembered(), 4);
+        numbers.finish(1);
+        numbers.finish(0);
+        assert_eq!(numbers.remembered(), 0, "the floor moved past 3");
+        assert!((0..4).all(|n| numbers.is_finished(n)));
+    }
+}
