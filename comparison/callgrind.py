@@ -12,6 +12,7 @@ ratios to rumpsteak 0.1. Run from `comparison/` (needs valgrind):
     python3 callgrind.py                      # stream 50, double buffering 50
     python3 callgrind.py --annotate stream ours 50   # inclusive costs of one implementation
     python3 callgrind.py --choreo             # choreographies: ChoRus against mpst-choreo
+    python3 callgrind.py --before OLD_BINARY  # each row twice: OLD_BINARY, then this build
 
 `--choreo` does the same with `choreo/examples/choreo_profile.rs` (K = CHOREO_RUNS runs
 of a choreography in memory: ChoRus's local transport with a thread per location, ours
@@ -74,9 +75,9 @@ def choreo_table():
         print(f"| {choreography} | {' | '.join(cells)} | {' | '.join(ratios)} |", flush=True)
 
 
-def instructions(protocol, implementation, n, runs, out="/dev/null"):
+def instructions(protocol, implementation, n, runs, out="/dev/null", binary=None):
     run = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PROFILE,
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary or PROFILE,
          protocol, implementation, str(n), str(runs)],
         capture_output=True, text=True,
     )
@@ -86,22 +87,27 @@ def instructions(protocol, implementation, n, runs, out="/dev/null"):
     return int(match.group(1))
 
 
-def per_run(protocol, implementation, n):
-    many = instructions(protocol, implementation, n, RUNS)
-    none = instructions(protocol, implementation, n, 0)
+def per_run(protocol, implementation, n, binary=None):
+    many = instructions(protocol, implementation, n, RUNS, binary=binary)
+    none = instructions(protocol, implementation, n, 0, binary=binary)
     return (many - none) / RUNS
 
 
-def table():
+def table(before=None):
+    """One row per case; with `before` (an older build of the profile example), a row
+    for it above each row of this build, measured in the same session."""
     print(f"| protocol (n) | {' | '.join(IMPLEMENTATIONS)} | "
           + " | ".join(f"{i} / rumpsteak" for i in IMPLEMENTATIONS[1:]) + " |")
     print("|---|" + "---:|" * (2 * len(IMPLEMENTATIONS) - 1))
+    builds = [(", before", before), (", after", None)] if before else [("", None)]
     for protocol, n in CASES:
-        counts = {i: per_run(protocol, i, n) for i in IMPLEMENTATIONS}
-        base = counts["rumpsteak"]
-        cells = [f"{counts[i]:,.0f}" for i in IMPLEMENTATIONS]
-        ratios = [f"{counts[i] / base:.3f}" for i in IMPLEMENTATIONS[1:]]
-        print(f"| {protocol} ({n}) | {' | '.join(cells)} | {' | '.join(ratios)} |", flush=True)
+        for name, binary in builds:
+            counts = {i: per_run(protocol, i, n, binary) for i in IMPLEMENTATIONS}
+            base = counts["rumpsteak"]
+            cells = [f"{counts[i]:,.0f}" for i in IMPLEMENTATIONS]
+            ratios = [f"{counts[i] / base:.3f}" for i in IMPLEMENTATIONS[1:]]
+            print(f"| {protocol} ({n}){name} | {' | '.join(cells)} | {' | '.join(ratios)} |",
+                  flush=True)
 
 
 def annotate(protocol, implementation, n):
@@ -120,7 +126,9 @@ def main(args):
     args = [a for a in args if a != "--no-build"]
     if build_first:
         build(choreo=args[:1] == ["--choreo"])
-    if args == ["--choreo"]:
+    if args[:1] == ["--before"] and len(args) == 2:
+        table(before=args[1])
+    elif args == ["--choreo"]:
         choreo_table()
     elif args[:1] == ["--annotate"] and len(args) == 4:
         annotate(args[1], args[2], int(args[3]))

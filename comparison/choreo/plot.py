@@ -4,19 +4,19 @@ instructions per run in memory (callgrind, `python3 callgrind.py --choreo`) and 
 round trips over loopback (`target/release/loopback`). Run from `comparison/` after pasting
 new numbers into MEMORY and LOOPBACK below."""
 
-MEMORY = {  # instructions per run, in memory (at 87b3f4e)
-    "ping-pong": {"ChoRus 0.5": 4994, "ours, out of order": 23314, "ours, in order": 20613},
-    "concurrent send": {"ChoRus 0.5": 11822, "ours, out of order": 56075, "ours, in order": 64227},
-    "pipeline + choice": {"ChoRus 0.5": 8186, "ours, out of order": 59177, "ours, in order": 61363},
+MEMORY = {  # instructions per run, in memory (main at a050b6b)
+    "ping-pong": {"ChoRus 0.5": 4265, "ours, out of order": 14859, "ours, in order": 15122},
+    "concurrent send": {"ChoRus 0.5": 11800, "ours, out of order": 49424, "ours, in order": 56731},
+    "pipeline + choice": {"ChoRus 0.5": 8103, "ours, out of order": 53515, "ours, in order": 54885},
 }
 LOOPBACK = [  # ping-pong round trip over loopback, µs (median of 5)
-    ("ChoRus 0.5, HTTP", 84.5),  # TCP: plaintext; mTLS: TCP with mutual TLS
-    ("ours, out of order, TCP", 12.6),
-    ("ours, in order, TCP", 10.1),
-    ("ours, out of order, mTLS", 25.5),
-    ("ours, in order, mTLS", 25.1),
-    ("ours, out of order, QUIC", 37.3),
-    ("ours, in order, QUIC", 51.0),
+    ("ChoRus 0.5, HTTP", 85.1),  # TCP: plaintext; mTLS: TCP with mutual TLS
+    ("ours, out of order, TCP", 27.0),
+    ("ours, in order, TCP", 11.4),
+    ("ours, out of order, mTLS", 11.1),
+    ("ours, in order, mTLS", 19.9),
+    ("ours, out of order, QUIC", 55.8),
+    ("ours, in order, QUIC", 27.0),
 ]
 COLOURS = {"ChoRus 0.5": "#888888", "ours, out of order": "#1f77b4", "ours, in order": "#ff7f0e"}
 

@@ -174,15 +174,15 @@ where
                     start = Instant::now();
                 }
                 let out = endpoint.run(make(run)).await.map_err(|e| e.to_string())?;
-                if let Some(got) = local(out) {
-                    if got != expected(run) {
-                        return Err(mismatch(
-                            std::any::type_name::<Ch>(),
-                            run,
-                            &expected(run),
-                            &got,
-                        ));
-                    }
+                if let Some(got) = local(out)
+                    && got != expected(run)
+                {
+                    return Err(mismatch(
+                        std::any::type_name::<Ch>(),
+                        run,
+                        &expected(run),
+                        &got,
+                    ));
                 }
             }
             Ok(start.elapsed())

@@ -180,7 +180,7 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> impl Iterator<Item = String> {
+    fn args(list: &[&str]) -> impl Iterator<Item = String> + use<> {
         list.iter()
             .map(|s| s.to_string())
             .collect::<Vec<_>>()

@@ -69,16 +69,15 @@ impl Problem {
                 .iter()
                 .zip(got)
                 .fold(0usize, |wrong, (w, g)| wrong + usize::from(off(w, g)));
-            if wrong > 0 {
-                if let Some((r, (w, g))) = want
+            if wrong > 0
+                && let Some((r, (w, g))) = want
                     .iter()
                     .zip(got)
                     .enumerate()
                     .find(|(_, (w, g))| off(w, g))
-                {
-                    let detail = format!("row {r}, frequency {k}: expected {w}, got {g}");
-                    return Err(Box::new(crate::Mismatch { what, detail }));
-                }
+            {
+                let detail = format!("row {r}, frequency {k}: expected {w}, got {g}");
+                return Err(Box::new(crate::Mismatch { what, detail }));
             }
         }
         Ok(())

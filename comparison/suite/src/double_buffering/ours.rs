@@ -4,6 +4,9 @@
 // (the route type). The session-typed code itself (roles, labels, session types, processes)
 // is the runtime bench's, so that both measure the same code.
 
+// Loaded once per route type (`ours` and `ours_spsc` include this file), on purpose: the
+// protocol's roles are defined over the including module's `Channel`.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../../crates/mpst/benches/protocols/double_buffering.rs"]
 mod protocol;
 

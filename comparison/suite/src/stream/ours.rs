@@ -4,6 +4,9 @@
 // types, source and sink are the runtime bench's, so that both measure the same code; the
 // optimised source, the comparison's own (like its peers'), is here.
 
+// Loaded once per route type (`ours` and `ours_spsc` include this file), on purpose: the
+// protocol's roles are defined over the including module's `Channel`.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../../crates/mpst/benches/protocols/stream.rs"]
 mod protocol;
 

@@ -1,21 +1,24 @@
 //! [`Spsc`]: an in-memory route specialised for its two owners. Each end of a route is
 //! owned by exactly one role, so a pair of ends needs no multi-producer queue: both
-//! directions share one allocation holding two ring buffers (inline, so neither a message
-//! nor a direction allocates until more than four messages wait) and the two receivers'
-//! wakers behind one uncontended lock.
+//! directions share one allocation holding two lock-free single-producer single-consumer
+//! rings (inline, so neither a message nor a direction allocates until more than four
+//! messages wait; `queue.rs`), the two receivers' wakers and the route's state flags.
 //!
 //! Compared with a pair of `futures::channel::mpsc` queues (what
 //! [`Unbounded`](super::Unbounded) was before it became this route, and what
-//! [`Bounded`](super::Bounded) still is) a message costs no heap node (the ring buffer is
-//! reused), a send takes the lock once and wakes the peer only if it is waiting, and a
-//! receiver that waits again on the same task keeps its registered waker instead of
-//! cloning a new one. No `unsafe`.
+//! [`Bounded`](super::Bounded) still is) a message costs no heap node (the ring is
+//! reused) and no lock: a send is a slot write, a release store and a wake of the
+//! receiver's registered waker; a receive is an acquire load and a slot read, and a
+//! receiver that waits registers its waker in an [`AtomicWaker`], which keeps it when it
+//! would wake the same task.
 
 use std::fmt;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use futures::task::AtomicWaker;
 use futures::{Sink, Stream};
 
 use super::queue::Queue;
@@ -39,46 +42,57 @@ use crate::wiring::{Parked, SharedEnds};
 /// Works on any executor and across threads (`Spsc<T>` is `Send` and `Sync` when `T` is
 /// `Send`). `derive(Roles)` creates the two ends with [`Pair`]; [`spsc`] does it by hand.
 pub struct Spsc<T> {
-    shared: Arc<Mutex<Shared<T>>>,
+    shared: Arc<Shared<T>>,
     /// Which end this is: it receives from `queues[side]`, sends to `queues[1 - side]`.
     side: usize,
+    /// This end was aborted (in place, or noticed from its handle) and refuses all use.
     aborted: bool,
+    /// The session that began last began after the route died ([`DEAD`]): nothing it
+    /// could receive belongs to it, so its receives end at once.
+    stale: bool,
 }
+
+/// The route is closed: an end was dropped, closed or aborted; sends fail, receives drain
+/// then end.
+const CLOSED: u8 = 1;
+/// An end was aborted (its session failed or was dropped before `End`): what is still
+/// queued belongs to that failed session. A plain drop or close (a peer that finished its
+/// sessions) leaves its messages deliverable to a session that begins later.
+const DEAD: u8 = 2;
+/// `ABORTED << i`: end `i` was aborted through its [`SpscHandle`] (out of band); it
+/// refuses later use when it notices (its next send or receive).
+const ABORTED: u8 = 4;
 
 /// The state both ends share.
 struct Shared<T> {
-    /// `queues[i]`: the messages sent to end `i`, oldest first.
+    /// `queues[i]`: the messages sent to end `i`, oldest first. End `1 - i` is its only
+    /// producer and end `i` its only consumer.
     queues: [Queue<T>; 2],
-    /// `wakers[i]`: the waker end `i` last waited with, kept to be reused.
-    wakers: [Option<Waker>; 2],
-    /// `waiting[i]`: end `i` waits for a message and must be woken by the next send.
-    waiting: [bool; 2],
-    /// An end was dropped, closed or aborted: sends fail, receives drain then end.
-    closed: bool,
-    /// An end was aborted (its session failed or was dropped before `End`): what is still
-    /// queued belongs to that failed session. A plain drop or close (a peer that finished
-    /// its sessions) leaves its messages deliverable to a session that begins later.
-    dead: bool,
-    /// `aborted[i]`: end `i` was aborted through its [`SpscHandle`] (out of band); it
-    /// refuses later use when it notices (a send, or a receive that finds nothing).
-    aborted: [bool; 2],
+    /// `wakers[i]`: the waker end `i` waits with; woken by a send to it and by the
+    /// route's closing.
+    wakers: [AtomicWaker; 2],
+    /// [`CLOSED`], [`DEAD`] and [`ABORTED`] bits; once set, never cleared.
+    flags: AtomicU8,
+}
+
+impl<T> Shared<T> {
+    /// Sets `bits` and wakes the receiver at end `1 - side` (the peer of `side`), so that
+    /// its pending receive notices.
+    #[inline]
+    fn close(&self, side: usize, bits: u8) {
+        self.flags.fetch_or(CLOSED | bits, Ordering::AcqRel);
+        self.wakers[1 - side].wake();
+    }
 }
 
 /// Creates the two connected ends of a [`Spsc`] route.
 pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
-    let shared = Arc::new(Mutex::new(Shared {
+    let shared = Arc::new(Shared {
         queues: [Queue::default(), Queue::default()],
-        wakers: [None, None],
-        waiting: [false, false],
-        closed: false,
-        dead: false,
-        aborted: [false, false],
-    }));
-    let end = |side| Spsc {
-        shared: shared.clone(),
-        side,
-        aborted: false,
-    };
+        wakers: [AtomicWaker::new(), AtomicWaker::new()],
+        flags: AtomicU8::new(0),
+    });
+    let end = |side| Spsc::new(shared.clone(), side);
     (end(0), end(1))
 }
 
@@ -99,33 +113,22 @@ impl<T: 'static> Pair<Self> for Spsc<T> {
 
     #[inline]
     fn unpark(parked: Parked) -> Option<Self> {
-        let (shared, side) = parked.into_shared::<Mutex<Shared<T>>>()?;
-        Some(Spsc {
-            shared,
-            side,
-            aborted: false,
-        })
+        let (shared, side) = parked.into_shared::<Shared<T>>()?;
+        Some(Spsc::new(shared, side))
     }
 }
 
 /// A parked end that is never taken closes the route, as dropping it would.
-impl<T: 'static> SharedEnds for Mutex<Shared<T>> {
+impl<T: 'static> SharedEnds for Shared<T> {
     fn close(&self, side: usize) {
-        let waker = {
-            let mut shared = self.lock().unwrap_or_else(PoisonError::into_inner);
-            shared.closed = true;
-            peer_waker(&mut shared, side)
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        Shared::close(self, side, 0);
     }
 
     #[inline]
     fn put(self: Arc<Self>, side: usize, slot: &mut dyn std::any::Any) {
         match slot.downcast_mut::<Option<Arc<Self>>>() {
             Some(slot) => *slot = Some(self),
-            None => self.close(side),
+            None => SharedEnds::close(&*self, side),
         }
     }
 }
@@ -140,62 +143,92 @@ impl<T> fmt::Debug for Spsc<T> {
 }
 
 impl<T> Spsc<T> {
+    /// End `side` of the route `shared` (at most one live end per side: the queues have
+    /// one producer and one consumer each).
+    #[inline]
+    fn new(shared: Arc<Shared<T>>, side: usize) -> Self {
+        Spsc {
+            shared,
+            side,
+            aborted: false,
+            stale: false,
+        }
+    }
+
     /// Whether this end was aborted ([`Abort::abort`] or its abort handle, [`Abort::handle`]) and now
     /// refuses all use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted || self.lock().aborted[self.side]
+        self.aborted || self.flags() & (ABORTED << self.side) != 0
     }
 
     /// Whether the route is closed: an end was dropped, closed or aborted.
     pub fn is_closed(&self) -> bool {
-        self.lock().closed
+        self.flags() & CLOSED != 0
     }
 
-    /// Locks the shared state. The lock is never held across user code that can panic
-    /// (only queue operations and waker bookkeeping), so a poisoned lock still holds
-    /// consistent state and is used as is.
     #[inline]
-    fn lock(&self) -> MutexGuard<'_, Shared<T>> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    fn flags(&self) -> u8 {
+        self.shared.flags.load(Ordering::Acquire)
     }
 
-    /// Closes the route and wakes the peer if it waits; with `drain`, also takes the
-    /// messages waiting for this end (dropped by the caller after the lock is released).
-    fn close(&mut self, drain: bool) -> Vec<T> {
+    /// Takes every message waiting for this end (dropped by the caller).
+    #[cold]
+    fn drain(&mut self) -> Vec<T> {
+        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+        unsafe { self.shared.queues[self.side].drain() }
+    }
+
+    /// This end was aborted through its handle: it refuses all use from now on, and drops
+    /// what was queued for it.
+    #[cold]
+    fn noticed_abort(&mut self) -> ChannelError {
+        self.aborted = true;
+        drop(self.drain());
+        ChannelError::Aborted
+    }
+
+    /// Nothing was queued for this end: registers the waker and looks again (out of
+    /// line, so that the ready path of [`Stream::poll_next`] stays small enough to inline
+    /// into the session's receive).
+    #[inline(never)]
+    fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
         let side = self.side;
-        let (waker, dead) = {
-            let mut shared = self.lock();
-            shared.closed = true;
-            shared.dead |= drain;
-            let dead = if drain {
-                shared.queues[side].drain()
-            } else {
-                Vec::new()
-            };
-            (peer_waker(&mut shared, side), dead)
-        };
-        if let Some(waker) = waker {
-            waker.wake();
+        // Register, then look again: a send or a close after the first look either is
+        // seen now or wakes the waker registered here (`AtomicWaker` keeps the waker it
+        // holds when it would wake the same task).
+        self.shared.wakers[side].register(cx.waker());
+        // The state before the second look: a peer that sent and then closed has its
+        // messages visible to the look that follows.
+        let flags = self.flags();
+        if flags & (ABORTED << side) != 0 {
+            return Poll::Ready(Some(Err(self.noticed_abort())));
         }
-        dead
+        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+        if let Some(message) = unsafe { self.shared.queues[side].pop() } {
+            return Poll::Ready(Some(Ok(message)));
+        }
+        if flags & CLOSED != 0 {
+            // The peer is gone and everything it sent was taken.
+            return Poll::Ready(None);
+        }
+        Poll::Pending
     }
-}
 
-/// The waker of the peer of end `side` if it waits (it is then no longer waiting).
-#[inline]
-fn peer_waker<T>(shared: &mut Shared<T>, side: usize) -> Option<Waker> {
-    let peer = 1 - side;
-    if std::mem::take(&mut shared.waiting[peer]) {
-        shared.wakers[peer].clone()
-    } else {
-        None
+    /// The error of a send on a closed route.
+    #[cold]
+    fn send_refused(&mut self, flags: u8) -> ChannelError {
+        if flags & (ABORTED << self.side) != 0 {
+            self.noticed_abort()
+        } else {
+            ChannelError::Disconnected
+        }
     }
 }
 
 impl<T> Drop for Spsc<T> {
     fn drop(&mut self) {
         if !self.aborted {
-            self.close(false);
+            self.shared.close(self.side, 0);
         }
     }
 }
@@ -207,20 +240,19 @@ impl<T> Abort for Spsc<T> {
     /// that reached `End` and was then dropped (e.g. its task finished before this role's
     /// task first ran) leaves what it sent to be received.
     fn begin(&mut self) {
-        let dead = {
-            let mut shared = self.lock();
-            if !shared.dead {
-                return;
-            }
-            shared.queues[self.side].drain()
-        };
-        drop(dead);
+        if self.flags() & DEAD != 0 && !self.aborted {
+            // A send the aborted peer made as it aborted may still land after this drain:
+            // `stale` keeps it from this session.
+            self.stale = true;
+            drop(self.drain());
+        }
     }
 
     fn abort(&mut self) {
         if !self.aborted {
             self.aborted = true;
-            drop(self.close(true));
+            self.shared.close(self.side, DEAD);
+            drop(self.drain());
         }
     }
 
@@ -239,28 +271,19 @@ impl<T> Abort for Spsc<T> {
 }
 
 /// Aborts one end of a [`Spsc`] route without borrowing it ([`Abort::handle`]): closes
-/// the route, wakes the peer if it waits and drops the messages queued for that end, which
-/// refuses its later sends and receives with [`ChannelError::Aborted`].
+/// the route and wakes the peer if it waits; the end refuses its later sends and receives
+/// with [`ChannelError::Aborted`] and drops what was queued for it when it notices (the
+/// handle may run on another thread than the end, so it leaves the end's queue to it).
 struct SpscHandle<T> {
-    shared: Arc<Mutex<Shared<T>>>,
+    shared: Arc<Shared<T>>,
     side: usize,
 }
 
 impl<T> AbortHandle for SpscHandle<T> {
     fn abort(&self) {
-        let side = self.side;
-        let (waker, dead) = {
-            let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-            shared.aborted[side] = true;
-            shared.closed = true;
-            shared.dead = true;
-            let dead = shared.queues[side].drain();
-            (peer_waker(&mut shared, side), dead)
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-        drop(dead);
+        self.shared.close(self.side, DEAD | (ABORTED << self.side));
+        // The end itself may wait on a receive: wake it too, so that it notices.
+        self.shared.wakers[self.side].wake();
     }
 }
 
@@ -268,7 +291,7 @@ impl<T> Sink<T> for Spsc<T> {
     type Error = ChannelError;
 
     /// Always ready (the route is unbounded); reports only this end's abort, so that a
-    /// send takes the lock once, in [`start_send`](Sink::start_send).
+    /// send reads the route's state once, in [`start_send`](Sink::start_send).
     #[inline]
     fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         if self.aborted {
@@ -279,25 +302,18 @@ impl<T> Sink<T> for Spsc<T> {
 
     #[inline]
     fn start_send(self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
-        if self.aborted {
+        let this = self.get_mut();
+        if this.aborted {
             return Err(ChannelError::Aborted);
         }
-        let waker = {
-            let mut shared = self.lock();
-            if shared.closed {
-                return Err(if shared.aborted[self.side] {
-                    ChannelError::Aborted
-                } else {
-                    ChannelError::Disconnected
-                });
-            }
-            shared.queues[1 - self.side].push(item);
-            peer_waker(&mut shared, self.side)
-        };
-        // Woken outside the lock: an executor may run the peer at once on another thread.
-        if let Some(waker) = waker {
-            waker.wake();
+        let flags = this.flags();
+        if flags & CLOSED != 0 {
+            return Err(this.send_refused(flags));
         }
+        let peer = 1 - this.side;
+        // SAFETY: `&mut self` is the one producer of `queues[1 - side]` (see `Shared`).
+        unsafe { this.shared.queues[peer].push(item) };
+        this.shared.wakers[peer].wake();
         Ok(())
     }
 
@@ -310,8 +326,8 @@ impl<T> Sink<T> for Spsc<T> {
         Poll::Ready(Ok(()))
     }
 
-    fn poll_close(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.close(false);
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.shared.close(self.side, 0);
         Poll::Ready(Ok(()))
     }
 }
@@ -321,30 +337,25 @@ impl<T> Stream for Spsc<T> {
 
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.aborted {
+        let this = self.get_mut();
+        if this.aborted {
             return Poll::Ready(Some(Err(ChannelError::Aborted)));
         }
-        let side = self.side;
-        let mut shared = self.lock();
-        if let Some(message) = shared.queues[side].pop() {
+        let side = this.side;
+        if this.flags() & (ABORTED << side) != 0 {
+            return Poll::Ready(Some(Err(this.noticed_abort())));
+        }
+        if this.stale {
+            return Poll::Ready(None);
+        }
+        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+        if let Some(message) = unsafe { this.shared.queues[side].pop() } {
             return Poll::Ready(Some(Ok(message)));
         }
-        if shared.closed {
-            // Aborted through its handle: nothing was queued for it since (sends to a
-            // closed route fail), and it refuses use.
-            return Poll::Ready(shared.aborted[side].then_some(Err(ChannelError::Aborted)));
-        }
-        // Keep the waker registered last time if it wakes the same task (the usual case:
-        // a role's session runs on one task), so waiting does not clone it again.
-        match &mut shared.wakers[side] {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            slot => *slot = Some(cx.waker().clone()),
-        }
-        shared.waiting[side] = true;
-        Poll::Pending
+        this.wait(cx)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.lock().queues[self.side].len(), None)
+        (self.shared.queues[self.side].len(), None)
     }
 }

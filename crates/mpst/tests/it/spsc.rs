@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use futures::task::{waker, ArcWake};
 use futures::{Sink, SinkExt, Stream, StreamExt};
-use mpst::channel::{spsc, Abort, ChannelError, Spsc};
+use mpst::channel::{spsc, Abort, AbortHandle, ChannelError, Spsc};
 use mpst::{session, try_session, Branch, End, Error, Message, Receive, Select, Send};
 
 use crate::support::declare_roles;
@@ -216,6 +216,82 @@ fn a_session_that_begins_after_the_peer_aborted_receives_none_of_its_messages() 
     start_send(&mut right, 3).unwrap();
     left.begin();
     assert_eq!(poll_next(&mut left, &wakes), Poll::Ready(Some(Ok(3))));
+}
+
+/// An abort through the handle, which may run on another thread than its end, leaves the
+/// end's queue to the end: the end still refuses what was queued for it, its own pending
+/// receive is woken and fails, and so does a session it begins later. The peer's pending
+/// receive ends.
+#[test]
+fn a_handle_abort_from_another_thread_wakes_both_ends_and_the_end_refuses_what_waits() {
+    let (mut left, mut right) = spsc::<u32>();
+    let (left_wakes, right_wakes) = (Arc::new(Wakes::default()), Arc::new(Wakes::default()));
+    assert!(poll_next(&mut left, &left_wakes).is_pending());
+    assert!(poll_next(&mut right, &right_wakes).is_pending());
+    // A message for `left` wakes it once; it does not take it before the abort.
+    start_send(&mut right, 5).unwrap();
+    assert_eq!(left_wakes.0.load(Ordering::SeqCst), 1);
+    assert!(poll_next(&mut left, &left_wakes).is_ready());
+    assert!(poll_next(&mut left, &left_wakes).is_pending());
+    start_send(&mut right, 6).unwrap();
+    let handle = left.handle();
+    std::thread::spawn(move || handle.abort()).join().unwrap();
+    assert_eq!(right_wakes.0.load(Ordering::SeqCst), 1, "the peer is woken");
+    assert_eq!(
+        left_wakes.0.load(Ordering::SeqCst),
+        2,
+        "the aborted end's pending receive is woken too"
+    );
+    assert_eq!(
+        poll_next(&mut left, &left_wakes),
+        Poll::Ready(Some(Err(ChannelError::Aborted))),
+        "the queued 6 belongs to the aborted end, which refuses it"
+    );
+    left.begin();
+    assert_eq!(
+        poll_next(&mut left, &left_wakes),
+        Poll::Ready(Some(Err(ChannelError::Aborted)))
+    );
+    assert_eq!(poll_next(&mut right, &right_wakes), Poll::Ready(None));
+    assert_eq!(start_send(&mut right, 7), Err(ChannelError::Disconnected));
+}
+
+/// More messages than the inline ring holds, sent while the receiver waits and in bursts
+/// across the spill, arrive in order, and a peer that sent them and then went away still
+/// delivers all of them before the stream ends.
+#[test]
+fn bursts_beyond_the_inline_ring_arrive_in_order_before_the_end() {
+    let (mut left, mut right) = spsc::<u32>();
+    let wakes = Arc::new(Wakes::default());
+    let mut next = 0;
+    let mut expected = 0;
+    for burst in [1, 3, 4, 5, 9, 2, 17] {
+        if expected == next {
+            // Nothing waits: the receiver waits, and the burst's first message wakes it.
+            assert!(poll_next(&mut left, &wakes).is_pending());
+        }
+        for _ in 0..burst {
+            start_send(&mut right, next).unwrap();
+            next += 1;
+        }
+        // Take a little more than half, so the spill stays in use across bursts.
+        for _ in 0..burst / 2 + 1 {
+            assert_eq!(
+                poll_next(&mut left, &wakes),
+                Poll::Ready(Some(Ok(expected)))
+            );
+            expected += 1;
+        }
+    }
+    drop(right);
+    while expected < next {
+        assert_eq!(
+            poll_next(&mut left, &wakes),
+            Poll::Ready(Some(Ok(expected)))
+        );
+        expected += 1;
+    }
+    assert_eq!(poll_next(&mut left, &wakes), Poll::Ready(None));
 }
 
 // A stream session over derive(Roles)-wired Spsc routes.
