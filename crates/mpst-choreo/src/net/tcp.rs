@@ -3,7 +3,8 @@
 //! round-robin, so messages to one peer really can overtake each other. Every lane is set
 //! up by `mpst-wire` — mutual TLS with a certificate naming the role (or, only when asked
 //! for by name, [`TcpConfig::insecure_plaintext`]), a versioned hello carrying the
-//! protocol and the lane count, fresh nonces that give the lane its run — before any
+//! protocol, the lane version and the lane count, fresh nonces that give the lane its
+//! run — before any
 //! envelope crosses it. Frames are `mpst-wire`'s length-prefixed postcard values, each
 //! tagged with the lane's run; an envelope whose sender is not the lane's authenticated
 //! peer, or a frame of another run, is refused and counted ([`TcpStats`]). The accepting

@@ -116,6 +116,38 @@ async fn bad_bytes_from_a_stranger_are_refused_not_panics() {
     assert_eq!(next(&mut incoming).await, 3);
 }
 
+/// A role of the previous lane version (whose lanes carry no acknowledgements) is refused
+/// at the set-up with both versions named, on the dialler's side too, instead of failing
+/// later on a frame it cannot read; the real peer's lanes still work.
+#[tokio::test]
+async fn a_dialler_of_the_previous_lane_version_is_refused_naming_both_versions() {
+    let deployment = common::Deployment::new(&[role("A"), role("B")]);
+    let (a, b) = timeout(LIMIT, common::tcp_pair_in(&deployment, base(), base()))
+        .await
+        .unwrap();
+    let addr = b.local_addr().to_string();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    let config = mpst_wire::WireConfig::new(common::PROGRAM, "A")
+        .peer("B", addr.clone())
+        .mutual_tls(deployment.identity(&role("A")));
+    let node = mpst_wire::Node::new(config)
+        .unwrap()
+        .with_application(common::VersionOneLane);
+    let refused = timeout(LIMIT, node.dial_at("B", &addr, None))
+        .await
+        .unwrap()
+        .map(drop)
+        .expect_err("a version-1 lane was set up");
+    let text = refused.to_string();
+    assert!(
+        text.contains("lane version 1") && text.contains("version 2"),
+        "{text}"
+    );
+    assert!(common::refused_at_least(&b, 1).await >= 1);
+    a.send(envelope("A", "B", 7, 1)).await.unwrap();
+    assert_eq!(next(&mut incoming).await, 7);
+}
+
 #[tokio::test]
 async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
     // A's own identity: the frames come after a real set-up, as from a faulty A.

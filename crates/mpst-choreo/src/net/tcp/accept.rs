@@ -60,12 +60,21 @@ pub(super) enum Frame {
 /// often it repeats its acknowledgement while it waits for its endpoint).
 pub(super) const ACK_INTERVAL: Duration = Duration::from_millis(50);
 
-/// The hello's application field: how many lanes the dialler opens.
+/// The version of what travels on a lane, sent in the hello's application field: 2
+/// since the accepting end acknowledges what it read ([`Frame::Ack`]). A peer of
+/// another version is refused at the set-up, naming both, rather than failing later on
+/// a frame it cannot read or an acknowledgement that never comes.
+pub(super) const LANE_VERSION: u8 = 2;
+
+/// The hello's application field: the lane version and how many lanes the dialler
+/// opens (one byte, then four little-endian).
 pub(super) struct Lanes(pub(super) u32);
 
 impl Application for Lanes {
     fn field(&self, _peer: &str) -> Vec<u8> {
-        self.0.to_le_bytes().to_vec()
+        let mut field = vec![LANE_VERSION];
+        field.extend_from_slice(&self.0.to_le_bytes());
+        field
     }
 
     fn check(&self, _peer: &str, field: &[u8]) -> Result<(), String> {
@@ -74,9 +83,21 @@ impl Application for Lanes {
 }
 
 fn lanes_in(field: &[u8]) -> Result<u32, String> {
-    let lanes = <[u8; 4]>::try_from(field)
+    let version = match field {
+        // Version 1 sent the lane count alone.
+        [_, _, _, _] => 1,
+        [version, ..] => *version,
+        [] => return Err("an empty lane field, not a version and a lane count".into()),
+    };
+    if version != LANE_VERSION {
+        return Err(format!(
+            "the peer speaks lane version {version}, this side version {LANE_VERSION}: \
+             run the same mpst-choreo release at every role"
+        ));
+    }
+    let lanes = <[u8; 4]>::try_from(&field[1..])
         .map(u32::from_le_bytes)
-        .map_err(|_| format!("a lane count of {} bytes, not 4", field.len()))?;
+        .map_err(|_| format!("a lane field of {} bytes, not 5", field.len()))?;
     if (1..=MAX_LANES).contains(&lanes) {
         Ok(lanes)
     } else {
@@ -394,10 +415,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lane_counts_are_four_bytes_within_bounds() {
-        assert_eq!(lanes_in(&4u32.to_le_bytes()), Ok(4));
-        assert!(lanes_in(&0u32.to_le_bytes()).is_err());
-        assert!(lanes_in(&5000u32.to_le_bytes()).is_err());
-        assert!(lanes_in(&[1, 0]).unwrap_err().contains("2 bytes"));
+    fn lane_fields_are_a_version_and_a_count_within_bounds() {
+        let field = |version: u8, lanes: u32| {
+            let mut field = vec![version];
+            field.extend_from_slice(&lanes.to_le_bytes());
+            field
+        };
+        assert_eq!(lanes_in(&Lanes(4).field("B")), Ok(4));
+        assert_eq!(lanes_in(&field(LANE_VERSION, 4)), Ok(4));
+        assert!(lanes_in(&field(LANE_VERSION, 0)).is_err());
+        assert!(lanes_in(&field(LANE_VERSION, 5000)).is_err());
+        assert!(
+            lanes_in(&[LANE_VERSION, 1, 0])
+                .unwrap_err()
+                .contains("3 bytes")
+        );
+        assert!(lanes_in(&[]).is_err());
+        // Version 1's field was the count alone; a later version is refused too.
+        let old = lanes_in(&4u32.to_le_bytes()).unwrap_err();
+        assert!(
+            old.contains("version 1") && old.contains("version 2"),
+            "{old}"
+        );
+        let newer = lanes_in(&field(3, 4)).unwrap_err();
+        assert!(
+            newer.contains("version 3") && newer.contains("version 2"),
+            "{newer}"
+        );
     }
 }

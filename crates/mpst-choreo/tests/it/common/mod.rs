@@ -198,10 +198,21 @@ pub async fn refused_at_least(t: &TcpTransport, n: u64) -> u64 {
     tokio::time::timeout(LIMIT, counted).await.unwrap_or(0)
 }
 
-/// The hello's application field of a one-lane dialler (a stranger speaking the set-up).
+/// The hello's application field of a one-lane dialler (a stranger speaking the set-up):
+/// lane version 2, then the lane count, little-endian.
 pub struct OneLane;
 
 impl mpst_wire::Application for OneLane {
+    fn field(&self, _peer: &str) -> Vec<u8> {
+        vec![2, 1, 0, 0, 0]
+    }
+}
+
+/// The hello's application field of a dialler of lane version 1 (before acknowledgements:
+/// the lane count alone).
+pub struct VersionOneLane;
+
+impl mpst_wire::Application for VersionOneLane {
     fn field(&self, _peer: &str) -> Vec<u8> {
         1u32.to_le_bytes().to_vec()
     }
