@@ -11,7 +11,7 @@ use common::tcp_pair as pair;
 use common::{LIMIT, envelope, hello, next, next_error, next_sorted, quiet, role};
 use futures::{SinkExt, StreamExt};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
-use mpst_choreo::transport::{Transport, TransportCause};
+use mpst_choreo::transport::{Incoming, Transport, TransportCause};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::timeout;
 use tokio_util::codec::{FramedWrite, LengthDelimitedCodec};
@@ -116,23 +116,39 @@ async fn bad_bytes_from_a_stranger_are_refused_not_panics() {
     assert_eq!(next(&mut incoming).await, 3);
 }
 
-/// A role of the previous lane version (whose lanes carry no acknowledgements) is refused
-/// at the set-up with both versions named, on the dialler's side too, instead of failing
-/// later on a frame it cannot read; the real peer's lanes still work.
-#[tokio::test]
-async fn a_dialler_of_the_previous_lane_version_is_refused_naming_both_versions() {
+/// A and B connected over mutual TLS, B's incoming stream, and another dialler holding A's
+/// own identity whose hello carries `application` (a faulty or outdated A), with B's
+/// address.
+async fn pair_and_another_a(
+    application: impl mpst_wire::Application,
+) -> (
+    TcpTransport,
+    TcpTransport,
+    Incoming,
+    mpst_wire::Node,
+    String,
+) {
     let deployment = common::Deployment::new(&[role("A"), role("B")]);
     let (a, b) = timeout(LIMIT, common::tcp_pair_in(&deployment, base(), base()))
         .await
         .unwrap();
     let addr = b.local_addr().to_string();
-    let mut incoming = b.incoming(&role("B")).unwrap();
+    let incoming = b.incoming(&role("B")).unwrap();
     let config = mpst_wire::WireConfig::new(common::PROGRAM, "A")
         .peer("B", addr.clone())
         .mutual_tls(deployment.identity(&role("A")));
     let node = mpst_wire::Node::new(config)
         .unwrap()
-        .with_application(common::VersionOneLane);
+        .with_application(application);
+    (a, b, incoming, node, addr)
+}
+
+/// A role of the previous lane version (whose lanes carry no acknowledgements) is refused
+/// at the set-up with both versions named, on the dialler's side too, instead of failing
+/// later on a frame it cannot read; the real peer's lanes still work.
+#[tokio::test]
+async fn a_dialler_of_the_previous_lane_version_is_refused_naming_both_versions() {
+    let (a, b, mut incoming, node, addr) = pair_and_another_a(common::VersionOneLane).await;
     let refused = timeout(LIMIT, node.dial_at("B", &addr, None))
         .await
         .unwrap()
@@ -151,18 +167,7 @@ async fn a_dialler_of_the_previous_lane_version_is_refused_naming_both_versions(
 #[tokio::test]
 async fn random_frames_after_a_greeting_are_errors_or_envelopes_never_panics() {
     // A's own identity: the frames come after a real set-up, as from a faulty A.
-    let deployment = common::Deployment::new(&[role("A"), role("B")]);
-    let (_a, b) = timeout(LIMIT, common::tcp_pair_in(&deployment, base(), base()))
-        .await
-        .unwrap();
-    let addr = b.local_addr().to_string();
-    let mut incoming = b.incoming(&role("B")).unwrap();
-    let config = mpst_wire::WireConfig::new(common::PROGRAM, "A")
-        .peer("B", addr.clone())
-        .mutual_tls(deployment.identity(&role("A")));
-    let node = mpst_wire::Node::new(config)
-        .unwrap()
-        .with_application(common::OneLane);
+    let (_a, _b, mut incoming, node, addr) = pair_and_another_a(common::OneLane).await;
     // A fixed xorshift stream: the same 100 frames every run.
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut byte = move || {
