@@ -7,6 +7,7 @@
 //! `recv_timeout` from now: any receive claimed later has a deadline at or after that,
 //! so it is never woken late and nothing needs to wake it early.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -34,7 +35,6 @@ impl Mailbox {
         wait: Duration,
     ) -> Option<Pending> {
         self.trim_deadlines();
-        let deadline = self.deadline(now, wait);
         let lost = match self.lost.is_empty() {
             true => None,
             false => self.lost.get(&address.0).cloned(),
@@ -61,7 +61,7 @@ impl Mailbox {
                     return Some(Pending::Failed(Gone::Closed));
                 }
                 let (reply, rx) = oneshot::channel();
-                self.deadlines.push_back((deadline, slot.key().clone()));
+                queue_deadline(&mut self.deadlines, slot.key(), now, wait);
                 slot.insert(Slot::Waiting(reply));
                 self.waiting += 1;
                 Some(Pending::Wait(rx))
@@ -79,16 +79,9 @@ impl Mailbox {
         wait: Duration,
     ) {
         self.trim_deadlines();
-        let deadline = self.deadline(now, wait);
-        self.deadlines.push_back((deadline, address.clone()));
+        queue_deadline(&mut self.deadlines, &address, now, wait);
         self.slots.insert(address, Slot::Waiting(reply));
         self.waiting += 1;
-    }
-
-    /// `wait` from `now`, and never before the last deadline queued (so the queue stays
-    /// in order even if two threads read the clock in the other order).
-    fn deadline(&self, now: Instant, wait: Duration) -> Instant {
-        after(now, wait).max(self.deadlines.back().map_or(now, |d| d.0))
     }
 
     /// Drops the entries of receives that no longer wait: all of them when none waits,
@@ -121,6 +114,19 @@ impl Mailbox {
         }
         after(now, wait.max(Duration::from_millis(1)))
     }
+}
+
+/// Queues the deadline of a receive waiting at `address`: `wait` from `now`, and never
+/// before the last deadline queued (so the queue stays in order even if two threads read
+/// the clock in the other order). Only a receive that waits pays for it.
+fn queue_deadline(
+    deadlines: &mut VecDeque<(Instant, Address)>,
+    address: &Address,
+    now: Instant,
+    wait: Duration,
+) {
+    let deadline = after(now, wait).max(deadlines.back().map_or(now, |d| d.0));
+    deadlines.push_back((deadline, address.clone()));
 }
 
 #[cfg(test)]
