@@ -29,7 +29,7 @@ mod waiting;
 use filing::{Filing, expire};
 
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Reply, Slot, settle};
+use mailbox::{Bounds, Mailbox, Reply, Slot};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -272,34 +272,10 @@ impl Shared {
         if self.config.ignores_keys() {
             return mailbox.deliver_in_arrival_order(env);
         }
-        let address = (env.from.clone(), env.key.clone());
-        match mailbox.slots.get_mut(&address) {
-            Some(slot @ Slot::Waiting(_)) => {
-                let _ = settle(slot, Ok(env), Slot::Consumed);
-                mailbox.waiting -= 1;
-                return;
-            }
-            // That receive timed out: the message is late.
-            Some(slot @ Slot::Abandoned) => {
-                *slot = Slot::Consumed;
-                return;
-            }
-            Some(_) | None => {}
+        if let Err(env) = mailbox.file(env, self.config.bounds()) {
+            drop(mailbox);
+            self.refused(&env);
         }
-        let claimed_from_another = mailbox
-            .receives
-            .get(&env.key)
-            .is_some_and(|(_, from)| *from != env.from);
-        if claimed_from_another {
-            mailbox.stats.wrong_sender_refused += 1;
-        } else if mailbox.slots.contains_key(&address) {
-            mailbox.stats.duplicates_refused += 1;
-        } else {
-            mailbox.file_unclaimed(env, address, self.config.bounds());
-            return;
-        }
-        drop(mailbox);
-        self.refused(&env);
     }
 
     fn refused(&self, env: &Envelope) {

@@ -123,12 +123,17 @@ impl<L: RoleSet> Op<L> {
     }
 }
 
+/// Room reserved for a payload before encoding it: most values of a choreography (numbers,
+/// labels, short texts) fit, so the payload is allocated once instead of grown a byte at a
+/// time from empty (as `postcard::to_stdvec` does); larger ones grow as before.
+const PAYLOAD_ROOM: usize = 32;
+
 pub(crate) fn encode<T: serde::Serialize>(
     role: &RoleName,
     key: &Key,
     value: &T,
 ) -> Result<Vec<u8>> {
-    postcard::to_stdvec(value).map_err(|e| ChoreoError::Encode {
+    postcard::to_extend(value, Vec::with_capacity(PAYLOAD_ROOM)).map_err(|e| ChoreoError::Encode {
         role: role.clone(),
         key: Box::new(key.clone()),
         message: e.to_string(),

@@ -170,33 +170,79 @@ pub struct Frame {
 ///
 /// The frames are shared (`Arc<[Frame]>`): every key of an invocation clones its token,
 /// often several times per message (the mailbox, the envelope, the observer), and a
-/// shared slice makes that a reference count instead of an allocation. On the wire it is
-/// the same sequence of frames as a `Vec` would be.
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub struct Token(Arc<[Frame]>);
+/// shared slice makes that a reference count instead of an allocation. A token of at
+/// most one frame (the root, and every top-level session's: the tokens of most keys) is
+/// held inline instead, so making and cloning it allocates and counts nothing. Equality
+/// and hashing are the frames', whichever way they are held. On the wire it is the same
+/// sequence of frames as a `Vec` would be.
+#[derive(Clone)]
+pub struct Token(Frames);
+
+/// How a [`Token`] holds its frames: inline while there is at most one (always, so each
+/// token has one form), shared beyond.
+#[derive(Clone)]
+enum Frames {
+    Root,
+    One(Frame),
+    Shared(Arc<[Frame]>),
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Self::root()
+    }
+}
+
+impl PartialEq for Token {
+    fn eq(&self, other: &Self) -> bool {
+        if let (Frames::Shared(a), Frames::Shared(b)) = (&self.0, &other.0) {
+            if Arc::ptr_eq(a, b) {
+                return true;
+            }
+        }
+        self.frames() == other.frames()
+    }
+}
+
+impl Eq for Token {}
+
+impl Hash for Token {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.frames().hash(state);
+    }
+}
 
 impl Serialize for Token {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.frames().serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Token {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Vec::<Frame>::deserialize(deserializer).map(|frames| Self(frames.into()))
+        Vec::<Frame>::deserialize(deserializer).map(Self::from_frames)
     }
 }
 
 impl Token {
     /// The initial token τ₀ (no frames).
     pub fn root() -> Self {
-        Self(Arc::new([]))
+        Self(Frames::Root)
     }
 
     /// The token of top-level session number `n` on an endpoint (concurrent invocations
     /// of a choreography get distinct sessions).
     pub fn session(n: u64) -> Self {
-        Self(Arc::new([Frame { site: 0, index: n }]))
+        Self(Frames::One(Frame { site: 0, index: n }))
+    }
+
+    /// A token of these frames, in its one form.
+    fn from_frames(frames: Vec<Frame>) -> Self {
+        match frames.as_slice() {
+            [] => Self::root(),
+            [one] => Self(Frames::One(*one)),
+            _ => Self(Frames::Shared(frames.into())),
+        }
     }
 
     /// `nextToken(site, self)`: the token of a call made at `site`.
@@ -210,12 +256,22 @@ impl Token {
             site: site.id(),
             index,
         };
-        Self(self.0.iter().copied().chain([frame]).collect())
+        match &self.0 {
+            Frames::Root => Self(Frames::One(frame)),
+            Frames::One(first) => Self(Frames::Shared(Arc::new([*first, frame]))),
+            Frames::Shared(frames) => Self(Frames::Shared(
+                frames.iter().copied().chain([frame]).collect(),
+            )),
+        }
     }
 
     /// The frames, outermost first.
     pub fn frames(&self) -> &[Frame] {
-        &self.0
+        match &self.0 {
+            Frames::Root => &[],
+            Frames::One(frame) => std::slice::from_ref(frame),
+            Frames::Shared(frames) => frames,
+        }
     }
 }
 
@@ -228,7 +284,7 @@ impl fmt::Debug for Token {
 impl fmt::Display for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("τ[")?;
-        for (i, frame) in self.0.iter().enumerate() {
+        for (i, frame) in self.frames().iter().enumerate() {
             if i > 0 {
                 f.write_str("/")?;
             }
@@ -314,6 +370,25 @@ mod tests {
         // Same site under different parents stays distinct.
         assert_ne!(t.next(s1).next(s2), t.next(s2).next(s2));
         assert_ne!(Token::session(0), Token::session(1));
+    }
+
+    #[test]
+    fn tokens_are_equal_and_hash_alike_however_their_frames_are_held() {
+        let hash = |t: &Token| ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(t);
+        let one = Token::root().next_indexed(Site::from_id(0), 7);
+        assert_eq!(one, Token::session(7), "root.next is a session's token");
+        assert_eq!(hash(&one), hash(&Token::session(7)));
+        let two = Token::session(7).next(Site::from_id(5));
+        let decoded: Token = postcard::from_bytes(&postcard::to_stdvec(&two).unwrap()).unwrap();
+        assert_eq!(decoded, two);
+        assert_eq!(hash(&decoded), hash(&two));
+        assert_eq!(decoded.frames().len(), 2);
+        for token in [Token::root(), Token::session(3)] {
+            let back: Token = postcard::from_bytes(&postcard::to_stdvec(&token).unwrap()).unwrap();
+            assert_eq!(back, token);
+            assert_eq!(hash(&back), hash(&token));
+        }
+        assert_ne!(Token::root(), Token::session(0));
     }
 
     #[test]

@@ -46,13 +46,21 @@ struct Entry<F> {
 pub(crate) struct Set<F> {
     entries: Vec<Entry<F>>,
     parent: Arc<AtomicWaker>,
+    /// Flags of finished futures that nothing else refers to any more (no waker of theirs
+    /// is held elsewhere), kept for the next futures added, so that a long-lived set (an
+    /// endpoint's [`Sessions`]) allocates no flag per future. At most [`SPARE`].
+    spare: Vec<Arc<Flag>>,
 }
+
+/// The most flags a [`Set`] keeps for reuse.
+const SPARE: usize = 16;
 
 impl<F> Default for Set<F> {
     fn default() -> Self {
         Set {
             entries: Vec::new(),
             parent: Arc::default(),
+            spare: Vec::new(),
         }
     }
 }
@@ -60,10 +68,16 @@ impl<F> Default for Set<F> {
 impl<F: Future + Unpin> Set<F> {
     /// Adds `future`; it is polled at the set's next poll.
     pub(crate) fn push(&mut self, future: F) {
-        let flag = Arc::new(Flag {
-            woken: AtomicBool::new(true),
-            parent: Arc::clone(&self.parent),
-        });
+        let flag = match self.spare.pop() {
+            Some(flag) => {
+                flag.woken.store(true, Ordering::Release);
+                flag
+            }
+            None => Arc::new(Flag {
+                woken: AtomicBool::new(true),
+                parent: Arc::clone(&self.parent),
+            }),
+        };
         let waker = Waker::from(Arc::clone(&flag));
         self.entries.push(Entry {
             future,
@@ -95,7 +109,15 @@ impl<F: Future + Unpin> Set<F> {
             }
         }
         if finished {
-            self.entries.retain(|entry| !entry.finished);
+            let spare = &mut self.spare;
+            self.entries.retain(|entry| {
+                // Only the entry's own flag and waker refer to it: nobody can wake it any
+                // more, so it can serve another future.
+                if entry.finished && spare.len() < SPARE && Arc::strong_count(&entry.flag) == 2 {
+                    spare.push(Arc::clone(&entry.flag));
+                }
+                !entry.finished
+            });
         }
     }
 }
@@ -217,6 +239,41 @@ mod tests {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
+    }
+
+    #[test]
+    fn a_finished_futures_flag_serves_the_next_unless_its_waker_is_held_elsewhere() {
+        let mut set: Set<BoxFuture<'static, u8>> = Set::default();
+        let mut cx = Context::from_waker(Waker::noop());
+        set.push(Box::pin(async { 1 }));
+        set.poll_woken(&mut cx, drop);
+        assert_eq!((set.len(), set.spare.len()), (0, 1), "its flag is kept");
+        let kept = Arc::as_ptr(&set.spare[0]);
+        // The next future gets that flag, woken, and is polled.
+        let held = Arc::new(std::sync::Mutex::new(None::<Waker>));
+        let holder = Arc::clone(&held);
+        let mut first = true;
+        set.push(Box::pin(futures::future::poll_fn(move |cx| {
+            // Keeps its waker elsewhere, as a channel would.
+            *holder.lock().unwrap() = Some(cx.waker().clone());
+            if std::mem::take(&mut first) {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            } else {
+                Poll::Ready(2)
+            }
+        })));
+        assert!(set.spare.is_empty());
+        assert_eq!(Arc::as_ptr(&set.entries[0].flag), kept, "reused");
+        let mut out = Vec::new();
+        set.poll_woken(&mut cx, |v| out.push(v));
+        assert!(out.is_empty(), "pending at its first poll");
+        set.poll_woken(&mut cx, |v| out.push(v));
+        assert_eq!(out, [2], "woken through the reused flag");
+        assert!(
+            set.spare.is_empty(),
+            "a waker of it is still held: not reused"
+        );
     }
 
     #[test]

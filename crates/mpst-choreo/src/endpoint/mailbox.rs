@@ -2,6 +2,7 @@
 //! for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
 //! age), so that messages for sessions that never start cannot hold memory forever.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
@@ -94,22 +95,61 @@ pub(crate) struct Mailbox {
 }
 
 impl Mailbox {
-    /// Files `env`, unclaimed, then drops the oldest unclaimed envelopes beyond `bounds`.
-    /// `address` is the envelope's own (its sender and key).
-    pub(crate) fn file_unclaimed(&mut self, env: Envelope, address: Address, bounds: Bounds) {
-        let number = self.next_number;
-        self.next_number += 1;
-        let size = env.payload.len();
-        self.unclaimed
-            .insert(number, (Instant::now(), address.clone(), size));
-        self.unclaimed_bytes += size;
-        self.slots.insert(address, Slot::Arrived(env, number));
-        self.expire(bounds, Instant::now());
+    /// Files one incoming envelope at its address (its sender and key), in one look-up of
+    /// its slot: hands it to the receive waiting there, drops it if that receive timed
+    /// out (late), or keeps it unclaimed (then drops the oldest unclaimed envelopes
+    /// beyond `bounds`). Gives it back, counted, if it is refused: a duplicate of one
+    /// delivered already, or from a sender other than the one its receive claimed.
+    pub(crate) fn file(&mut self, env: Envelope, bounds: Bounds) -> Result<(), Envelope> {
+        let claimed_by = |receives: &HashMap<Key, (Site, RoleName)>, env: &Envelope| {
+            receives.get(&env.key).map(|(_, from)| from != &env.from)
+        };
+        match self.slots.entry((env.from.clone(), env.key.clone())) {
+            Entry::Occupied(mut slot) => match slot.get_mut() {
+                slot @ Slot::Waiting(_) => {
+                    let _ = settle(slot, Ok(env), Slot::Consumed);
+                    self.waiting -= 1;
+                    Ok(())
+                }
+                // That receive timed out: the message is late.
+                slot @ Slot::Abandoned => {
+                    *slot = Slot::Consumed;
+                    Ok(())
+                }
+                Slot::Arrived(..) | Slot::Consumed => {
+                    if claimed_by(&self.receives, &env) == Some(true) {
+                        self.stats.wrong_sender_refused += 1;
+                    } else {
+                        self.stats.duplicates_refused += 1;
+                    }
+                    Err(env)
+                }
+            },
+            Entry::Vacant(slot) => {
+                if claimed_by(&self.receives, &env) == Some(true) {
+                    self.stats.wrong_sender_refused += 1;
+                    return Err(env);
+                }
+                let number = self.next_number;
+                self.next_number += 1;
+                let size = env.payload.len();
+                let now = Instant::now();
+                self.unclaimed
+                    .insert(number, (now, slot.key().clone(), size));
+                self.unclaimed_bytes += size;
+                slot.insert(Slot::Arrived(env, number));
+                self.expire(bounds, now);
+                Ok(())
+            }
+        }
     }
 
     /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
     /// more than the count or byte bound allows.
     pub(crate) fn expire(&mut self, bounds: Bounds, now: Instant) {
+        if self.unclaimed.is_empty() {
+            return;
+        }
         while let Some((&number, (arrived, _, _))) = self.unclaimed.first_key_value() {
             let too_old = now.saturating_duration_since(*arrived) >= bounds.age;
             let too_many = self.unclaimed.len() > bounds.count;
@@ -255,8 +295,7 @@ mod tests {
     }
 
     fn file(mailbox: &mut Mailbox, env: Envelope) {
-        let address = (env.from.clone(), env.key.clone());
-        mailbox.file_unclaimed(env, address, BOUNDS);
+        assert!(mailbox.file(env, BOUNDS).is_ok());
     }
 
     const BOUNDS: Bounds = Bounds {
