@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use crate::choreography::Choreography;
 use crate::error::{ChoreoError, Result};
 use crate::key::{Key, Site, Token};
-use crate::op::Op;
+use crate::op::{Op, Spare};
 use crate::role::{RoleName, RoleSet};
 use crate::transport::{
     Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
@@ -128,7 +128,13 @@ pub(crate) struct Shared {
     observer: Option<Arc<dyn Observer>>,
     mailbox: Mutex<Mailbox>,
     last_error: Mutex<Option<String>>,
+    /// Runs' shared states left clean by finished runs, for the next ones (at most
+    /// [`SPARES`]).
+    spares: Mutex<Vec<Spare>>,
 }
+
+/// The most finished runs' states an endpoint keeps for reuse.
+const SPARES: usize = 4;
 
 /// How a registered receive completes.
 pub(crate) enum Pending {
@@ -300,6 +306,22 @@ impl Shared {
         }
     }
 
+    /// The shared state for a new run: one a finished run left clean, or a fresh one.
+    fn take_spare(&self) -> Spare {
+        let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
+        spares.pop().unwrap_or_default()
+    }
+
+    /// Keeps a finished run's state for a later run, if nothing of that run is left in it.
+    fn keep_spare(&self, mut spare: Spare) {
+        if spare.is_clean() {
+            let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
+            if spares.len() < SPARES {
+                spares.push(spare);
+            }
+        }
+    }
+
     /// Marks session `n` as started; a number runs at most once per endpoint.
     fn start_session(&self, n: u64) -> Result<()> {
         let mut mailbox = self.mailbox();
@@ -359,6 +381,7 @@ impl Endpoint {
             observer,
             mailbox: Mutex::default(),
             last_error: Mutex::default(),
+            spares: Mutex::default(),
         });
         let inbox = Inbox::new(Filing(Arc::downgrade(&shared)));
         shared.transport.attach(&shared.role, inbox)?;
@@ -423,10 +446,17 @@ impl Endpoint {
         // Ends the session when the run completes or is dropped half-way (its keys are
         // forgotten either way), after the body and its pending futures are gone.
         let _end = EndSession(&self.shared, n);
-        let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n));
-        // The body and its pending sends and forwards, polled here, in the caller's task.
-        let body = std::pin::pin!(choreography.run(&op));
-        op.drive(body).await
+        let mut spare = self.shared.take_spare();
+        let op: Op<Ch::Roles> = Op::root(Arc::clone(&self.shared), Token::session(n), &spare);
+        let out = {
+            // The body and its pending sends and forwards, polled here, in the caller's
+            // task; the body is dropped at the end of this block.
+            let body = std::pin::pin!(choreography.run(&op));
+            op.drive(body, &mut spare.pending).await
+        };
+        drop(op);
+        self.shared.keep_spare(spare);
+        out
     }
 }
 

@@ -3,6 +3,8 @@
 //! role, mapped, awaited, or left to the endpoint to drive.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, Either};
@@ -28,37 +30,61 @@ pub struct PayloadContext {
 /// What [`Op::fcomm`] can send from role `S`: a located value (`&Located<T, S>`, sent at
 /// once) or a located future (`LocatedFuture<T, S>`, forwarded when it completes).
 pub trait Source<T, S>: sealed::Sealed {
+    /// The future of the bytes of a payload still to come (only the library names it).
+    #[doc(hidden)]
+    type Later: Future<Output = Result<Vec<u8>>> + Send + 'static;
+
     /// The payload at the sender (`None` at other roles).
     #[doc(hidden)]
-    fn payload(self, cx: PayloadContext) -> Option<Payload>;
+    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>>;
 }
 
 /// A payload to send: encoded already (a ready value, sent with no boxed future) or
 /// still to come (a located future, forwarded when it completes). Only the library
 /// makes and reads it.
 #[doc(hidden)]
-pub enum Payload {
+pub enum Payload<F> {
     /// The encoded bytes, or the encoding error.
     Ready(Result<Vec<u8>>),
     /// The bytes once the forwarded future completes.
-    Later(BoxFuture<'static, Result<Vec<u8>>>),
+    Later(F),
+}
+
+/// The bytes of a forwarded located future once it completes: its future and the
+/// encoding in one, so a forward is one boxed future (the deferred send holding this),
+/// not a box of the encoding around the box of the future. Only the library makes it.
+#[doc(hidden)]
+pub struct Forward<T> {
+    future: BoxFuture<'static, Result<T>>,
+    cx: PayloadContext,
+}
+
+impl<T: Portable> Future for Forward<T> {
+    type Output = Result<Vec<u8>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let value = ready!(self.future.as_mut().poll(cx))?;
+        Poll::Ready(encode(&self.cx.role, &self.cx.key, &value))
+    }
 }
 
 impl<T, S> sealed::Sealed for &Located<T, S> {}
 impl<T, S> sealed::Sealed for LocatedFuture<T, S> {}
 
 impl<T: Portable, S: Role> Source<T, S> for &Located<T, S> {
-    fn payload(self, cx: PayloadContext) -> Option<Payload> {
+    type Later = std::future::Ready<Result<Vec<u8>>>;
+
+    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>> {
         Some(Payload::Ready(encode(&cx.role, &cx.key, self.get()?)))
     }
 }
 
 impl<T: Portable, S: Role> Source<T, S> for LocatedFuture<T, S> {
-    fn payload(self, cx: PayloadContext) -> Option<Payload> {
+    type Later = Forward<T>;
+
+    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>> {
         let future = self.take()?;
-        Some(Payload::Later(
-            async move { encode(&cx.role, &cx.key, &future.await?) }.boxed(),
-        ))
+        Some(Payload::Later(Forward { future, cx }))
     }
 }
 

@@ -33,7 +33,27 @@ pub(crate) struct Run {
 }
 
 /// A pending send or forward of a run.
-type Pending = BoxFuture<'static, Result<()>>;
+pub(crate) type Pending = BoxFuture<'static, Result<()>>;
+
+/// What one run needs beside its body, kept by the endpoint between runs (a few at a
+/// time) so that a session allocates neither its shared state nor, when it forwards, the
+/// set polling its pending sends and that set's wakers.
+#[derive(Default)]
+pub(crate) struct Spare {
+    run: Arc<Run>,
+    pub(crate) pending: Set<Pending>,
+}
+
+impl Spare {
+    /// Whether nothing of a finished run is left in it, so that another run may use it:
+    /// no `Op` of that run remains, nothing is queued or pending, and no error is held.
+    pub(crate) fn is_clean(&mut self) -> bool {
+        Arc::get_mut(&mut self.run).is_some_and(|run| {
+            run.queued.get_mut().is_ok_and(|q| q.is_empty())
+                && run.first_error.get_mut().is_ok_and(|e| e.is_none())
+        }) && self.pending.len() == 0
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     match m.lock() {
@@ -55,11 +75,13 @@ pub struct Op<L> {
 }
 
 impl<L: RoleSet> Op<L> {
-    pub(crate) fn root(shared: Arc<Shared>, token: Token) -> Self {
+    /// The `Op` of a top-level run, with the shared state of `spare` (fresh or left
+    /// clean by an earlier run).
+    pub(crate) fn root(shared: Arc<Shared>, token: Token, spare: &Spare) -> Self {
         Self {
             shared,
             token,
-            run: Arc::default(),
+            run: Arc::clone(&spare.run),
             roles: PhantomData,
         }
     }
@@ -362,9 +384,9 @@ impl<L: RoleSet> Op<L> {
     pub(crate) async fn drive<X>(
         &self,
         mut body: Pin<&mut impl Future<Output = Result<X>>>,
+        pending: &mut Set<Pending>,
     ) -> Result<X> {
         let mut out: Option<X> = None;
-        let mut pending: Option<Set<Pending>> = None;
         let mut failed: Option<ChoreoError> = None;
         std::future::poll_fn(|cx| {
             if out.is_none() {
@@ -374,16 +396,16 @@ impl<L: RoleSet> Op<L> {
                     Poll::Pending => {}
                 }
             }
-            self.take_queued(&mut pending);
-            if let Some(set) = pending.as_mut() {
-                set.poll_woken(cx, |done| {
+            self.take_queued(pending);
+            if pending.len() > 0 {
+                pending.poll_woken(cx, |done| {
                     if let Err(e) = done {
                         failed.get_or_insert(e);
                     }
                 });
-            }
-            if pending.as_ref().is_some_and(|set| set.len() > 0) {
-                return Poll::Pending;
+                if pending.len() > 0 {
+                    return Poll::Pending;
+                }
             }
             match out.take() {
                 Some(x) => {
@@ -399,14 +421,10 @@ impl<L: RoleSet> Op<L> {
     }
 
     /// Moves what the body queued since the last poll into `pending`.
-    fn take_queued(&self, pending: &mut Option<Set<Pending>>) {
+    fn take_queued(&self, pending: &mut Set<Pending>) {
         let mut queued = lock(&self.run.queued);
-        if queued.is_empty() {
-            return;
-        }
-        let set = pending.get_or_insert_with(Set::default);
         for task in queued.drain(..) {
-            set.push(task);
+            pending.push(task);
         }
     }
 

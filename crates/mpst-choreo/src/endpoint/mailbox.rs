@@ -210,6 +210,17 @@ impl Mailbox {
     /// Forgets every key of finished session `n` (`ours` tells them) and marks it
     /// finished.
     pub(crate) fn finish(&mut self, n: u64, ours: impl Fn(&Key) -> bool) {
+        if self.unclaimed.is_empty() && self.numbers.alone() {
+            // Only running sessions claim keys, and every other slot holds an unclaimed
+            // envelope: with none held and no other session running, every key here is
+            // session `n`'s.
+            self.slots.clear();
+            self.receives.clear();
+            self.sends.clear();
+            self.waiting = 0;
+            self.numbers.finish(n);
+            return;
+        }
         let (unclaimed, bytes, waiting) = (
             &mut self.unclaimed,
             &mut self.unclaimed_bytes,
@@ -321,6 +332,35 @@ mod tests {
         assert!(mailbox.slots.is_empty());
         assert_eq!(mailbox.unclaimed_bytes, 0);
         assert!(mailbox.next_expiry(BOUNDS).is_none());
+    }
+
+    #[test]
+    fn finishing_a_session_forgets_its_keys_only_and_alone_clears_every_table() {
+        use super::super::{Pending, session_of};
+        let ours = |n| move |key: &Key| session_of(key) == Some(n);
+        let mut mailbox = Mailbox::default();
+        assert!(mailbox.numbers.start(0));
+        let mine = (RoleName::from("A"), env(0, 0).key);
+        let claimed = mailbox.claim_slot(mine.clone(), Instant::now(), BOUNDS.age);
+        assert!(matches!(claimed, Some(Pending::Wait(_))));
+        // Session 1's envelope, arrived before session 1 started: kept.
+        file(&mut mailbox, env(1, 10));
+        mailbox.finish(0, ours(0));
+        assert!(!mailbox.slots.contains_key(&mine));
+        assert_eq!((mailbox.slots.len(), mailbox.waiting), (1, 0));
+        assert_eq!(mailbox.unclaimed_bytes, 10);
+        // Session 1 alone with nothing unclaimed once it takes its envelope.
+        assert!(mailbox.numbers.start(1));
+        let early = (RoleName::from("A"), env(1, 0).key);
+        let claimed = mailbox.claim_slot(early, Instant::now(), BOUNDS.age);
+        assert!(matches!(claimed, Some(Pending::Ready(_))));
+        let waits = (RoleName::from("B"), env(1, 0).key);
+        let claimed = mailbox.claim_slot(waits, Instant::now(), BOUNDS.age);
+        assert!(matches!(claimed, Some(Pending::Wait(_))));
+        mailbox.finish(1, ours(1));
+        assert!(mailbox.slots.is_empty() && mailbox.receives.is_empty());
+        assert_eq!(mailbox.waiting, 0);
+        assert!(mailbox.numbers.is_finished(1) && !mailbox.numbers.is_finished(2));
     }
 
     #[test]

@@ -22,7 +22,12 @@ impl Numbers {
 
     /// Whether session `n` has finished here.
     pub(crate) fn is_finished(&self, n: u64) -> bool {
-        n < self.floor || self.finished.contains(&n)
+        n < self.floor || (!self.finished.is_empty() && self.finished.contains(&n))
+    }
+
+    /// Whether the session that calls it (a running one) is the only one running.
+    pub(crate) fn alone(&self) -> bool {
+        self.running.len() == 1
     }
 
     /// Marks `n` as finished.
@@ -30,7 +35,7 @@ impl Numbers {
         self.running.remove(&n);
         if n == self.floor {
             self.floor += 1;
-            while self.finished.remove(&self.floor) {
+            while !self.finished.is_empty() && self.finished.remove(&self.floor) {
                 self.floor += 1;
             }
         } else if n > self.floor {
