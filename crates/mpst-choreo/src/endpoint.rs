@@ -174,6 +174,11 @@ impl Shared {
         }
     }
 
+    /// Whether an observer records this endpoint's events (labels are made only then).
+    pub(crate) fn observes(&self) -> bool {
+        self.observer.is_some()
+    }
+
     /// The envelope of a send from this role to `to`, and what the observer's `Sent`
     /// event needs afterwards: copies of `to` and `key` made only when an observer
     /// records events (the envelope takes the originals). Both send paths build it here.

@@ -240,9 +240,11 @@ impl<L: RoleSet> Op<L> {
         let mut receive = None;
         let own = choice.get().cloned();
         if self.is::<D>() {
-            let label = own
-                .as_ref()
-                .map_or_else(String::new, |v| format!("select:{v:?}"));
+            // The observer's label, formatted only when an observer records events.
+            let label = match (&own, self.shared.observes()) {
+                (Some(v), true) => format!("select:{v:?}"),
+                _ => String::new(),
+            };
             let payload = own.as_ref().map_or_else(
                 || Err(self.absent(&key)),
                 |v| encode(&self.shared.role, &key, v),
