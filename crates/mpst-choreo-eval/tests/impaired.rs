@@ -54,6 +54,7 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
         jitter: plan.jitter,
         send_cost_medians_ms: plan.send_cost_medians(),
         runs: outcome.runs.clone(),
+        comparisons: outcome.comparisons.clone(),
     };
     report::merge(dir.path(), &outcome.links, &details).expect("merged");
     let text = std::fs::read_to_string(dir.path().join("results.json")).expect("read");
