@@ -174,7 +174,8 @@ pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
          drawn last hides the others: the table has every value.\n\n",
     );
     let comparisons = details.as_ref().map_or(&[][..], |d| &d.comparisons[..]);
-    out.push_str(&super::goals::table(links, comparisons));
+    let step = details.as_ref().and_then(saturation_step);
+    out.push_str(&super::goals::table(links, comparisons, step));
     out.push_str(super::report_text::READING);
     if let Some(d) = &details {
         out.push_str(&super::key_text::in_numbers(links, d));
@@ -211,4 +212,13 @@ pub fn section(dir: &Path, links: &Links) -> io::Result<String> {
         }
     }
     Ok(out)
+}
+
+/// Model serving's throughput resolution in the run of `d`: one batch within the
+/// measurement window (the run after its 20 % warm-up), in images per second.
+fn saturation_step(d: &Details) -> Option<f64> {
+    let plan = d.plan.as_object()?;
+    let batch = plan.get("costs")?.get("batch")?.as_f64()?;
+    let duration = plan.get("serving_duration")?.as_f64()?;
+    (duration > 0.0).then(|| batch / (0.8 * duration))
 }
