@@ -137,7 +137,7 @@ pub(super) fn goals(links: &Links, comparisons: &[Comparison], step: Option<f64>
     vec![
         Goal {
             goal: "out of order at least as fast as the actors at every delay: key median \
-                   (out of order / actors <= 1; 95 % interval)",
+                   (out of order / actors <= 1)",
             verdict: key_vs_actors.0,
             measured: key_vs_actors.1,
         },
@@ -149,7 +149,7 @@ pub(super) fn goals(links: &Links, comparisons: &[Comparison], step: Option<f64>
         },
         Goal {
             goal: "the advantage over in order grows with delay: key median, in order minus \
-                   out of order (95 % interval)",
+                   out of order",
             verdict: key_gain.0,
             measured: key_gain.1,
         },

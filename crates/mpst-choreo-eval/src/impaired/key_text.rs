@@ -21,6 +21,10 @@ fn plan_of(d: &Details) -> Option<super::Plan> {
         .get("send_rounds")
         .and_then(|r| r.as_u64())
         .unwrap_or(1) as usize;
+    p.jitter_slot_ms = plan
+        .get("jitter_slot_ms")
+        .and_then(|r| r.as_f64())
+        .unwrap_or(0.0);
     p.jitter = d.jitter;
     Some(p)
 }
@@ -65,6 +69,16 @@ pub(super) fn in_numbers(links: &Links, d: &Details) -> String {
         0.0 => "per chunk".to_string(),
         slot => format!("per {slot} ms slot of each link's direction"),
     };
+    let resolution_of = |widest: f64| {
+        if d.comparisons.is_empty() {
+            "than these medians move from run to run".to_string()
+        } else {
+            format!(
+                "against a resolution of ± {widest:.2} ms in this run (the widest \
+                 half-interval), so the runs can show it only if it is larger than that"
+            )
+        }
+    };
     let widest = d
         .comparisons
         .iter()
@@ -87,11 +101,10 @@ pub(super) fn in_numbers(links: &Links, d: &Details) -> String {
          little by the jitter (every link uniform in delay ± {:.0} %, drawn {drawn}, \
          which widens both forms' medians). The cost model with those draws \
          (`impaired/model.rs`, {} link draws per session) against the runs, in order \
-         minus out of order, key medians (measured with its 95 % interval): {}. The delay \
+         minus out of order, key medians (measured with its 95 % interval, when the run \
+         made one): {}. The delay \
          itself cancels; the jitter, which scales with it, adds {jitter_adds:.2} ms at the \
-         largest delay in the model, against a resolution of ± {widest:.2} ms in this run \
-         (the widest half-interval), so the runs can show it only if it is larger than \
-         that. What would grow is a choreography whose in-order key waits behind a message \
+         largest delay in the model, {}. What would grow is a choreography whose in-order key waits behind a message \
          that crosses more links than the key (one delay per extra link); here the growing \
          advantage is model serving's, whose in-order cycle crosses five links per batch \
          (above).\n",
@@ -99,6 +112,7 @@ pub(super) fn in_numbers(links: &Links, d: &Details) -> String {
         d.jitter * 100.0,
         super::model::DRAWS,
         rows.join("; "),
+        resolution_of(widest),
     )
 }
 
