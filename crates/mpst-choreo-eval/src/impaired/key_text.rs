@@ -158,13 +158,34 @@ pub(super) fn against_actors(dir: &Path, d: &Details) -> String {
             gap.show(3, " ms")
         ),
     };
+    let chunks = |imp: Implementation| {
+        let runs = d
+            .runs
+            .iter()
+            .filter(|m| m.benchmark == SEND && m.implementation == imp);
+        let counted: Vec<(u64, u64)> = runs.filter_map(|m| m.chunks_s_c).collect();
+        let sum = counted.iter().fold((0, 0), |t, c| (t.0 + c.0, t.1 + c.1));
+        (!counted.is_empty()).then(|| format!("{} {} and {} back", imp.name(), sum.0, sum.1))
+    };
+    let traffic: Vec<String> = Implementation::ALL.into_iter().filter_map(chunks).collect();
+    let traffic = if traffic.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " What each transport sends besides the messages, counted by the relay on the \
+             link between `s` and `c` over the runs with costs (TCP chunks `s` → `c`, and \
+             back, where `c` sends no message: lane set-up and, for the choreographies, \
+             the accepting ends' acknowledgements): {}.",
+            traffic.join(", ")
+        )
+    };
     format!(
         "\nOut of order against the actors on the key. With no delay and no service \
          costs (the last row of the comparisons), the key's latency is each \
          implementation's own cost: two hops through the relay and the endpoints (a keyed \
          mailbox, an envelope carrying its integrity key, a lane's writer task for the \
          choreography; a frame written by a link's bridging task for the actors). On the \
-         bed {reading}, over {} sessions of each.{memory} With costs and delays the same \
+         bed {reading}, over {} sessions of each.{memory}{traffic} With costs and delays the same \
          gap is part of every key median; whether a run can see it is what its interval \
          says (the goals above). On this machine (2 cores, load average {} when the runs \
          started) every extra wake-up also waits for a core.\n",

@@ -262,6 +262,12 @@ pub struct Measured {
     pub summary: Summary,
     /// Sessions that failed (0 expected).
     pub failures: u64,
+    /// Concurrent send: TCP chunks the relay carried over the link between `s` and `c`
+    /// during the run, `(s to c, c to s)`. `c` sends no message to `s`, so what goes
+    /// back is the transport's own traffic: lane set-up and, for the choreographies,
+    /// acknowledgements.
+    #[serde(default)]
+    pub chunks_s_c: Option<(u64, u64)>,
     /// Concurrent send: the latency of `key` (ms) of every session after the warm-up,
     /// in session order (`INFINITY` when unanswered); not written out.
     #[serde(skip)]
@@ -332,7 +338,9 @@ fn send_run(
     plan: &Plan,
     delay_ms: u64,
     (imp, spec, costs): (Implementation, Spec, send::Costs),
-) -> mpst_testbed::Result<(Summary, Vec<f64>, u64)> {
+) -> mpst_testbed::Result<(Summary, Vec<f64>, u64, (u64, u64))> {
+    let link = bed.link(&hosts::host_of("S"), &hosts::host_of("C"));
+    let before = link.stats();
     let placed = Placement::new(bed, roles, plan.threads)?;
     if plan.jitter_slot_ms > 0.0 {
         let (delay, jitter) = delay_and_jitter(plan, delay_ms);
@@ -353,7 +361,12 @@ fn send_run(
             latency.map_or(f64::INFINITY, |l| l.as_secs_f64() * 1e3)
         })
         .collect();
-    Ok((key, ms, run.failures))
+    let after = link.stats();
+    let chunks = (
+        after.outbound.chunks - before.outbound.chunks,
+        after.inbound.chunks - before.inbound.chunks,
+    );
+    Ok((key, ms, run.failures, chunks))
 }
 
 /// Runs `plan`: two beds (one host per role of each benchmark), every delay, every
@@ -387,7 +400,7 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                     jobs.push((HOPS, spec, send::Costs::zero(spec.requests())));
                 }
                 for (benchmark, spec, costs) in jobs {
-                    let (summary, key_ms, failures) =
+                    let (summary, key_ms, failures, chunks) =
                         send_run(&send_bed, &send_roles, plan, delay_ms, (imp, spec, costs))?;
                     record(Measured {
                         delay_ms,
@@ -397,6 +410,7 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                         summary,
                         failures,
                         key_ms,
+                        chunks_s_c: Some(chunks),
                     });
                 }
             }
@@ -416,6 +430,7 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                     summary,
                     failures,
                     key_ms: Vec::new(),
+                    chunks_s_c: None,
                 });
             }
         }
