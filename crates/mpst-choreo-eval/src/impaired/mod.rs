@@ -12,6 +12,7 @@
 
 pub mod actors;
 pub mod cli;
+mod compare;
 mod goals;
 pub mod hosts;
 mod key_text;
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::drive::{Implementation, Net};
 use crate::load::{Spec, Summary};
 use crate::{send, serving};
+pub use compare::{compare, summarise};
 use hosts::Placement;
 
 /// What to run.
@@ -331,6 +333,14 @@ fn in_turn(round: usize, turn: usize) -> Implementation {
     all[(round + turn) % all.len()]
 }
 
+/// What one concurrent send run gives ([`Measured`]'s fields of the same names).
+struct SendRun {
+    summary: Summary,
+    key_ms: Vec<f64>,
+    failures: u64,
+    chunks: (u64, u64),
+}
+
 /// One concurrent send run on `bed`: `costs` per request, the latencies of `key` kept.
 fn send_run(
     bed: &TestBed,
@@ -338,7 +348,7 @@ fn send_run(
     plan: &Plan,
     delay_ms: u64,
     (imp, spec, costs): (Implementation, Spec, send::Costs),
-) -> mpst_testbed::Result<(Summary, Vec<f64>, u64, (u64, u64))> {
+) -> mpst_testbed::Result<SendRun> {
     let link = bed.link(&hosts::host_of("S"), &hosts::host_of("C"));
     let before = link.stats();
     let placed = Placement::new(bed, roles, plan.threads)?;
@@ -366,7 +376,12 @@ fn send_run(
         after.outbound.chunks - before.outbound.chunks,
         after.inbound.chunks - before.inbound.chunks,
     );
-    Ok((key, ms, run.failures, chunks))
+    Ok(SendRun {
+        summary: key,
+        key_ms: ms,
+        failures: run.failures,
+        chunks,
+    })
 }
 
 /// Runs `plan`: two beds (one host per role of each benchmark), every delay, every
@@ -400,8 +415,12 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                     jobs.push((HOPS, spec, send::Costs::zero(spec.requests())));
                 }
                 for (benchmark, spec, costs) in jobs {
-                    let (summary, key_ms, failures, chunks) =
-                        send_run(&send_bed, &send_roles, plan, delay_ms, (imp, spec, costs))?;
+                    let SendRun {
+                        summary,
+                        key_ms,
+                        failures,
+                        chunks,
+                    } = send_run(&send_bed, &send_roles, plan, delay_ms, (imp, spec, costs))?;
                     record(Measured {
                         delay_ms,
                         benchmark: benchmark.into(),
@@ -440,75 +459,4 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
         comparisons: compare(&runs, plan.seed),
         runs,
     })
-}
-
-/// The latencies of `key` of `imp`'s `benchmark` runs at `delay_ms`, round after round.
-fn pooled(runs: &[Measured], delay_ms: u64, benchmark: &str, imp: Implementation) -> Vec<f64> {
-    let mut chosen: Vec<&Measured> = runs
-        .iter()
-        .filter(|m| m.delay_ms == delay_ms && m.benchmark == benchmark)
-        .filter(|m| m.implementation == imp)
-        .collect();
-    chosen.sort_by_key(|m| m.round);
-    chosen
-        .iter()
-        .flat_map(|m| m.key_ms.iter().copied())
-        .collect()
-}
-
-/// The key's [`Comparison`]s of `runs`, by delay and benchmark ([`SEND`], [`HOPS`]).
-pub fn compare(runs: &[Measured], seed: u64) -> Vec<Comparison> {
-    let mut keys: Vec<(u64, &str)> = runs
-        .iter()
-        .filter(|m| m.benchmark == SEND || m.benchmark == HOPS)
-        .map(|m| (m.delay_ms, m.benchmark.as_str()))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter_map(|(delay_ms, benchmark)| {
-            let of = |imp| pooled(runs, delay_ms, benchmark, imp);
-            let (o, a, i) = (
-                of(Implementation::OutOfOrder),
-                of(Implementation::Actors),
-                of(Implementation::InOrder),
-            );
-            let same = o.len() == a.len() && o.len() == i.len() && !o.is_empty();
-            same.then(|| Comparison {
-                delay_ms,
-                benchmark: benchmark.to_string(),
-                sessions: o.len(),
-                out_of_order_over_actors: stats::ratio(&o, &a, seed),
-                out_of_order_minus_actors_ms: stats::difference(&o, &a, seed),
-                in_order_minus_out_of_order_ms: stats::difference(&i, &o, seed),
-            })
-        })
-        .collect()
-}
-
-/// The `impaired_links` object of `runs`: the key median over every round's sessions
-/// (the last run's own median when the runs kept no latencies, as when read back).
-pub fn summarise(runs: &[Measured]) -> Links {
-    let mut links = Links::new();
-    for m in runs {
-        let cell = links
-            .entry(m.delay_ms.to_string())
-            .or_default()
-            .entry(m.implementation.name().to_string())
-            .or_insert(Cell {
-                key_median_ms: 0.0,
-                saturation_rps: 0.0,
-            });
-        if m.benchmark == SEND {
-            let mut all = pooled(runs, m.delay_ms, SEND, m.implementation);
-            cell.key_median_ms = if all.is_empty() {
-                m.summary.median_ms
-            } else {
-                stats::median(&mut all)
-            };
-        } else if m.benchmark == SERVING {
-            cell.saturation_rps = cell.saturation_rps.max(m.summary.throughput_rps);
-        }
-    }
-    links
 }
