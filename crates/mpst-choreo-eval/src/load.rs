@@ -58,14 +58,14 @@ impl Schedule {
     /// A schedule for `spec` starting a little after now (so every role is ready; TCP
     /// connections get half a second).
     pub fn new(spec: &Spec) -> Self {
-        let head = match spec.net {
-            Net::Memory => Duration::from_millis(20),
-            Net::Tcp => Duration::from_millis(500),
-            // Connections through the relay take a few round trips of up to 2 × 22 ms.
-            Net::Hosts => Duration::from_millis(1500),
+        let start = match spec.net {
+            Net::Memory => Instant::now() + Duration::from_millis(20),
+            Net::Tcp => Instant::now() + Duration::from_millis(500),
+            // The placement's start, on which its links' jitter may be drawn.
+            Net::Hosts => crate::impaired::hosts::Placement::current().start(),
         };
         Schedule {
-            start: Instant::now() + head,
+            start,
             interval: Duration::from_secs_f64(1.0 / spec.rate),
         }
     }

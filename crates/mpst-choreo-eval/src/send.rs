@@ -269,6 +269,15 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, Summary, u64) {
 /// [`run`] with the given costs (one per request) instead of the seeded ones; zero
 /// costs leave only each implementation's own overhead in the latency.
 pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summary, Summary, u64) {
+    let run = run_recorded(imp, spec, costs);
+    let key = run.recorder.summary(&["key"], spec, run.end);
+    let txt = run.recorder.summary(&["txt"], spec, run.end);
+    (key, txt, run.failures)
+}
+
+/// [`run_with_costs`], returning the run itself: every answer's latency by request
+/// (the impaired runs pool them over rounds and compare them session by session).
+pub fn run_recorded(imp: Implementation, spec: &Spec, costs: Costs) -> open_loop::Finished {
     let costs = &costs;
     let actors = |recorder: Recorder, n| async move {
         if spec.net == crate::drive::Net::Hosts {
@@ -284,8 +293,5 @@ pub fn run_with_costs(imp: Implementation, spec: &Spec, costs: Costs) -> (Summar
             session(i, cost, recorder.clone(), in_order, costs.probe.clone())
         }
     };
-    let run = open_loop::run(imp, spec, &["key", "txt"], actors, sessions);
-    let key = run.recorder.summary(&["key"], spec, run.end);
-    let txt = run.recorder.summary(&["txt"], spec, run.end);
-    (key, txt, run.failures)
+    open_loop::run(imp, spec, &["key", "txt"], actors, sessions)
 }

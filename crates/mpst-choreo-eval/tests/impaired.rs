@@ -40,6 +40,31 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
         }
     }
 
+    // The key compared session by session, with costs and without, at the one delay:
+    // every implementation's sessions after the warm-up, each number finite.
+    let mut benchmarks: Vec<&str> = outcome
+        .comparisons
+        .iter()
+        .map(|c| c.benchmark.as_str())
+        .collect();
+    benchmarks.sort();
+    assert_eq!(benchmarks, [impaired::SEND, impaired::HOPS]);
+    for c in &outcome.comparisons {
+        assert_eq!(c.delay_ms, plan.delays_ms[0], "{c:?}");
+        assert!(c.sessions > 0, "{c:?}");
+        for i in [
+            c.out_of_order_over_actors,
+            c.out_of_order_minus_actors_ms,
+            c.in_order_minus_out_of_order_ms,
+        ] {
+            let numbers = [i.estimate, i.low, i.high];
+            assert!(
+                numbers.iter().all(|x| x.is_finite()) && i.low <= i.high,
+                "{c:?}"
+            );
+        }
+    }
+
     // Merged into a results.json that has other results: they stay as they were.
     let dir = tempfile::tempdir().expect("a temporary directory");
     let other = serde_json::json!({"producers": {"points": [1, 2, 3]}, "run": {"x": 1.5}});
@@ -54,6 +79,7 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
         jitter: plan.jitter,
         send_cost_medians_ms: plan.send_cost_medians(),
         runs: outcome.runs.clone(),
+        comparisons: outcome.comparisons.clone(),
     };
     report::merge(dir.path(), &outcome.links, &details).expect("merged");
     let text = std::fs::read_to_string(dir.path().join("results.json")).expect("read");

@@ -1,7 +1,7 @@
 //! What a link does to traffic ([`Impairment`]) and the seeded dice that decide it for
 //! each TCP chunk or UDP datagram ([`Fate`], [`Fates`]).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -36,6 +36,41 @@ pub struct Impairment {
     /// Bytes per second per direction (shared by all connections on the link); `None`
     /// is unlimited.
     pub bandwidth: Option<u64>,
+    /// TCP: draw the jitter per time slot of the link's direction instead of per chunk
+    /// ([`Impairment::jitter_per_slot`]); `None` draws it per chunk.
+    pub slots: Option<Slots>,
+}
+
+/// Jitter drawn per time slot: every TCP chunk that enters one direction of a link
+/// within the same slot (`slot` long, counted from `epoch`) is delayed alike, by
+/// `delay ± jitter` drawn from `seed`, the link, the direction and the slot's number.
+///
+/// A link so modelled has a delay that changes every `slot` (as the queue ahead of a
+/// packet does) and is shared by every connection crossing it then, rather than a fresh
+/// draw for each chunk. Its use: *common random numbers*. Two runs whose sessions send
+/// the same messages at the same times after `epoch` (an evaluation comparing
+/// implementations on one schedule) meet the same delays, so their difference is the
+/// implementations', not the dice's; a message sent a little later than its twin may
+/// fall into the next slot (a new draw), so the pairing is close, not exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slots {
+    /// Where slot 0 starts (chunks before it are in slot 0).
+    pub epoch: Instant,
+    /// How long one slot lasts (at least a microsecond is used).
+    pub slot: Duration,
+    /// The seed of the draws.
+    pub seed: u64,
+}
+
+impl Slots {
+    /// The jitter's uniform draw in `0..1` for a chunk entering direction `direction` of
+    /// link `link` at `at`.
+    fn uniform(&self, link: u64, direction: u64, at: Instant) -> f64 {
+        let slot = self.slot.as_nanos().max(1_000);
+        let number = (at.saturating_duration_since(self.epoch).as_nanos() / slot) as u64;
+        let bits = stream_seed(self.seed, &[link, direction, number]);
+        (bits >> 11) as f64 / (1u64 << 53) as f64
+    }
 }
 
 impl Default for Impairment {
@@ -57,6 +92,7 @@ impl Impairment {
             reorder: 0.0,
             reorder_gap: Duration::from_millis(10),
             bandwidth: None,
+            slots: None,
         }
     }
 
@@ -100,6 +136,13 @@ impl Impairment {
     pub fn reorder(mut self, p: f64, gap: Duration) -> Self {
         self.reorder = clamp(p);
         self.reorder_gap = gap;
+        self
+    }
+
+    /// TCP: draws the jitter per slot of `slot` from `epoch` with `seed` ([`Slots`]), so
+    /// that runs on the same schedule meet the same delays.
+    pub fn jitter_per_slot(mut self, epoch: Instant, slot: Duration, seed: u64) -> Self {
+        self.slots = Some(Slots { epoch, slot, seed });
         self
     }
 
@@ -156,6 +199,17 @@ impl Fates {
         let base = imp.delay.as_secs_f64();
         let spread = imp.jitter.as_secs_f64();
         Duration::from_secs_f64((base + spread * (2.0 * u - 1.0)).max(0.0))
+    }
+
+    /// The delay of a TCP chunk entering direction `direction` of link `link` at `at`
+    /// whose fate is `fate`: `fate.delay`, unless the jitter is drawn per slot
+    /// ([`Slots`]), then the slot's draw (plus the stall of a lost chunk, which the
+    /// caller adds as before).
+    pub(crate) fn delay_at(&self, fate: &Fate, link: u64, direction: u64, at: Instant) -> Duration {
+        match &self.impairment.slots {
+            Some(slots) => self.jittered(slots.uniform(link, direction, at)),
+            None => fate.delay,
+        }
     }
 
     /// Changes the impairment for the following items (the stream goes on).
@@ -241,6 +295,40 @@ mod tests {
         assert_eq!(lost(1.0), 10_000);
         // 10,000 trials at p = 0.1: sigma = 30, so 5 sigma is 150.
         assert!((lost(0.1) as i64 - 1000).abs() < 150, "{}", lost(0.1));
+    }
+
+    #[test]
+    fn slotted_jitter_is_shared_within_a_slot_and_drawn_anew_across() {
+        let epoch = Instant::now();
+        let ms = Duration::from_millis;
+        let imp = Impairment::none()
+            .delay(ms(20))
+            .jitter(ms(2))
+            .jitter_per_slot(epoch, ms(1), 9);
+        let fates = imp.fates(1);
+        let fate = imp.fates(2).next().expect("a fate");
+        let at = |link, dir, t: Duration| fates.delay_at(&fate, link, dir, epoch + t);
+        let us = Duration::from_micros;
+        // The same slot: the same delay, whichever stream (connection) the chunk is on.
+        assert_eq!(at(0, 0, us(100)), at(0, 0, us(900)));
+        assert_eq!(
+            at(0, 0, us(100)),
+            imp.fates(77).delay_at(&fate, 0, 0, epoch + us(500))
+        );
+        // Other slots, directions and links draw anew, within delay ± jitter.
+        let draws: Vec<Duration> = (0..200).map(|k| at(0, 0, ms(k))).collect();
+        assert!(
+            draws.iter().all(|d| *d >= ms(18) && *d <= ms(22)),
+            "{draws:?}"
+        );
+        let distinct: std::collections::BTreeSet<_> = draws.iter().collect();
+        assert!(distinct.len() > 190, "{} distinct", distinct.len());
+        assert_ne!(at(0, 0, us(100)), at(0, 1, us(100)));
+        assert_ne!(at(0, 0, us(100)), at(1, 0, us(100)));
+        // Before the epoch is slot 0; without slots the fate's own delay stands.
+        assert_eq!(fates.delay_at(&fate, 0, 0, epoch - ms(5)), at(0, 0, us(1)));
+        let plain = Impairment::none().delay(ms(20)).jitter(ms(2)).fates(1);
+        assert_eq!(plain.delay_at(&fate, 0, 0, epoch), fate.delay);
     }
 
     #[test]

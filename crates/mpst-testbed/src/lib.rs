@@ -17,7 +17,7 @@ mod relay;
 pub use bed::{Builder, TestBed, DEFAULT_DIAL_PATIENCE, MAX_HOSTS};
 pub use error::{Error, Result};
 pub use handle::{DirectionStats, Host, Link, LinkStats, CONFIG_ENV};
-pub use impair::{Fate, Fates, Impairment};
+pub use impair::{Fate, Fates, Impairment, Slots};
 pub use process::Process;
 
 /// Reports that `test` cannot run here: prints `SKIPPED <test>: <why>` on stderr, or panics when

@@ -48,6 +48,7 @@ pub fn run(dir: &Path, plan: &Plan, command: &str) -> Result<(), Failed> {
         jitter: plan.jitter,
         send_cost_medians_ms: plan.send_cost_medians(),
         runs: outcome.runs,
+        comparisons: outcome.comparisons,
     };
     report::merge(dir, &outcome.links, &details)
         .map_err(|e| Failed::Other(format!("writing {}: {e}", dir.display())))

@@ -35,9 +35,22 @@ pub fn bed(roles: &[RoleName], seed: u64) -> mpst_testbed::Result<TestBed> {
         .build()
 }
 
-/// Sets every link of `bed` to `delay` one way with `± jitter` (seeded by the bed).
-pub fn set_delay(bed: &TestBed, roles: &[RoleName], delay: Duration, jitter: Duration) {
-    let impairment = mpst_testbed::Impairment::none().delay(delay).jitter(jitter);
+/// How long a run's placement waits before its first request is due: connections
+/// through the relay take a few round trips of up to 2 × 22 ms.
+pub const HEAD: Duration = Duration::from_millis(1500);
+
+/// Sets every link of `bed` to `delay` one way with `± jitter` (seeded by the bed), the
+/// jitter drawn per chunk, or per slot of the links' directions when `slots` is given
+/// ([`mpst_testbed::Slots`]).
+pub fn set_delay(
+    bed: &TestBed,
+    roles: &[RoleName],
+    delay: Duration,
+    jitter: Duration,
+    slots: Option<mpst_testbed::Slots>,
+) {
+    let mut impairment = mpst_testbed::Impairment::none().delay(delay).jitter(jitter);
+    impairment.slots = slots;
     for (i, a) in roles.iter().enumerate() {
         for b in &roles[i + 1..] {
             bed.link(&host_of(a.as_str()), &host_of(b.as_str()))
@@ -57,6 +70,8 @@ struct Placed {
 /// The roles of one run, each on a runtime inside its host.
 pub struct Placement {
     roles: Vec<Placed>,
+    /// When the run's first request is due.
+    start: tokio::time::Instant,
     /// The hosts' runtimes, owned by the [`Installed`] guard once installed.
     runtimes: Vec<Runtime>,
 }
@@ -93,6 +108,7 @@ impl Placement {
             runtimes.push(runtime);
         }
         Ok(Placement {
+            start: tokio::time::Instant::now() + HEAD,
             roles: placed,
             runtimes,
         })
@@ -115,6 +131,11 @@ impl Placement {
         current
             .clone()
             .expect("a Net::Hosts run needs an installed impaired::hosts::Placement")
+    }
+
+    /// When the run's first request is due ([`HEAD`] after the placement was made).
+    pub fn start(&self) -> tokio::time::Instant {
+        self.start
     }
 
     fn placed(&self, role: &str) -> &Placed {

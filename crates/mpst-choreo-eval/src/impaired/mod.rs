@@ -12,20 +12,26 @@
 
 pub mod actors;
 pub mod cli;
+mod compare;
+mod goals;
 pub mod hosts;
+mod key_text;
 pub mod model;
 pub mod report;
 mod report_text;
+pub mod stats;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mpst_choreo::RoleSet;
+use mpst_choreo::{RoleName, RoleSet};
+use mpst_testbed::TestBed;
 use serde::{Deserialize, Serialize};
 
 use crate::drive::{Implementation, Net};
 use crate::load::{Spec, Summary};
 use crate::{send, serving};
+pub use compare::{compare, summarise};
 use hosts::Placement;
 
 /// What to run.
@@ -39,6 +45,19 @@ pub struct Plan {
     pub send_rate: f64,
     /// Concurrent send: seconds of sending per run.
     pub send_duration: f64,
+    /// Concurrent send: runs of each implementation per delay, the three
+    /// implementations taking turns (round `r` starts with the `r`-th, so drift over
+    /// the run hits all alike), each round with its own seeded costs.
+    pub send_rounds: usize,
+    /// Concurrent send: the links' jitter is drawn per slot of this many ms from the
+    /// run's start ([`mpst_testbed::Slots`]), so that the same session meets the same
+    /// delays whichever implementation runs (common random numbers); 0 draws it per
+    /// chunk.
+    pub jitter_slot_ms: f64,
+    /// Concurrent send with no service costs (only each implementation's own cost per
+    /// hop) at the smallest delay: seconds of sending per run, one run of each
+    /// implementation per round; 0 leaves it out.
+    pub hop_duration: f64,
     /// Model serving: images per second offered (the saturation is the highest
     /// throughput over these).
     pub serving_rates: Vec<f64>,
@@ -56,14 +75,17 @@ pub struct Plan {
 
 impl Plan {
     /// The measurement: 0, 5 and 20 ms ± 10 %, concurrent send at 50 requests/s for
-    /// 8 s, model serving (batch 10, the paper's costs) at 150 and 300 images/s for 3 s
-    /// (a few minutes in all).
+    /// three rounds of 5 s, with no service costs too at 0 ms, model serving (batch 10,
+    /// the paper's costs) at 150 and 300 images/s for 3 s (about six minutes in all).
     pub fn full(seed: u64) -> Self {
         Plan {
             delays_ms: vec![0, 5, 20],
             jitter: 0.1,
             send_rate: 50.0,
-            send_duration: 8.0,
+            send_duration: 5.0,
+            send_rounds: 3,
+            jitter_slot_ms: 2.0,
+            hop_duration: 5.0,
             serving_rates: vec![150.0, 300.0],
             serving_duration: 3.0,
             costs: serving::Costs::paper(10),
@@ -80,6 +102,8 @@ impl Plan {
             delays_ms: vec![2],
             send_rate: 20.0,
             send_duration: 0.5,
+            send_rounds: 1,
+            hop_duration: 0.5,
             serving_rates: vec![80.0],
             serving_duration: 0.5,
             costs: serving::Costs {
@@ -102,21 +126,44 @@ impl Plan {
                 .join(", ")
         };
         let delays: Vec<f64> = self.delays_ms.iter().map(|&d| d as f64).collect();
+        let hops = if self.hop_duration > 0.0 {
+            format!(
+                ", and with no service costs at {} ms for {} s per round",
+                self.delays_ms.iter().min().copied().unwrap_or(0),
+                self.hop_duration
+            )
+        } else {
+            String::new()
+        };
+        let slots = if self.jitter_slot_ms > 0.0 {
+            format!(
+                " (for concurrent send drawn per {} ms slot of each link's direction from \
+                 the run's start, so every implementation's session meets the same delays; \
+                 for model serving per chunk)",
+                self.jitter_slot_ms
+            )
+        } else {
+            " (drawn per chunk)".to_string()
+        };
         format!(
-            "links of {} ms one way ± {:.0} %; concurrent send at {}/s for {} s; model \
-             serving, batch {}, at {} images/s for {} s; the first 20 % of each run left \
-             out as warm-up, answers awaited {} s after the last send; seed {}; {} worker \
-             thread(s) per host",
+            "links of {} ms one way ± {:.0} %{slots}; concurrent send at {}/s, {} round(s) of {} s \
+             per implementation and delay (the implementations taking turns, each round \
+             with its own seeded costs){hops}; model serving, batch {}, at {} images/s for \
+             {} s; the first 20 % of each run left out as warm-up, answers awaited {} s \
+             after the last send; seed {}; {} worker thread(s) per host; intervals are \
+             seeded bootstrap 95 % intervals over sessions ({} resamples)",
             list(&delays),
             self.jitter * 100.0,
             self.send_rate,
+            self.send_rounds,
             self.send_duration,
             self.costs.batch,
             list(&self.serving_rates),
             self.serving_duration,
             self.drain,
             self.seed,
-            self.threads
+            self.threads,
+            stats::RESAMPLES,
         )
     }
 
@@ -126,26 +173,27 @@ impl Plan {
     /// waits for the text on a perfect link.
     pub fn send_cost_medians(&self) -> (f64, f64) {
         let costs = self.send_costs_ms();
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied().unwrap_or(0.0)
-        };
-        let key = costs.iter().map(|c| c.0).collect();
-        (
-            median(key),
-            median(costs.iter().map(|c| c.0.max(c.1)).collect()),
-        )
+        let key: Vec<f64> = costs.iter().map(|c| c.0).collect();
+        let max: Vec<f64> = costs.iter().map(|c| c.0.max(c.1)).collect();
+        (stats::median(&mut { key }), stats::median(&mut { max }))
     }
 
     /// Concurrent send's seeded costs `(key, text)` (ms) over the sessions its median
-    /// counts (those due after the warm-up).
+    /// counts (those due after the warm-up), every round's.
     pub fn send_costs_ms(&self) -> Vec<(f64, f64)> {
-        let spec = self.spec(self.send_rate, self.send_duration);
-        let costs = send::Costs::uniform(spec.seed, spec.requests());
-        let first = (spec.warmup * spec.rate).ceil() as usize;
         let ms = |d: &Duration| d.as_secs_f64() * 1e3;
-        let both = costs.key.iter().zip(costs.txt.iter()).skip(first);
-        both.map(|(k, t)| (ms(k), ms(t))).collect()
+        let mut all = Vec::new();
+        for round in 0..self.send_rounds.max(1) {
+            let spec = self.send_spec(round);
+            let costs = send::Costs::uniform(spec.seed, spec.requests());
+            let both = costs
+                .key
+                .iter()
+                .zip(costs.txt.iter())
+                .skip(measured_from(&spec));
+            all.extend(both.map(|(k, t)| (ms(k), ms(t))));
+        }
+        all
     }
 
     /// What the cost model expects of concurrent send's key at `delay_ms`: in order minus
@@ -165,12 +213,25 @@ impl Plan {
             threads: 1,
         }
     }
+
+    /// Concurrent send's run of round `round` (its costs seeded apart).
+    fn send_spec(&self, round: usize) -> Spec {
+        Spec {
+            seed: self.seed.wrapping_add(round as u64),
+            ..self.spec(self.send_rate, self.send_duration)
+        }
+    }
+}
+
+/// The first request a run's statistics count (those due after the warm-up).
+fn measured_from(spec: &Spec) -> usize {
+    (spec.warmup * spec.rate).ceil() as usize
 }
 
 /// One implementation at one delay: the two numbers of `impaired_links`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
-    /// Concurrent send: median latency of `key` at the client (ms).
+    /// Concurrent send: median latency of `key` at the client (ms), over every round.
     pub key_median_ms: f64,
     /// Model serving: the highest throughput measured over the offered loads
     /// (images per second).
@@ -180,19 +241,57 @@ pub struct Cell {
 /// `impaired_links`: delay (ms, as a string) -> implementation name -> [`Cell`].
 pub type Links = BTreeMap<String, BTreeMap<String, Cell>>;
 
+/// The benchmark name of concurrent send's runs.
+pub const SEND: &str = "concurrent_send";
+/// The benchmark name of concurrent send's runs with no service costs.
+pub const HOPS: &str = "concurrent_send_no_costs";
+/// The benchmark name of model serving's runs.
+pub const SERVING: &str = "model_serving";
+
 /// One run of one benchmark.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Measured {
     /// The links' one-way delay (ms).
     pub delay_ms: u64,
-    /// `"concurrent_send"` (the summary of `key`) or `"model_serving"`.
+    /// [`SEND`] (the summary of `key`), [`HOPS`] or [`SERVING`].
     pub benchmark: String,
     /// Which implementation.
     pub implementation: Implementation,
+    /// Concurrent send's round (0 for the others).
+    #[serde(default)]
+    pub round: usize,
     /// Its statistics.
     pub summary: Summary,
     /// Sessions that failed (0 expected).
     pub failures: u64,
+    /// Concurrent send: TCP chunks the relay carried over the link between `s` and `c`
+    /// during the run, `(s to c, c to s)`. `c` sends no message to `s`, so what goes
+    /// back is the transport's own traffic: lane set-up and, for the choreographies,
+    /// acknowledgements.
+    #[serde(default)]
+    pub chunks_s_c: Option<(u64, u64)>,
+    /// Concurrent send: the latency of `key` (ms) of every session after the warm-up,
+    /// in session order (`INFINITY` when unanswered); not written out.
+    #[serde(skip)]
+    pub key_ms: Vec<f64>,
+}
+
+/// Out of order against the actors, and in order against out of order, on the key at
+/// one delay: medians over every round's sessions with their intervals.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The links' one-way delay (ms).
+    pub delay_ms: u64,
+    /// [`SEND`] or [`HOPS`].
+    pub benchmark: String,
+    /// Sessions compared (of each implementation).
+    pub sessions: usize,
+    /// Out of order's key median over the actors'.
+    pub out_of_order_over_actors: stats::Interval,
+    /// Out of order's key median minus the actors' (ms).
+    pub out_of_order_minus_actors_ms: stats::Interval,
+    /// In order's key median minus out of order's (ms).
+    pub in_order_minus_out_of_order_ms: stats::Interval,
 }
 
 /// Everything measured.
@@ -202,12 +301,14 @@ pub struct Outcome {
     pub links: Links,
     /// Every run.
     pub runs: Vec<Measured>,
+    /// The key's comparisons, by delay (and the runs with no costs).
+    pub comparisons: Vec<Comparison>,
 }
 
 fn progress(m: &Measured) {
     let s = &m.summary;
     eprintln!(
-        "{:>3} ms {:<16} {:<13} {:>5.0}/s  median {:>8.2} ms  throughput {:>6.1}/s  answered {}/{}  failures {}",
+        "{:>3} ms {:<24} {:<13} {:>5.0}/s  median {:>8.2} ms  throughput {:>6.1}/s  answered {}/{}  failures {}",
         m.delay_ms,
         m.benchmark,
         m.implementation.name(),
@@ -220,6 +321,69 @@ fn progress(m: &Measured) {
     );
 }
 
+/// The links' delay and jitter at `delay_ms`.
+fn delay_and_jitter(plan: &Plan, delay_ms: u64) -> (Duration, Duration) {
+    let delay = Duration::from_millis(delay_ms);
+    (delay, delay.mul_f64(plan.jitter))
+}
+
+/// Implementation `turn` of round `round`: the rounds rotate which goes first.
+fn in_turn(round: usize, turn: usize) -> Implementation {
+    let all = Implementation::ALL;
+    all[(round + turn) % all.len()]
+}
+
+/// What one concurrent send run gives ([`Measured`]'s fields of the same names).
+struct SendRun {
+    summary: Summary,
+    key_ms: Vec<f64>,
+    failures: u64,
+    chunks: (u64, u64),
+}
+
+/// One concurrent send run on `bed`: `costs` per request, the latencies of `key` kept.
+fn send_run(
+    bed: &TestBed,
+    roles: &[RoleName],
+    plan: &Plan,
+    delay_ms: u64,
+    (imp, spec, costs): (Implementation, Spec, send::Costs),
+) -> mpst_testbed::Result<SendRun> {
+    let link = bed.link(&hosts::host_of("S"), &hosts::host_of("C"));
+    let before = link.stats();
+    let placed = Placement::new(bed, roles, plan.threads)?;
+    if plan.jitter_slot_ms > 0.0 {
+        let (delay, jitter) = delay_and_jitter(plan, delay_ms);
+        let slots = mpst_testbed::Slots {
+            epoch: placed.start().into_std(),
+            slot: Duration::from_secs_f64(plan.jitter_slot_ms / 1e3),
+            seed: plan.seed,
+        };
+        hosts::set_delay(bed, roles, delay, jitter, Some(slots));
+    }
+    let placed = placed.install();
+    let run = send::run_recorded(imp, &spec, costs);
+    drop(placed);
+    let key = run.recorder.summary(&["key"], &spec, run.end);
+    let ms = (measured_from(&spec) as u64..spec.requests())
+        .map(|i| {
+            let latency = run.recorder.latency("key", i);
+            latency.map_or(f64::INFINITY, |l| l.as_secs_f64() * 1e3)
+        })
+        .collect();
+    let after = link.stats();
+    let chunks = (
+        after.outbound.chunks - before.outbound.chunks,
+        after.inbound.chunks - before.inbound.chunks,
+    );
+    Ok(SendRun {
+        summary: key,
+        key_ms: ms,
+        failures: run.failures,
+        chunks,
+    })
+}
+
 /// Runs `plan`: two beds (one host per role of each benchmark), every delay, every
 /// implementation. [`mpst_testbed::Error::Unavailable`] when this machine cannot host a
 /// bed (not root, no `ip`).
@@ -228,67 +392,71 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
     let serving_roles = serving::roles();
     let send_bed = hosts::bed(&send_roles, plan.seed)?;
     let serving_bed = hosts::bed(&serving_roles, plan.seed.wrapping_add(1))?;
+    let smallest = plan.delays_ms.iter().min().copied();
     let mut runs = Vec::new();
+    let mut record = |m: Measured| {
+        progress(&m);
+        runs.push(m);
+    };
     for &delay_ms in &plan.delays_ms {
-        let delay = Duration::from_millis(delay_ms);
-        let jitter = delay.mul_f64(plan.jitter);
-        hosts::set_delay(&send_bed, &send_roles, delay, jitter);
-        hosts::set_delay(&serving_bed, &serving_roles, delay, jitter);
+        let (delay, jitter) = delay_and_jitter(plan, delay_ms);
+        hosts::set_delay(&send_bed, &send_roles, delay, jitter, None);
+        hosts::set_delay(&serving_bed, &serving_roles, delay, jitter, None);
+        let rounds = plan.send_rounds.max(1);
+        for round in 0..rounds {
+            for turn in 0..Implementation::ALL.len() {
+                let imp = in_turn(round, turn);
+                let mut jobs = vec![{
+                    let spec = plan.send_spec(round);
+                    (SEND, spec, send::Costs::uniform(spec.seed, spec.requests()))
+                }];
+                if plan.hop_duration > 0.0 && Some(delay_ms) == smallest {
+                    let spec = plan.spec(plan.send_rate, plan.hop_duration);
+                    jobs.push((HOPS, spec, send::Costs::zero(spec.requests())));
+                }
+                for (benchmark, spec, costs) in jobs {
+                    let SendRun {
+                        summary,
+                        key_ms,
+                        failures,
+                        chunks,
+                    } = send_run(&send_bed, &send_roles, plan, delay_ms, (imp, spec, costs))?;
+                    record(Measured {
+                        delay_ms,
+                        benchmark: benchmark.into(),
+                        implementation: imp,
+                        round,
+                        summary,
+                        failures,
+                        key_ms,
+                        chunks_s_c: Some(chunks),
+                    });
+                }
+            }
+        }
         for imp in Implementation::ALL {
-            let spec = plan.spec(plan.send_rate, plan.send_duration);
-            let placed = Placement::new(&send_bed, &send_roles, plan.threads)?.install();
-            let (key, _txt, failures) = send::run(imp, &spec);
-            drop(placed);
-            let m = Measured {
-                delay_ms,
-                benchmark: "concurrent_send".into(),
-                implementation: imp,
-                summary: key,
-                failures,
-            };
-            progress(&m);
-            runs.push(m);
             for &rate in &plan.serving_rates {
                 let spec = plan.spec(rate, plan.serving_duration);
                 let placed = Placement::new(&serving_bed, &serving_roles, plan.threads)?;
                 let placed = placed.install();
                 let (summary, failures) = serving::run(imp, plan.costs, &spec);
                 drop(placed);
-                let m = Measured {
+                record(Measured {
                     delay_ms,
-                    benchmark: "model_serving".into(),
+                    benchmark: SERVING.into(),
                     implementation: imp,
+                    round: 0,
                     summary,
                     failures,
-                };
-                progress(&m);
-                runs.push(m);
+                    key_ms: Vec::new(),
+                    chunks_s_c: None,
+                });
             }
         }
     }
     Ok(Outcome {
         links: summarise(&runs),
+        comparisons: compare(&runs, plan.seed),
         runs,
     })
-}
-
-/// The `impaired_links` object of `runs`.
-pub fn summarise(runs: &[Measured]) -> Links {
-    let mut links = Links::new();
-    for m in runs {
-        let cell = links
-            .entry(m.delay_ms.to_string())
-            .or_default()
-            .entry(m.implementation.name().to_string())
-            .or_insert(Cell {
-                key_median_ms: 0.0,
-                saturation_rps: 0.0,
-            });
-        if m.benchmark == "concurrent_send" {
-            cell.key_median_ms = m.summary.median_ms;
-        } else {
-            cell.saturation_rps = cell.saturation_rps.max(m.summary.throughput_rps);
-        }
-    }
-    links
 }

@@ -9,6 +9,14 @@ namespaces; without root it says so and exits with status 1) runs two benchmarks
 namespace per role, every pair of hosts linked through the bed's userspace relay, which \
 delays each TCP chunk by the link's one-way delay ± 10 % (uniform, seeded; within a \
 connection the relay keeps the order, across connections chunks overtake each other). \
+For concurrent send the jitter is drawn per 2 ms slot of each link's direction, counted \
+from the run's first request, rather than per chunk: a link whose delay changes every \
+2 ms and is shared by every connection crossing it then, as the queue ahead of a packet \
+is. The three implementations run the same sessions on the same schedule with the same \
+seeded service costs, so a session's messages meet the same delays whichever \
+implementation runs (common random numbers; a message sent a little later than its twin \
+may fall into the next slot), and the comparison of two implementations is theirs, not \
+the dice's. \
 It merges `impaired_links` into `results.json` (the other results untouched; the full \
 run and `--render` keep it) and writes every run to `impaired_links.json`.
 
@@ -25,7 +33,14 @@ run and `--render` keep it) and writes every run to `impaired_links.json`.
   puts each message into its actor's mailbox. Requests become due on the hosts that start \
   them (the services, the gateway).
 - **What is measured**: concurrent send at 50 requests/s, the median of `key` at the \
-  client from the request's intended time; model serving (batch 10, the paper's costs) \
+  client from the request's intended time, over three rounds per delay in which the \
+  implementations take turns (each round starting with another, with its own seeded \
+  costs), so drift over the run hits all alike; each comparison of two medians comes \
+  with a seeded bootstrap 95 % interval, resampling sessions (a session of every \
+  implementation together), and a goal whose interval holds its bound is reported as \
+  level within the run's resolution, neither met nor missed. At the smallest delay \
+  concurrent send also runs with no service costs, which leaves each implementation's \
+  own cost per hop. Model serving (batch 10, the paper's costs) \
   at 150 and 300 images/s offered, the highest throughput measured (the models' limit \
   is 308 images/s). The traffic crosses the relay; the stopwatch does not: all hosts' \
   runtimes are threads of one process, so answers are recorded on one clock.

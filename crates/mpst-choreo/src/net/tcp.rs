@@ -103,7 +103,7 @@ pub struct TcpConfig {
     /// whole within it (between frames a lane may idle indefinitely), and while messages
     /// sent to a peer are unacknowledged, the peer must acknowledge something within it
     /// (the accepting end of every lane tells the dialler what it read, at most every
-    /// 50 ms). A lane that breaks either bound fails naming the peer: its receives fail
+    /// eighth of this time-out, between 50 ms and 1 s). A lane that breaks either bound fails naming the peer: its receives fail
     /// and so does the next send to it — also for a role that only sends, whose messages
     /// a partition would otherwise let pile up in TCP's buffers unnoticed.
     pub idle_timeout: Duration,

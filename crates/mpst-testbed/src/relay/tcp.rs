@@ -169,7 +169,8 @@ async fn pump(
                 let _ = tx.send(Item::Reset).await;
                 return Ok(());
             }
-            let mut delay = fate.delay;
+            let now = Instant::now().into_std();
+            let mut delay = fates.delay_at(&fate, link.index, dir as u64, now);
             if fate.lost {
                 bump(&counters.stalled);
                 delay += impairment.borrow().stall;

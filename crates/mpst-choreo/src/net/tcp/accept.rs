@@ -44,7 +44,7 @@ pub(super) enum Frame {
         run: u64,
     },
     /// The other way, from the accepting end to the dialler: how many messages of the
-    /// lane it has read so far (sent at most every [`ACK_INTERVAL`] while messages
+    /// lane it has read so far (sent at most every [`ack_interval`] while messages
     /// arrive, and repeated while it waits for its endpoint), so that a dialler whose
     /// messages nobody acknowledges within its time-out knows the peer is gone, even
     /// where a proxy or a full buffer hides that from TCP.
@@ -57,8 +57,16 @@ pub(super) enum Frame {
 }
 
 /// How often at most the accepting end of a lane acknowledges what it read (and how
-/// often it repeats its acknowledgement while it waits for its endpoint).
-pub(super) const ACK_INTERVAL: Duration = Duration::from_millis(50);
+/// often it repeats its acknowledgement while it waits for its endpoint), for an idle
+/// time-out of `idle_timeout`: an eighth of it, between 50 ms and 1 s. Often enough that
+/// the dialler, which fails the lane after `idle_timeout` without a word while messages
+/// are unacknowledged, hears a live peer several times within it; seldom enough that a
+/// lane carrying a message every few milliseconds carries few acknowledgements back
+/// (each wakes both ends and crosses the network: at the former fixed 50 ms, a lane at
+/// 50 messages a second carried an acknowledgement for every two or three messages).
+pub(super) fn ack_interval(idle_timeout: Duration) -> Duration {
+    (idle_timeout / 8).clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
 
 /// The version of what travels on a lane, sent in the hello's application field: 2
 /// since the accepting end acknowledges what it read ([`Frame::Ack`]). A peer of
@@ -271,15 +279,18 @@ async fn next_frame(
 /// was last told.
 struct Acks {
     run: u64,
+    /// [`ack_interval`] of the transport's idle time-out.
+    interval: Duration,
     read: u64,
     told: u64,
     last: Option<Instant>,
 }
 
 impl Acks {
-    fn new(run: u64) -> Self {
+    fn new(run: u64, interval: Duration) -> Self {
         Acks {
             run,
+            interval,
             read: 0,
             told: 0,
             last: None,
@@ -287,9 +298,9 @@ impl Acks {
     }
 
     /// When the dialler should next be told, if it has not been told of every message
-    /// read: [`ACK_INTERVAL`] after the last acknowledgement (at once after the first).
+    /// read: [`Acks::interval`] after the last acknowledgement (at once after the first).
     fn due(&self) -> Option<Instant> {
-        (self.read > self.told).then(|| self.last.map_or_else(Instant::now, |l| l + ACK_INTERVAL))
+        (self.read > self.told).then(|| self.last.map_or_else(Instant::now, |l| l + self.interval))
     }
 
     /// Tells the dialler how many messages were read. A dialler that takes no
@@ -324,7 +335,7 @@ enum Next {
 async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     let mut inbox: Option<Inbox> = None;
-    let mut acks = Acks::new(run);
+    let mut acks = Acks::new(run, ack_interval(ctx.idle_timeout));
     let mut began = None;
     loop {
         let next = next_frame(lane, ctx.idle_timeout, &mut began);
@@ -391,6 +402,9 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                     return Ok(());
                 }
                 if acks.due().is_some_and(|due| due <= Instant::now()) {
+                    // The endpoint's task, just woken by the delivery, goes first: the
+                    // acknowledgement is not on the envelope's way.
+                    tokio::task::yield_now().await;
                     acks.tell(lane, ctx.idle_timeout).await.map_err(lost)?;
                 }
             }
@@ -399,13 +413,13 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
 }
 
 /// The endpoint's inbox, once one attaches; meanwhile the dialler is told every
-/// [`ACK_INTERVAL`] what was read, so it does not take the wait for a lost peer.
+/// [`Acks::interval`] what was read, so it does not take the wait for a lost peer.
 async fn attached(lane: &mut Lane, acks: &mut Acks, ctx: &Ctx) -> Result<Inbox, String> {
     loop {
         tokio::select! {
             biased;
             inbox = ctx.delivery.inbox() => return Ok(inbox),
-            () = tokio::time::sleep(ACK_INTERVAL) => acks.tell(lane, ctx.idle_timeout).await?,
+            () = tokio::time::sleep(acks.interval) => acks.tell(lane, ctx.idle_timeout).await?,
         }
     }
 }
@@ -413,6 +427,27 @@ async fn attached(lane: &mut Lane, acks: &mut Acks, ctx: &Ctx) -> Result<Inbox, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn acknowledgements_come_an_eighth_of_the_idle_timeout_apart_within_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            ack_interval(Duration::from_secs(30)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(ack_interval(Duration::from_secs(2)), ms(250));
+        assert_eq!(ack_interval(ms(300)), ms(50));
+        assert_eq!(ack_interval(Duration::MAX), Duration::from_secs(1));
+        // A live peer is heard several times within any idle time-out of 400 ms or more.
+        for timeout in [
+            ms(400),
+            ms(1000),
+            Duration::from_secs(30),
+            Duration::from_secs(3600),
+        ] {
+            assert!(ack_interval(timeout) * 8 <= timeout, "{timeout:?}");
+        }
+    }
 
     #[test]
     fn lane_fields_are_a_version_and_a_count_within_bounds() {
