@@ -8,9 +8,9 @@
 //! [`Unbounded`](super::Unbounded) was before it became this route, and what
 //! [`Bounded`](super::Bounded) still is) a message costs no heap node (the ring is
 //! reused) and no lock: a send is a slot write, a release store and a wake of the
-//! receiver's registered waker; a receive is an acquire load and a slot read, and a
-//! receiver that waits registers its waker in an [`AtomicWaker`], which keeps it when it
-//! would wake the same task.
+//! receiver's armed waker; a receive is an acquire load and a slot read, and a receiver
+//! that waits arms its [`WakerCell`] (`waker.rs`), which keeps the waker across waits: a
+//! send wakes it by reference and re-arming for the same task clones nothing.
 
 use std::fmt;
 use std::pin::Pin;
@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::task::AtomicWaker;
 use futures::{Sink, Stream};
 
 use super::queue::Queue;
+use super::waker::WakerCell;
 use super::{Abort, AbortHandle, ChannelError, Pair};
 use crate::wiring::{Parked, SharedEnds};
 
@@ -68,9 +68,9 @@ struct Shared<T> {
     /// `queues[i]`: the messages sent to end `i`, oldest first. End `1 - i` is its only
     /// producer and end `i` its only consumer.
     queues: [Queue<T>; 2],
-    /// `wakers[i]`: the waker end `i` waits with; woken by a send to it and by the
-    /// route's closing.
-    wakers: [AtomicWaker; 2],
+    /// `wakers[i]`: the waker end `i` waits with, armed only by end `i`; woken by a send
+    /// to it and by the route's closing (from any thread).
+    wakers: [WakerCell; 2],
     /// [`CLOSED`], [`DEAD`] and [`ABORTED`] bits; once set, never cleared.
     flags: AtomicU8,
 }
@@ -89,7 +89,7 @@ impl<T> Shared<T> {
 pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
     let shared = Arc::new(Shared {
         queues: [Queue::default(), Queue::default()],
-        wakers: [AtomicWaker::new(), AtomicWaker::new()],
+        wakers: [WakerCell::default(), WakerCell::default()],
         flags: AtomicU8::new(0),
     });
     let end = |side| Spsc::new(shared.clone(), side);
@@ -187,16 +187,16 @@ impl<T> Spsc<T> {
         ChannelError::Aborted
     }
 
-    /// Nothing was queued for this end: registers the waker and looks again (out of
+    /// Nothing was queued for this end: arms the waker and looks again (out of
     /// line, so that the ready path of [`Stream::poll_next`] stays small enough to inline
     /// into the session's receive).
     #[inline(never)]
     fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
         let side = self.side;
-        // Register, then look again: a send or a close after the first look either is
-        // seen now or wakes the waker registered here (`AtomicWaker` keeps the waker it
-        // holds when it would wake the same task).
-        self.shared.wakers[side].register(cx.waker());
+        // Arm, then look again: a send or a close after the first look either is seen
+        // now or wakes the waker armed here (kept in the cell across waits).
+        // SAFETY: `&mut self` is the one receiver of `wakers[side]` (see `Shared`).
+        unsafe { self.shared.wakers[side].arm(cx.waker()) };
         // The state before the second look: a peer that sent and then closed has its
         // messages visible to the look that follows.
         let flags = self.flags();
