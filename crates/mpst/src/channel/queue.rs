@@ -127,7 +127,7 @@ impl<T> Queue<T> {
     ///
     /// As [`Queue::pop`].
     #[inline]
-    unsafe fn pop_ring(&self) -> Option<T> {
+    pub(super) unsafe fn pop_ring(&self) -> Option<T> {
         let head = self.head.load(Ordering::Relaxed);
         if head == self.tail.load(Ordering::Acquire) {
             return None;

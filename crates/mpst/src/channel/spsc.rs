@@ -187,12 +187,25 @@ impl<T> Spsc<T> {
         ChannelError::Aborted
     }
 
-    /// Nothing was queued for this end: arms the waker and looks again (out of
-    /// line, so that the ready path of [`Stream::poll_next`] stays small enough to inline
-    /// into the session's receive).
+    /// [`Stream::poll_next`] past its ready path: this end was aborted or is stale, or
+    /// the ring is empty (a message may wait in the spill, or none: then arms the waker
+    /// and looks again). Out of line, so that the ready path inlines.
     #[inline(never)]
-    fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
+    fn poll_slow(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
+        if self.aborted {
+            return Poll::Ready(Some(Err(ChannelError::Aborted)));
+        }
         let side = self.side;
+        if self.flags() & (ABORTED << side) != 0 {
+            return Poll::Ready(Some(Err(self.noticed_abort())));
+        }
+        if self.stale {
+            return Poll::Ready(None);
+        }
+        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+        if let Some(message) = unsafe { self.shared.queues[side].pop() } {
+            return Poll::Ready(Some(Ok(message)));
+        }
         // Arm, then look again: a send or a close after the first look either is seen
         // now or wakes the waker armed here (kept in the cell across waits).
         // SAFETY: `&mut self` is the one receiver of `wakers[side]` (see `Shared`).
@@ -335,24 +348,19 @@ impl<T> Sink<T> for Spsc<T> {
 impl<T> Stream for Spsc<T> {
     type Item = Result<T, ChannelError>;
 
+    /// The ready path (a message in the ring of an end in good standing) is small
+    /// enough to inline into the session's receive; everything else is out of line.
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.aborted {
-            return Poll::Ready(Some(Err(ChannelError::Aborted)));
-        }
         let side = this.side;
-        if this.flags() & (ABORTED << side) != 0 {
-            return Poll::Ready(Some(Err(this.noticed_abort())));
+        if !(this.aborted | this.stale) && this.flags() & (ABORTED << side) == 0 {
+            // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+            if let Some(message) = unsafe { this.shared.queues[side].pop_ring() } {
+                return Poll::Ready(Some(Ok(message)));
+            }
         }
-        if this.stale {
-            return Poll::Ready(None);
-        }
-        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
-        if let Some(message) = unsafe { this.shared.queues[side].pop() } {
-            return Poll::Ready(Some(Ok(message)));
-        }
-        this.wait(cx)
+        this.poll_slow(cx)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

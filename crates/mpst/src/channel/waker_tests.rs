@@ -146,7 +146,11 @@ fn no_wake_is_lost_between_threads() {
     let mut rounds = 0usize;
     while seen < 2 * EACH {
         // Now and then a "new task" (another waker), so replacing races with wakes too.
-        let arm_with = if rounds.is_multiple_of(7) { &other } else { &waker };
+        let arm_with = if rounds.is_multiple_of(7) {
+            &other
+        } else {
+            &waker
+        };
         rounds += 1;
         // SAFETY: this thread is the only receiver.
         unsafe { cell.arm(arm_with) };
