@@ -187,23 +187,14 @@ impl<T> Spsc<T> {
         ChannelError::Aborted
     }
 
-    /// [`Stream::poll_next`] past its ready path: this end was aborted or is stale, or
-    /// the ring is empty (a message may wait in the spill, or none: then arms the waker
-    /// and looks again). Out of line, so that the ready path inlines.
+    /// [`Stream::poll_next`] on an end in good standing whose ring is empty: takes from
+    /// the spill if the producer spilled, or else arms the waker and looks again. Out of
+    /// line, so that the ready path inlines.
     #[inline(never)]
-    fn poll_slow(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
-        if self.aborted {
-            return Poll::Ready(Some(Err(ChannelError::Aborted)));
-        }
+    fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
         let side = self.side;
-        if self.flags() & (ABORTED << side) != 0 {
-            return Poll::Ready(Some(Err(self.noticed_abort())));
-        }
-        if self.stale {
-            return Poll::Ready(None);
-        }
         // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
-        if let Some(message) = unsafe { self.shared.queues[side].pop() } {
+        if let Some(message) = unsafe { self.shared.queues[side].pop_spilled_if_any() } {
             return Poll::Ready(Some(Ok(message)));
         }
         // Arm, then look again: a send or a close after the first look either is seen
@@ -225,6 +216,20 @@ impl<T> Spsc<T> {
             return Poll::Ready(None);
         }
         Poll::Pending
+    }
+
+    /// What a receive on an end that is not in good standing yields: this end was
+    /// aborted (in place, or through its handle: noticed now), or its session is stale.
+    #[cold]
+    fn refused(&mut self) -> Option<Result<T, ChannelError>> {
+        if self.aborted {
+            return Some(Err(ChannelError::Aborted));
+        }
+        if self.flags() & (ABORTED << self.side) != 0 {
+            return Some(Err(self.noticed_abort()));
+        }
+        // Stale: nothing this session could receive is left for it.
+        None
     }
 
     /// The error of a send on a closed route.
@@ -349,7 +354,7 @@ impl<T> Stream for Spsc<T> {
     type Item = Result<T, ChannelError>;
 
     /// The ready path (a message in the ring of an end in good standing) is small
-    /// enough to inline into the session's receive; everything else is out of line.
+    /// enough to inline into the session's receive; the rest is out of line.
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
@@ -359,8 +364,9 @@ impl<T> Stream for Spsc<T> {
             if let Some(message) = unsafe { this.shared.queues[side].pop_ring() } {
                 return Poll::Ready(Some(Ok(message)));
             }
+            return this.wait(cx);
         }
-        this.poll_slow(cx)
+        Poll::Ready(this.refused())
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -112,12 +112,10 @@ impl WakerCell {
         // takes it only when no lock bit is set), so nothing else reads or writes the
         // cell until the release below.
         let old = unsafe { (*self.waker.get()).replace(waker.clone()) };
-        // Release the lock and arm in one step (wakes leave the state as it is while
-        // `REGISTERING` is set; `ARMED` may be set already).
-        let arm = |state: u8| Some((state & !REGISTERING) | ARMED);
-        let _ = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, arm);
+        // Arm, then release the lock (wakes leave the state as it is while `REGISTERING`
+        // is set, and cannot claim the cell before the release).
+        self.state.fetch_or(ARMED, Ordering::AcqRel);
+        self.state.fetch_and(!REGISTERING, Ordering::AcqRel);
         drop(old);
     }
 
@@ -126,20 +124,27 @@ impl WakerCell {
     /// receiver's next arm.
     #[inline]
     pub(super) fn wake(&self) {
-        let claim = |state: u8| {
-            Some(if state & (ARMED | WAKING | REGISTERING) == ARMED {
-                (state & !ARMED) | WAKING
+        // Claim the cell if the receiver is armed and nobody holds the cell; otherwise
+        // write the state back as it is: a write all the same, since every operation on
+        // the state is a read-modify-write, so that it synchronises with the receiver's
+        // arm.
+        let mut before = self.state.load(Ordering::Relaxed);
+        loop {
+            let after = if before & (ARMED | WAKING | REGISTERING) == ARMED {
+                (before & !ARMED) | WAKING
             } else {
-                // A write all the same: every operation on the state is a
-                // read-modify-write, so that it synchronises with the receiver's arm.
-                state
-            })
-        };
-        // `claim` always writes, so this is never `Err`; both carry the state before.
-        let before = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, claim)
-            .unwrap_or_else(|state| state);
+                before
+            };
+            match self.state.compare_exchange_weak(
+                before,
+                after,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => before = now,
+            }
+        }
         if before & (ARMED | WAKING | REGISTERING) == ARMED {
             // SAFETY: this wake holds `WAKING`, which keeps the receiver from writing the
             // cell (it takes `REGISTERING` only when `WAKING` is clear) until the release.

@@ -25,7 +25,9 @@ impl Counts {
 
 /// A waker that counts into `counts` (which must outlive it and its clones).
 fn counting(counts: &Counts) -> Waker {
-    const VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake, drop);
+    // A `static`, not a `const`: `Waker::will_wake` compares vtable addresses, and each
+    // use of a `const` may be a new one (Miri makes it so).
+    static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake, drop);
     unsafe fn clone(data: *const ()) -> RawWaker {
         // SAFETY: `data` is the `&Counts` the waker was made from, still alive.
         unsafe { &*data.cast::<Counts>() }
