@@ -81,7 +81,7 @@ where
 /// Polls the next message from `Me`'s route to `Peer`. When none is ready, the role is about
 /// to wait: it first flushes every route's buffered sends, so no peer waits for a message
 /// that sits in a buffer (which could deadlock the protocol).
-#[inline]
+#[inline(always)]
 fn poll_receive<Me, Peer, Here>(
     role: &mut Me,
     cx: &mut Context<'_>,
@@ -144,7 +144,7 @@ where
 
     /// Waits until the route can take the message and hands it over, without flushing
     /// (see [`channel`](crate::channel) for when the runtime flushes).
-    #[inline]
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);
@@ -252,7 +252,7 @@ where
 {
     type Output = Result<(Label, Next), ReceiveError>;
 
-    #[inline]
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);
@@ -335,7 +335,7 @@ where
 {
     type Output = Result<Cases, ReceiveError>;
 
-    #[inline]
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let state = this.state.as_mut().expect(POLLED_AFTER_READY);

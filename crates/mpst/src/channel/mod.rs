@@ -38,6 +38,7 @@ use futures::{Sink, Stream};
 mod memory;
 mod queue;
 mod spsc;
+mod waker;
 
 pub use memory::{
     bounded, unbounded, Bounded, BoundedEnd, ChannelError, Close, Receiver, Sender, Unbounded,

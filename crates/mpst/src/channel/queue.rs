@@ -121,13 +121,28 @@ impl<T> Queue<T> {
         None
     }
 
+    /// Takes the oldest message when the ring was just found empty: from the spill if
+    /// the producer spilled (else `None`, without looking at the ring again).
+    ///
+    /// # Safety
+    ///
+    /// As [`Queue::pop`].
+    #[inline]
+    pub(super) unsafe fn pop_spilled_if_any(&self) -> Option<T> {
+        if self.spilled.load(Ordering::Acquire) {
+            // SAFETY: the caller is the one consumer.
+            return unsafe { self.pop_spilled() };
+        }
+        None
+    }
+
     /// Takes the oldest message of the ring.
     ///
     /// # Safety
     ///
     /// As [`Queue::pop`].
     #[inline]
-    unsafe fn pop_ring(&self) -> Option<T> {
+    pub(super) unsafe fn pop_ring(&self) -> Option<T> {
         let head = self.head.load(Ordering::Relaxed);
         if head == self.tail.load(Ordering::Acquire) {
             return None;

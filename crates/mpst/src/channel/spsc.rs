@@ -8,9 +8,9 @@
 //! [`Unbounded`](super::Unbounded) was before it became this route, and what
 //! [`Bounded`](super::Bounded) still is) a message costs no heap node (the ring is
 //! reused) and no lock: a send is a slot write, a release store and a wake of the
-//! receiver's registered waker; a receive is an acquire load and a slot read, and a
-//! receiver that waits registers its waker in an [`AtomicWaker`], which keeps it when it
-//! would wake the same task.
+//! receiver's armed waker; a receive is an acquire load and a slot read, and a receiver
+//! that waits arms its [`WakerCell`] (`waker.rs`), which keeps the waker across waits: a
+//! send wakes it by reference and re-arming for the same task clones nothing.
 
 use std::fmt;
 use std::pin::Pin;
@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::task::AtomicWaker;
 use futures::{Sink, Stream};
 
 use super::queue::Queue;
+use super::waker::WakerCell;
 use super::{Abort, AbortHandle, ChannelError, Pair};
 use crate::wiring::{Parked, SharedEnds};
 
@@ -68,9 +68,9 @@ struct Shared<T> {
     /// `queues[i]`: the messages sent to end `i`, oldest first. End `1 - i` is its only
     /// producer and end `i` its only consumer.
     queues: [Queue<T>; 2],
-    /// `wakers[i]`: the waker end `i` waits with; woken by a send to it and by the
-    /// route's closing.
-    wakers: [AtomicWaker; 2],
+    /// `wakers[i]`: the waker end `i` waits with, armed only by end `i`; woken by a send
+    /// to it and by the route's closing (from any thread).
+    wakers: [WakerCell; 2],
     /// [`CLOSED`], [`DEAD`] and [`ABORTED`] bits; once set, never cleared.
     flags: AtomicU8,
 }
@@ -89,7 +89,7 @@ impl<T> Shared<T> {
 pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
     let shared = Arc::new(Shared {
         queues: [Queue::default(), Queue::default()],
-        wakers: [AtomicWaker::new(), AtomicWaker::new()],
+        wakers: [WakerCell::default(), WakerCell::default()],
         flags: AtomicU8::new(0),
     });
     let end = |side| Spsc::new(shared.clone(), side);
@@ -187,16 +187,20 @@ impl<T> Spsc<T> {
         ChannelError::Aborted
     }
 
-    /// Nothing was queued for this end: registers the waker and looks again (out of
-    /// line, so that the ready path of [`Stream::poll_next`] stays small enough to inline
-    /// into the session's receive).
+    /// [`Stream::poll_next`] on an end in good standing whose ring is empty: takes from
+    /// the spill if the producer spilled, or else arms the waker and looks again. Out of
+    /// line, so that the ready path inlines.
     #[inline(never)]
     fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
         let side = self.side;
-        // Register, then look again: a send or a close after the first look either is
-        // seen now or wakes the waker registered here (`AtomicWaker` keeps the waker it
-        // holds when it would wake the same task).
-        self.shared.wakers[side].register(cx.waker());
+        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+        if let Some(message) = unsafe { self.shared.queues[side].pop_spilled_if_any() } {
+            return Poll::Ready(Some(Ok(message)));
+        }
+        // Arm, then look again: a send or a close after the first look either is seen
+        // now or wakes the waker armed here (kept in the cell across waits).
+        // SAFETY: `&mut self` is the one receiver of `wakers[side]` (see `Shared`).
+        unsafe { self.shared.wakers[side].arm(cx.waker()) };
         // The state before the second look: a peer that sent and then closed has its
         // messages visible to the look that follows.
         let flags = self.flags();
@@ -212,6 +216,20 @@ impl<T> Spsc<T> {
             return Poll::Ready(None);
         }
         Poll::Pending
+    }
+
+    /// What a receive on an end that is not in good standing yields: this end was
+    /// aborted (in place, or through its handle: noticed now), or its session is stale.
+    #[cold]
+    fn refused(&mut self) -> Option<Result<T, ChannelError>> {
+        if self.aborted {
+            return Some(Err(ChannelError::Aborted));
+        }
+        if self.flags() & (ABORTED << self.side) != 0 {
+            return Some(Err(self.noticed_abort()));
+        }
+        // Stale: nothing this session could receive is left for it.
+        None
     }
 
     /// The error of a send on a closed route.
@@ -335,24 +353,20 @@ impl<T> Sink<T> for Spsc<T> {
 impl<T> Stream for Spsc<T> {
     type Item = Result<T, ChannelError>;
 
+    /// The ready path (a message in the ring of an end in good standing) is small
+    /// enough to inline into the session's receive; the rest is out of line.
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.aborted {
-            return Poll::Ready(Some(Err(ChannelError::Aborted)));
-        }
         let side = this.side;
-        if this.flags() & (ABORTED << side) != 0 {
-            return Poll::Ready(Some(Err(this.noticed_abort())));
+        if !(this.aborted | this.stale) && this.flags() & (ABORTED << side) == 0 {
+            // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
+            if let Some(message) = unsafe { this.shared.queues[side].pop_ring() } {
+                return Poll::Ready(Some(Ok(message)));
+            }
+            return this.wait(cx);
         }
-        if this.stale {
-            return Poll::Ready(None);
-        }
-        // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
-        if let Some(message) = unsafe { this.shared.queues[side].pop() } {
-            return Poll::Ready(Some(Ok(message)));
-        }
-        this.wait(cx)
+        Poll::Ready(this.refused())
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
