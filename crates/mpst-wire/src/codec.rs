@@ -184,13 +184,21 @@ impl postcard::ser_flavors::Flavor for Scratch<'_> {
     }
 }
 
+/// Appends `value`, serialised with postcard, to `out` (the codec's fast path: varints
+/// as inlined pushes), e.g. after a tag byte of the caller's own framing.
+pub fn serialize_into<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), FrameError> {
+    postcard::serialize_with_flavor(value, Scratch(out)).map_err(FrameError::Encode)
+}
+
 impl<M: Serialize> Encoder<M> for FrameCodec<M> {
     type Error = FrameError;
 
     fn encode(&mut self, item: M, dst: &mut BytesMut) -> Result<(), FrameError> {
         self.scratch.clear();
-        postcard::serialize_with_flavor(&item, Scratch(&mut self.scratch))
-            .map_err(FrameError::Encode)?;
+        serialize_into(&item, &mut self.scratch)?;
         put_frame(&self.scratch, self.max, dst)
     }
 }
