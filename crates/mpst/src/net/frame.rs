@@ -11,7 +11,7 @@ use tokio_util::codec::{Decoder, Encoder};
 
 /// The version of what travels on a session connection, sent in the hello after the
 /// session-type fingerprints: 2 since every frame carries a tag and the reading end
-/// acknowledges the labels it read ([`Body::Ack`]). Version 1 sent bare labels and no
+/// acknowledges the labels it read (a frame of its own). Version 1 sent bare labels and no
 /// version; a peer of another version is refused at the set-up, naming both, instead
 /// of failing later on a frame it cannot read or an acknowledgement that never comes.
 pub const LINK_VERSION: u8 = 2;

@@ -26,9 +26,14 @@ use super::ledger::Ledger;
 /// tends it.
 pub const ACK_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Bytes of labels the task reads ahead of the session; beyond them it stops reading
-/// (and repeats its acknowledgement, so the peer knows this side is there).
+/// Bytes of labels the task reads ahead of the session, each counted with
+/// [`ENTRY_OVERHEAD`]; beyond them it stops reading (and repeats its acknowledgement, so
+/// the peer knows this side is there).
 const READ_AHEAD: usize = 1 << 20;
+
+/// What a label read ahead costs besides its bytes (its queue entry and buffer handle),
+/// so that a flood of tiny labels is bounded by memory too.
+const ENTRY_OVERHEAD: usize = 64;
 
 /// The framed connection.
 pub(super) type Wire = Framed<Connection, RawCodec>;
@@ -89,8 +94,14 @@ impl Link {
     /// The next label read ahead by the task.
     pub(super) fn pop(&mut self) -> Option<BytesMut> {
         let body = self.inbox.pop_front()?;
-        self.inbox_bytes -= body.len();
+        self.inbox_bytes -= body.len() + ENTRY_OVERHEAD;
         Some(body)
+    }
+
+    /// Keeps a label read ahead of the session.
+    fn push(&mut self, label: BytesMut) {
+        self.inbox_bytes += label.len() + ENTRY_OVERHEAD;
+        self.inbox.push_back(label);
     }
 
     /// Takes one frame body read from the peer: a label is returned (and counted), an
@@ -163,10 +174,7 @@ impl Link {
     pub(super) fn read_ahead(&mut self, cx: &mut Context<'_>) -> bool {
         while self.failure.is_none() && !self.eof && self.inbox_bytes < READ_AHEAD {
             match self.poll_label(cx) {
-                Poll::Ready(Some(Ok(label))) => {
-                    self.inbox_bytes += label.len();
-                    self.inbox.push_back(label);
-                }
+                Poll::Ready(Some(Ok(label))) => self.push(label),
                 Poll::Ready(Some(Err(kind))) => self.failure = Some(kind),
                 Poll::Ready(None) => self.eof = true,
                 Poll::Pending => return false,
@@ -195,10 +203,7 @@ impl Link {
                 return Poll::Ready(Err(error.into()));
             }
             match self.poll_label(cx) {
-                Poll::Ready(Some(Ok(label))) => {
-                    self.inbox_bytes += label.len();
-                    self.inbox.push_back(label);
-                }
+                Poll::Ready(Some(Ok(label))) => self.push(label),
                 Poll::Ready(Some(Err(kind))) => return Poll::Ready(Err(kind)),
                 Poll::Ready(None) => {
                     let labels = self.ledger.unacknowledged();

@@ -1,5 +1,5 @@
 //! [`TcpRoute`]: the route from a role to one peer over a TCP connection, a
-//! [`Sink`] of labels and a [`Stream`] of `Result`s of labels, with buffered writes and a
+//! [`Sink`](futures::Sink) of labels and a [`Stream`](futures::Stream) of `Result`s of labels, with buffered writes and a
 //! receive time-out.
 
 use std::fmt;
@@ -7,21 +7,20 @@ use std::future::Future as _;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use futures::{Sink, Stream};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use tokio::net::TcpStream;
 
-use mpst_wire::{FrameError, Stream as Connection};
+use mpst_wire::Stream as Connection;
 use tokio::time::Sleep;
 use tokio_util::codec::Framed;
 
 use super::error::{NetError, NetErrorKind};
-use super::frame::{put_label, RawCodec};
+use super::frame::RawCodec;
 use super::link::{lock, spawn_tending, Delivered, Link, Shared, Wire};
+
+mod io;
 
 /// The default size above which buffered frames are written out without waiting for a
 /// flush: 8 KiB.
@@ -29,11 +28,11 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 
 /// A route to one peer over TCP carrying the label enum `M`.
 ///
-/// * Sending ([`Sink`]) encodes into a write buffer; the buffer goes out on
-///   [`poll_flush`](Sink::poll_flush), before a send that finds it at the flush threshold
+/// * Sending ([`Sink`](futures::Sink)) encodes into a write buffer; the buffer goes out on
+///   [`poll_flush`](futures::Sink::poll_flush), before a send that finds it at the flush threshold
 ///   or beyond (so it holds at most the threshold plus one label), or when this route is
 ///   polled for a receive. Consecutive sends therefore coalesce into one write.
-/// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
+/// * Receiving ([`Stream`](futures::Stream)) yields `Ok(label)` per frame, then one `Err` on the first
 ///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
 ///   error names the peer. A peer that closes between frames just ends the stream (the
 ///   runtime reports the peer disconnected).
@@ -50,7 +49,7 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   idle time-out, while labels sent are unacknowledged and the peer says nothing (no
 ///   label, no acknowledgement) for longer than it, the next send, flush or receive fails
 ///   with [`NetErrorKind::Unacknowledged`]: a role that only sends learns that its peer
-///   is cut off, however much TCP (or a relay) buffered. [`Sink::poll_close`] waits until
+///   is cut off, however much TCP (or a relay) buffered. [`Sink::poll_close`](futures::Sink::poll_close) waits until
 ///   every label is acknowledged, bounded the same way ([`TcpRoute::delivered`] waits
 ///   without closing). A count above the labels sent is a protocol error
 ///   ([`NetErrorKind::Overacknowledged`]).
@@ -316,7 +315,7 @@ impl<M> TcpRoute<M> {
     /// Polls until every label sent is acknowledged (written out first), failing when
     /// the peer stays silent for the idle time-out with labels outstanding, closes the
     /// connection with labels outstanding, or the connection fails: what
-    /// [`Sink::poll_close`] waits for before it closes. The wait is bounded by the idle
+    /// [`Sink::poll_close`](futures::Sink::poll_close) waits for before it closes. The wait is bounded by the idle
     /// time-out from the peer's last word (with no idle time-out, it is not bounded).
     pub fn poll_acknowledged_all(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
         self.tend();
@@ -359,201 +358,5 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
     /// later receives fail, and this route refuses all later use.
     fn abort(&mut self) {
         self.close_now();
-    }
-}
-
-/// Polls one sink operation of the connection, closing it on failure, when it waits for
-/// the peer to take bytes past the idle time-out, or when labels sent stay
-/// unacknowledged with no word from the peer for the idle time-out.
-fn sink_op<M>(
-    route: &mut TcpRoute<M>,
-    cx: &mut Context<'_>,
-    op: impl FnOnce(&mut Link, &mut Context<'_>) -> Poll<Result<(), FrameError>>,
-) -> Poll<Result<(), NetError>> {
-    route.tend();
-    let link = route.link.clone();
-    let mut guard = lock(&link);
-    guard.note_waker(cx);
-    if guard.framed.is_none() {
-        return Poll::Ready(Err(route.closed_error()));
-    }
-    if let Some(kind) = guard.failure.take() {
-        drop(guard);
-        return Poll::Ready(Err(route.fail(kind)));
-    }
-    let done = op(&mut guard, cx);
-    if route.poll_acknowledged(&guard, cx).is_ready() {
-        // What the peer said may be waiting in the socket, unread by a task that had no
-        // turn (a busy runtime): read it before judging the peer silent.
-        guard.read_ahead(cx);
-        if let Poll::Ready(outstanding) = route.poll_acknowledged(&guard, cx) {
-            drop(guard);
-            let kind = route.unacknowledged_error(outstanding);
-            return Poll::Ready(Err(route.fail(kind)));
-        }
-    }
-    match done {
-        Poll::Ready(Err(error)) => {
-            drop(guard);
-            Poll::Ready(Err(route.fail(error.into())))
-        }
-        Poll::Ready(Ok(())) => {
-            route.send_timer = None;
-            Poll::Ready(Ok(()))
-        }
-        Poll::Pending => {
-            let left = guard.framed.as_ref().map_or(0, |f| f.write_buffer().len());
-            drop(guard);
-            let Some(idle) = route.idle_timeout else {
-                return Poll::Pending;
-            };
-            match poll_stall(&mut route.send_timer, idle, left, cx) {
-                Poll::Ready(()) => Poll::Ready(Err(route.fail(NetErrorKind::SendTimeout(idle)))),
-                Poll::Pending => Poll::Pending,
-            }
-        }
-    }
-}
-
-impl<M: Serialize> Sink<M> for TcpRoute<M> {
-    type Error = NetError;
-
-    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), cx, |link, cx| {
-            let Some(framed) = &mut link.framed else {
-                return Poll::Ready(Ok(()));
-            };
-            let ready = <Wire as Sink<&[u8]>>::poll_ready(Pin::new(framed), cx);
-            if matches!(ready, Poll::Ready(Ok(()))) && framed.write_buffer().is_empty() {
-                link.ledger.flushed(tokio::time::Instant::now());
-            }
-            ready
-        })
-    }
-
-    fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
-        let this = self.get_mut();
-        let mut link = lock(&this.link);
-        let Some(framed) = &mut link.framed else {
-            drop(link);
-            return Err(this.closed_error());
-        };
-        // An unencodable label fails this send only; the connection stays usable.
-        put_label(
-            &item,
-            &mut this.scratch,
-            this.max_frame_length,
-            framed.write_buffer_mut(),
-        )
-        .map_err(|error| NetError::new(&*this.peer, error.into()))?;
-        link.ledger.queued();
-        Ok(())
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), cx, Link::poll_write_out)
-    }
-
-    /// Writes out what is buffered, waits until the peer acknowledged every label
-    /// ([`TcpRoute::poll_acknowledged_all`]), then shuts the connection down.
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        let this = self.get_mut();
-        ready!(this.poll_acknowledged_all(cx))?;
-        sink_op(this, cx, |link, cx| match &mut link.framed {
-            Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
-            None => Poll::Ready(Ok(())),
-        })
-    }
-}
-
-impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
-    type Item = Result<M, NetError>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        this.tend();
-        let link = this.link.clone();
-        let mut guard = lock(&link);
-        guard.note_waker(cx);
-        if guard.framed.is_none() {
-            return Poll::Ready(None);
-        }
-        // Labels the task read ahead come first, then what it saw go wrong.
-        let label = match guard.pop() {
-            Some(label) => Some(Ok(label)),
-            None => match guard.failure.take() {
-                Some(kind) => Some(Err(kind)),
-                None if guard.eof => {
-                    drop(guard);
-                    this.close_now();
-                    return Poll::Ready(None);
-                }
-                None => None,
-            },
-        };
-        let label = match label {
-            Some(label) => Poll::Ready(Some(label)),
-            None => {
-                // About to wait on the peer: what we buffered for it must go out first,
-                // or both sides could wait for each other.
-                if let Poll::Ready(Err(error)) = guard.poll_write_out(cx) {
-                    drop(guard);
-                    return Poll::Ready(Some(Err(this.fail(error.into()))));
-                }
-                guard.poll_label(cx)
-            }
-        };
-        match label {
-            Poll::Ready(Some(Ok(body))) => {
-                drop(guard);
-                this.timer = None;
-                match mpst_wire::codec::decode_body::<M>(&body) {
-                    Ok(message) => Poll::Ready(Some(Ok(message))),
-                    Err(error) => Poll::Ready(Some(Err(this.fail(error.into())))),
-                }
-            }
-            Poll::Ready(Some(Err(kind))) => {
-                drop(guard);
-                Poll::Ready(Some(Err(this.fail(kind))))
-            }
-            // The peer closed between two frames: the stream ends, which the runtime
-            // reports as the peer disconnected, as for in-memory channels.
-            Poll::Ready(None) => {
-                drop(guard);
-                this.close_now();
-                Poll::Ready(None)
-            }
-            Poll::Pending => {
-                let buffered = guard.framed.as_ref().map_or(0, |f| f.read_buffer().len());
-                let unacknowledged = this.poll_acknowledged(&guard, cx);
-                drop(guard);
-                if let Poll::Ready(outstanding) = unacknowledged {
-                    let kind = this.unacknowledged_error(outstanding);
-                    return Poll::Ready(Some(Err(this.fail(kind))));
-                }
-                if let Poll::Ready(idle) = this.poll_idle(buffered, cx) {
-                    return Poll::Ready(Some(Err(this.fail(NetErrorKind::IdleTimeout(idle)))));
-                }
-                let Some(timeout) = this.receive_timeout else {
-                    return Poll::Pending;
-                };
-                if this.timer.is_none() {
-                    // A time-out beyond the clock's range never fires.
-                    let Some(deadline) = mpst_wire::deadline_after(timeout) else {
-                        return Poll::Pending;
-                    };
-                    this.timer = Some(Box::pin(tokio::time::sleep_until(deadline)));
-                }
-                let Some(timer) = this.timer.as_mut() else {
-                    return Poll::Pending;
-                };
-                match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => {
-                        Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
-                    }
-                    Poll::Pending => Poll::Pending,
-                }
-            }
-        }
     }
 }
