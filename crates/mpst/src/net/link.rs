@@ -149,7 +149,14 @@ impl Link {
 
     /// Polls writing out the write buffer; once it is empty, every label queued is
     /// written out.
+    /// An acknowledgement that is due goes out with it, so a route that is polled
+    /// acknowledges by itself (the task only fills in while it is not).
     pub(super) fn poll_write_out(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), FrameError>> {
+        if self.ledger.untold().is_some() {
+            if let Some(count) = self.ledger.ack_due(Instant::now(), ACK_INTERVAL, false) {
+                self.acknowledge(count);
+            }
+        }
         let Some(framed) = &mut self.framed else {
             return Poll::Ready(Ok(()));
         };
@@ -273,8 +280,9 @@ impl Link {
     }
 }
 
-/// Starts the task that tends `link` (needs a tokio runtime; without one, nothing is
-/// started and the route acknowledges only while it is polled). It ends with the route.
+/// Starts the task that tends `link` (needs a tokio runtime with its time driver, as the
+/// route's time-outs do; without a runtime, nothing is started and the route
+/// acknowledges only while it is polled). It ends with the route.
 pub(super) fn spawn_tending(link: &Shared) -> bool {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return false;

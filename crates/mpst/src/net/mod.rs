@@ -45,7 +45,8 @@
 //!   unacknowledged with no word from the peer for the idle time-out fails naming it
 //!   ([`NetErrorKind::Unacknowledged`]), at its next send, flush or receive; closing a
 //!   route, or [`Connections::delivered`] after a session, waits for every
-//!   acknowledgement. The link version ([`LINK_VERSION`]) follows the fingerprints in
+//!   acknowledgement. Routes need a tokio runtime with its time driver (`enable_all`,
+//!   or `enable_time`). The link version ([`LINK_VERSION`]) follows the fingerprints in
 //!   the hello: an older peer is refused at the set-up, naming both versions.
 //! * **Failures**: the first failure of a route (reset, truncated, malformed or oversized
 //!   frame, receive time-out — 30 s by default) is a [`NetError`] naming the peer,
