@@ -4,7 +4,7 @@
 //! the acknowledgement has read — and the link version that says so in the hello.
 
 use bytes::{Buf, BytesMut};
-use mpst_wire::codec::{check_header, put_frame, HEADER_LENGTH};
+use mpst_wire::codec::{put_frame, take_frame};
 use mpst_wire::FrameError;
 use tokio_util::bytes;
 use tokio_util::codec::{Decoder, Encoder};
@@ -125,25 +125,15 @@ impl Decoder for RawCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, FrameError> {
-        let Some(header) = src.get(..HEADER_LENGTH) else {
-            return Ok(None);
-        };
-        let mut prefix = [0; HEADER_LENGTH];
-        prefix.copy_from_slice(header);
-        // The error gives the announced length and the label limit (the tag is the
-        // one byte a body may have beyond it).
-        let length =
-            check_header(prefix, self.max.saturating_add(1)).map_err(|_| FrameError::TooLarge {
-                length: u32::from_be_bytes(prefix) as usize,
+        // A body may be one byte, the tag, above the label limit; the error gives the
+        // announced length and the label limit.
+        take_frame(src, self.max.saturating_add(1)).map_err(|error| match error {
+            FrameError::TooLarge { length, .. } => FrameError::TooLarge {
+                length,
                 limit: self.max,
-            })?;
-        let total = length.saturating_add(HEADER_LENGTH);
-        if src.len() < total {
-            src.reserve(total - src.len());
-            return Ok(None);
-        }
-        src.advance(HEADER_LENGTH);
-        Ok(Some(src.split_to(length)))
+            },
+            other => other,
+        })
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, FrameError> {
