@@ -202,6 +202,9 @@ impl Link {
         if self.framed.is_none() {
             return Poll::Ready(Err(NetErrorKind::Closed));
         }
+        if self.ledger.unacknowledged() == 0 {
+            return Poll::Ready(Ok(()));
+        }
         if let Some(kind) = self.failure.take() {
             return Poll::Ready(Err(kind));
         }
@@ -211,6 +214,14 @@ impl Link {
             }
             match self.poll_label(cx) {
                 Poll::Ready(Some(Ok(label))) => self.push(label),
+                // The peer's last acknowledgement may come just before its connection
+                // ends (a peer done with its session closes, over TLS often without a
+                // close_notify): everything acknowledged is success, the end is kept for
+                // the route's next use.
+                Poll::Ready(Some(Err(kind))) if self.ledger.unacknowledged() == 0 => {
+                    self.failure = Some(kind);
+                }
+                Poll::Ready(None) if self.ledger.unacknowledged() == 0 => self.eof = true,
                 Poll::Ready(Some(Err(kind))) => return Poll::Ready(Err(kind)),
                 Poll::Ready(None) => {
                     let labels = self.ledger.unacknowledged();

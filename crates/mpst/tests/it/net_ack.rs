@@ -294,3 +294,25 @@ async fn a_session_that_only_sends_slowly_fails_naming_a_silent_peer() {
     .await
     .expect("bounded");
 }
+
+/// A peer that reads everything and closes at once (its route dropped, its process
+/// ending) still tells the sender it read it all: closing succeeds, not "closed with
+/// labels unacknowledged".
+#[tokio::test]
+async fn a_peer_that_reads_everything_and_closes_at_once_acknowledges_it_all() {
+    timeout(BOUND, async {
+        let (mut a, mut b) = pair(Duration::from_secs(5)).await;
+        for n in 0..3 {
+            a.feed(Label::Tick(Tick(n))).await.unwrap();
+        }
+        a.flush().await.unwrap();
+        for n in 0..3 {
+            assert_eq!(b.next().await.unwrap().unwrap(), Label::Tick(Tick(n)));
+        }
+        drop(b);
+        a.close().await.unwrap();
+        assert_eq!(a.unacknowledged(), 0);
+    })
+    .await
+    .expect("bounded");
+}
