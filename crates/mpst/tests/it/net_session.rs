@@ -286,14 +286,17 @@ async fn a_sender_whose_peer_takes_nothing_fails_at_the_idle_timeout_naming_it()
         };
         let waited = last_sent.elapsed();
         assert_eq!(error.peer, "B", "{error}");
+        // The bytes stop moving (SendTimeout); on a machine so loaded that the peer's
+        // task gets no turn for the idle time-out, its silence is what shows first
+        // (Unacknowledged). Either way the idle time-out, naming the peer.
         assert!(
-            matches!(error.kind, NetErrorKind::SendTimeout(d) if d == idle),
+            matches!(error.kind, NetErrorKind::SendTimeout(d)
+                | NetErrorKind::Unacknowledged { timeout: d, .. } if d == idle),
             "{error}"
         );
+        let text = error.to_string();
         assert!(
-            error
-                .to_string()
-                .contains("took none of the bytes sent to it"),
+            text.contains("took none of the bytes sent to it") || text.contains("said nothing"),
             "{error}"
         );
         assert!(sent > 1000, "only {sent} sends went out before the wait");

@@ -33,7 +33,11 @@ fn sink_op<M>(
     if guard.framed.is_none() {
         return Poll::Ready(Err(route.closed_error()));
     }
-    if let Some(kind) = guard.failure.take() {
+    // What the task saw go wrong reading is the receives' to report, after the labels
+    // that came before it (a peer that sent its last label and closed has not failed
+    // this side's sends); only a forged acknowledgement concerns what this side sent.
+    if let Some(NetErrorKind::Overacknowledged { .. }) = guard.failure {
+        let kind = guard.failure.take().unwrap_or(NetErrorKind::Closed);
         drop(guard);
         return Poll::Ready(Err(route.fail(kind)));
     }
