@@ -129,7 +129,9 @@ pub fn exit_of_net(kind: &NetErrorKind) -> RoleExit {
         | NetErrorKind::Truncated { .. }
         | NetErrorKind::ReceiveTimeout(_)
         | NetErrorKind::IdleTimeout(_)
-        | NetErrorKind::SendTimeout(_) => RoleExit::Lost,
+        | NetErrorKind::SendTimeout(_)
+        | NetErrorKind::Unacknowledged { .. }
+        | NetErrorKind::ClosedUnacknowledged { .. } => RoleExit::Lost,
         _ => RoleExit::Protocol,
     }
 }

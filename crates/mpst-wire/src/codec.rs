@@ -113,30 +113,35 @@ pub fn decode_body<M: DeserializeOwned>(body: &[u8]) -> Result<M, FrameError> {
     Ok(message)
 }
 
+/// Takes the next whole frame's body off the front of `src` (`None`: not all there yet,
+/// room reserved for the rest), refusing a length above `limit` from its header.
+pub fn take_frame(src: &mut BytesMut, limit: usize) -> Result<Option<BytesMut>, FrameError> {
+    let Some(header) = src.get(..HEADER_LENGTH) else {
+        return Ok(None);
+    };
+    let mut prefix = [0; HEADER_LENGTH];
+    prefix.copy_from_slice(header);
+    let length = check_header(prefix, limit)?;
+    let Some(total) = length.checked_add(HEADER_LENGTH) else {
+        return Err(FrameError::TooLarge { length, limit });
+    };
+    if src.len() < total {
+        src.reserve(total - src.len());
+        return Ok(None);
+    }
+    src.advance(HEADER_LENGTH);
+    Ok(Some(src.split_to(length)))
+}
+
 impl<M: DeserializeOwned> Decoder for FrameCodec<M> {
     type Item = M;
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<M>, FrameError> {
-        let Some(header) = src.get(..HEADER_LENGTH) else {
-            return Ok(None);
-        };
-        let mut prefix = [0; HEADER_LENGTH];
-        prefix.copy_from_slice(header);
-        let length = check_header(prefix, self.max)?;
-        let Some(total) = length.checked_add(HEADER_LENGTH) else {
-            return Err(FrameError::TooLarge {
-                length,
-                limit: self.max,
-            });
-        };
-        if src.len() < total {
-            src.reserve(total - src.len());
-            return Ok(None);
+        match take_frame(src, self.max)? {
+            Some(frame) => decode_body(&frame).map(Some),
+            None => Ok(None),
         }
-        src.advance(HEADER_LENGTH);
-        let frame = src.split_to(length);
-        decode_body(&frame).map(Some)
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<M>, FrameError> {
@@ -184,13 +189,21 @@ impl postcard::ser_flavors::Flavor for Scratch<'_> {
     }
 }
 
+/// Appends `value`, serialised with postcard, to `out` (the codec's fast path: varints
+/// as inlined pushes), e.g. after a tag byte of the caller's own framing.
+pub fn serialize_into<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), FrameError> {
+    postcard::serialize_with_flavor(value, Scratch(out)).map_err(FrameError::Encode)
+}
+
 impl<M: Serialize> Encoder<M> for FrameCodec<M> {
     type Error = FrameError;
 
     fn encode(&mut self, item: M, dst: &mut BytesMut) -> Result<(), FrameError> {
         self.scratch.clear();
-        postcard::serialize_with_flavor(&item, Scratch(&mut self.scratch))
-            .map_err(FrameError::Encode)?;
+        serialize_into(&item, &mut self.scratch)?;
         put_frame(&self.scratch, self.max, dst)
     }
 }

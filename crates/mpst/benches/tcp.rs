@@ -297,8 +297,10 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
+        // Timers too: each `TcpRoute` has a task that acknowledges every 50 ms.
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
             .build()
             .expect("runtime");
         let (stream, plain_stream, buffers, plain_buffers) = runtime.block_on(async {

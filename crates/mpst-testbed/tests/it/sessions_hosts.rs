@@ -68,6 +68,8 @@ struct Deployment {
     protocol: &'static str,
     roles: Vec<&'static str>,
     certs: tempfile::TempDir,
+    /// Every role's idle time-out, when not the default.
+    idle: Option<Duration>,
 }
 
 impl Deployment {
@@ -80,7 +82,14 @@ impl Deployment {
             protocol,
             roles: roles.to_vec(),
             certs,
+            idle: None,
         }
+    }
+
+    /// Every role with `idle` as its idle time-out.
+    fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle = Some(idle);
+        self
     }
 
     /// `role`'s own configuration file: where it listens, its peers by host name, its
@@ -95,6 +104,9 @@ impl Deployment {
         );
         if let Some(t) = receive_timeout {
             toml.push_str(&format!("receive_timeout = \"{}ms\"\n", t.as_millis()));
+        }
+        if let Some(t) = self.idle {
+            toml.push_str(&format!("idle_timeout = \"{}ms\"\n", t.as_millis()));
         }
         toml.push_str("[peers]\n");
         for peer in self.roles.iter().filter(|p| **p != role) {
@@ -283,7 +295,22 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
     for link in bed.links_of("k") {
         link.partition();
     }
-    let cut = Instant::now();
+    // A cut-off peer is silent: the survivors give up by their own receive time-out (a
+    // close from K, which fails first, must not cross the partition).
+    all_lost_in_time(running, Instant::now(), |name| match name {
+        "K" => (&["S", "T"], None, receive_timeout),
+        _ => (&["K"], Some("nothing received within"), receive_timeout),
+    });
+}
+
+/// What a role must say when it ends after a partition: the peers one of which its error
+/// names, what else the error says (if anything in particular), and its time-out.
+type Verdict = (&'static [&'static str], Option<&'static str>, Duration);
+
+/// Waits for every role of `running` to end by itself after the cut at `cut`: each exits
+/// with status 4 (a peer lost), its error names it and one of the peers `verdict` gives,
+/// says what `verdict` says, and comes within its time-out (with room for a busy machine).
+fn all_lost_in_time(running: Vec<Role>, cut: Instant, verdict: impl Fn(&str) -> Verdict) {
     for role in running {
         let name = role.name.clone();
         let (last, exit) = role.finish(LIMIT);
@@ -293,22 +320,84 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
         let error = last
             .strip_prefix("ERR ")
             .unwrap_or_else(|| panic!("{name}: {last}"));
-        let peers: &[&str] = if name == "K" { &["S", "T"] } else { &["K"] };
+        let (peers, says, bound) = verdict(&name);
         assert!(
             error.contains(&format!("role {name}")) && peers.iter().any(|p| error.contains(p)),
             "{name} failed without naming {peers:?}: {error}"
         );
-        // A cut-off peer is silent: the survivors give up by their own receive
-        // time-out (a close from K, which fails first, must not cross the partition).
-        if name != "K" {
-            assert!(error.contains("nothing received within"), "{name}: {error}");
+        if let Some(says) = says {
+            assert!(error.contains(says), "{name}: {error}");
         }
-        // Within the receive time-out, with room for a busy machine.
-        assert!(
-            after < receive_timeout + Duration::from_secs(5),
-            "{name}: {after:?}"
+        assert!(after < bound + Duration::from_secs(5), "{name}: {after:?}");
+    }
+}
+
+/// A role that only sends, slowly (`ticks_net`'s producer P, one tick every 200 ms to
+/// the consumer C): it completes across hosts only once C has acknowledged every tick;
+/// and when its link is cut mid-session, P learns it from the missing acknowledgements
+/// within its idle time-out (it never receives, and TCP alone would buffer for minutes),
+/// C by its receive time-out: both exit by themselves with status 4 naming the other.
+#[test]
+fn a_partition_fails_a_slow_pure_sender_and_its_peer_naming_each_other_in_time() {
+    let test = "a_partition_fails_a_slow_pure_sender_and_its_peer_naming_each_other_in_time";
+    let Some(exe) = program(test, "ticks_net") else {
+        return;
+    };
+    let roles = ["P", "C"];
+    let Some(bed) = hosts(test, &roles, 43) else {
+        return;
+    };
+    let idle = Duration::from_millis(1500);
+    let receive_timeout = Duration::from_secs(2);
+    let d = Deployment::new("ticks/1", &roles).idle_timeout(idle);
+    // Five ticks (0 + 1 + 2 + 3 + 4 = 10) complete, every one acknowledged.
+    let got: Vec<_> = d
+        .launch(
+            &bed,
+            &exe,
+            &["--count", "5", "--pause", "200"],
+            Some(receive_timeout),
+        )
+        .into_iter()
+        .map(|r| r.finish(LIMIT))
+        .collect();
+    let want = [
+        ("OK 5", RoleExit::Completed),
+        ("OK 10", RoleExit::Completed),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(l, e)| (l.to_string(), Some(*e)))
+        .collect();
+    assert_eq!(got, want);
+    // `--count 0`: P never stops, so the session is under way when the link is cut.
+    let running = d.launch(
+        &bed,
+        &exe,
+        &["--count", "0", "--pause", "200"],
+        Some(receive_timeout),
+    );
+    for role in &running {
+        assert_eq!(
+            role.line(LIMIT).as_deref(),
+            Some("CONNECTED"),
+            "{}",
+            role.name
         );
     }
+    for link in bed.links_of("p") {
+        link.partition();
+    }
+    // P never receives: the missing acknowledgements tell it, within its idle time-out;
+    // C learns it by its receive time-out.
+    all_lost_in_time(running, Instant::now(), |name| match name {
+        "P" => (&["peer C"], Some("acknowledged none of the last"), idle),
+        _ => (
+            &["peer P"],
+            Some("nothing received within"),
+            receive_timeout,
+        ),
+    });
 }
 
 #[test]

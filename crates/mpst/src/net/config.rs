@@ -282,7 +282,9 @@ impl NetConfig {
     }
 
     /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
-    /// (default 10 s), whatever the receive time-out.
+    /// (default 10 s), whatever the receive time-out, and a route whose labels stay
+    /// unacknowledged while the peer says nothing for `timeout` (keep it above a round
+    /// trip plus [`ACK_INTERVAL`](super::ACK_INTERVAL)).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.wire = self.wire.idle_timeout(timeout);
         self

@@ -19,6 +19,8 @@ use crate::{Role, Route};
 
 use super::config::{config_error, Fingerprint, NetConfig};
 use super::error::{NetError, NetErrorKind};
+use super::frame::{check_version, version_suffix};
+use super::link::Delivered;
 use super::route::TcpRoute;
 
 /// A role's bound listener (if it accepts any peer) and its configuration, before
@@ -37,6 +39,8 @@ pub struct Connections {
     streams: BTreeMap<String, Stream>,
     /// The first route a role asked for that was not there (see [`Connections::into_role`]).
     missing: Option<NetError>,
+    /// Every route handed out, for [`Connections::delivered`].
+    delivered: Delivered,
 }
 
 impl NetConfig {
@@ -83,13 +87,18 @@ impl Application for SessionTypes {
             mine: self.fingerprint,
             expect: self.expect.get(peer).copied(),
         };
-        postcard::to_stdvec(&field).unwrap_or_default()
+        // The link version after the fingerprints: a peer of version 1 reads the
+        // fingerprints and ignores it, and is refused by this side, naming both versions.
+        let mut field = postcard::to_stdvec(&field).unwrap_or_default();
+        field.extend_from_slice(&version_suffix());
+        field
     }
 
     fn check(&self, peer: &str, field: &[u8]) -> Result<(), String> {
-        postcard::from_bytes::<Fingerprints>(field)
+        postcard::take_from_bytes::<Fingerprints>(field)
             .map_err(|e| format!("malformed session-type fingerprints: {e}"))
-            .and_then(|theirs| {
+            .and_then(|(theirs, rest)| {
+                check_version(rest)?;
                 mismatch(peer, self.expect.get(peer), theirs.mine.as_ref())?;
                 mismatch(
                     &self.role,
@@ -205,6 +214,7 @@ impl BoundRole {
             config,
             streams,
             missing: None,
+            delivered: Delivered::default(),
         })
     }
 }
@@ -253,12 +263,21 @@ impl Connections {
                 )),
             )
         })?;
-        Ok(
-            TcpRoute::over(stream, peer, self.config.wire.get_max_frame_length())
-                .with_flush_threshold(self.config.flush_threshold)
-                .with_receive_timeout(self.config.wire.get_receive_timeout())
-                .with_idle_timeout(Some(self.config.wire.get_idle_timeout())),
-        )
+        let route = TcpRoute::over(stream, peer, self.config.wire.get_max_frame_length())
+            .with_flush_threshold(self.config.flush_threshold)
+            .with_receive_timeout(self.config.wire.get_receive_timeout())
+            .with_idle_timeout(Some(self.config.wire.get_idle_timeout()));
+        route.register(&self.delivered);
+        Ok(route)
+    }
+
+    /// A handle that waits until every label sent on the routes taken from these
+    /// connections (before or after this call) is acknowledged by its peer: a role
+    /// program awaits [`Delivered::acknowledged`] after its session, so that it reports
+    /// success only once what it sent has arrived (each wait bounded by the idle
+    /// time-out from the peer's last word).
+    pub fn delivered(&self) -> Delivered {
+        self.delivered.clone()
     }
 
     /// The role these connections belong to.

@@ -58,6 +58,30 @@ pub enum NetErrorKind {
     /// A send waited for the peer to take buffered bytes, and it took none of them
     /// within the idle time-out (the peer is cut off, or stopped reading).
     SendTimeout(Duration),
+    /// Labels sent to the peer stayed unacknowledged, and the peer said nothing at all
+    /// (no label, no acknowledgement) for the idle time-out: it is cut off (a
+    /// partition, a relay that stopped forwarding) or stopped reading, however much TCP
+    /// buffered.
+    Unacknowledged {
+        /// Labels written out and not acknowledged.
+        labels: u64,
+        /// The idle time-out the peer's silence exceeded.
+        timeout: Duration,
+    },
+    /// The peer closed the connection while labels sent to it were unacknowledged (seen
+    /// while waiting for every label to be acknowledged).
+    ClosedUnacknowledged {
+        /// Labels not acknowledged.
+        labels: u64,
+    },
+    /// The peer acknowledged more labels than were sent to it: a protocol error (a
+    /// forged or broken acknowledgement).
+    Overacknowledged {
+        /// The count the peer acknowledged.
+        acknowledged: u64,
+        /// Labels sent so far.
+        sent: u64,
+    },
     /// Connecting failed in the network layer: a refusal (read from the other side,
     /// [`WireErrorKind::Refused`], or made by this side, [`WireErrorKind::Refusing`]), a
     /// TLS failure, a peer not connected before the deadline
@@ -89,6 +113,7 @@ impl NetError {
     pub fn is_disconnected(&self) -> bool {
         match &self.kind {
             NetErrorKind::Closed
+            | NetErrorKind::ClosedUnacknowledged { .. }
             | NetErrorKind::Truncated { .. }
             | NetErrorKind::Wire(WireErrorKind::Closed) => true,
             NetErrorKind::Io(e) | NetErrorKind::Wire(WireErrorKind::Io(e)) => {
@@ -158,6 +183,19 @@ impl fmt::Display for NetError {
             NetErrorKind::SendTimeout(d) => {
                 write!(f, "took none of the bytes sent to it for {d:?}")
             }
+            NetErrorKind::Unacknowledged { labels, timeout } => write!(
+                f,
+                "acknowledged none of the last {labels} labels sent to it and said nothing \
+                 for {timeout:?} (cut off, or not reading)"
+            ),
+            NetErrorKind::ClosedUnacknowledged { labels } => write!(
+                f,
+                "connection closed with {labels} labels sent to it unacknowledged"
+            ),
+            NetErrorKind::Overacknowledged { acknowledged, sent } => write!(
+                f,
+                "protocol error: acknowledged {acknowledged} labels of the {sent} sent to it"
+            ),
             NetErrorKind::Wire(e) => write!(f, "{e}"),
             NetErrorKind::Config(e) => write!(f, "configuration: {e}"),
         }

@@ -39,6 +39,15 @@
 //!   role's session type [`Fingerprint`] (the SHA-256 of its serialised FSM) and the one
 //!   it expects of the peer; either side refuses a mismatch naming the role. Each process
 //!   knows its own session type and, if it pins them with [`NetConfig::expect`], its peers'.
+//! * **Acknowledgements**: each frame is tagged, a label or the reader's count of labels
+//!   read, sent back at most every [`ACK_INTERVAL`] by a small task of each route (so a
+//!   role busy with another peer still acknowledges). A route whose labels stay
+//!   unacknowledged with no word from the peer for the idle time-out fails naming it
+//!   ([`NetErrorKind::Unacknowledged`]), at its next send, flush or receive; closing a
+//!   route, or [`Connections::delivered`] after a session, waits for every
+//!   acknowledgement. Routes need a tokio runtime with its time driver (`enable_all`,
+//!   or `enable_time`). The link version ([`LINK_VERSION`]) follows the fingerprints in
+//!   the hello: an older peer is refused at the set-up, naming both versions.
 //! * **Failures**: the first failure of a route (reset, truncated, malformed or oversized
 //!   frame, receive time-out — 30 s by default) is a [`NetError`] naming the peer,
 //!   carried by the runtime's transport error kinds with the transport's text; a peer
@@ -55,6 +64,9 @@ mod classify;
 mod config;
 mod connect;
 mod error;
+mod frame;
+mod ledger;
+mod link;
 mod route;
 
 pub use any::{AnyRoute, AnyRouteError};
@@ -65,6 +77,8 @@ pub use config::{
 };
 pub use connect::{BoundRole, Connections};
 pub use error::{NetError, NetErrorKind};
+pub use frame::LINK_VERSION;
+pub use link::{Delivered, ACK_INTERVAL};
 /// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
 /// development).
 pub use mpst_wire::certs;

@@ -1,24 +1,26 @@
 //! [`TcpRoute`]: the route from a role to one peer over a TCP connection, a
-//! [`Sink`] of labels and a [`Stream`] of `Result`s of labels, with buffered writes and a
+//! [`Sink`](futures::Sink) of labels and a [`Stream`](futures::Stream) of `Result`s of labels, with buffered writes and a
 //! receive time-out.
 
 use std::fmt;
 use std::future::Future as _;
+use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use futures::{Sink, Stream};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use tokio::net::TcpStream;
 
-use mpst_wire::{FrameCodec, FrameError, Stream as Connection};
+use mpst_wire::Stream as Connection;
 use tokio::time::Sleep;
 use tokio_util::codec::Framed;
 
 use super::error::{NetError, NetErrorKind};
+use super::frame::RawCodec;
+use super::link::{lock, spawn_tending, Delivered, Link, Shared, Wire};
+
+mod io;
 
 /// The default size above which buffered frames are written out without waiting for a
 /// flush: 8 KiB.
@@ -26,11 +28,11 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 
 /// A route to one peer over TCP carrying the label enum `M`.
 ///
-/// * Sending ([`Sink`]) encodes into a write buffer; the buffer goes out on
-///   [`poll_flush`](Sink::poll_flush), before a send that finds it at the flush threshold
+/// * Sending ([`Sink`](futures::Sink)) encodes into a write buffer; the buffer goes out on
+///   [`poll_flush`](futures::Sink::poll_flush), before a send that finds it at the flush threshold
 ///   or beyond (so it holds at most the threshold plus one label), or when this route is
 ///   polled for a receive. Consecutive sends therefore coalesce into one write.
-/// * Receiving ([`Stream`]) yields `Ok(label)` per frame, then one `Err` on the first
+/// * Receiving ([`Stream`](futures::Stream)) yields `Ok(label)` per frame, then one `Err` on the first
 ///   failure (reset, truncated, malformed or oversized frame, time-out) and ends. The
 ///   error names the peer. A peer that closes between frames just ends the stream (the
 ///   runtime reports the peer disconnected).
@@ -41,15 +43,22 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 ///   time-out: a peer cannot hold a partial frame (up to the frame limit) for long.
 /// * With an idle time-out, a send (or flush) that waits for the peer to take buffered
 ///   bytes and sees none of them go for longer than it fails with
-///   [`NetErrorKind::SendTimeout`]: a role that only sends is bounded too once its peer
-///   is cut off. (Only once TCP's buffers are full does a write wait: until then a
-///   partition swallows what is sent, as the kernel buffers it; a receive of the session
-///   is what notices the silence then, by its receive time-out.)
+///   [`NetErrorKind::SendTimeout`].
+/// * The peer acknowledges the labels it read (at most every [`ACK_INTERVAL`](super::ACK_INTERVAL), from a
+///   small task of its route's own, so also while its session looks elsewhere). With an
+///   idle time-out, while labels sent are unacknowledged and the peer says nothing (no
+///   label, no acknowledgement) for longer than it, the next send, flush or receive fails
+///   with [`NetErrorKind::Unacknowledged`]: a role that only sends learns that its peer
+///   is cut off, however much TCP (or a relay) buffered. [`Sink::poll_close`](futures::Sink::poll_close) waits until
+///   every label is acknowledged, bounded the same way ([`TcpRoute::delivered`] waits
+///   without closing). A count above the labels sent is a protocol error
+///   ([`NetErrorKind::Overacknowledged`]).
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
-    /// `None` once the route failed or was aborted: the socket is closed.
-    framed: Option<Framed<Connection, FrameCodec<M>>>,
+    /// The connection, shared with the task that acknowledges and reads ahead while the
+    /// session looks elsewhere.
+    link: Shared,
     peer: Arc<str>,
     receive_timeout: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
@@ -59,6 +68,14 @@ pub struct TcpRoute<M> {
     /// While a send waits for the peer to take buffered bytes: how many are left, and
     /// when waiting for the peer to take some ends.
     send_timer: Stall,
+    /// While labels are unacknowledged: when the peer's silence breaks the bound.
+    ack_timer: Option<Pin<Box<Sleep>>>,
+    /// Whether the tending task runs (started at the first poll without a runtime).
+    tended: bool,
+    /// Where labels are serialised, reused from one send to the next.
+    scratch: Vec<u8>,
+    max_frame_length: usize,
+    _label: PhantomData<fn(M) -> M>,
 }
 
 /// A wait for bytes to move (more of a frame to arrive, or buffered bytes to go out):
@@ -104,10 +121,12 @@ fn poll_stall(
 
 impl<M> fmt::Debug for TcpRoute<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let link = lock(&self.link);
         f.debug_struct("TcpRoute")
             .field("peer", &self.peer)
-            .field("stream", &self.framed.as_ref().map(|f| f.get_ref().tcp()))
+            .field("stream", &link.framed.as_ref().map(|f| f.get_ref().tcp()))
             .field("receive_timeout", &self.receive_timeout)
+            .field("ledger", &link.ledger)
             .finish()
     }
 }
@@ -121,36 +140,42 @@ impl<M> TcpRoute<M> {
 
     /// Wraps a connected stream (plain or TLS, e.g. from an `mpst_wire::Connection`) to
     /// the role `peer` (after the handshake), with frames limited to `max_frame_length`
-    /// bytes.
+    /// bytes. Both ends must speak this version of the link (the hello of
+    /// [`NetConfig`](super::NetConfig) checks it).
     pub fn over(
         connection: Connection,
         peer: impl Into<Arc<str>>,
         max_frame_length: usize,
     ) -> Self {
-        let mut framed = Framed::new(connection, FrameCodec::new(max_frame_length));
+        let mut framed = Framed::new(connection, RawCodec::new(max_frame_length));
         framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
+        let mut route = Self::with_link(Some(framed), peer, max_frame_length);
+        route.tended = spawn_tending(&route.link);
+        route
+    }
+
+    fn with_link(framed: Option<Wire>, peer: impl Into<Arc<str>>, max: usize) -> Self {
         Self {
-            framed: Some(framed),
+            link: Arc::new(Mutex::new(Link::new(framed))),
             peer: peer.into(),
             receive_timeout: None,
             timer: None,
             idle_timeout: None,
             idle_timer: None,
             send_timer: None,
+            ack_timer: None,
+            tended: false,
+            scratch: Vec::new(),
+            max_frame_length: max,
+            _label: PhantomData,
         }
     }
 
     /// A route to `peer` that has already failed: every use reports the peer closed.
     pub(crate) fn closed(peer: impl Into<Arc<str>>) -> Self {
-        Self {
-            framed: None,
-            peer: peer.into(),
-            receive_timeout: None,
-            timer: None,
-            idle_timeout: None,
-            idle_timer: None,
-            send_timer: None,
-        }
+        let mut route = Self::with_link(None, peer, 0);
+        route.tended = true;
+        route
     }
 
     /// Fails a receive that waits longer than `timeout` (`None`: wait forever).
@@ -159,16 +184,18 @@ impl<M> TcpRoute<M> {
         self
     }
 
-    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`
-    /// (`None`: only the receive time-out applies).
+    /// Fails a receive that holds part of a frame and gets no more of it for `timeout`,
+    /// and any use of the route while labels sent are unacknowledged with no word from
+    /// the peer for `timeout` (`None`: only the receive time-out applies).
     pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.idle_timeout = timeout;
+        lock(&self.link).idle = timeout;
         self
     }
 
     /// Writes buffered frames out once they reach `bytes` without waiting for a flush.
-    pub fn with_flush_threshold(mut self, bytes: usize) -> Self {
-        if let Some(framed) = &mut self.framed {
+    pub fn with_flush_threshold(self, bytes: usize) -> Self {
+        if let Some(framed) = &mut lock(&self.link).framed {
             framed.set_backpressure_boundary(bytes);
         }
         self
@@ -179,49 +206,100 @@ impl<M> TcpRoute<M> {
         &self.peer
     }
 
-    /// Bytes of encoded labels waiting in the write buffer for the next flush.
+    /// Bytes of encoded labels (and acknowledgements) waiting in the write buffer for
+    /// the next flush.
     pub fn unflushed(&self) -> usize {
-        self.framed.as_ref().map_or(0, |f| f.write_buffer().len())
+        lock(&self.link)
+            .framed
+            .as_ref()
+            .map_or(0, |f| f.write_buffer().len())
+    }
+
+    /// Labels sent on this route that the peer has not acknowledged yet (written out or
+    /// still buffered).
+    pub fn unacknowledged(&self) -> u64 {
+        lock(&self.link).ledger.unacknowledged()
     }
 
     /// Whether the route failed or was closed.
     pub fn is_closed(&self) -> bool {
-        self.framed.is_none()
+        lock(&self.link).framed.is_none()
     }
 
     /// The underlying stream (`None` once the route failed), e.g. to write raw bytes in
     /// tests. Frames buffered for writing and bytes read ahead are dropped.
     pub fn into_inner(self) -> Option<Connection> {
-        self.framed.map(Framed::into_inner)
+        let framed = lock(&self.link).framed.take();
+        framed.map(Framed::into_inner)
     }
 
     /// Closes the connection at once, without flushing: the peer's receives fail, and
     /// every later use of this route fails.
     pub fn close_now(&mut self) {
-        self.framed = None;
+        lock(&self.link).framed = None;
         self.timer = None;
         self.idle_timer = None;
         self.send_timer = None;
+        self.ack_timer = None;
+    }
+
+    /// Starts the tending task at the first poll when the route was made outside a
+    /// runtime.
+    fn tend(&mut self) {
+        if !self.tended {
+            self.tended = spawn_tending(&self.link);
+        }
     }
 
     /// Polls the idle time-out while part of a frame is buffered (restarting it whenever
     /// more bytes arrived); `Ready` when it passed.
-    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<Duration> {
-        let (Some(idle), Some(framed)) = (self.idle_timeout, &self.framed) else {
+    fn poll_idle(&mut self, buffered: usize, cx: &mut Context<'_>) -> Poll<Duration> {
+        let Some(idle) = self.idle_timeout else {
             return Poll::Pending;
         };
-        let buffered = framed.read_buffer().len();
         poll_stall(&mut self.idle_timer, idle, buffered, cx).map(|()| idle)
     }
 
-    /// Polls the idle time-out of a send that waits for the peer to take buffered bytes
-    /// (restarting it whenever some went); `Ready` when it passed.
-    fn poll_send_stall(&mut self, cx: &mut Context<'_>) -> Poll<Duration> {
-        let (Some(idle), Some(framed)) = (self.idle_timeout, &self.framed) else {
+    /// Polls the bound on the peer's silence while labels are unacknowledged: `Ready`
+    /// with the count outstanding once it broke. The timer is moved only when the
+    /// deadline comes earlier (or it fired): one that fires early is checked and re-armed
+    /// then, so the usual case, a peer whose every word pushes the deadline later, costs
+    /// no timer update per label.
+    fn poll_acknowledged(&mut self, link: &Link, cx: &mut Context<'_>) -> Poll<u64> {
+        let Some(idle) = self.idle_timeout else {
             return Poll::Pending;
         };
-        let left = framed.write_buffer().len();
-        poll_stall(&mut self.send_timer, idle, left, cx).map(|()| idle)
+        let Some(deadline) = link.ledger.deadline(idle) else {
+            return Poll::Pending;
+        };
+        if deadline <= tokio::time::Instant::now() {
+            return Poll::Ready(link.ledger.outstanding());
+        }
+        let timer = self
+            .ack_timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.deadline() > deadline || timer.is_elapsed() {
+            timer.as_mut().reset(deadline);
+        }
+        loop {
+            match timer.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                // Fired before the deadline (it was set when the peer had said less):
+                // wait on for the rest.
+                Poll::Ready(()) if tokio::time::Instant::now() < deadline => {
+                    timer.as_mut().reset(deadline)
+                }
+                Poll::Ready(()) => return Poll::Ready(link.ledger.outstanding()),
+            }
+        }
+    }
+
+    /// The failure of a peer that stayed silent with `outstanding` labels unacknowledged.
+    fn unacknowledged_error(&self, outstanding: u64) -> NetErrorKind {
+        NetErrorKind::Unacknowledged {
+            labels: outstanding,
+            timeout: self.idle_timeout.unwrap_or_default(),
+        }
     }
 
     /// Records a failure: the connection is closed so that the peer learns of it.
@@ -233,6 +311,46 @@ impl<M> TcpRoute<M> {
     fn closed_error(&self) -> NetError {
         NetError::new(&*self.peer, NetErrorKind::Closed)
     }
+
+    /// Polls until every label sent is acknowledged (written out first), failing when
+    /// the peer stays silent for the idle time-out with labels outstanding, closes the
+    /// connection with labels outstanding, or the connection fails: what
+    /// [`Sink::poll_close`](futures::Sink::poll_close) waits for before it closes. The wait is bounded by the idle
+    /// time-out from the peer's last word (with no idle time-out, it is not bounded).
+    pub fn poll_acknowledged_all(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        self.tend();
+        let done = lock(&self.link).poll_acknowledged_all(cx);
+        match done {
+            Poll::Ready(Err(kind)) => Poll::Ready(Err(self.fail(kind))),
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// A handle that waits until every label sent on this route is acknowledged
+    /// ([`Delivered`]), usable after the route moved into a role.
+    pub fn delivered(&self) -> Delivered {
+        Delivered::new().with(&self.peer, &self.link)
+    }
+
+    /// Adds this route to `delivered`.
+    pub(super) fn register(&self, delivered: &Delivered) {
+        delivered.add(&self.peer, &self.link);
+    }
+}
+
+impl<M> Drop for TcpRoute<M> {
+    /// Tells the peer, as far as the socket takes it at once, how many labels were read:
+    /// a peer waiting to hear that everything it sent arrived need not wait for a
+    /// connection that is closing.
+    fn drop(&mut self) {
+        let mut link = lock(&self.link);
+        if let Some(count) = link.ledger.untold() {
+            link.acknowledge(count);
+            let mut cx = Context::from_waker(Waker::noop());
+            let _ = link.poll_write_out(&mut cx);
+        }
+    }
 }
 
 impl<M> crate::channel::Abort for TcpRoute<M> {
@@ -240,119 +358,5 @@ impl<M> crate::channel::Abort for TcpRoute<M> {
     /// later receives fail, and this route refuses all later use.
     fn abort(&mut self) {
         self.close_now();
-    }
-}
-
-/// Polls one sink operation of the connection, closing it on failure or when it waits
-/// for the peer to take bytes past the idle time-out.
-fn sink_op<M: Serialize>(
-    route: &mut TcpRoute<M>,
-    cx: &mut Context<'_>,
-    op: impl FnOnce(
-        Pin<&mut Framed<Connection, FrameCodec<M>>>,
-        &mut Context<'_>,
-    ) -> Poll<Result<(), FrameError>>,
-) -> Poll<Result<(), NetError>> {
-    let Some(framed) = &mut route.framed else {
-        return Poll::Ready(Err(route.closed_error()));
-    };
-    match op(Pin::new(framed), cx) {
-        Poll::Ready(Err(error)) => Poll::Ready(Err(route.fail(error.into()))),
-        Poll::Ready(Ok(())) => {
-            route.send_timer = None;
-            Poll::Ready(Ok(()))
-        }
-        Poll::Pending => match route.poll_send_stall(cx) {
-            Poll::Ready(idle) => Poll::Ready(Err(route.fail(NetErrorKind::SendTimeout(idle)))),
-            Poll::Pending => Poll::Pending,
-        },
-    }
-}
-
-impl<M: Serialize> Sink<M> for TcpRoute<M> {
-    type Error = NetError;
-
-    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), cx, |framed, cx| framed.poll_ready(cx))
-    }
-
-    fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
-        let this = self.get_mut();
-        let Some(framed) = &mut this.framed else {
-            return Err(this.closed_error());
-        };
-        // An unencodable label fails this send only; the connection stays usable.
-        Pin::new(framed)
-            .start_send(item)
-            .map_err(|error| NetError::new(&*this.peer, error.into()))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), cx, |framed, cx| {
-            <Framed<_, _> as Sink<M>>::poll_flush(framed, cx)
-        })
-    }
-
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        sink_op(self.get_mut(), cx, |framed, cx| {
-            <Framed<_, _> as Sink<M>>::poll_close(framed, cx)
-        })
-    }
-}
-
-impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
-    type Item = Result<M, NetError>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        let Some(framed) = &mut this.framed else {
-            return Poll::Ready(None);
-        };
-        // About to wait on the peer: what we buffered for it must go out first, or both
-        // sides could wait for each other.
-        if let Poll::Ready(Err(kind)) = <Framed<_, _> as Sink<M>>::poll_flush(Pin::new(framed), cx)
-        {
-            return Poll::Ready(Some(Err(this.fail(kind.into()))));
-        }
-        let Some(framed) = &mut this.framed else {
-            return Poll::Ready(None);
-        };
-        match Pin::new(framed).poll_next(cx) {
-            Poll::Ready(Some(Ok(message))) => {
-                this.timer = None;
-                Poll::Ready(Some(Ok(message)))
-            }
-            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(this.fail(error.into())))),
-            // The peer closed between two frames: the stream ends, which the runtime
-            // reports as the peer disconnected, as for in-memory channels.
-            Poll::Ready(None) => {
-                this.close_now();
-                Poll::Ready(None)
-            }
-            Poll::Pending => {
-                if let Poll::Ready(idle) = this.poll_idle(cx) {
-                    return Poll::Ready(Some(Err(this.fail(NetErrorKind::IdleTimeout(idle)))));
-                }
-                let Some(timeout) = this.receive_timeout else {
-                    return Poll::Pending;
-                };
-                if this.timer.is_none() {
-                    // A time-out beyond the clock's range never fires.
-                    let Some(deadline) = mpst_wire::deadline_after(timeout) else {
-                        return Poll::Pending;
-                    };
-                    this.timer = Some(Box::pin(tokio::time::sleep_until(deadline)));
-                }
-                let Some(timer) = this.timer.as_mut() else {
-                    return Poll::Pending;
-                };
-                match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => {
-                        Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
-                    }
-                    Poll::Pending => Poll::Pending,
-                }
-            }
-        }
     }
 }

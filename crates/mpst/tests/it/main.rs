@@ -18,6 +18,10 @@ mod introspect;
 // Connection set-up, handshakes and faults over loopback sockets.
 #[cfg(feature = "tcp")]
 mod net;
+// Acknowledgements: a silent peer fails a slow pure sender within its idle time-out;
+// forged counts and older link versions are refused.
+#[cfg(feature = "tcp")]
+mod net_ack;
 // Attacks from plain sockets: strangers, impersonators, refusals, stopped and closed
 // peers (docs/SECURITY.md, section mpst::net).
 #[cfg(feature = "tls")]

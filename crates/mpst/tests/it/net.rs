@@ -466,27 +466,28 @@ async fn consecutive_sends_coalesce_until_a_flush_or_the_threshold() {
     bounded(async {
         let a = config("A").flush_threshold(64);
         let (mut a, mut b) = connected(a, config("B")).await;
-        // Each `Ping(n)` is a 4-byte header and 2 bytes of postcard.
+        // Each `Ping(n)` is a 4-byte header, a 1-byte tag (a label, not an
+        // acknowledgement) and 2 bytes of postcard.
         for n in 0..3 {
             a.feed(Label::Ping(n)).await.unwrap();
         }
-        assert_eq!(a.unflushed(), 18, "three sends, nothing written yet");
+        assert_eq!(a.unflushed(), 21, "three sends, nothing written yet");
         a.flush().await.unwrap();
         assert_eq!(a.unflushed(), 0, "one flush writes them all");
         // Past the threshold, the buffer goes out without waiting for a flush: before each
         // send, so it never holds more than the threshold plus one label.
-        for n in 0..11 {
+        for n in 0..10 {
             a.feed(Label::Ping(n)).await.unwrap();
         }
-        assert_eq!(a.unflushed(), 66, "60 bytes were under the threshold of 64");
-        a.feed(Label::Ping(11)).await.unwrap();
+        assert_eq!(a.unflushed(), 70, "63 bytes were under the threshold of 64");
+        a.feed(Label::Ping(10)).await.unwrap();
         assert_eq!(
             a.unflushed(),
-            6,
-            "the 66 bytes went out before the twelfth send"
+            7,
+            "the 70 bytes went out before the eleventh send"
         );
         a.flush().await.unwrap();
-        for n in (0..3).chain(0..12) {
+        for n in (0..3).chain(0..11) {
             assert_eq!(b.next().await.unwrap().unwrap(), Label::Ping(n));
         }
     })

@@ -250,13 +250,15 @@ fn fingerprints_follow_the_session_types() {
     assert_ne!(client, Fingerprint::of::<Shorter<'static, A>>().unwrap());
 }
 
-/// A role that only sends is bounded too: its peer (cut off, or stuck) takes nothing, so
-/// once TCP's buffers are full the sends wait, and after the idle time-out without any
-/// byte taken the send fails naming the peer.
-#[tokio::test]
+/// A role that only sends is bounded too: its peer (there, but stuck: its route's task
+/// reads 1 MiB ahead, then only repeats its acknowledgement) takes nothing more, so once
+/// TCP's buffers are full the sends wait, and after the idle time-out without any byte
+/// taken the send fails naming the peer. (Two worker threads: the peer's task must get
+/// turns while the sender's loop runs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sender_whose_peer_takes_nothing_fails_at_the_idle_timeout_naming_it() {
     timeout(BOUND, async {
-        let idle = Duration::from_millis(300);
+        let idle = Duration::from_secs(1);
         let b = NetConfig::new("adder/1", "B")
             .insecure_plaintext()
             .listen("127.0.0.1:0")
@@ -284,14 +286,17 @@ async fn a_sender_whose_peer_takes_nothing_fails_at_the_idle_timeout_naming_it()
         };
         let waited = last_sent.elapsed();
         assert_eq!(error.peer, "B", "{error}");
+        // The bytes stop moving (SendTimeout); on a machine so loaded that the peer's
+        // task gets no turn for the idle time-out, its silence is what shows first
+        // (Unacknowledged). Either way the idle time-out, naming the peer.
         assert!(
-            matches!(error.kind, NetErrorKind::SendTimeout(d) if d == idle),
+            matches!(error.kind, NetErrorKind::SendTimeout(d)
+                | NetErrorKind::Unacknowledged { timeout: d, .. } if d == idle),
             "{error}"
         );
+        let text = error.to_string();
         assert!(
-            error
-                .to_string()
-                .contains("took none of the bytes sent to it"),
+            text.contains("took none of the bytes sent to it") || text.contains("said nothing"),
             "{error}"
         );
         assert!(sent > 1000, "only {sent} sends went out before the wait");

@@ -1,0 +1,219 @@
+//! [`TcpRoute`]'s [`Sink`] of labels and [`Stream`] of `Result`s of labels: sends encode
+//! into the write buffer, receives take the labels read ahead first, and every operation
+//! holds the peer to the bound on unacknowledged labels.
+
+use std::future::Future as _;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use futures::{Sink, Stream};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use mpst_wire::FrameError;
+
+use super::poll_stall;
+use super::TcpRoute;
+use crate::net::error::{NetError, NetErrorKind};
+use crate::net::frame::put_label;
+use crate::net::link::{lock, Link, Wire};
+
+/// Polls one sink operation of the connection, closing it on failure, when it waits for
+/// the peer to take bytes past the idle time-out, or when labels sent stay
+/// unacknowledged with no word from the peer for the idle time-out.
+fn sink_op<M>(
+    route: &mut TcpRoute<M>,
+    cx: &mut Context<'_>,
+    op: impl FnOnce(&mut Link, &mut Context<'_>) -> Poll<Result<(), FrameError>>,
+) -> Poll<Result<(), NetError>> {
+    route.tend();
+    let link = route.link.clone();
+    let mut guard = lock(&link);
+    guard.note_waker(cx);
+    if guard.framed.is_none() {
+        return Poll::Ready(Err(route.closed_error()));
+    }
+    // What the task saw go wrong reading is the receives' to report, after the labels
+    // that came before it (a peer that sent its last label and closed has not failed
+    // this side's sends); only a forged acknowledgement concerns what this side sent.
+    if let Some(NetErrorKind::Overacknowledged { .. }) = guard.failure {
+        let kind = guard.failure.take().unwrap_or(NetErrorKind::Closed);
+        drop(guard);
+        return Poll::Ready(Err(route.fail(kind)));
+    }
+    let done = op(&mut guard, cx);
+    if route.poll_acknowledged(&guard, cx).is_ready() {
+        // What the peer said may be waiting in the socket, unread by a task that had no
+        // turn (a busy runtime): read it before judging the peer silent.
+        guard.read_ahead(cx);
+        if let Poll::Ready(outstanding) = route.poll_acknowledged(&guard, cx) {
+            drop(guard);
+            let kind = route.unacknowledged_error(outstanding);
+            return Poll::Ready(Err(route.fail(kind)));
+        }
+    }
+    match done {
+        Poll::Ready(Err(error)) => {
+            drop(guard);
+            Poll::Ready(Err(route.fail(error.into())))
+        }
+        Poll::Ready(Ok(())) => {
+            route.send_timer = None;
+            Poll::Ready(Ok(()))
+        }
+        Poll::Pending => {
+            let left = guard.framed.as_ref().map_or(0, |f| f.write_buffer().len());
+            drop(guard);
+            let Some(idle) = route.idle_timeout else {
+                return Poll::Pending;
+            };
+            match poll_stall(&mut route.send_timer, idle, left, cx) {
+                Poll::Ready(()) => Poll::Ready(Err(route.fail(NetErrorKind::SendTimeout(idle)))),
+                Poll::Pending => Poll::Pending,
+            }
+        }
+    }
+}
+
+impl<M: Serialize> Sink<M> for TcpRoute<M> {
+    type Error = NetError;
+
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), cx, |link, cx| {
+            let Some(framed) = &mut link.framed else {
+                return Poll::Ready(Ok(()));
+            };
+            let ready = <Wire as Sink<&[u8]>>::poll_ready(Pin::new(framed), cx);
+            if matches!(ready, Poll::Ready(Ok(()))) && framed.write_buffer().is_empty() {
+                link.ledger.flushed(tokio::time::Instant::now());
+            }
+            ready
+        })
+    }
+
+    fn start_send(self: Pin<&mut Self>, item: M) -> Result<(), NetError> {
+        let this = self.get_mut();
+        let mut link = lock(&this.link);
+        let Some(framed) = &mut link.framed else {
+            drop(link);
+            return Err(this.closed_error());
+        };
+        // An unencodable label fails this send only; the connection stays usable.
+        put_label(
+            &item,
+            &mut this.scratch,
+            this.max_frame_length,
+            framed.write_buffer_mut(),
+        )
+        .map_err(|error| NetError::new(&*this.peer, error.into()))?;
+        link.ledger.queued();
+        Ok(())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        sink_op(self.get_mut(), cx, Link::poll_write_out)
+    }
+
+    /// Writes out what is buffered, waits until the peer acknowledged every label
+    /// ([`TcpRoute::poll_acknowledged_all`]), then shuts the connection down.
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
+        let this = self.get_mut();
+        ready!(this.poll_acknowledged_all(cx))?;
+        sink_op(this, cx, |link, cx| match &mut link.framed {
+            Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
+            None => Poll::Ready(Ok(())),
+        })
+    }
+}
+
+impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
+    type Item = Result<M, NetError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        this.tend();
+        let link = this.link.clone();
+        let mut guard = lock(&link);
+        guard.note_waker(cx);
+        if guard.framed.is_none() {
+            return Poll::Ready(None);
+        }
+        // Labels the task read ahead come first, then what it saw go wrong.
+        let label = match guard.pop() {
+            Some(label) => Some(Ok(label)),
+            None => match guard.failure.take() {
+                Some(kind) => Some(Err(kind)),
+                None if guard.eof => {
+                    drop(guard);
+                    this.close_now();
+                    return Poll::Ready(None);
+                }
+                None => None,
+            },
+        };
+        let label = match label {
+            Some(label) => Poll::Ready(Some(label)),
+            None => {
+                // About to wait on the peer: what we buffered for it must go out first,
+                // or both sides could wait for each other.
+                if let Poll::Ready(Err(error)) = guard.poll_write_out(cx) {
+                    drop(guard);
+                    return Poll::Ready(Some(Err(this.fail(error.into()))));
+                }
+                guard.poll_label(cx)
+            }
+        };
+        match label {
+            Poll::Ready(Some(Ok(body))) => {
+                drop(guard);
+                this.timer = None;
+                match mpst_wire::codec::decode_body::<M>(&body) {
+                    Ok(message) => Poll::Ready(Some(Ok(message))),
+                    Err(error) => Poll::Ready(Some(Err(this.fail(error.into())))),
+                }
+            }
+            Poll::Ready(Some(Err(kind))) => {
+                drop(guard);
+                Poll::Ready(Some(Err(this.fail(kind))))
+            }
+            // The peer closed between two frames: the stream ends, which the runtime
+            // reports as the peer disconnected, as for in-memory channels.
+            Poll::Ready(None) => {
+                drop(guard);
+                this.close_now();
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                let buffered = guard.framed.as_ref().map_or(0, |f| f.read_buffer().len());
+                let unacknowledged = this.poll_acknowledged(&guard, cx);
+                drop(guard);
+                if let Poll::Ready(outstanding) = unacknowledged {
+                    let kind = this.unacknowledged_error(outstanding);
+                    return Poll::Ready(Some(Err(this.fail(kind))));
+                }
+                if let Poll::Ready(idle) = this.poll_idle(buffered, cx) {
+                    return Poll::Ready(Some(Err(this.fail(NetErrorKind::IdleTimeout(idle)))));
+                }
+                let Some(timeout) = this.receive_timeout else {
+                    return Poll::Pending;
+                };
+                if this.timer.is_none() {
+                    // A time-out beyond the clock's range never fires.
+                    let Some(deadline) = mpst_wire::deadline_after(timeout) else {
+                        return Poll::Pending;
+                    };
+                    this.timer = Some(Box::pin(tokio::time::sleep_until(deadline)));
+                }
+                let Some(timer) = this.timer.as_mut() else {
+                    return Poll::Pending;
+                };
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => {
+                        Poll::Ready(Some(Err(this.fail(NetErrorKind::ReceiveTimeout(timeout)))))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
