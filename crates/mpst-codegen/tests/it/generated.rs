@@ -108,10 +108,17 @@ fn generated_code_is_rustfmt_clean() {
     }
 }
 
-/// Asserts that rustfmt leaves `code` as it is.
+/// Asserts that rustfmt leaves `code` as it is, in the style of an edition-2024 crate
+/// (style edition 2024, what `cargo fmt` applies to a new crate), whatever rustfmt
+/// configuration the repository or the developer has: the settings are read from
+/// `generated.rustfmt.toml` beside this file only.
 fn rustfmt_clean(name: &str, code: &str) {
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/generated.rustfmt.toml"
+    );
     let mut child = Command::new("rustfmt")
-        .args(["--edition", "2021", "--emit", "stdout"])
+        .args(["--config-path", config, "--emit", "stdout"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
