@@ -19,11 +19,11 @@
 
 use std::convert::Infallible;
 
-use futures::{future::try_join, TryFutureExt};
+use futures::{TryFutureExt, future::try_join};
 use mpst::{
-    session, try_session, Branch, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+    Branch, Error, Message, Payload, Receive, Role, Roles, Select, Send, session, try_session,
 };
-use mpst_examples::{observe, observer, Observer};
+use mpst_examples::{Observer, observe, observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
 

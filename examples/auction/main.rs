@@ -14,14 +14,14 @@
 
 use futures::executor::block_on;
 use futures::future::try_join3;
-use mpst::{try_session, Error, Role, Route};
+use mpst::{Error, Role, Route, try_session};
 
 /// The generated API of protocol `Auction` of `auction.scr`.
 mod api {
     include!(concat!(env!("OUT_DIR"), "/auction.rs"));
 }
 
-use api::{B1Session, B1SessionChoice, Bid, Channel, Close, Label, Lot, Roles, SSession, S};
+use api::{B1Session, B1SessionChoice, Bid, Channel, Close, Label, Lot, Roles, S, SSession};
 
 /// A bidder, as `B1` or as `B2`: bids `offer(lot)` on every lot until the seller closes;
 /// returns the lots it saw. Written once against `B1`'s generated types.

@@ -15,7 +15,7 @@
 
 use futures::future::try_join3;
 use mpst::{
-    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+    Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send, session, try_session,
 };
 
 type Channel = mpst::channel::Unbounded<Label>;
@@ -165,7 +165,9 @@ async fn run(requests: &[i32]) -> Result<((Vec<i32>, u32), Vec<i32>), Error> {
 fn main() -> Result<(), Error> {
     let requests = [3, -4, 12];
     let ((responses, total), log) = futures::executor::block_on(run(&requests))?;
-    println!("requests {requests:?} -> responses {responses:?}; the logger logged {log:?} ({total} entries)");
+    println!(
+        "requests {requests:?} -> responses {responses:?}; the logger logged {log:?} ({total} entries)"
+    );
     Ok(())
 }
 

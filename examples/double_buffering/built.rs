@@ -23,9 +23,9 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 use protocol::api::{KOptimised, KSession};
-use protocol::{kernel_work, run, Ready, Value, K};
+use protocol::{K, Ready, Value, kernel_work, run};
 
 /// The kernel against its generated projection: one buffer at a time.
 async fn kernel(mut role: K) -> Result<Infallible, Error> {
@@ -67,7 +67,7 @@ fn main() -> Result<(), Error> {
 mod tests {
     use super::*;
     use mpst_examples::workflows::System;
-    use protocol::{SSession, TSession, S, T};
+    use protocol::{S, SSession, T, TSession};
 
     /// The promise: the optimised kernel is swapped into the running system while
     /// the source and the sink (`protocol::source`, `protocol::sink`, the same functions

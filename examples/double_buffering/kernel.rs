@@ -3,9 +3,9 @@
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Send};
+use mpst::{Error, Receive, Send, session, try_session};
 
-use crate::protocol::{kernel_work, Ready, Value, K, S, T};
+use crate::protocol::{K, Ready, S, T, Value, kernel_work};
 
 /// The kernel's projection (PPoPP 2022 Fig. 4a):
 /// `mu x. S!ready. S?value. T?ready. T!value. x`.

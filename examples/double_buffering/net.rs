@@ -26,12 +26,12 @@ mod protocol;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kernel::{kernel, Kernel};
+use kernel::{Kernel, kernel};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{connect, finish, init_logging, role_sources, runtime, Launch, RoleError};
+use mpst_examples::net::{Launch, RoleError, connect, finish, init_logging, role_sources, runtime};
 use mpst_examples::{observe, observer};
 use mpst_wire::RoleExit;
-use protocol::{sink, source, SSession, TSession, K, S, T};
+use protocol::{K, S, SSession, T, TSession, sink, source};
 
 /// The protocol name (and version) every role announces in the handshake.
 const PROTOCOL: &str = "double_buffering/1";

@@ -14,8 +14,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Send};
-use protocol::{kernel_work, run, Ready, Value, K, S, T};
+use mpst::{Error, Receive, Send, session, try_session};
+use protocol::{K, Ready, S, T, Value, kernel_work, run};
 
 /// The optimised kernel (Listing 2): one `ready` ahead of the projection.
 #[session]

@@ -12,9 +12,9 @@
 use std::convert::Infallible;
 use std::future::Future;
 
-use futures::{future::try_join3, TryFutureExt};
-use mpst::{try_session, Error};
-use mpst_examples::{observe, observer, Observer};
+use futures::{TryFutureExt, future::try_join3};
+use mpst::{Error, try_session};
+use mpst_examples::{Observer, observe, observer};
 
 /// The generated API of `double_buffering.scr`: every role's projection and the optimised
 /// kernel `KOptimised`; labels with serde derives and routes that run in memory
@@ -25,7 +25,7 @@ pub mod api {
     include!(concat!(env!("OUT_DIR"), "/double_buffering.rs"));
 }
 
-pub use api::{Ready, Roles, SSession, TSession, Value, K, S, T};
+pub use api::{K, Ready, Roles, S, SSession, T, TSession, Value};
 
 /// The `i`-th value the source produces.
 pub fn produce(i: i32) -> i32 {

@@ -17,8 +17,8 @@
 
 mod protocol;
 
-use mpst::{session, try_session, Branch, End, Error, Receive, Send};
-use protocol::{floors, run, Arrived, Close, Closed, Leave, Open, Opened, Request, Stop, D, E, U};
+use mpst::{Branch, End, Error, Receive, Send, session, try_session};
+use protocol::{Arrived, Close, Closed, D, E, Leave, Open, Opened, Request, Stop, U, floors, run};
 
 /// The elevator's projection:
 /// `mu x. U?{request. D!close. D?closed. D!open. D?opened. U!arrived. x, leave. D!stop. end}`.

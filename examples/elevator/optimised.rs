@@ -13,8 +13,8 @@
 
 mod protocol;
 
-use mpst::{session, try_session, Branch, End, Error, Receive, Send};
-use protocol::{floors, run, Arrived, Close, Closed, Leave, Open, Opened, Request, Stop, D, E, U};
+use mpst::{Branch, End, Error, Receive, Send, session, try_session};
+use protocol::{Arrived, Close, Closed, D, E, Leave, Open, Opened, Request, Stop, U, floors, run};
 
 /// The optimised elevator:
 /// `mu x. U?{request. D!close. D?closed. D!open. U!arrived. D?opened. x, leave. D!stop. end}`.

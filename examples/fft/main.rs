@@ -18,10 +18,10 @@
 mod projections;
 mod protocol;
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 use num_complex::Complex64;
-use projections::{upper, Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7};
-use protocol::{columns, input, lower, rows, twiddle, Column, Roles};
+use projections::{Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7, upper};
+use protocol::{Column, Roles, columns, input, lower, rows, twiddle};
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
 // The eight processes, by the exchange each makes in stages 1, 2 and 3 (the butterfly
@@ -61,9 +61,11 @@ mod tests {
         let mut impulse = [Complex64::new(0.0, 0.0); 8];
         impulse[0] = Complex64::new(1.0, 0.0);
         let got = futures::executor::block_on(run(&[impulse])).unwrap();
-        assert!(got[0]
-            .iter()
-            .all(|x| (x - Complex64::new(1.0, 0.0)).norm() < 1e-12));
+        assert!(
+            got[0]
+                .iter()
+                .all(|x| (x - Complex64::new(1.0, 0.0)).norm() < 1e-12)
+        );
     }
 
     #[test]

@@ -13,10 +13,10 @@
 
 mod protocol;
 
-use mpst::{session, try_session, End, Error, FromState, Receive, Role, Route, Send};
+use mpst::{End, Error, FromState, Receive, Role, Route, Send, session, try_session};
 use num_complex::Complex64;
 use protocol::{
-    columns, input, lower, rows, twiddle, upper_output, Channel, Column, Label, Roles, Value,
+    Channel, Column, Label, Roles, Value, columns, input, lower, rows, twiddle, upper_output,
 };
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 

@@ -4,10 +4,10 @@
 //!
 //! `L` = lower partner of a stage (send, then receive), `U` = upper (receive, then send).
 
-use mpst::{session, End, Error, FromState, Receive, Role, Route, Send};
+use mpst::{End, Error, FromState, Receive, Role, Route, Send, session};
 use num_complex::Complex64;
 
-use crate::protocol::{upper_output, Channel, Column, Label, Value};
+use crate::protocol::{Channel, Column, Label, Value, upper_output};
 use crate::protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
 
 #[session]

@@ -12,10 +12,10 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join, TryFutureExt};
-use mpst::{session, try_session, Error, Receive, Select};
-use mpst_examples::{observe, observer, Observer};
-use protocol::{hospital, measurement, Ack, Nd, Pr, Report, Roles, H, P};
+use futures::{TryFutureExt, future::try_join};
+use mpst::{Error, Receive, Select, session, try_session};
+use mpst_examples::{Observer, observe, observer};
+use protocol::{Ack, H, Nd, P, Pr, Report, Roles, hospital, measurement};
 
 /// The monitor's projection: `mu x. H!{nd. H?ack. x, pr. H?report. x}`.
 #[session]

@@ -22,10 +22,10 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use futures::{future::try_join, TryFutureExt};
-use mpst::{session, try_session, Error, Receive, Send};
-use mpst_examples::{observe, observer, Observer};
-use protocol::{hospital, measurement, Ack, Nd, Roles, H, P};
+use futures::{TryFutureExt, future::try_join};
+use mpst::{Error, Receive, Send, session, try_session};
+use mpst_examples::{Observer, observe, observer};
+use protocol::{Ack, H, Nd, P, Roles, hospital, measurement};
 
 /// The optimised monitor: two measurements per acknowledgement read.
 #[session]

@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Branch, Error, Message, Payload, Role, Roles, Send};
+use mpst::{Branch, Error, Message, Payload, Role, Roles, Send, session, try_session};
 
 type Channel = mpst::channel::Unbounded<Label>;
 

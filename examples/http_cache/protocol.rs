@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use futures::future::try_join4;
 use mpst::{
-    session, try_session, Branch, End, Message, Payload, Receive, Role, Roles, Select, Send,
+    Branch, End, Message, Payload, Receive, Role, Roles, Select, Send, session, try_session,
 };
 
 use crate::origin::{OriginClient, OriginError};

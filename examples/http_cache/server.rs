@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue, ALLOW};
+use hyper::header::{ALLOW, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -16,7 +16,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 use crate::origin::OriginClient;
-use crate::protocol::{run_session, Answer, CacheReport, OriginReport, Outcome};
+use crate::protocol::{Answer, CacheReport, OriginReport, Outcome, run_session};
 use crate::store::RedisCache;
 
 /// The response header that says where the body came from: `HIT` (Redis), `MISS` (the

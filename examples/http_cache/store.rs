@@ -176,14 +176,14 @@ impl RedisCache {
                 return Err(CacheError::Connect {
                     server: self.server.clone(),
                     source,
-                })
+                });
             }
             Err(_) => {
                 return Err(CacheError::Timeout {
                     operation: "connect",
                     server: self.server.clone(),
                     after: self.timeout,
-                })
+                });
             }
         };
         *shared = Some(connection.clone());

@@ -8,7 +8,7 @@ use futures::future::join_all;
 use hyper::StatusCode;
 
 use crate::harness::*;
-use crate::{origin, protocol, server, store, Args, OriginClient, RedisCache};
+use crate::{Args, OriginClient, RedisCache, origin, protocol, server, store};
 use clap::Parser;
 
 #[test]

@@ -16,7 +16,7 @@
 //!
 //! `cargo run -p mpst-examples --example learn_either` runs both protocols.
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `dispatch.scr` (`build.rs`).
 #[allow(dead_code)]
@@ -33,8 +33,8 @@ mod gather {
 /// The desk's session type of `dispatch.scr` written by hand (the bottom-up workflow):
 /// an `Offer` whose variants name their senders.
 mod desk {
-    use super::dispatch::{Bid, Order, Receipt, B, P};
-    use mpst::{session, End, Offer, Send};
+    use super::dispatch::{B, Bid, Order, P, Receipt};
+    use mpst::{End, Offer, Send, session};
 
     /// Wait on `B` and `P` at once; answer whoever spoke with a receipt.
     #[session]

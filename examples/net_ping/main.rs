@@ -1,7 +1,7 @@
 //! The README's two-process example: `net_ping certs DIR`, then `net_ping B 127.0.0.1:7000 DIR`, then `net_ping A 127.0.0.1:7000 DIR`; or configured by `--config FILE` / `MPST_*` variables (docs/DEPLOYMENT.md).
-use mpst::net::{certs, NetConfig, TcpRoute};
-use mpst::{session, try_session, End, Message, Receive, Role, Send};
-use mpst_examples::net::{finish, init_logging, role_sources, RoleError};
+use mpst::net::{NetConfig, TcpRoute, certs};
+use mpst::{End, Message, Receive, Role, Send, session, try_session};
+use mpst_examples::net::{RoleError, finish, init_logging, role_sources};
 use std::path::Path;
 use std::process::ExitCode;
 #[derive(Role)]

@@ -10,7 +10,7 @@
 
 use futures::executor::block_on;
 use futures::future::try_join3;
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `oauth.scr`.
 mod api {

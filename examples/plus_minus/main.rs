@@ -11,7 +11,7 @@
 
 use futures::executor::block_on;
 use futures::future::try_join3;
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `plus_minus.scr`.
 mod api {

@@ -18,7 +18,7 @@
 
 use std::future::Future;
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `retry.scr` (`build.rs`).
 #[allow(dead_code)]
@@ -30,7 +30,7 @@ mod api {
 /// when the server is busy it reserves again or quits; it never waits.
 mod retrier {
     use super::api::{Booked, Busy, Quit, Reserve, S};
-    use mpst::{session, Branch, End, Select};
+    use mpst::{Branch, End, Select, session};
 
     /// Reserve seats, or quit.
     #[session]

@@ -16,8 +16,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Send};
-use protocol::{run, step_b, step_c, Value, A, B, C};
+use mpst::{Error, Receive, Send, session, try_session};
+use protocol::{A, B, C, Value, run, step_b, step_c};
 
 /// `B`'s projection: `mu x. A?value. C!value. x`.
 #[session]
@@ -57,7 +57,7 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::{run_tasks, SEED_A};
+    use protocol::{SEED_A, run_tasks};
 
     /// The values `A` receives, computed sequentially.
     fn expected(rounds: usize) -> Vec<i32> {

@@ -18,8 +18,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Send};
-use protocol::{run, step_b, step_c, Value, A, B, C};
+use mpst::{Error, Receive, Send, session, try_session};
+use protocol::{A, B, C, Value, run, step_b, step_c};
 
 /// What `B` sends in the first round, before it has received anything.
 const SEED_B: i32 = 10;
@@ -70,7 +70,7 @@ fn main() -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::{run_tasks, SEED_A};
+    use protocol::{SEED_A, run_tasks};
 
     /// The values `A` receives, from a sequential model of the pipelined ring: in each
     /// round `B` and `C` pass on what they held, then take what their predecessor sent.

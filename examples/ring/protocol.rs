@@ -5,9 +5,9 @@
 use std::convert::Infallible;
 use std::future::Future;
 
-use futures::{future::try_join3, TryFutureExt};
-use mpst::{session, try_session, Error, Message, Payload, Receive, Role, Roles, Send};
-use mpst_examples::{observe, observer, Observer};
+use futures::{TryFutureExt, future::try_join3};
+use mpst::{Error, Message, Payload, Receive, Role, Roles, Send, session, try_session};
+use mpst_examples::{Observer, observe, observer};
 
 type Channel = mpst::channel::Unbounded<Label>;
 

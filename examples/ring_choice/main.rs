@@ -19,8 +19,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Select};
-use protocol::{adds, run, Add, Sub, A, B, C};
+use mpst::{Error, Receive, Select, session, try_session};
+use protocol::{A, Add, B, C, Sub, adds, run};
 
 /// `B`'s projection: `mu x. A?add. C!{add. x, sub. x}`.
 #[session]

@@ -14,8 +14,8 @@ mod protocol;
 
 use std::convert::Infallible;
 
-use mpst::{session, try_session, Error, Receive, Select};
-use protocol::{adds, run, Add, Sub, A, B, C};
+use mpst::{Error, Receive, Select, session, try_session};
+use protocol::{A, Add, B, C, Sub, adds, run};
 
 /// What `B` forwards in the first round, before it has received anything.
 const SEED_B: i32 = 4;

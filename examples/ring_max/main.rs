@@ -10,14 +10,14 @@
 
 use futures::executor::block_on;
 use futures::future::try_join4;
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `ring_max.scr`.
 mod api {
     include!(concat!(env!("OUT_DIR"), "/ring_max.rs"));
 }
 
-use api::{ASession, BSession, CSession, DSession, Max, Result as Maximum, Roles, A, B, C, D};
+use api::{A, ASession, B, BSession, C, CSession, D, DSession, Max, Result as Maximum, Roles};
 
 /// `A`: starts the running maximum with its number, learns the maximum from `D` and
 /// sends it round.

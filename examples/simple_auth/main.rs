@@ -10,14 +10,14 @@
 
 use futures::executor::block_on;
 use futures::future::try_join;
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of protocol `SimpleAuth` of `simple_auth.scr`.
 mod api {
     include!(concat!(env!("OUT_DIR"), "/simple_auth_simpleauth.rs"));
 }
 
-use api::{CAfterPasswordChoice, CSession, Deny, Password, Retry, Roles, SSession, Username, C, S};
+use api::{C, CAfterPasswordChoice, CSession, Deny, Password, Retry, Roles, S, SSession, Username};
 
 /// How the session ended, with the number of attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +47,10 @@ async fn client(role: &mut C, user: &str, passwords: &[&str]) -> Result<Verdict,
                 .await?
             {
                 CAfterPasswordChoice::Ok(api::Ok, end) => {
-                    return Ok((Verdict::LoggedIn(attempts), end))
+                    return Ok((Verdict::LoggedIn(attempts), end));
                 }
                 CAfterPasswordChoice::Deny(Deny, end) => {
-                    return Ok((Verdict::Denied(attempts), end))
+                    return Ok((Verdict::Denied(attempts), end));
                 }
                 CAfterPasswordChoice::Retry(Retry, next) => s = next,
             }

@@ -9,11 +9,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mpst::verify::rust_name;
-use mpst_codegen::{generate_scribble, DEFAULT_VISITS};
+use mpst_codegen::{DEFAULT_VISITS, generate_scribble};
+use mpst_fsm::Fsm;
 use mpst_fsm::format::parse_dot_with;
 use mpst_fsm::kmc::least_k;
-use mpst_fsm::subtype::{self, check, Options, Reason, DEFAULT_VISITS as SUBTYPE_VISITS};
-use mpst_fsm::Fsm;
+use mpst_fsm::subtype::{self, DEFAULT_VISITS as SUBTYPE_VISITS, Options, Reason, check};
 use mpst_scribble::sorts::SCRIBBLE;
 
 /// The largest queue bound tried when looking for the least k for which a system is k-MC.

@@ -15,15 +15,15 @@ mod names;
 pub mod net;
 pub mod workflows;
 
-pub use names::{records_role, scribble_names, RecordError};
+pub use names::{RecordError, records_role, scribble_names};
 
 use std::convert::Infallible;
 use std::future::Future;
 
+use futures::StreamExt;
 use futures::channel::mpsc;
 use futures::future::{self, Either};
 use futures::stream::FuturesUnordered;
-use futures::StreamExt;
 use tokio::task::JoinHandle;
 
 /// Builds the multi-thread tokio runtime (two worker threads) the examples' tests spawn

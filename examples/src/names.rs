@@ -6,7 +6,7 @@
 use std::fmt;
 
 use mpst::verify::rust_name;
-use mpst_fsm::{parse_dot, Action, DotError, Fsm, FsmError};
+use mpst_fsm::{Action, DotError, Fsm, FsmError, parse_dot};
 
 /// `machine` (e.g. `mpst::serialize::serialize::<S>()`, which speaks Rust: `S!Value()`)
 /// with the role, peer and label names of `projection` (which speaks Scribble:

@@ -28,10 +28,10 @@ use std::time::Duration;
 
 use mpst::net::{Connections, NetConfig, NetError, NetErrorKind};
 use mpst_wire::env::Sources;
-use mpst_wire::{dials, RoleExit, WireError};
+use mpst_wire::{RoleExit, WireError, dials};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
-use tokio::time::{timeout_at, Instant};
+use tokio::time::{Instant, timeout_at};
 
 /// Logs with `tracing` to standard error, filtered by `RUST_LOG` (`info` when unset or
 /// unreadable).
@@ -304,7 +304,7 @@ fn start_order<'r>(roles: &[&'r str]) -> std::io::Result<Vec<&'r str>> {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
                     format!("no role of {roles:?} can start first: they dial each other"),
-                ))
+                ));
             }
         }
     }

@@ -14,8 +14,8 @@ use mpst::introspect::SessionType;
 use mpst::serialize::serialize;
 use mpst::verify::{self, HybridError};
 use mpst::{FromState, Labelled, Role};
-use mpst_fsm::subtype::Stats;
 use mpst_fsm::Fsm;
+use mpst_fsm::subtype::Stats;
 
 use crate::records_role;
 

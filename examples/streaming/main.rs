@@ -11,8 +11,8 @@
 
 mod protocol;
 
-use mpst::{session, try_session, End, Error, Receive, Select};
-use protocol::{run, values, Ready, Stop, Value, S, T};
+use mpst::{End, Error, Receive, Select, session, try_session};
+use protocol::{Ready, S, Stop, T, Value, run, values};
 
 /// The source's projection: `mu x. T?ready. T!{value. x, stop. end}`.
 #[session]

@@ -13,8 +13,8 @@
 
 mod protocol;
 
-use mpst::{session, try_session, End, Error, Receive, Select, Send};
-use protocol::{run, values, Ready, Stop, Value, S, T};
+use mpst::{End, Error, Receive, Select, Send, session, try_session};
+use protocol::{Ready, S, Stop, T, Value, run, values};
 
 /// The optimised source: the first 5 values are sent before any `ready` is awaited.
 #[session]

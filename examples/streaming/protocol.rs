@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use futures::future::try_join;
-use mpst::{session, try_session, Branch, End, Error, Message, Payload, Role, Roles, Send};
+use mpst::{Branch, End, Error, Message, Payload, Role, Roles, Send, session, try_session};
 
 type Channel = mpst::channel::Unbounded<Label>;
 

@@ -13,7 +13,7 @@
 
 mod protocol;
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 use protocol::*;
 
 /// The front end: makes each lookup in turn and collects the answers.

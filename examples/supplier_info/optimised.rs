@@ -10,7 +10,7 @@
 
 mod protocol;
 
-use mpst::{session, try_session, Choose, End, Error, Receive, Send};
+use mpst::{Choose, End, Error, Receive, Send, session, try_session};
 use protocol::*;
 
 /// The optimised front end: a choice among two peers, each variant naming its own.

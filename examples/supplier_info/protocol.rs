@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `supplier_info.scr`.
 pub mod api {

@@ -14,8 +14,8 @@
 mod protocol;
 
 use futures::future::try_join3;
-use mpst::{try_session, Error};
-use protocol::{Add, AdderA, AdderB, AdderC, Roles, Sum, A, B, C};
+use mpst::{Error, try_session};
+use protocol::{A, Add, AdderA, AdderB, AdderC, B, C, Roles, Sum};
 
 /// What a summand learns: the sum `C` sent and the sum it computed itself.
 #[derive(Debug, PartialEq, Eq)]

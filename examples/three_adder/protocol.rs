@@ -3,7 +3,7 @@
 //! three-adder bench (`crates/mpst/benches/three_adder.rs`), so the bench measures exactly
 //! this protocol.
 
-use mpst::{session, End, Message, Payload, Receive, Role, Roles, Send};
+use mpst::{End, Message, Payload, Receive, Role, Roles, Send, session};
 
 /// The route between two roles: the in-memory `Spsc`, one allocation per pair of roles.
 pub type Channel = mpst::channel::Spsc<Label>;

@@ -1,7 +1,7 @@
 //! The four processes of three buyers, written against the generated API; shared by the
 //! in-memory run (`main.rs`) and the multi-process run (`net.rs`).
 
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 use crate::api::*;
 

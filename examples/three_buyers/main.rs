@@ -22,7 +22,7 @@ mod api {
 mod buyers;
 
 use api::*;
-use buyers::{buyer_a, buyer_b, buyer_c, seller, Outcome};
+use buyers::{Outcome, buyer_a, buyer_b, buyer_c, seller};
 
 /// One purchase: (price, `B`'s outcome, `C`'s outcome, where the seller ships).
 type Purchase = (i32, Outcome, Outcome, Option<String>);

@@ -27,7 +27,7 @@ use std::time::Duration;
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{connect, finish, init_logging, role_sources, runtime, Launch, RoleError};
+use mpst_examples::net::{Launch, RoleError, connect, finish, init_logging, role_sources, runtime};
 use mpst_wire::RoleExit;
 
 /// The protocol name (and version) every role announces in the handshake.
@@ -117,7 +117,7 @@ fn main() -> ExitCode {
         None => 100,
         Some(Ok(budget)) => budget,
         Some(Err(_)) => {
-            return finish::<String>(Err(RoleError::usage("--budget-c needs a number")))
+            return finish::<String>(Err(RoleError::usage("--budget-c needs a number")));
         }
     };
     let runtime = match runtime() {

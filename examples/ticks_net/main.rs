@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mpst::net::{NetConfig, TcpRoute};
-use mpst::{session, try_session, Branch, End, Message, Payload, Role, Select};
-use mpst_examples::net::{connect, finish, init_logging, role_sources, runtime, RoleError};
+use mpst::{Branch, End, Message, Payload, Role, Select, session, try_session};
+use mpst_examples::net::{RoleError, connect, finish, init_logging, role_sources, runtime};
 
 /// The protocol name (and version) every role announces in the handshake.
 const PROTOCOL: &str = "ticks/1";

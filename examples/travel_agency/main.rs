@@ -10,7 +10,7 @@
 
 use futures::executor::block_on;
 use futures::future::try_join3;
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 
 /// The generated API of `travel_agency.scr`.
 mod api {
@@ -70,10 +70,10 @@ async fn agency(role: &mut A) -> Result<(usize, bool), Error> {
                         .await?;
                 }
                 ASessionChoice::Accept(Accept, next) => {
-                    return Ok(((quotes, true), next.send(Confirm).await?))
+                    return Ok(((quotes, true), next.send(Confirm).await?));
                 }
                 ASessionChoice::Reject(Reject, next) => {
-                    return Ok(((quotes, false), next.send(Reject).await?))
+                    return Ok(((quotes, false), next.send(Reject).await?));
                 }
             }
         }

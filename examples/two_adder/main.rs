@@ -11,7 +11,7 @@
 
 use futures::future::try_join;
 use mpst::{
-    session, try_session, Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send,
+    Branch, End, Error, Message, Payload, Receive, Role, Roles, Select, Send, session, try_session,
 };
 
 type Channel = mpst::channel::Unbounded<Label>;

@@ -61,9 +61,11 @@ mod tests {
         assert_eq!(parse_bound("4294967295"), Ok(4_294_967_295));
         assert!(parse_bound("0").unwrap_err().contains("at least 1"));
         let max = u64::MAX.to_string();
-        assert!(parse_bound(&max)
-            .unwrap_err()
-            .contains("at most 4294967295"));
+        assert!(
+            parse_bound(&max)
+                .unwrap_err()
+                .contains("at most 4294967295")
+        );
         assert!(parse_bound("x").unwrap_err().contains("found `x`"));
         assert!(parse_bound("-1").unwrap_err().contains("found `-1`"));
         assert_eq!(parse_budget("10"), Ok(10));

@@ -10,9 +10,9 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use mpst_fsm::kmc::Step;
 use mpst_fsm::Direction;
-use serde_json::{json, Map, Value};
+use mpst_fsm::kmc::Step;
+use serde_json::{Map, Value, json};
 
 /// The version of the document's shape; it changes only when a field changes meaning
 /// or disappears (new fields may be added without a new version).

@@ -6,7 +6,7 @@
 
 use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};

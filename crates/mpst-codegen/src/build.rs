@@ -48,7 +48,7 @@ pub use error::{BuildError, BuildErrorKind};
 /// so that a build script needs no other dependency).
 pub use mpst_fsm::subtype::Options as SubtypingOptions;
 
-use crate::{generate_optimised, prove_optimised_with, GenerateError, Options, DEFAULT_VISITS};
+use crate::{DEFAULT_VISITS, GenerateError, Options, generate_optimised, prove_optimised_with};
 
 /// How a build script raises the subtyping bounds, in the note of an unknown answer.
 const RAISE: &str = "with `.visits(N)` or `.subtyping(SubtypingOptions { .. })` in build.rs \

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use mpst_fsm::{Direction, Fsm, StateId, StateKind};
 
-use crate::names::is_builtin;
-use crate::symbols::{collect_names, Names};
 use crate::CodegenError;
+use crate::names::is_builtin;
+use crate::symbols::{Names, collect_names};
 
 /// The states of `fsm` entered again by a back edge of a depth-first walk from the initial
 /// state: recursion must pass through a nominal type there.
@@ -367,7 +367,10 @@ pub fn generate_optimised(
             );
         }
     }
-    let _ = writeln!(out, "/// Every role of protocol `{protocol}`; `Roles::default()` connects them all.\n#[derive(Roles)]\npub struct Roles {{");
+    let _ = writeln!(
+        out,
+        "/// Every role of protocol `{protocol}`; `Roles::default()` connects them all.\n#[derive(Roles)]\npub struct Roles {{"
+    );
     for (role, ident) in &names.roles {
         let _ = writeln!(
             out,
@@ -377,7 +380,10 @@ pub fn generate_optimised(
     }
     out.push_str("}\n\n");
     for (role, ident) in &names.roles {
-        let _ = writeln!(out, "/// Role `{role}` of protocol `{protocol}`: one route per peer.\n#[derive(Role)]\n#[message(Label)]\npub struct {ident} {{");
+        let _ = writeln!(
+            out,
+            "/// Role `{role}` of protocol `{protocol}`: one route per peer.\n#[derive(Role)]\n#[message(Label)]\npub struct {ident} {{"
+        );
         for (peer, peer_ident) in names.roles.iter().filter(|(peer, _)| *peer != role) {
             let _ = writeln!(
                 out,
@@ -387,7 +393,10 @@ pub fn generate_optimised(
         }
         out.push_str("}\n\n");
     }
-    let _ = writeln!(out, "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message{serde})]\npub enum Label {{");
+    let _ = writeln!(
+        out,
+        "/// The messages of protocol `{protocol}`, one variant per label.\n#[derive(Message{serde})]\npub enum Label {{"
+    );
     for ((label, _), ty) in &names.labels {
         let label = if ty.overloaded { &ty.written } else { label };
         let attribute = match &ty.renamed {

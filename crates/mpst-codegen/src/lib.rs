@@ -51,10 +51,10 @@ mod protocol;
 pub mod state_names;
 mod symbols;
 
-pub use emit::{generate, generate_optimised, generate_with, Options};
+pub use emit::{Options, generate, generate_optimised, generate_with};
 pub use error::CodegenError;
 pub use names::{foreign_sorts, rust_sort};
 pub use protocol::{
-    check_offers, check_offers_with, check_optimised, generate_scribble, prove_optimised,
-    prove_optimised_with, role_fsms, role_fsms_with, swap_in, GenerateError, DEFAULT_VISITS,
+    DEFAULT_VISITS, GenerateError, check_offers, check_offers_with, check_optimised,
+    generate_scribble, prove_optimised, prove_optimised_with, role_fsms, role_fsms_with, swap_in,
 };

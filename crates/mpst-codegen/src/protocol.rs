@@ -6,14 +6,14 @@
 //! [`mpst_fsm::kmc::check_kmc_offer`]); then the API is generated, the optimised FSMs
 //! beside the projections.
 
-use mpst_diagnostics::optimised::Optimised;
 use mpst_diagnostics::Report;
-use mpst_fsm::kmc::{self, KmcError, KmcOptions, KmcViolation};
-use mpst_fsm::subtype::{self, check, Refutation, Unknown, Verdict};
+use mpst_diagnostics::optimised::Optimised;
 use mpst_fsm::Fsm;
+use mpst_fsm::kmc::{self, KmcError, KmcOptions, KmcViolation};
+use mpst_fsm::subtype::{self, Refutation, Unknown, Verdict, check};
 use mpst_scribble::{FrontendError, Loaded};
 
-use crate::{generate_optimised, CodegenError, Options};
+use crate::{CodegenError, Options, generate_optimised};
 
 /// The default bound on visits per state pair used to check optimised FSMs: the same
 /// as `mpst subtype`'s.
@@ -237,7 +237,7 @@ pub fn prove_optimised_with(
         match check(better, projection, options) {
             Verdict::Subtype(_) => {}
             Verdict::NotSubtype(refutation) => {
-                return Err(GenerateError::NotSubtype { role, refutation })
+                return Err(GenerateError::NotSubtype { role, refutation });
             }
             Verdict::Unknown(unknown) => return Err(GenerateError::Unknown { role, unknown }),
         }
@@ -288,7 +288,7 @@ pub fn check_offers_with(
                 return Err(GenerateError::OfferRefuted {
                     role,
                     violation: Box::new(violation),
-                })
+                });
             }
             Some(violation) => violation.to_string(),
         },

@@ -227,7 +227,9 @@ mod tests {
         let got: Vec<&str> = got.iter().flatten().map(String::as_str).collect();
         assert_eq!(
             got,
-            ["RSession", "RAfterA", "RAfterB", "RAfterA2", "RX", "RXAfterA"]
+            [
+                "RSession", "RAfterA", "RAfterB", "RAfterA2", "RX", "RXAfterA"
+            ]
         );
     }
 

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mpst_fsm::{Fsm, Message};
 
-use crate::names::{camel, rust_sort};
 use crate::CodegenError;
+use crate::names::{camel, rust_sort};
 
 /// A label's Rust type and the Rust types of its payloads.
 pub(crate) struct LabelType {

@@ -4,7 +4,7 @@
 //! closed system) and a state that is not a local session type become located
 //! [`Diagnostic`]s.
 
-use mpst_fsm::format::{check_system, parse_dot_located, DotError, LocatedFsm, SystemError};
+use mpst_fsm::format::{DotError, LocatedFsm, SystemError, check_system, parse_dot_located};
 use mpst_scribble::sorts::SCRIBBLE;
 
 use crate::{Diagnostic, Report, Source};

@@ -35,9 +35,9 @@ pub mod optimised;
 mod read;
 mod render;
 
-pub use diagnostic::{unused_roles, Diagnostic, Label, Severity};
-pub use read::{decode, read, ReadError, MAX_INPUT_BYTES};
-pub use render::{Place, Report, Source, MAX_QUOTED_LINE};
+pub use diagnostic::{Diagnostic, Label, Severity, unused_roles};
+pub use read::{MAX_INPUT_BYTES, ReadError, decode, read};
+pub use render::{MAX_QUOTED_LINE, Place, Report, Source};
 
 /// Asserts that `text` shows every one of `needles` (tests of the renderings).
 #[cfg(test)]

@@ -7,12 +7,12 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use mpst_fsm::format::{count, LocatedFsm};
+use mpst_fsm::Action;
+use mpst_fsm::format::{LocatedFsm, count};
 use mpst_fsm::kmc::{self, KmcViolation};
 use mpst_fsm::subtype::{self, NotProved, Refutation, Unknown};
-use mpst_fsm::Action;
 
-use crate::{dot, Diagnostic, Report, Source};
+use crate::{Diagnostic, Report, Source, dot};
 
 /// `ROLE=FSM.dot` (the argument of `--optimised`) as the role and the file.
 ///

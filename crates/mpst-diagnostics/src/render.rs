@@ -8,7 +8,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Codespan, Label as CodespanLa
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::termcolor::{Buffer, WriteColor};
 use codespan_reporting::term::{self, Config};
-use mpst_fsm::text::{clamp_range, LineIndex};
+use mpst_fsm::text::{LineIndex, clamp_range};
 
 use crate::{Diagnostic, Severity};
 
@@ -250,9 +250,11 @@ mod tests {
                 Source::new("a.dot", "digraph A {}\n"),
                 Source::new("b.dot", "\ndigraph A {}\n"),
             ],
-            vec![Diagnostic::error("a second digraph for role `A`")
-                .with_primary(1, 9..10, "")
-                .with_secondary(0, 8..9, "the first")],
+            vec![
+                Diagnostic::error("a second digraph for role `A`")
+                    .with_primary(1, 9..10, "")
+                    .with_secondary(0, 8..9, "the first"),
+            ],
         );
         let text = report.render(false);
         crate::assert_shows(&text, &["b.dot:2:9", "a.dot:1:9", "the first"]);

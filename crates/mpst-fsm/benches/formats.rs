@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the FSM formats: DOT writing and reading on machines of
 //! growing size (a ring of states, each with a send and a receive choice).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mpst_fsm::format::{parse_dot, write_dot, write_petrify};
 use mpst_fsm::{Action, Fsm, Message, Payload};
 

@@ -8,7 +8,7 @@
 //! the ring of 1,000 roles and 10,000-buffering (time only; peak memory per size is
 //! measured by `examples/kmc_scaling.rs`). Run: `cargo bench -p mpst-fsm --bench kmc`.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mpst_fsm::families::{self, Instance};
 use mpst_fsm::kmc::{check_kmc, least_k};
 use mpst_fsm::subtype::is_subtype;

@@ -4,9 +4,9 @@
 //! `check` on that paper's parameterised family and on its tool's `snewex1 ≤ snewex2`.
 //! Run with `cargo bench -p mpst-fsm --bench subtype`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion, black_box, criterion_group, criterion_main};
 use mpst_fsm::families::{Family, Instance};
-use mpst_fsm::subtype::{check as verdict, is_subtype, Options};
+use mpst_fsm::subtype::{Options, check as verdict, is_subtype};
 use mpst_fsm::{Fsm, LocalType};
 
 fn sizes(family: Family) -> &'static [usize] {

@@ -15,10 +15,10 @@ mod concur19;
 mod spec_machine;
 
 use mpst_fsm::families::Family;
-use mpst_fsm::subtype::{check, is_subtype, NotWitnessed, Options, Proof, Verdict};
-use mpst_fsm::witness::{against_dual, dual_is_a_context, Search};
+use mpst_fsm::subtype::{NotWitnessed, Options, Proof, Verdict, check, is_subtype};
+use mpst_fsm::witness::{Search, against_dual, dual_is_a_context};
 use mpst_fsm::{Action, Fsm, LocalType, Message};
-use spec_machine::{machine, Spec};
+use spec_machine::{Spec, machine};
 
 /// Random pairs of each kind (independent, and a machine against its variant).
 const PAIRS_PER_KIND: usize = 500;
@@ -200,7 +200,9 @@ fn main() {
         .into_iter()
         .map(|(name, sub, sup)| measure(name, sub, sup))
         .collect();
-    println!("| set | pairs | largest machine (states) | proved | refuted | unknown | median | p99 | max |");
+    println!(
+        "| set | pairs | largest machine (states) | proved | refuted | unknown | median | p99 | max |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (set, part) in [
         ("random, ≤ 20 states (+1 for variants)", &runs[..random]),
@@ -233,8 +235,12 @@ fn main() {
         );
     }
     runs.sort_by_key(|r| std::cmp::Reverse(r.time));
-    println!("\nThe five slowest (each phase re-run alone, fastest of 5; trees = check - rules - search):\n");
-    println!("| pair | states (sub, sup) | answer | rules' steps | witness trees | wrong-run search (configurations) | first run | check | rules | trees | wrong-run search |");
+    println!(
+        "\nThe five slowest (each phase re-run alone, fastest of 5; trees = check - rules - search):\n"
+    );
+    println!(
+        "| pair | states (sub, sup) | answer | rules' steps | witness trees | wrong-run search (configurations) | first run | check | rules | trees | wrong-run search |"
+    );
     println!("|---|---|---|---:|---|---|---:|---:|---:|---:|---:|");
     for run in &runs[..5] {
         println!(

@@ -20,7 +20,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use mpst_fsm::families::Family;
-use mpst_fsm::kmc::{check_kmc_with, KmcOptions};
+use mpst_fsm::kmc::{KmcOptions, check_kmc_with};
 
 /// The sizes measured per family, up to the largest each family accepts.
 fn sizes(family: Family) -> &'static [usize] {

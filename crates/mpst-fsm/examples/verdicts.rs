@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 mod concur19;
 
 use mpst_fsm::families::Family;
-use mpst_fsm::subtype::{check, Options, Proof, Refutation, Stats, Verdict, DEFAULT_VISITS};
+use mpst_fsm::subtype::{DEFAULT_VISITS, Options, Proof, Refutation, Stats, Verdict, check};
 use mpst_fsm::{Action, Direction, Fsm, LocalType, Message};
 
 const KERNEL: &str = "rec x. s!ready(). s?value(). t?ready(). t!value(). x";

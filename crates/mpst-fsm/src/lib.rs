@@ -22,9 +22,9 @@ pub mod subtype;
 pub mod text;
 pub mod witness;
 
-pub use format::{parse_dot, write_dot, write_mermaid, write_petrify, DotError};
+pub use format::{DotError, parse_dot, write_dot, write_mermaid, write_petrify};
 pub use fsm::{Action, Direction, Fsm, FsmError, Message, Payload, StateId, StateKind, Transition};
-pub use kmc::{check_kmc, least_k, KmcReport, KmcViolation};
+pub use kmc::{KmcReport, KmcViolation, check_kmc, least_k};
 pub use local::{LocalType, LocalTypeError};
 pub use local_parse::LocalParseError;
-pub use subtype::{is_subtype, NotProved};
+pub use subtype::{NotProved, is_subtype};

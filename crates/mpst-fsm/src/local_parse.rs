@@ -264,10 +264,12 @@ mod tests {
         assert!(err.message.starts_with("expected `,` or `)`"), "{err}");
         let err = LocalType::parse("p!l(). end end").unwrap_err();
         assert_eq!(err.column, 12);
-        assert!(LocalType::parse("")
-            .unwrap_err()
-            .message
-            .contains("end of the input"));
+        assert!(
+            LocalType::parse("")
+                .unwrap_err()
+                .message
+                .contains("end of the input")
+        );
         assert!(LocalType::parse("p!{}").is_err());
         let err = LocalType::parse("+{b!x(). end, c?y(). end}").unwrap_err();
         assert_eq!(err.column, 16);

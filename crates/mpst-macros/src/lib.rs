@@ -8,7 +8,7 @@
 
 use proc_macro::TokenStream;
 use syn::spanned::Spanned;
-use syn::{parse_macro_input, Data, DataEnum, DataStruct, DeriveInput, Error};
+use syn::{Data, DataEnum, DataStruct, DeriveInput, Error, parse_macro_input};
 
 mod message;
 mod payload;

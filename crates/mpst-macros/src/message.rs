@@ -28,7 +28,7 @@ fn expand_item(input: &DeriveInput) -> syn::Result<TokenStream> {
                 return Err(Error::new(
                     variant.span(),
                     format!("each label variant wraps exactly one label type: `{ident}({ident})`"),
-                ))
+                ));
             }
         };
         let key = quote!(#ty).to_string();

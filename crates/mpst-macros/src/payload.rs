@@ -1,7 +1,7 @@
 //! `#[derive(Payload)]`: the field types of a label struct, as written.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::{Data, DeriveInput, Error};
 
 /// Expands `#[derive(Payload)]` on the parsed item.

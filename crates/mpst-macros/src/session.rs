@@ -2,12 +2,12 @@
 //! the paper, and generates the trait impls of recursive structs and choice enums.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{
-    parse_quote, AngleBracketedGenericArguments, Error, Fields, GenericArgument, Generics, Item,
-    ItemEnum, ItemStruct, ItemType, PathArguments, Type, TypePath,
+    AngleBracketedGenericArguments, Error, Fields, GenericArgument, Generics, Item, ItemEnum,
+    ItemStruct, ItemType, PathArguments, Type, TypePath, parse_quote,
 };
 
 /// Expands `#[session]`, turning errors into `compile_error!`s.
@@ -171,7 +171,7 @@ fn augment(ty: &mut Type, cx: &Context) -> syn::Result<()> {
                 PathArguments::None => 0,
                 PathArguments::AngleBracketed(args) => args.args.len(),
                 PathArguments::Parenthesized(args) => {
-                    return Err(Error::new(args.span(), format!("expected `{usage}`")))
+                    return Err(Error::new(args.span(), format!("expected `{usage}`")));
                 }
             };
             if count != arity {

@@ -1,7 +1,7 @@
 //! Projection cost on generated protocols (`mpst_scribble::gen`): one role and every
 //! role, as the number of messages grows at fixed roles and as the roles grow.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mpst_scribble::generated::{message_count, sized};
 use mpst_scribble::{check, project_fsm};
 

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::diagnostic::line_column;
-use crate::project::{project_all, Projection};
+use crate::project::{Projection, project_all};
 use crate::{Diagnostic, ErrorKind, GlobalProtocol};
 
 /// Why a Scribble source yields no protocol or no projections.

@@ -13,8 +13,8 @@ mod unfold;
 pub mod wf;
 
 pub use diagnostic::{Diagnostic, ErrorKind};
-pub use frontend::{load, FrontendError, Loaded, Parsed};
+pub use frontend::{FrontendError, Loaded, Parsed, load};
 pub use global::{Global, GlobalProtocol, Name, Span};
-pub use project::{project, project_all, project_fsm, Projection};
+pub use project::{Projection, project, project_all, project_fsm};
 pub use syntax::parse;
 pub use wf::check;

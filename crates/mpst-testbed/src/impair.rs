@@ -162,11 +162,7 @@ impl Impairment {
 }
 
 fn clamp(p: f64) -> f64 {
-    if p.is_nan() {
-        0.0
-    } else {
-        p.clamp(0.0, 1.0)
-    }
+    if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) }
 }
 
 /// What happens to one TCP chunk or UDP datagram.

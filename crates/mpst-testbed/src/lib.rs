@@ -14,9 +14,9 @@ mod ns;
 mod process;
 mod relay;
 
-pub use bed::{Builder, TestBed, DEFAULT_DIAL_PATIENCE, MAX_HOSTS};
+pub use bed::{Builder, DEFAULT_DIAL_PATIENCE, MAX_HOSTS, TestBed};
 pub use error::{Error, Result};
-pub use handle::{DirectionStats, Host, Link, LinkStats, CONFIG_ENV};
+pub use handle::{CONFIG_ENV, DirectionStats, Host, Link, LinkStats};
 pub use impair::{Fate, Fates, Impairment, Slots};
 pub use process::Process;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use mpst_fsm::families;
 use mpst_fsm::format::parse_dot;
 use mpst_fsm::{Action, Fsm, Message};
-use mpst_scribble::{parse, project_all, Global, GlobalProtocol};
+use mpst_scribble::{Global, GlobalProtocol, parse, project_all};
 use mpst_viz::{fsm_svg, global_chart, run_chart};
 
 /// Every `.scr` of `examples/` and of `mpst-scribble`'s test protocols (valid or not).

@@ -3,7 +3,7 @@
 //! every message of the run that goes wrong is an arrow with its label.
 
 use mpst_fsm::format::write_sequence_mermaid;
-use mpst_fsm::subtype::{check, Options, Verdict};
+use mpst_fsm::subtype::{Options, Verdict, check};
 use mpst_fsm::{Fsm, LocalType};
 use mpst_viz::run_chart;
 

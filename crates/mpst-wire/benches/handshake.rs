@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use mpst_wire::certs::Deployment;
 use mpst_wire::{Expected, Node, WireConfig};
 

@@ -23,7 +23,7 @@ use tokio::time::Instant;
 
 use crate::error::{Attempt, Peer, Refusal, WireError, WireErrorKind};
 use crate::node::Node;
-use crate::pending::{finished, Pending, Slot};
+use crate::pending::{Pending, Slot, finished};
 use crate::stream::Connection;
 
 /// The first pause after a failed `accept()`.

@@ -11,22 +11,22 @@ use std::sync::Arc;
 
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
-use tokio_rustls::rustls::pki_types::CertificateDer;
 use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::pki_types::CertificateDer;
 
 use crate::accept::{Expected, Shared};
-use crate::codec::{decode_body, FrameError, HEADER_LENGTH};
+use crate::codec::{FrameError, HEADER_LENGTH, decode_body};
 use crate::config::Security;
 use crate::dial::frame_kind;
 use crate::error::{Peer, Refusal, WireError, WireErrorKind};
 use crate::hello::{
-    decode_hello, encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
-    Confirm, Established, Hello, Reply, MAX_HANDSHAKE_FRAME,
+    Confirm, Established, Hello, MAX_HANDSHAKE_FRAME, Reply, decode_hello, encode_message,
+    fresh_nonce, read_frame, run_id, transcript, write_frame,
 };
 use crate::identity::Identity;
 use crate::node::Node;
 use crate::pending::Slot;
-use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
+use crate::stream::{Connection, ConnectionInfo, LINGER, Stream, close_gracefully};
 
 /// The first byte of a TLS handshake record.
 const TLS_HANDSHAKE: u8 = 0x16;
@@ -241,7 +241,7 @@ async fn handshake<'a>(
                 Box::new(stream),
                 Refusal::NotMpst,
                 stranger,
-            ))
+            ));
         }
         Err(e) => return Err(fail(&stranger, frame_kind(e))),
     };

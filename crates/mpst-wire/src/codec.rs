@@ -7,8 +7,8 @@ use std::io;
 use std::marker::PhantomData;
 
 use bytes::{Buf, BufMut, BytesMut};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use tokio_util::codec::{Decoder, Encoder};
 
 /// The default limit on a frame's body: 16 MiB.

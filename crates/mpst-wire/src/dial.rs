@@ -9,20 +9,20 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::net::{lookup_host, TcpStream};
+use tokio::net::{TcpStream, lookup_host};
 use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
 
-use crate::codec::{decode_body, FrameError, HEADER_LENGTH};
+use crate::codec::{FrameError, HEADER_LENGTH, decode_body};
 use crate::config::Security;
-use crate::error::{is_disconnect, Attempt, Peer, Refusal, WireError, WireErrorKind};
+use crate::error::{Attempt, Peer, Refusal, WireError, WireErrorKind, is_disconnect};
 use crate::hello::{
-    encode_hello, encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
-    Confirm, Established, Hello, Nonce, Reply, MAX_HANDSHAKE_FRAME,
+    Confirm, Established, Hello, MAX_HANDSHAKE_FRAME, Nonce, Reply, encode_hello, encode_message,
+    fresh_nonce, read_frame, run_id, transcript, write_frame,
 };
 use crate::identity::Identity;
 use crate::node::Node;
-use crate::stream::{close_gracefully, Connection, ConnectionInfo, Stream, LINGER};
+use crate::stream::{Connection, ConnectionInfo, LINGER, Stream, close_gracefully};
 
 /// How many attempts' errors a dialling error keeps (the last ones).
 pub const KEPT_ATTEMPTS: usize = 8;
@@ -135,7 +135,7 @@ async fn attempt(
             return Err(Failure::Retry(Attempt {
                 target: address.to_owned(),
                 error: format!("cannot resolve: {e}"),
-            }))
+            }));
         }
     };
     let mut last = Attempt {
@@ -280,7 +280,7 @@ async fn greet(
                     return Err(WireError::new(
                         Peer::stranger(remote),
                         WireErrorKind::Tls(e),
-                    ))
+                    ));
                 }
             }
         }

@@ -24,7 +24,7 @@
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::codec::{check_header, decode_body, encode_frame, FrameError, HEADER_LENGTH};
+use crate::codec::{FrameError, HEADER_LENGTH, check_header, decode_body, encode_frame};
 use crate::error::Refusal;
 use crate::stream::RunId;
 

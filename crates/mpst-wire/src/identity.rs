@@ -8,10 +8,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tokio_rustls::rustls;
+use tokio_rustls::rustls::RootCertStore;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio_rustls::rustls::server::WebPkiClientVerifier;
-use tokio_rustls::rustls::RootCertStore;
 
 use crate::error::Refusal;
 use crate::names::{decode_subject_name, subject_name};

@@ -65,12 +65,12 @@ mod pending;
 pub mod stream;
 
 pub use accept::{AcceptStats, Acceptor, Expected};
-pub use codec::{FrameCodec, FrameError, DEFAULT_MAX_FRAME_LENGTH};
+pub use codec::{DEFAULT_MAX_FRAME_LENGTH, FrameCodec, FrameError};
 pub use config::{Security, WireConfig};
 pub use error::{Attempt, Peer, Refusal, WireError, WireErrorKind};
 pub use exit::RoleExit;
 pub use identity::{Identity, IdentityError};
-pub use node::{deadline_after, dials, Application, NoApplication, Node};
+pub use node::{Application, NoApplication, Node, deadline_after, dials};
 pub use stream::{Connection, ConnectionInfo, RunId, Stream};
 
 /// The rustls version the identities are built with (to use their configurations, e.g.

@@ -17,7 +17,7 @@
 //!
 //! Role names are at most [`MAX_ROLE_LENGTH`] bytes and not empty.
 
-use ring::digest::{digest, SHA256};
+use ring::digest::{SHA256, digest};
 
 /// The longest role name a certificate can name, in bytes.
 pub const MAX_ROLE_LENGTH: usize = 64;

@@ -12,13 +12,13 @@ mod common;
 #[path = "protocols/double_buffering.rs"]
 mod protocol;
 
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::channel::Spsc;
 use mpst::Error;
-use protocol::{kernel, optimised_kernel, sink, source, Label, Ready, Roles, Value};
+use mpst::channel::Spsc;
+use protocol::{Label, Ready, Roles, Value, kernel, optimised_kernel, sink, source};
 
 type Channel = Spsc<Label>;
 

@@ -16,15 +16,15 @@ mod projections;
 #[path = "../../../examples/fft/protocol.rs"]
 mod protocol;
 
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box};
 use futures::executor::block_on;
 use futures::{SinkExt, StreamExt};
-use mpst::{try_session, Error};
+use mpst::{Error, try_session};
 use num_complex::Complex64;
-use projections::{upper, Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7};
-use protocol::{columns, input, lower, lower_output, rows, twiddle, upper_output};
+use projections::{Fft0, Fft1, Fft2, Fft3, Fft4, Fft5, Fft6, Fft7, upper};
 use protocol::{Channel, Column, Label, Roles, Value};
 use protocol::{P0, P1, P2, P3, P4, P5, P6, P7};
+use protocol::{columns, input, lower, lower_output, rows, twiddle, upper_output};
 
 // The example's eight processes; the macro also defines the example's `run`, which the
 // sanity check below compares every implementation with.

@@ -9,12 +9,12 @@
 
 mod common;
 
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
 use mpst::channel::Spsc;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select, Send};
+use mpst::{Branch, End, Error, Message, Receive, Role, Roles, Select, Send, session, try_session};
 
 type Channel = Spsc<Label>;
 
@@ -143,7 +143,7 @@ async fn bare_forward(
                 .await
                 .map_err(Error::other)?,
             Some(Label::Stop(Stop)) if forward_stop => {
-                return to.send(Label::Stop(Stop)).await.map_err(Error::other)
+                return to.send(Label::Stop(Stop)).await.map_err(Error::other);
             }
             Some(Label::Stop(Stop)) => return Ok(()),
             None => return Err(closed("B or C")),

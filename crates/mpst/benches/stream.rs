@@ -12,13 +12,13 @@ mod common;
 #[path = "protocols/stream.rs"]
 mod protocol;
 
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box};
 use futures::executor::block_on;
 use futures::future::try_join;
 use futures::{SinkExt, StreamExt};
 use mpst::channel::Spsc;
-use mpst::{session, try_session, End, Error, Receive, Select, Send};
-use protocol::{sink, source, Label, Ready, Roles, Stop, Value, S, T};
+use mpst::{End, Error, Receive, Select, Send, session, try_session};
+use protocol::{Label, Ready, Roles, S, Stop, T, Value, sink, source};
 
 type Channel = Spsc<Label>;
 type Number = i64;

@@ -21,11 +21,11 @@
 mod common;
 
 use bytes::Bytes;
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box};
 use futures::{SinkExt, StreamExt};
 use mpst::net::TcpRoute;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Select, Send};
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use mpst::{Branch, End, Error, Message, Receive, Role, Select, Send, session, try_session};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};

@@ -13,12 +13,12 @@ mod common;
 #[path = "../../../examples/three_adder/protocol.rs"]
 mod protocol;
 
-use criterion::{black_box, Criterion};
+use criterion::{Criterion, black_box};
 use futures::executor::block_on;
 use futures::future::try_join3;
 use futures::{SinkExt, StreamExt};
-use mpst::{try_session, Error};
-use protocol::{Add, AdderA, AdderB, AdderC, Channel, Label, Roles, Sum, A, B, C};
+use mpst::{Error, try_session};
+use protocol::{A, Add, AdderA, AdderB, AdderC, B, C, Channel, Label, Roles, Sum};
 
 async fn adder_a(role: &mut A, x: i32) -> Result<i32, Error> {
     try_session(role, |s: AdderA<'_, A>| async move {

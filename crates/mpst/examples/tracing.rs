@@ -5,7 +5,7 @@
 //! Run: `cargo run -p mpst-session --features tracing --example tracing`
 //! (`RUST_LOG`-style filtering: only the `mpst` target at DEBUG is shown here).
 
-use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+use mpst::{Branch, End, Message, Receive, Role, Roles, Select, Send, session, try_session};
 use tracing_subscriber::fmt::format::FmtSpan;
 
 type Channel = mpst::channel::Unbounded<Label>;

@@ -18,7 +18,7 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use crate::error::{ReceiveErrorKind, SendErrorKind};
-use crate::session::{try_session, Captures, End, FromState};
+use crate::session::{Captures, End, FromState, try_session};
 use crate::{Error, ReceiveError, Role, SendError};
 
 /// What a session is blocked on: a receive (`label` is `None`) or a send.

@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use futures::{Sink, TryStream};
 
@@ -14,7 +14,7 @@ use crate::deadline::{self, Expire, Until, Waiting};
 use crate::error::{ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
 use crate::primitives::{Branch, Choices, Continuation, Receive, Send};
 use crate::role::{ExpectOne, Labelled, Message, Role, Route};
-use crate::session::{step, FromState, State};
+use crate::session::{FromState, State, step};
 
 /// Marks the type parameters a future resolves with, without owning any.
 type Types<T> = PhantomData<fn() -> T>;

@@ -41,10 +41,10 @@
 //! transition per `send`/`receive`/`variant`, keeps a stack of branching states for
 //! choices, and maps each named type to the state where it was first entered.
 
+use crate::Role;
 use crate::offer::Offer;
 use crate::primitives::{Branch, Choose, Receive, Select, Send};
 use crate::session::End;
-use crate::Role;
 
 /// Receives the steps of a session type, see the [module documentation](self).
 pub trait Visitor {

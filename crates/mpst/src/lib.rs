@@ -449,16 +449,16 @@ pub mod wiring;
 
 pub use deadline::try_session_until;
 pub use error::{BoxError, Error, ReceiveError, ReceiveErrorKind, SendError, SendErrorKind};
-pub use mpst_macros::{session, Message, Payload, Role, Roles};
+pub use mpst_macros::{Message, Payload, Role, Roles, session};
 pub use offer::{Offer, OfferCase, OfferContinuation, Offers, RouteFrom};
+pub use payload::Payload;
 #[doc(hidden)]
 pub use payload::probe;
-pub use payload::Payload;
 pub use primitives::{
     Branch, Choice, ChoiceTo, Choices, Choose, Continuation, Receive, Select, Send,
 };
 pub use role::{Labelled, Message, Role, Route};
-pub use session::{try_session, End, FromState, IntoSession, State};
+pub use session::{End, FromState, IntoSession, State, try_session};
 
 /// The FSM model, subtyping and k-MC (feature `serialize`), re-exported for
 /// [`serialize`] and [`verify`] users.

@@ -84,14 +84,14 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use futures::TryStream;
 
 use crate::deadline::{self, Expire, Until, Waiting};
 use crate::error::{ReceiveError, ReceiveErrorKind};
 use crate::role::{Labelled, Role, Route};
-use crate::session::{sealed, step, FromState, State};
+use crate::session::{FromState, State, sealed, step};
 
 const POLLED_AFTER_READY: &str = "an mpst future was polled after it completed";
 

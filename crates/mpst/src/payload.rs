@@ -84,8 +84,8 @@ pub mod probe {
 
 #[cfg(test)]
 mod tests {
-    use super::probe::{Declared as _, Probe, Undeclared as _};
     use super::Payload;
+    use super::probe::{Declared as _, Probe, Undeclared as _};
 
     struct Declared;
     impl Payload for Declared {

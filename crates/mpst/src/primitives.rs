@@ -28,7 +28,7 @@ use std::marker::PhantomData;
 
 use crate::future::{BranchFuture, ReceiveFuture, SendFuture};
 use crate::role::{Labelled, Message, Role, Route};
-use crate::session::{sealed, step, FromState, State};
+use crate::session::{FromState, State, sealed, step};
 
 macro_rules! primitive {
     ($(#[$doc:meta])* $name:ident<$($param:ident),*>) => {

@@ -72,15 +72,16 @@ mod compare;
 mod hybrid;
 mod names;
 
-use mpst_fsm::kmc::{KmcError, KmcOptions, KmcReport};
 use mpst_fsm::Fsm;
+use mpst_fsm::kmc::{KmcError, KmcOptions, KmcReport};
 
-pub use compare::{compare, Mismatch};
+pub use compare::{Mismatch, compare};
 #[cfg_attr(docsrs, doc(cfg(feature = "scribble")))]
 #[cfg(feature = "scribble")]
 pub use hybrid::{
-    assert_equals_projection, assert_subtype_of_projection, check_equals_projection,
-    check_subtype_of_projection, check_subtype_of_projection_with, projection, HybridError, Sides,
+    HybridError, Sides, assert_equals_projection, assert_subtype_of_projection,
+    check_equals_projection, check_subtype_of_projection, check_subtype_of_projection_with,
+    projection,
 };
 /// The Scribble front end's error, which [`HybridError::Frontend`] carries.
 #[cfg(feature = "scribble")]

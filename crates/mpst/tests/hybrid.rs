@@ -4,10 +4,10 @@
 
 #![cfg(feature = "scribble")]
 
-use mpst::serialize::serialize;
 use mpst::serialize::SerializeErrorKind;
+use mpst::serialize::serialize;
 use mpst::verify::{self, HybridError, KmcFailure};
-use mpst::{session, Payload, Receive, Role, Send};
+use mpst::{Payload, Receive, Role, Send, session};
 
 const SCR: &str = include_str!("../../../examples/double_buffering/double_buffering.scr");
 

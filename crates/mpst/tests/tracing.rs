@@ -4,13 +4,13 @@
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 
-use mpst::{session, try_session, Branch, End, Message, Receive, Select, Send};
+use mpst::{Branch, End, Message, Receive, Select, Send, session, try_session};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing::{Event, Subscriber};
+use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt as _};
 use tracing_subscriber::registry::LookupSpan;
-use tracing_subscriber::Layer;
 
 #[path = "it/support.rs"]
 mod support;
@@ -216,7 +216,7 @@ mod offer {
     use std::sync::{Arc, Mutex};
 
     use super::declare_roles;
-    use mpst::{session, try_session, End, Message, Offer, Send};
+    use mpst::{End, Message, Offer, Send, session, try_session};
     use tracing_subscriber::layer::SubscriberExt as _;
 
     declare_roles!(Label over mpst::channel::Unbounded<Label>: B(P, D), P(B, D), D(B, P));
@@ -308,9 +308,10 @@ mod offer {
         assert!(!ended, "Right from B is refused");
         assert_eq!(desk_receives(&seen), []);
         // B's send is logged: the recorder saw the run.
-        assert!(seen
-            .events
-            .iter()
-            .any(|(e, _)| e.get("message") == Some("send") && e.get("role") == Some("B")));
+        assert!(
+            seen.events
+                .iter()
+                .any(|(e, _)| e.get("message") == Some("send") && e.get("role") == Some("B"))
+        );
     }
 }

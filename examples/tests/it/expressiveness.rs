@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use mpst_examples::expressiveness::{render, rows, Row, Verdict, COMMAND};
+use mpst_examples::expressiveness::{COMMAND, Row, Verdict, render, rows};
 
 fn computed() -> Vec<Row> {
     rows(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::load::scribble::load;
-use crate::{output, Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// Arguments of `mpst certs`.
 #[derive(Debug, clap::Args)]
@@ -42,12 +42,12 @@ pub fn run(args: Args) -> Result<Outcome, UsageError> {
         (Some(_), false) => {
             return Err(UsageError::Plain(
                 "give either a Scribble file or --role, not both".into(),
-            ))
+            ));
         }
         (None, true) => {
             return Err(UsageError::Plain(
                 "no roles: give a Scribble file or --role NAME (repeated)".into(),
-            ))
+            ));
         }
         (None, false) => {
             let Some(name) = args.name.clone() else {

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use mpst_fsm::format::count;
 
-use mpst_diagnostics::{unused_roles, Report};
+use mpst_diagnostics::{Report, unused_roles};
 
 use crate::diagnostics::emit;
 use crate::load::scribble::load;
-use crate::{output, Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// Arguments of `mpst check`.
 #[derive(Debug, clap::Args)]

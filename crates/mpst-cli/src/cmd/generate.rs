@@ -4,15 +4,15 @@
 
 use std::path::PathBuf;
 
-use mpst_codegen::{generate_optimised, prove_optimised_with, GenerateError, Options};
-use mpst_fsm::kmc::{offer_options, KmcOptions, OFFER_MAX_CONFIGURATIONS};
+use mpst_codegen::{GenerateError, Options, generate_optimised, prove_optimised_with};
+use mpst_fsm::kmc::{KmcOptions, OFFER_MAX_CONFIGURATIONS, offer_options};
 use mpst_scribble::Loaded;
 
 use crate::bounds::parse_bound;
 use crate::diagnostics::emit;
 use crate::load::dot::OptimisedArgs;
 use crate::load::scribble::load;
-use crate::{output, Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// How the command line raises the subtyping bounds, in the note of an unknown answer.
 const RAISE: &str = "with `--visits N` (`mpst subtype --visits N --max-steps M` tries larger \

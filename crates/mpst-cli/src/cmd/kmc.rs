@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use mpst_fsm::kmc::{check_kmc_observed, check_kmc_offer, KmcError, KmcOptions, KmcReport};
+use mpst_fsm::kmc::{KmcError, KmcOptions, KmcReport, check_kmc_observed, check_kmc_offer};
 
 use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 
@@ -15,7 +15,7 @@ use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 const DEFAULT_MAX_CONFIGURATIONS: usize = 1_000_000;
 use crate::load::dot;
 use crate::trace::TraceFormat;
-use crate::{output, progress, Outcome, UsageError};
+use crate::{Outcome, UsageError, output, progress};
 
 /// A bound `k`, or an inclusive range of bounds to search for the least one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,21 +278,27 @@ mod tests {
         assert_eq!("..=2".parse(), Ok(Bounds { low: 1, high: 2 }));
         assert_eq!(Bounds { low: 1, high: 4 }.to_string(), "1..=4");
         assert!("0".parse::<Bounds>().unwrap_err().contains("at least 1"));
-        assert!("1..=0"
-            .parse::<Bounds>()
-            .unwrap_err()
-            .contains("at least 1"));
-        assert!(u64::MAX
-            .to_string()
-            .parse::<Bounds>()
-            .unwrap_err()
-            .contains("at most"));
+        assert!(
+            "1..=0"
+                .parse::<Bounds>()
+                .unwrap_err()
+                .contains("at least 1")
+        );
+        assert!(
+            u64::MAX
+                .to_string()
+                .parse::<Bounds>()
+                .unwrap_err()
+                .contains("at most")
+        );
         assert!("3..=2".parse::<Bounds>().unwrap_err().contains("empty"));
         assert!("2..2".parse::<Bounds>().unwrap_err().contains("empty"));
         assert!("x".parse::<Bounds>().unwrap_err().contains("found `x`"));
-        assert!("99999999999"
-            .parse::<Bounds>()
-            .unwrap_err()
-            .contains("at most"));
+        assert!(
+            "99999999999"
+                .parse::<Bounds>()
+                .unwrap_err()
+                .contains("at most")
+        );
     }
 }

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use mpst_codegen::{check_optimised, swap_in};
 use mpst_diagnostics::optimised::Optimised;
-use mpst_fsm::kmc::{check_kmc_observed, KmcOptions, KmcReport};
-use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_fsm::Fsm;
+use mpst_fsm::kmc::{KmcOptions, KmcReport, check_kmc_observed};
+use mpst_fsm::subtype::Verdict as SubtypeVerdict;
 use mpst_scribble::frontend::FrontendError;
 use mpst_scribble::{Diagnostic, GlobalProtocol, Loaded};
 use mpst_viz::html::{
@@ -20,7 +20,7 @@ use mpst_viz::{fsm_svg, global_chart, report_html, run_chart};
 
 use crate::load::dot::OptimisedArgs;
 use crate::load::scribble::{self, Scribble};
-use crate::{progress, Outcome, UsageError};
+use crate::{Outcome, UsageError, progress};
 
 /// Arguments of `mpst report`.
 #[derive(Debug, clap::Args)]

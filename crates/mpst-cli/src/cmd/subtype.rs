@@ -5,13 +5,13 @@
 
 use std::path::PathBuf;
 
-use mpst_fsm::subtype::{check_observed, Options, Verdict, DEFAULT_MAX_STEPS, DEFAULT_VISITS};
 use mpst_fsm::Fsm;
+use mpst_fsm::subtype::{DEFAULT_MAX_STEPS, DEFAULT_VISITS, Options, Verdict, check_observed};
 
 use crate::bounds::{parse_bound, parse_budget, parse_seconds};
 use crate::load::dot::read_session_types;
 use crate::trace::TraceFormat;
-use crate::{output, progress, Outcome, UsageError};
+use crate::{Outcome, UsageError, output, progress};
 
 /// Arguments of `mpst subtype`.
 #[derive(Debug, clap::Args)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use mpst_diagnostics::dot::{self, Machine};
 use mpst_diagnostics::optimised::{self, Optimised, ReadFailure};
 use mpst_diagnostics::{Report, Source};
-use mpst_fsm::{subtype, Fsm};
+use mpst_fsm::{Fsm, subtype};
 
 use crate::UsageError;
 

@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use mpst_scribble::frontend::{parse_source, FrontendError, Parsed};
+use mpst_scribble::frontend::{FrontendError, Parsed, parse_source};
 use mpst_scribble::{GlobalProtocol, Projection};
 
 use crate::diagnostics::emit;
-use crate::{output, Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// How a command ends early on a front-end error: a usage error (exit 2) or an outcome
 /// already reported (an invalid protocol: exit 1).

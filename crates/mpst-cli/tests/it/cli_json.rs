@@ -87,9 +87,11 @@ fn check_documents_valid_invalid_and_malformed_input() {
         (Some(2), Some("syntax error"))
     );
     let missing = document(&dir, &["check", "missing.scr"], 2);
-    assert!(missing["diagnostics"][0]["message"]
-        .as_str()
-        .is_some_and(|m| m.contains("missing.scr")));
+    assert!(
+        missing["diagnostics"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("missing.scr"))
+    );
 }
 
 const SUPER: &str = "digraph p { 0 -> 1 [label=\"q!l1()\"]; 1 -> 2 [label=\"q?l2()\"]; }\n";

@@ -6,9 +6,9 @@ use crate::support;
 use std::path::PathBuf;
 use std::process::Output;
 
+use mpst_fsm::Fsm;
 use mpst_fsm::families;
 use mpst_fsm::format::write_dot;
-use mpst_fsm::Fsm;
 
 use support::{assert_contains_all, code, exits_with, mpst, repo, scratch_file, stderr, stdout};
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use mpst_diagnostics::optimised::{self, Optimised, ReadFailure};
-use mpst_diagnostics::{ReadError, Report, Source, MAX_INPUT_BYTES};
+use mpst_diagnostics::{MAX_INPUT_BYTES, ReadError, Report, Source};
 use mpst_scribble::FrontendError;
 
 use super::{BuildError, BuildErrorKind};

@@ -226,9 +226,11 @@ fn bad_inputs_fail_with_located_diagnostics() {
     let error = failure(&Build::scribble(&scr).optimised("K", &bad).out_dir(&out));
     assert_eq!(error.kind(), BuildErrorKind::Dot);
     assert!(error.to_string().starts_with("malformed DOT: "), "{error}");
-    assert!(error
-        .headline()
-        .starts_with(&format!("{}:2:19", bad.display())));
+    assert!(
+        error
+            .headline()
+            .starts_with(&format!("{}:2:19", bad.display()))
+    );
 
     // One role optimised twice.
     let dot = example("kernel_optimised.dot");

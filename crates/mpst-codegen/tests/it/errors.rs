@@ -1,6 +1,6 @@
 //! What the generator refuses, and that it says why.
 
-use mpst_codegen::{generate, CodegenError};
+use mpst_codegen::{CodegenError, generate};
 use mpst_fsm::{Action, Fsm, Message, Payload};
 
 /// The code generated for protocol `P` of the one machine `a`, asserted to contain every

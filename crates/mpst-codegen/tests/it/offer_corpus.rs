@@ -89,11 +89,7 @@ impl G {
 }
 
 fn other(a: usize, b: usize) -> usize {
-    if a == b {
-        (b + 1) % ROLES
-    } else {
-        b
-    }
+    if a == b { (b + 1) % ROLES } else { b }
 }
 
 fn global() -> impl Strategy<Value = G> {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use mpst_codegen::build::{Build, BuildErrorKind};
-use mpst_codegen::{check_offers, prove_optimised, GenerateError, DEFAULT_VISITS};
+use mpst_codegen::{DEFAULT_VISITS, GenerateError, check_offers, prove_optimised};
 use mpst_fsm::kmc::ViolationKind;
 use mpst_fsm::subtype;
 

@@ -3,7 +3,7 @@
 //! that goes wrong when refuted (beside the projection's dual), refused as unknown
 //! otherwise; and the module it is generated into.
 
-use mpst_codegen::{generate_optimised, generate_scribble, CodegenError, GenerateError, Options};
+use mpst_codegen::{CodegenError, GenerateError, Options, generate_optimised, generate_scribble};
 use mpst_fsm::kmc::ViolationKind;
 use mpst_fsm::{Fsm, LocalType};
 

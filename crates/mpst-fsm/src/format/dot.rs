@@ -66,11 +66,7 @@ pub(super) fn dot_id(text: &str) -> String {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(text));
-    if plain {
-        text.to_owned()
-    } else {
-        quote(text)
-    }
+    if plain { text.to_owned() } else { quote(text) }
 }
 
 /// `text` as a double-quoted DOT string, escaping `"` and `\`.

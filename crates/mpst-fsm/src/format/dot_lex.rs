@@ -147,7 +147,7 @@ impl<'a> Lexer<'a> {
                             self.pos,
                             2,
                             "unterminated comment: expected `*/` to close this `/*`",
-                        ))
+                        ));
                     }
                 }
             } else {

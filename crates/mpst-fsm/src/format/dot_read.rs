@@ -4,13 +4,13 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::dot_lex::{source_offset, Kind, Lexer, Token};
+use super::DotError;
+use super::dot_lex::{Kind, Lexer, Token, source_offset};
 use super::dot_spans::{DotSpans, LocatedFsm};
-use super::dot_split::{read_shares, Share};
+use super::dot_split::{Share, read_shares};
 use super::dot_states::Graph;
 use super::label::parse_label;
-use super::DotError;
-use crate::ident::{normal_sort, SortTable};
+use crate::ident::{SortTable, normal_sort};
 use crate::{Action, Fsm, FsmError, Message, StateId};
 
 /// Reads every `digraph` of `input` as a communicating FSM.
@@ -161,7 +161,7 @@ fn read_share(
                 machines,
                 error: Some(error),
                 stop: start,
-            }
+            };
         }
     };
     parser.deterministic = deterministic;
@@ -175,7 +175,7 @@ fn read_share(
                     machines,
                     error: Some(error),
                     stop: parser.peek.start,
-                }
+                };
             }
         }
     }

@@ -13,8 +13,8 @@
 //! (it only follows braces, strings and comments), a share overshoots its cut and the
 //! input is read again sequentially.
 
-use super::dot_spans::LocatedFsm;
 use super::DotError;
+use super::dot_spans::LocatedFsm;
 
 /// Inputs shorter than this are read on one thread.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;

@@ -130,7 +130,7 @@ fn payload_list(text: &str, open: usize) -> Result<(Vec<Payload>, usize), LabelE
                     at,
                     1,
                     "refinement types are not supported: expected a plain payload sort",
-                ))
+                ));
             }
             '(' | '[' | '<' => depth += 1,
             ')' if depth == 0 => {

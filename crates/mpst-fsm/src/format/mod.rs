@@ -32,7 +32,7 @@ pub use dot_read::{
     parse_dot, parse_dot_located, parse_dot_nondeterministic, parse_dot_nondeterministic_with,
     parse_dot_with,
 };
-pub use dot_spans::{check_system, DotSpans, LocatedFsm, SystemError};
+pub use dot_spans::{DotSpans, LocatedFsm, SystemError, check_system};
 pub use error::DotError;
 pub use mermaid::write_mermaid;
 pub use msc::write_sequence_mermaid;

@@ -8,7 +8,7 @@ use crate::{Direction, StateKind};
 use super::explore::Graph;
 use super::paths::Paths;
 use super::queue;
-use super::scc::{components, Adjacency};
+use super::scc::{Adjacency, components};
 use super::system::System;
 use super::violation::ViolationKind;
 
@@ -256,9 +256,9 @@ fn safety(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::LocalType;
     use crate::families;
     use crate::kmc::explore::{Explored, Explorer};
-    use crate::LocalType;
 
     #[test]
     fn events_processed_in_several_passes_give_the_same_answer() {

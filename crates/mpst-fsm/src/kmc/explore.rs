@@ -16,12 +16,12 @@
 
 use crate::{Direction, StateKind};
 
+use super::KmcError;
 use super::queue;
 use super::scc;
 use super::store::Store;
 use super::system::System;
 use super::violation::ViolationKind;
-use super::KmcError;
 
 /// `chosen` of a configuration not expanded yet.
 pub(crate) const UNEXPANDED: u32 = u32::MAX;

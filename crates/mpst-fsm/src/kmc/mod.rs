@@ -98,7 +98,7 @@ mod violation;
 use std::fmt;
 
 pub use offer::{
-    check_kmc_offer, offer_options, offer_state, receives_from, OFFER_K, OFFER_MAX_CONFIGURATIONS,
+    OFFER_K, OFFER_MAX_CONFIGURATIONS, check_kmc_offer, offer_options, offer_state, receives_from,
 };
 pub use violation::{Configuration, KmcViolation, Property, Step, ViolationKind};
 

@@ -19,7 +19,7 @@ use super::explore::{Explored, Explorer};
 use super::paths::Paths;
 use super::system::System;
 use super::violation::ViolationKind;
-use super::{report, KmcError, KmcOptions, KmcReport};
+use super::{KmcError, KmcOptions, KmcReport, report};
 
 /// The bound with which projections and generated systems that have an `Offer` are
 /// checked (the one the repository's soundness properties check projections with).

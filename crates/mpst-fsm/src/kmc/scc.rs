@@ -12,7 +12,7 @@
 //! unreduced ring 10 (184,756 configurations, a depth-first path of 148,413) overflowed
 //! a 2 MiB thread stack, where the exploration itself accepts 5,000,000 configurations.
 
-use super::explore::{Edge, Explorer, Graph, FULL};
+use super::explore::{Edge, Explorer, FULL, Graph};
 
 /// Forward adjacency of the explored graph in compressed form.
 pub(crate) struct Adjacency {

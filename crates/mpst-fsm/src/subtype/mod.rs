@@ -91,8 +91,8 @@ pub use witness_tree::{Budget as TreeBudget, NotWitnessed};
 
 use std::time::{Duration, Instant};
 
-use crate::witness::{self, Search};
 use crate::Fsm;
+use crate::witness::{self, Search};
 use visitor::Limits;
 
 /// The default bound on how many times one pair of states may be visited on one search
@@ -199,7 +199,7 @@ pub fn check_observed(
                         work: proved.work,
                         on_duals: proved.dual,
                     },
-                })
+                });
             }
             Err(why) => Some(why),
         }

@@ -199,10 +199,10 @@ pub(super) fn reduce(
                         return Err(Stuck::ReceiveOvertakesSend {
                             receive: a,
                             send: b,
-                        })
+                        });
                     }
                     (true, true) | (false, false) if same_peer => {
-                        return Err(Stuck::Mismatch { sub: a, sup: b })
+                        return Err(Stuck::Mismatch { sub: a, sup: b });
                     }
                     _ => {}
                 }
@@ -220,8 +220,8 @@ pub(super) fn reduce(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subtype::machine::compile;
     use crate::LocalType;
+    use crate::subtype::machine::compile;
 
     /// A table with `q!a`=0? — built from a tiny machine so ids are known.
     fn table() -> (ActionTable, Vec<ActionId>) {

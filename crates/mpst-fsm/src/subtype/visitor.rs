@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap;
 
 use super::explain::{NotProved, Reason, Side, Stats};
-use super::machine::{compile, ActionId, ActionTable, Machine};
-use super::prefix::{reduce, Prefix, Resume, Snapshot, Stuck};
+use super::machine::{ActionId, ActionTable, Machine, compile};
+use super::prefix::{Prefix, Resume, Snapshot, Stuck, reduce};
 use crate::{Fsm, StateKind};
 
 /// The assumption Σ and the remaining bound of one state pair on the current path.
@@ -290,22 +290,22 @@ impl<'o> Visitor<'o> {
                 );
             }
             (StateKind::Mixed, _) => {
-                return Visit::Done(Err(self.failure(pair, RawReason::Mixed(Side::Sub, pair.0))))
+                return Visit::Done(Err(self.failure(pair, RawReason::Mixed(Side::Sub, pair.0))));
             }
             (_, StateKind::Mixed) => {
                 return Visit::Done(Err(
                     self.failure(pair, RawReason::Mixed(Side::Super, pair.1))
-                ))
+                ));
             }
             (StateKind::End, _) => {
                 return Visit::Done(Err(
                     self.failure(pair, RawReason::EndAgainstNonEnd(Side::Sub))
-                ))
+                ));
             }
             (_, StateKind::End) => {
                 return Visit::Done(Err(
                     self.failure(pair, RawReason::EndAgainstNonEnd(Side::Super))
-                ))
+                ));
             }
             (StateKind::Send, StateKind::Receive) => (Quantifier::AllAll, true),
             (StateKind::Send, StateKind::Send) => (Quantifier::AllExists, true),

@@ -2,9 +2,9 @@
 //! whose branches start with messages to different receivers): k-MC, subtyping and the
 //! witness search handle them, and what they say is true of the composed system.
 
-use mpst_fsm::kmc::{check_kmc, ViolationKind};
-use mpst_fsm::subtype::{check, Options};
-use mpst_fsm::witness::{find_wrong_run, replays_to_wrong, Budget, Search};
+use mpst_fsm::kmc::{ViolationKind, check_kmc};
+use mpst_fsm::subtype::{Options, check};
+use mpst_fsm::witness::{Budget, Search, find_wrong_run, replays_to_wrong};
 use mpst_fsm::{Fsm, LocalType};
 
 fn fsm(role: &str, text: &str) -> Fsm {

@@ -1,9 +1,9 @@
 //! Inputs over 1 MiB with several digraphs are read on several threads: the machines,
 //! and the first error, are exactly those of reading digraph after digraph.
 
-use mpst_fsm::families;
-use mpst_fsm::format::{parse_dot, parse_dot_nondeterministic, write_dot, DotError};
 use mpst_fsm::Fsm;
+use mpst_fsm::families;
+use mpst_fsm::format::{DotError, parse_dot, parse_dot_nondeterministic, write_dot};
 
 /// A ring large enough (over 1 MiB of DOT) to be read in shares.
 fn ring_dot() -> (Vec<Fsm>, Vec<String>) {

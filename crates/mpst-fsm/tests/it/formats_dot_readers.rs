@@ -5,7 +5,7 @@
 
 use graphviz_rust::dot_structures::{Attribute, EdgeTy, Graph, Id, NodeId, Stmt, Vertex};
 use mpst_fsm::format::{parse_dot, write_dot};
-use mpst_fsm::{families, Action, Fsm, Message, Payload, StateKind};
+use mpst_fsm::{Action, Fsm, Message, Payload, StateKind, families};
 
 /// Machines of every shape: the paper's families (loops, choices, several peers) and
 /// machines with ends, named payloads and a role name that needs quoting.

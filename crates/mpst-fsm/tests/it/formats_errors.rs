@@ -1,7 +1,7 @@
 //! Malformed DOT inputs: every error says where (line, column, byte span) and what was
 //! expected.
 
-use mpst_fsm::format::{parse_dot, DotError};
+use mpst_fsm::format::{DotError, parse_dot};
 
 /// Parses `input`, which must fail, and checks the position and message.
 fn fails(input: &str, line: usize, column: usize, needle: &str) -> DotError {

@@ -1,7 +1,7 @@
 //! Problems found after reading DOT are located: mixed states, duplicate digraphs (in
 //! one input and across inputs) and actions whose peer no machine plays.
 
-use mpst_fsm::format::{check_system, parse_dot, parse_dot_located, DotError, LocatedFsm};
+use mpst_fsm::format::{DotError, LocatedFsm, check_system, parse_dot, parse_dot_located};
 use mpst_fsm::ident::SortTable;
 
 /// `line:column` of byte `offset` in `input`.

@@ -3,7 +3,7 @@
 //! and the reduced and the full exploration agree.
 
 use mpst_fsm::families::{self, Instance};
-use mpst_fsm::kmc::{check_kmc, check_kmc_with, least_k, KmcOptions, ViolationKind};
+use mpst_fsm::kmc::{KmcOptions, ViolationKind, check_kmc, check_kmc_with, least_k};
 use mpst_fsm::{Action, Message};
 
 fn full(system: &[mpst_fsm::Fsm], k: usize) -> mpst_fsm::KmcReport {

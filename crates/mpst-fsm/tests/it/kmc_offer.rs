@@ -8,7 +8,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use mpst_fsm::kmc::{
-    check_kmc, check_kmc_offer, offer_options, KmcOptions, KmcViolation, ViolationKind,
+    KmcOptions, KmcViolation, ViolationKind, check_kmc, check_kmc_offer, offer_options,
 };
 use mpst_fsm::{Action, Direction, Fsm, Message};
 

@@ -3,7 +3,7 @@
 //! same as without an observer.
 
 use mpst_fsm::families;
-use mpst_fsm::kmc::{check_kmc_observed, check_kmc_with, KmcOptions, REPORT_EVERY};
+use mpst_fsm::kmc::{KmcOptions, REPORT_EVERY, check_kmc_observed, check_kmc_with};
 
 /// `n` pairs of roles that never talk across pairs: `a_i` streams `m` to `b_i`
 /// forever. Without reduction the configurations are the product of the pairs'.

@@ -6,7 +6,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use mpst_fsm::kmc::{check_kmc, check_kmc_with, KmcOptions, KmcReport, KmcViolation};
+use mpst_fsm::kmc::{KmcOptions, KmcReport, KmcViolation, check_kmc, check_kmc_with};
 use mpst_fsm::{Action, Direction, Fsm, Message, StateKind};
 use proptest::prelude::*;
 

@@ -2,7 +2,7 @@
 //! checker must name the property, the role and queue, and the execution.
 
 use mpst_fsm::kmc::{
-    check_kmc, check_kmc_with, least_k, KmcError, KmcOptions, Property, ViolationKind,
+    KmcError, KmcOptions, Property, ViolationKind, check_kmc, check_kmc_with, least_k,
 };
 use mpst_fsm::{Action, Fsm, LocalType, Message, Payload};
 

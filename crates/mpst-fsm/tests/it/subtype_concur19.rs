@@ -9,7 +9,7 @@ mod concur19;
 
 use concur19::{Expect, PAIRS};
 use mpst_fsm::kmc::ViolationKind;
-use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, Verdict};
+use mpst_fsm::subtype::{NotWitnessed, Options, Proof, Verdict, check};
 use mpst_fsm::witness::replays_to_wrong_against_dual;
 use mpst_fsm::{Action, Direction, Fsm, LocalType, Message};
 
@@ -139,10 +139,12 @@ fn messages_left_unread_by_a_send_loop_refute_the_three_pairs_the_rules_leave_op
         assert_eq!(r.run.trace.len(), 1, "{name}: {v}");
         let escape = r.run.escape.as_ref().expect("left unread by sending");
         assert_eq!((escape.lead_in.len(), escape.cycle.len()), (lead_in, cycle));
-        assert!(escape
-            .cycle
-            .iter()
-            .all(|s| s.role == receiver && s.action.is_send()));
+        assert!(
+            escape
+                .cycle
+                .iter()
+                .all(|s| s.role == receiver && s.action.is_send())
+        );
         assert!(v.to_string().contains("repeated for ever"), "{v}");
     }
 }

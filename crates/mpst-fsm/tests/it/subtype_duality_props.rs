@@ -6,13 +6,13 @@
 //! trees rely on, and the runs that refute (among them messages left unread by a send
 //! loop), against each other.
 
-use mpst_fsm::subtype::{check, Options, Verdict};
 use mpst_fsm::Fsm;
+use mpst_fsm::subtype::{Options, Verdict, check};
 use proptest::prelude::*;
 
 use crate::spec_machine;
 use crate::support;
-use spec_machine::{machine, Spec};
+use spec_machine::{Spec, machine};
 
 const OPTIONS: Options = support::subtyping_options(100);
 

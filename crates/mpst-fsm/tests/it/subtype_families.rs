@@ -2,7 +2,7 @@
 //! bound, every FSM is a subtype of itself, and the bound is close to what is needed.
 
 use mpst_fsm::families::{self, Family, Instance};
-use mpst_fsm::subtype::{is_subtype, Reason};
+use mpst_fsm::subtype::{Reason, is_subtype};
 
 fn sizes(family: Family) -> Vec<usize> {
     match family {

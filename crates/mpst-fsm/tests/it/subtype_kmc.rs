@@ -5,11 +5,11 @@
 
 use crate::support;
 
-use mpst_fsm::kmc::{least_k, KmcError};
+use mpst_fsm::kmc::{KmcError, least_k};
 use mpst_fsm::subtype::is_subtype;
 use mpst_fsm::{Fsm, LocalType};
 use proptest::prelude::*;
-use support::{amr, global, Rng};
+use support::{Rng, amr, global};
 
 /// The largest k tried.
 const MAX_K: usize = 6;

@@ -1,7 +1,7 @@
 //! The paper's examples of asynchronous subtyping (PPoPP 2022 §2, §3, App. B): every
 //! positive one accepted, every negative one rejected for the expected reason.
 
-use mpst_fsm::subtype::{is_subtype, NotProved, Reason, Side, Stats, DEFAULT_VISITS};
+use mpst_fsm::subtype::{DEFAULT_VISITS, NotProved, Reason, Side, Stats, is_subtype};
 use mpst_fsm::{Fsm, LocalType};
 
 fn fsm(role: &str, text: &str) -> Fsm {

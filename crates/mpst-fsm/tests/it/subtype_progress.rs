@@ -3,7 +3,7 @@
 //! explored; and the verdict is the same as without an observer.
 
 use mpst_fsm::families;
-use mpst_fsm::subtype::{check, check_observed, Options, TreeBudget, Verdict, REPORT_EVERY};
+use mpst_fsm::subtype::{Options, REPORT_EVERY, TreeBudget, Verdict, check, check_observed};
 
 #[test]
 fn a_long_proof_reports_growing_counts_and_the_same_verdict() {

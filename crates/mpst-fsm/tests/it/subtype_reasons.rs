@@ -1,7 +1,7 @@
 //! Every [`Reason`] of a failed subtyping check, with the states, prefixes and paths
 //! an explanation carries.
 
-use mpst_fsm::subtype::{is_subtype, NotProved, Reason, Side};
+use mpst_fsm::subtype::{NotProved, Reason, Side, is_subtype};
 use mpst_fsm::{Action, Fsm, LocalType, Message};
 
 fn fsm(text: &str) -> Fsm {
@@ -82,9 +82,10 @@ fn mixed_states_are_not_session_types() {
             state: 0
         }
     );
-    assert!(err
-        .to_string()
-        .contains("state 0 of the supertype both sends and receives"));
+    assert!(
+        err.to_string()
+            .contains("state 0 of the supertype both sends and receives")
+    );
 }
 
 #[test]

@@ -5,11 +5,11 @@
 
 use crate::support;
 
-use mpst_fsm::subtype::{is_subtype, NotProved, Stats};
+use mpst_fsm::subtype::{NotProved, Stats, is_subtype};
 use mpst_fsm::{Fsm, LocalType};
 use proptest::prelude::*;
-use support::explore::{explore, Violation};
-use support::{amr, global, Rng};
+use support::explore::{Violation, explore};
+use support::{Rng, amr, global};
 
 /// Queue bound of the exploration.
 const BOUND: usize = 2;

@@ -4,8 +4,8 @@
 
 use mpst_fsm::families::Family;
 use mpst_fsm::kmc::ViolationKind;
-use mpst_fsm::subtype::{check, Options, Reason, Verdict};
-use mpst_fsm::witness::{replays_to_wrong_against_dual, Search};
+use mpst_fsm::subtype::{Options, Reason, Verdict, check};
+use mpst_fsm::witness::{Search, replays_to_wrong_against_dual};
 use mpst_fsm::{Action, Fsm, LocalType, Message};
 
 fn fsm(text: &str) -> Fsm {

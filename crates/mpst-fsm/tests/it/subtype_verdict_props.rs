@@ -4,14 +4,14 @@
 //! every refutation's run really goes wrong when replayed — and not beside the
 //! supertype itself.
 
-use mpst_fsm::subtype::{check, NotWitnessed, Options, Proof, Verdict};
-use mpst_fsm::witness::{against_dual, dual_is_a_context, replays_to_wrong_against_dual, Search};
+use mpst_fsm::subtype::{NotWitnessed, Options, Proof, Verdict, check};
+use mpst_fsm::witness::{Search, against_dual, dual_is_a_context, replays_to_wrong_against_dual};
 use mpst_fsm::{Action, Message};
 use proptest::prelude::*;
 
 use crate::spec_machine;
 use crate::support;
-use spec_machine::{machine, Spec};
+use spec_machine::{Spec, machine};
 
 fn specs() -> impl Strategy<Value = Vec<Spec>> {
     prop::collection::vec(

@@ -5,8 +5,8 @@
 //! Whatever `check` proves is safe beside the supertype's dual under a bounded
 //! exploration; whatever it refutes really goes wrong there.
 
-use mpst_fsm::subtype::{check, Options, Proof, TreeBudget, Verdict};
-use mpst_fsm::witness::{against_dual, replays_to_wrong_against_dual, Budget};
+use mpst_fsm::subtype::{Options, Proof, TreeBudget, Verdict, check};
+use mpst_fsm::witness::{Budget, against_dual, replays_to_wrong_against_dual};
 use mpst_fsm::{Fsm, LocalType};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;

@@ -13,8 +13,8 @@
 //! runs them (`mpst_fsm::kmc::check_kmc_offer`). Protocols where every role receives from one peer at a
 //! time are not checked here: nuscr's rules make them safe.
 
-use mpst_fsm::kmc::{check_kmc_offer, offer_options, offer_state, OFFER_K as K};
 use mpst_fsm::Fsm;
+use mpst_fsm::kmc::{OFFER_K as K, check_kmc_offer, offer_options, offer_state};
 
 use crate::{Diagnostic, ErrorKind, GlobalProtocol};
 

@@ -193,7 +193,7 @@ impl<'a> Projector<'a> {
                             at.text
                         ),
                     )
-                    .with_label(at.span, "the choice is made here"))
+                    .with_label(at.span, "the choice is made here"));
                 }
             };
             for (q, m, c) in sends {

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
+use crate::Name;
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Block, InteractionKind, Module, Protocol};
-use crate::Name;
 
 /// All binding errors of `module`, in source order.
 pub fn check(module: &Module) -> Vec<Diagnostic> {

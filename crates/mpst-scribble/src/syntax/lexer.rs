@@ -6,8 +6,8 @@
 //! (to the end of the line), `/* ... */` and nestable `(* ... *)`. A pragma block
 //! `(*# ... #*)` is one [`TokenKind::Pragma`] token.
 
-use crate::diagnostic::{Collector, Diagnostic, ErrorKind};
 use crate::Span;
+use crate::diagnostic::{Collector, Diagnostic, ErrorKind};
 
 /// A reserved word of the dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -39,8 +39,8 @@ mod lower;
 mod parser;
 
 pub use check::check;
-pub use lower::{lower, MAX_DEPTH, MAX_FILE_NODES, MAX_LOWERED_NESTING, MAX_NODES};
-pub use parser::{parse_module, MAX_NESTING};
+pub use lower::{MAX_DEPTH, MAX_FILE_NODES, MAX_LOWERED_NESTING, MAX_NODES, lower};
+pub use parser::{MAX_NESTING, parse_module};
 
 use crate::diagnostic::Collector;
 use crate::{Diagnostic, GlobalProtocol};

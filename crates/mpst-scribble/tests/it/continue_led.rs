@@ -3,7 +3,7 @@
 
 use mpst_fsm::kmc::check_kmc;
 use mpst_scribble::diagnostic::line_column;
-use mpst_scribble::{check, parse, project, project_all, ErrorKind};
+use mpst_scribble::{ErrorKind, check, parse, project, project_all};
 
 fn accepted(name: &str, source: &str) -> mpst_scribble::GlobalProtocol {
     let mut protocols = parse(source).unwrap_or_else(|d| panic!("{name}: {d:?}"));

@@ -6,7 +6,7 @@
 //! receivers are unsupported today; once supported, merging must reject these shapes),
 //! the row lists both kinds.
 
-use mpst_scribble::{check, parse, ErrorKind};
+use mpst_scribble::{ErrorKind, check, parse};
 
 use ErrorKind::{Syntax, UndirectedChoice, Unmergeable, Unreachable, Unsupported};
 

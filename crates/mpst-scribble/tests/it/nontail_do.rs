@@ -5,7 +5,7 @@
 
 use mpst_fsm::kmc::check_kmc;
 use mpst_scribble::diagnostic::line_column;
-use mpst_scribble::{check, parse, project, project_all, ErrorKind};
+use mpst_scribble::{ErrorKind, check, parse, project, project_all};
 
 /// Parses `source`, checks every protocol and asserts its projections are 2-MC.
 fn accepted(source: &str) -> Vec<mpst_scribble::GlobalProtocol> {

@@ -2,7 +2,7 @@
 
 use crate::parse_common;
 
-use mpst_scribble::{parse, ErrorKind, Global};
+use mpst_scribble::{ErrorKind, Global, parse};
 use parse_common::{parse_ok, show, shown};
 
 const TWO_BUYER: &str = r#"

@@ -3,7 +3,7 @@
 
 use crate::parse_common;
 
-use mpst_scribble::{parse, ErrorKind, Global};
+use mpst_scribble::{ErrorKind, Global, parse};
 use parse_common::parse_ok;
 
 /// Consumes a lowered protocol without relying on a deep recursive drop.

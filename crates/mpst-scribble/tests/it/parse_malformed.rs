@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use mpst_scribble::diagnostic::line_column;
-use mpst_scribble::{parse, Diagnostic, ErrorKind};
+use mpst_scribble::{Diagnostic, ErrorKind, parse};
 
 fn render(source: &str, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();

@@ -5,7 +5,7 @@
 use crate::parse_common;
 
 use mpst_scribble::syntax::lexer::Keyword;
-use mpst_scribble::{parse, Diagnostic};
+use mpst_scribble::{Diagnostic, parse};
 use parse_common::show;
 use proptest::prelude::*;
 

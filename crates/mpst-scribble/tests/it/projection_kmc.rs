@@ -78,9 +78,11 @@ fn two_choices_with_continue_led_branches_to_one_rec_are_still_rejected() {
     let protocols = parse(source).expect("parses");
     let errors = check(&protocols[0]);
     assert!(!errors.is_empty());
-    assert!(errors
-        .iter()
-        .all(|d| d.kind == mpst_scribble::ErrorKind::UndirectedChoice));
+    assert!(
+        errors
+            .iter()
+            .all(|d| d.kind == mpst_scribble::ErrorKind::UndirectedChoice)
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use crate::parse_common::assert_projections;
 use mpst_fsm::{Action, Message};
 use mpst_scribble::generated::{message_count, rounds};
-use mpst_scribble::{check, parse, project, project_all, project_fsm, GlobalProtocol};
+use mpst_scribble::{GlobalProtocol, check, parse, project, project_all, project_fsm};
 
 fn one(source: &str) -> GlobalProtocol {
     let mut protocols = parse(source).unwrap_or_else(|e| panic!("does not parse: {e:?}"));

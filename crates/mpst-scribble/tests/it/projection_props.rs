@@ -7,8 +7,8 @@
 //!   k-MC checker of `mpst-fsm` (an independent exploration of the composed system)
 //!   must accept them for k = 1 or 2.
 
-use mpst_fsm::{least_k, Message, Payload};
-use mpst_scribble::{check, project, project_all, project_fsm, Global, GlobalProtocol};
+use mpst_fsm::{Message, Payload, least_k};
+use mpst_scribble::{Global, GlobalProtocol, check, project, project_all, project_fsm};
 use mpst_scribble::{Name, Span};
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@ use crate::parse_common::assert_projections;
 use mpst_fsm::Message;
 use mpst_scribble::diagnostic::line_column;
 use mpst_scribble::wf::unused_roles;
-use mpst_scribble::{check, parse, project, Diagnostic, ErrorKind, Global, GlobalProtocol};
+use mpst_scribble::{Diagnostic, ErrorKind, Global, GlobalProtocol, check, parse, project};
 use mpst_scribble::{Name, Span};
 
 /// The single protocol of `source`.
@@ -95,7 +95,10 @@ fn choice_to_different_receivers_in_a_loop_with_a_nested_choice() {
     assert_projections(
         &p,
         &[
-            ("A", "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}"),
+            (
+                "A",
+                "rec X. +{B!b(). C!n(). D!done(). X, C!c(). B!n(). D!done(). X, D!stop(). B!stop(). C!stop(). end}",
+            ),
             ("D", "rec X. A?{done(). X, stop(). end}"),
             ("B", "rec X. A?{b(). X, n(). X, stop(). end}"),
         ],

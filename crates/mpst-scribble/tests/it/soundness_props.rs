@@ -12,7 +12,7 @@
 //! message (merged by unfolding the loop).
 
 use mpst_fsm::kmc::check_kmc;
-use mpst_scribble::{check, parse, project_all, Diagnostic};
+use mpst_scribble::{Diagnostic, check, parse, project_all};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRng, TestRunner};

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use mpst_scribble::{check, parse, Diagnostic};
+use mpst_scribble::{Diagnostic, check, parse};
 
 /// `kind: message` as the CLI prints it, without the backticks a code span cannot hold.
 fn printed(d: &Diagnostic) -> String {

@@ -27,8 +27,8 @@ use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mpst_wire::env::Sources;
 use mpst_wire::RoleExit;
+use mpst_wire::env::Sources;
 
 /// A failure and the exit status that reports it.
 struct Failure(RoleExit, String);
@@ -157,7 +157,7 @@ fn echo(listen: &str, count: u32, connect: Duration, receive: Duration) -> Resul
                 return Err(Failure(
                     RoleExit::Internal,
                     "an echo thread panicked".into(),
-                ))
+                ));
             }
         }
     }

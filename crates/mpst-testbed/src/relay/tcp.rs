@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use super::timer::sleep_until;
 
-use super::{bump, LinkShared};
+use super::{LinkShared, bump};
 use crate::impair::stream_seed;
 
 /// The largest chunk read at once.

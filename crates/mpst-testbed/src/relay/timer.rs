@@ -5,8 +5,8 @@
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
 
 /// Sleeps until `deadline` (at once when it has passed); falls back to tokio's timer if

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::net::UdpSocket;
 
-use super::{bump, timer::sleep_until, LinkShared};
-use crate::impair::{stream_seed, Fate, Fates};
+use super::{LinkShared, bump, timer::sleep_until};
+use crate::impair::{Fate, Fates, stream_seed};
 
 /// The largest datagram relayed.
 const MAX_DATAGRAM: usize = 65_536;

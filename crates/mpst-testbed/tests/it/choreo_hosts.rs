@@ -15,7 +15,7 @@
 //!   silent) naming a peer, within the time-outs of its configuration file — also the
 //!   role behind the cut that only sends, and the roles in front of it.
 
-use crate::cluster::{self, bed, example, host_of, in_memory, results, Deployment, Exit, Running};
+use crate::cluster::{self, Deployment, Exit, Running, bed, example, host_of, in_memory, results};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

@@ -7,8 +7,8 @@ use crate::common;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
-use common::{echo_server, PROCESS_TIMEOUT};
-use mpst_testbed::{list_namespaces, Error, Impairment, TestBed};
+use common::{PROCESS_TIMEOUT, echo_server};
+use mpst_testbed::{Error, Impairment, TestBed, list_namespaces};
 
 fn bed(test: &str) -> Option<TestBed> {
     TestBed::builder()

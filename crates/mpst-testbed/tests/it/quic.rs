@@ -4,7 +4,7 @@
 //! other at the address its name has there.
 
 use std::net::SocketAddr;
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use mpst_testbed::{Impairment, TestBed};

@@ -6,7 +6,7 @@ use crate::common;
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::{assert_exit, echo_server, ping, rtts, PROCESS_TIMEOUT};
+use common::{PROCESS_TIMEOUT, assert_exit, echo_server, ping, rtts};
 use mpst_testbed::{Impairment, TestBed};
 
 #[test]
@@ -47,9 +47,11 @@ fn hosts_reach_each_other_by_name_through_the_relay_only() {
     assert_ne!(alice.resolve("bob"), Some(bed.host("bob").address()));
 
     let ns = alice.namespace().to_string();
-    assert!(alice
-        .run(move || mpst_testbed::thread_in_namespace(&ns))
-        .unwrap());
+    assert!(
+        alice
+            .run(move || mpst_testbed::thread_in_namespace(&ns))
+            .unwrap()
+    );
     assert!(!alice.is_current());
 
     // The real address of another host is not routed: nothing bypasses the relay.

@@ -6,7 +6,7 @@ use crate::common;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{assert_exit, echo_server, eventually, ping, ping_command, ECHO, PROCESS_TIMEOUT};
+use common::{ECHO, PROCESS_TIMEOUT, assert_exit, echo_server, eventually, ping, ping_command};
 use mpst_testbed::{Builder, Error, Impairment, TestBed};
 
 fn bed(test: &str) -> Option<TestBed> {

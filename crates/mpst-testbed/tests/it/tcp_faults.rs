@@ -8,7 +8,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::{assert_exit, echo_server, ping, rtts, PROCESS_TIMEOUT};
+use common::{PROCESS_TIMEOUT, assert_exit, echo_server, ping, rtts};
 use mpst_testbed::{Host, Impairment, TestBed};
 
 /// Long enough for any unimpaired round trip on a loaded machine; a partitioned one

@@ -10,8 +10,8 @@
 
 mod canvas;
 
-use mpst_fsm::kmc::Step;
 use mpst_fsm::Direction;
+use mpst_fsm::kmc::Step;
 use mpst_scribble::{Global, GlobalProtocol};
 
 use crate::svg::text_width;

@@ -62,7 +62,7 @@ impl WireConfig {
                 return Err(WireError::config(
                     asked,
                     at.whole(&format!("the file configures role {named}, not {asked}")),
-                ))
+                ));
             }
             (Some(asked), _) => asked.to_owned(),
             (None, Some(named)) => named.clone(),
@@ -70,7 +70,7 @@ impl WireConfig {
                 return Err(WireError::config(
                     who,
                     at.whole("no `role = \"..\"` in the file (or give the role)"),
-                ))
+                ));
             }
         };
         let Some(protocol) = file.protocol.as_deref().or(protocol) else {

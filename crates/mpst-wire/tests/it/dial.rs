@@ -7,7 +7,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use mpst_wire::{deadline_after, Expected, Node, Peer, Refusal, WireConfig, WireErrorKind};
+use mpst_wire::{Expected, Node, Peer, Refusal, WireConfig, WireErrorKind, deadline_after};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

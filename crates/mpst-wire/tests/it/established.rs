@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use mpst_wire::codec::decode_body;
 use mpst_wire::hello::{
-    encode_hello, encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
-    Confirm, Established, Hello, Nonce, Reply, MAX_HANDSHAKE_FRAME, WIRE_VERSION,
+    Confirm, Established, Hello, MAX_HANDSHAKE_FRAME, Nonce, Reply, WIRE_VERSION, encode_hello,
+    encode_message, fresh_nonce, read_frame, run_id, transcript, write_frame,
 };
 use mpst_wire::{Expected, Node, Refusal, WireErrorKind};
 use support::*;
@@ -148,10 +148,12 @@ async fn regression_dialler_counted_a_connection_the_acceptor_closed_at_its_dead
         .unwrap();
     assert_eq!(dialled.run_id(), accepted.run_id());
     assert_eq!(acceptor.stats().accepted, 1);
-    assert!(acceptor
-        .recent_failures()
-        .iter()
-        .any(|f| f.error.contains("handshake not finished")));
+    assert!(
+        acceptor
+            .recent_failures()
+            .iter()
+            .any(|f| f.error.contains("handshake not finished"))
+    );
     drop((dialled, accepted));
     let s = proxy.await.unwrap();
     assert_eq!(s.accepted, 0, "the held connection was never accepted");

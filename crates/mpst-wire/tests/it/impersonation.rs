@@ -52,7 +52,7 @@ async fn dial_claiming(
     at: std::net::SocketAddr,
 ) -> Refusal {
     use mpst_wire::codec::decode_body;
-    use mpst_wire::hello::{encode_hello, read_frame, Hello, Reply};
+    use mpst_wire::hello::{Hello, Reply, encode_hello, read_frame};
     let mpst_wire::Security::MutualTls(identity) = node.security() else {
         panic!("TLS node expected");
     };

@@ -4,8 +4,8 @@
 
 use crate::support;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use mpst_wire::{Application, Expected, Node, Refusal, WireErrorKind};
 use support::*;

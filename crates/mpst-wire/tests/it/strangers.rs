@@ -8,7 +8,7 @@ use crate::support;
 use std::time::Duration;
 
 use mpst_wire::codec::decode_body;
-use mpst_wire::hello::{encode_hello, Hello, Reply};
+use mpst_wire::hello::{Hello, Reply, encode_hello};
 use mpst_wire::{Refusal, WireErrorKind};
 use support::*;
 use tokio::io::AsyncWriteExt;

@@ -8,7 +8,7 @@
 //! only the work around the messages, so the source takes the function that fills a buffer
 //! and the sink folds the buffers it reads into whatever it returns.
 
-use mpst::{session, try_session, End, Error, Message, Receive, Role, Roles, Send};
+use mpst::{End, Error, Message, Receive, Role, Roles, Send, session, try_session};
 
 use super::Channel;
 

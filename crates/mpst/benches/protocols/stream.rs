@@ -9,7 +9,7 @@
 //! (like its peers') sends five values up front and then takes up the projected loop.
 
 use mpst::Send;
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Role, Roles, Select};
+use mpst::{Branch, End, Error, Message, Receive, Role, Roles, Select, session, try_session};
 
 use super::{Channel, Number};
 

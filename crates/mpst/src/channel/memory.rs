@@ -10,8 +10,8 @@
 //! stream ends. A sender refuses to send on a dead pair.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 
 use futures::channel::mpsc;

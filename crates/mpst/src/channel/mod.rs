@@ -41,9 +41,9 @@ mod spsc;
 mod waker;
 
 pub use memory::{
-    bounded, unbounded, Bounded, BoundedEnd, ChannelError, Close, Receiver, Sender, Unbounded,
+    Bounded, BoundedEnd, ChannelError, Close, Receiver, Sender, Unbounded, bounded, unbounded,
 };
-pub use spsc::{spsc, Spsc};
+pub use spsc::{Spsc, spsc};
 
 /// How a route tells its peer that the session of its role ended without reaching `End`.
 ///

@@ -3,8 +3,8 @@
 //! (no wake lost; under Miri also no data race on the cell).
 
 use super::*;
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::task::{RawWaker, RawWakerVTable};
 
 /// What happened to one test waker: clones made and wakes received.

@@ -6,10 +6,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::{Sink, Stream};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-use crate::channel::{unbounded, Abort, ChannelError, Pair, Unbounded};
+use crate::channel::{Abort, ChannelError, Pair, Unbounded, unbounded};
 
 use super::error::NetError;
 use super::route::TcpRoute;

@@ -17,7 +17,7 @@ use tokio::net::TcpListener;
 use crate::wiring::{Build, Wire};
 use crate::{Role, Route};
 
-use super::config::{config_error, Fingerprint, NetConfig};
+use super::config::{Fingerprint, NetConfig, config_error};
 use super::error::{NetError, NetErrorKind};
 use super::frame::{check_version, version_suffix};
 use super::link::Delivered;

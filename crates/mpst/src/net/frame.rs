@@ -4,8 +4,8 @@
 //! the acknowledgement has read — and the link version that says so in the hello.
 
 use bytes::{Buf, BytesMut};
-use mpst_wire::codec::{put_frame, take_frame};
 use mpst_wire::FrameError;
+use mpst_wire::codec::{put_frame, take_frame};
 use tokio_util::bytes;
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -40,7 +40,7 @@ pub(super) fn check_version(rest: &[u8]) -> Result<(), String> {
             return Err(format!(
                 "a hello field with {} unexpected bytes after the fingerprints",
                 rest.len()
-            ))
+            ));
         }
     };
     if version == LINK_VERSION {
@@ -205,12 +205,16 @@ mod tests {
             assert!(matches!(&got[..], [Err(_)]), "{body:?}: {got:?}");
         }
         // A frame cut short, and one above the limit (refused from its header).
-        assert!(frames(&[0, 0, 0, 5, 0, 1], 64)[0]
-            .as_ref()
-            .is_err_and(|e| e.contains("middle of a frame")));
-        assert!(frames(&[0, 0, 1, 0], 64)[0]
-            .as_ref()
-            .is_err_and(|e| e.contains("exceeds the limit")));
+        assert!(
+            frames(&[0, 0, 0, 5, 0, 1], 64)[0]
+                .as_ref()
+                .is_err_and(|e| e.contains("middle of a frame"))
+        );
+        assert!(
+            frames(&[0, 0, 1, 0], 64)[0]
+                .as_ref()
+                .is_err_and(|e| e.contains("exceeds the limit"))
+        );
         // A label at the limit passes, one byte more is refused when sending (the tag is
         // not counted).
         let mut dst = BytesMut::new();

@@ -19,7 +19,7 @@ use tokio_util::bytes::BytesMut;
 use tokio_util::codec::Framed;
 
 use super::error::NetErrorKind;
-use super::frame::{classify, put_ack, Body, RawCodec};
+use super::frame::{Body, RawCodec, classify, put_ack};
 use super::ledger::Ledger;
 
 /// How often at most a connection acknowledges what it read, and how often its task

@@ -72,21 +72,21 @@ mod route;
 pub use any::{AnyRoute, AnyRouteError};
 pub use classify::{is_disconnected, net_error};
 pub use config::{
-    Fingerprint, NetConfig, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES,
-    DEFAULT_RECEIVE_TIMEOUT,
+    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES, DEFAULT_RECEIVE_TIMEOUT,
+    Fingerprint, NetConfig,
 };
 pub use connect::{BoundRole, Connections};
 pub use error::{NetError, NetErrorKind};
 pub use frame::LINK_VERSION;
-pub use link::{Delivered, ACK_INTERVAL};
+pub use link::{ACK_INTERVAL, Delivered};
 /// Issuing a CA and one certificate per role, in memory or as PEM files (for tests and
 /// development).
 pub use mpst_wire::certs;
 pub use mpst_wire::{
-    rustls, FrameCodec, Identity, Refusal, Stream, WireConfig, WireErrorKind,
-    DEFAULT_MAX_FRAME_LENGTH,
+    DEFAULT_MAX_FRAME_LENGTH, FrameCodec, Identity, Refusal, Stream, WireConfig, WireErrorKind,
+    rustls,
 };
-pub use route::{TcpRoute, DEFAULT_FLUSH_THRESHOLD};
+pub use route::{DEFAULT_FLUSH_THRESHOLD, TcpRoute};
 
 /// The former name of [`NetConfig`], kept for one release.
 #[deprecated(note = "renamed to `NetConfig`")] // rename-27: keep

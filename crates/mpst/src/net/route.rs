@@ -18,7 +18,7 @@ use tokio_util::codec::Framed;
 
 use super::error::{NetError, NetErrorKind};
 use super::frame::RawCodec;
-use super::link::{lock, spawn_tending, Delivered, Link, Shared, Wire};
+use super::link::{Delivered, Link, Shared, Wire, lock, spawn_tending};
 
 mod io;
 

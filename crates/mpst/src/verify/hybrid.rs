@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use mpst_fsm::subtype::{check, Options, Refutation, Stats, Unknown, Verdict, DEFAULT_VISITS};
+use mpst_fsm::subtype::{DEFAULT_VISITS, Options, Refutation, Stats, Unknown, Verdict, check};
 use mpst_fsm::{Fsm, FsmError};
 
-use super::{compare, normalise, rust_name, Mismatch};
+use super::{Mismatch, compare, normalise, rust_name};
 use crate::introspect::SessionType;
-use crate::serialize::{serialize, SerializeError};
+use crate::serialize::{SerializeError, serialize};
 use crate::{FromState, Labelled, Role};
 
 /// Why a hybrid check failed: the protocol could not be projected, or the session type

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use futures::task::noop_waker;
 use futures::{FutureExt, Sink, SinkExt, Stream};
-use mpst::channel::{spsc, unbounded, Abort, AbortHandle, ChannelError};
+use mpst::channel::{Abort, AbortHandle, ChannelError, spsc, unbounded};
 use mpst::{Error, ReceiveErrorKind, Role, SendErrorKind};
 
 macro_rules! over {

@@ -3,13 +3,13 @@
 //! not disconnections.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use futures::{Sink, Stream};
 use mpst::channel::{Abort, ChannelError, Pair};
-use mpst::{session, try_session, End, Message, Receive, Role, Send, SendErrorKind};
+use mpst::{End, Message, Receive, Role, Send, SendErrorKind, session, try_session};
 
 use crate::support::declare_roles;
 
@@ -176,9 +176,11 @@ fn sink_errors_other_than_disconnection_are_kept() {
         panic!("expected a channel error, got {:?}", error.kind);
     };
     assert_eq!(cause.to_string(), "connection reset");
-    assert!(error
-        .to_string()
-        .ends_with("transport error: connection reset"));
+    assert!(
+        error
+            .to_string()
+            .ends_with("transport error: connection reset")
+    );
     assert!(std::error::Error::source(&error).is_some());
 }
 

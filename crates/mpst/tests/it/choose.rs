@@ -1,7 +1,7 @@
 //! `Choose`: an internal choice whose branches go to different peers, run to completion
 //! and serialised to the FSM of its projection.
 
-use mpst::{session, try_session, Branch, Choose, End, Message, Payload, Send};
+use mpst::{Branch, Choose, End, Message, Payload, Send, session, try_session};
 
 use crate::support::declare_roles;
 

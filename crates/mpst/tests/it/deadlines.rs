@@ -8,8 +8,8 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use mpst::deadline::SessionTimedOut;
 use mpst::{
-    session, try_session, try_session_until, Branch, End, Error, Message, Receive,
-    ReceiveErrorKind, Role, Send,
+    Branch, End, Error, Message, Receive, ReceiveErrorKind, Role, Send, session, try_session,
+    try_session_until,
 };
 
 use crate::support::declare_roles;

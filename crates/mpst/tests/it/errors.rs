@@ -2,8 +2,8 @@
 //! names the role, the peer and the labels, never a hang or a panic.
 
 use mpst::{
-    session, try_session, Branch, End, Message, Receive, ReceiveErrorKind, Select, Send,
-    SendErrorKind,
+    Branch, End, Message, Receive, ReceiveErrorKind, Select, Send, SendErrorKind, session,
+    try_session,
 };
 
 use crate::support::declare_roles;
@@ -211,9 +211,11 @@ fn unexpected_label_on_branch_lists_the_choice() {
             expected: &["Pong", "Quit"]
         }
     ));
-    assert!(error
-        .to_string()
-        .ends_with("unexpected label Ping, expected one of Pong, Quit"));
+    assert!(
+        error
+            .to_string()
+            .ends_with("unexpected label Ping, expected one of Pong, Quit")
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use futures::FutureExt;
 use mpst::channel::ChannelError;
-use mpst::{try_session, End, Error, ReceiveErrorKind, SendErrorKind};
+use mpst::{End, Error, ReceiveErrorKind, SendErrorKind, try_session};
 
 use crate::support::{adder, declare_roles, run_until_stalled};
 

@@ -3,13 +3,13 @@
 //! waits for a message sitting in a buffer), and `End` flushes what is left.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use futures::{Sink, Stream};
 use mpst::channel::{Abort, ChannelError, Pair, Unbounded};
-use mpst::{session, try_session, End, Message, Receive, Role, Roles, Send};
+use mpst::{End, Message, Receive, Role, Roles, Send, session, try_session};
 
 use crate::support::run_until_stalled;
 

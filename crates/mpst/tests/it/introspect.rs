@@ -4,7 +4,7 @@
 use std::any::TypeId;
 
 use mpst::introspect::{SessionType, Visitor};
-use mpst::{session, Branch, End, FromState, Labelled, Message, Receive, Role, Select, Send};
+use mpst::{Branch, End, FromState, Labelled, Message, Receive, Role, Select, Send, session};
 
 use crate::support::declare_roles;
 

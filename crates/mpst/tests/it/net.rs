@@ -10,7 +10,7 @@ use mpst::net::{
     Connections, Fingerprint, NetConfig, NetError, NetErrorKind, Refusal, TcpRoute, WireErrorKind,
 };
 use tokio::io::AsyncWriteExt;
-use tokio::time::{timeout, Instant};
+use tokio::time::{Instant, timeout};
 
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Label {

@@ -7,10 +7,10 @@
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use mpst::net::{NetConfig, NetError, NetErrorKind, Stream, TcpRoute, LINK_VERSION};
-use mpst::{session, try_session, End, Error, Message, Payload, Role, Send};
+use mpst::net::{LINK_VERSION, NetConfig, NetError, NetErrorKind, Stream, TcpRoute};
+use mpst::{End, Error, Message, Payload, Role, Send, session, try_session};
 use tokio::io::AsyncWriteExt;
-use tokio::time::{timeout, Instant};
+use tokio::time::{Instant, timeout};
 
 #[derive(Message, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 enum Label {

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use mpst::net::{NetConfig, NetError, NetErrorKind, TcpRoute};
 use mpst::{
-    session, try_session, try_session_until, End, Error, Message, Payload, Receive,
-    ReceiveErrorKind, Role, Send,
+    End, Error, Message, Payload, Receive, ReceiveErrorKind, Role, Send, session, try_session,
+    try_session_until,
 };
-use tokio::time::{timeout, Instant};
+use tokio::time::{Instant, timeout};
 
 type Route = mpst::net::TcpRoute<Label>;
 

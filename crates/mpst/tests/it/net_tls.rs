@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use mpst::net::certs::{write_deployment, Deployment};
+use mpst::net::certs::{Deployment, write_deployment};
 use mpst::net::{Connections, NetConfig, NetError, NetErrorKind, WireErrorKind};
 
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -5,13 +5,13 @@
 //! state receiving from both peers.
 
 use futures::executor::block_on;
-use mpst::{session, try_session, End, Offer, ReceiveErrorKind, Send};
+use mpst::{End, Offer, ReceiveErrorKind, Send, session, try_session};
 
 /// The protocol of a role `D` told by `B` or by `P`, over the route type `$channel`.
 macro_rules! protocol {
     ($module:ident, $channel:ty) => {
         mod $module {
-            use mpst::{session, End, Message, Offer, Payload, Role, Roles, Send};
+            use mpst::{End, Message, Offer, Payload, Role, Roles, Send, session};
 
             pub type Channel = $channel;
 
@@ -95,7 +95,7 @@ fn the_label_of_whichever_peer_speaks_is_taken_on_every_in_memory_route() {
     });
 }
 
-use unbounded::{Either, Learns, Left, Right, Roles, B, D, P};
+use unbounded::{B, D, Either, Learns, Left, P, Right, Roles};
 
 #[session]
 type PSendsLeft = Send<D, Left, End>;

@@ -7,7 +7,7 @@
 //! `mpst::verify`'s k-MC assertions make the same check.
 
 use futures::executor::block_on;
-use mpst::{session, try_session, End, Message, Offer, Payload, Receive, ReceiveErrorKind, Send};
+use mpst::{End, Message, Offer, Payload, Receive, ReceiveErrorKind, Send, session, try_session};
 
 use crate::support::declare_roles;
 

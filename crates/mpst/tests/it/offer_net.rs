@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mpst::net::NetConfig;
-use mpst::{session, try_session, End, Message, Offer, Payload, Role, Send};
+use mpst::{End, Message, Offer, Payload, Role, Send, session, try_session};
 use tokio::time::timeout;
 
 type Route = mpst::net::TcpRoute<Label>;

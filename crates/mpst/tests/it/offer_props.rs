@@ -5,7 +5,7 @@
 
 use futures::channel::oneshot;
 use futures::executor::block_on;
-use mpst::{session, try_session, End, Message, Offer, Payload, Receive, Send};
+use mpst::{End, Message, Offer, Payload, Receive, Send, session, try_session};
 
 use crate::support::declare_roles;
 use proptest::prelude::*;

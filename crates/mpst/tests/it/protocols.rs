@@ -1,7 +1,7 @@
 //! Recursion, choice, infinite loops, named-field roles, non-route fields and bounded
 //! channels, on every supported executor.
 
-use mpst::{session, try_session, Branch, End, Message, Receive, Role, Roles, Select, Send};
+use mpst::{Branch, End, Message, Receive, Role, Roles, Select, Send, session, try_session};
 
 // ---- double buffering (Listings 2 and 3 of the paper) --------------------------------
 

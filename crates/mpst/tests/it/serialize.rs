@@ -5,7 +5,7 @@
 
 use mpst::fsm::{self, Action, Fsm, LocalType, Message};
 use mpst::serialize::serialize;
-use mpst::{session, Branch, End, Payload, Receive, Select, Send};
+use mpst::{Branch, End, Payload, Receive, Select, Send, session};
 
 use crate::support::declare_roles;
 
@@ -213,8 +213,7 @@ fn labels_outside_the_roles_enum_are_an_error_naming_them() {
     assert_eq!(
         err.kind,
         mpst::serialize::SerializeErrorKind::UnknownLabel {
-            label_type:
-                "it::serialize::labels_outside_the_roles_enum_are_an_error_naming_them::Stray",
+            label_type: "it::serialize::labels_outside_the_roles_enum_are_an_error_naming_them::Stray",
             message: "it::serialize::Label",
         }
     );

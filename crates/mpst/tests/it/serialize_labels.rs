@@ -5,7 +5,7 @@
 #![cfg(feature = "serialize")]
 
 use mpst::serialize::serialize;
-use mpst::{session, End, Labelled, Message, Payload, Send};
+use mpst::{End, Labelled, Message, Payload, Send, session};
 
 use crate::support::declare_roles;
 

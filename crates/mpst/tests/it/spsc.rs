@@ -3,14 +3,14 @@
 //! sessions over `derive(Roles)`-wired `Spsc` routes, including a failing role.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
-use futures::task::{waker, ArcWake};
+use futures::task::{ArcWake, waker};
 use futures::{Sink, SinkExt, Stream, StreamExt};
-use mpst::channel::{spsc, Abort, AbortHandle, ChannelError, Spsc};
-use mpst::{session, try_session, Branch, End, Error, Message, Receive, Select, Send};
+use mpst::channel::{Abort, AbortHandle, ChannelError, Spsc, spsc};
+use mpst::{Branch, End, Error, Message, Receive, Select, Send, session, try_session};
 
 use crate::support::declare_roles;
 
@@ -403,10 +403,11 @@ fn a_failing_role_makes_its_peer_fail_instead_of_hanging() {
         } else {
             futures::executor::block_on(run)
         };
-        assert!(sent
-            .unwrap_err()
-            .to_string()
-            .ends_with("the source gave up"));
+        assert!(
+            sent.unwrap_err()
+                .to_string()
+                .ends_with("the source gave up")
+        );
         let error = received.unwrap_err();
         assert!(error.is_disconnected(), "{error}");
     }

@@ -5,9 +5,9 @@
 
 use std::future::Future;
 
+use futures::FutureExt;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
-use futures::FutureExt;
 
 /// Declares `type Channel = $channel`, `#[derive(Roles)] struct Roles(..)` of the roles
 /// listed, and each role as a `#[derive(Role)]` struct carrying `$label` with one
@@ -45,7 +45,7 @@ macro_rules! adder {
         /// The README's adder (`support::adder!`).
         mod adder {
             use super::{C, S};
-            use mpst::{session, try_session, End, Error, Message, Receive, Send};
+            use mpst::{End, Error, Message, Receive, Send, session, try_session};
 
             #[derive(Message)]
             pub(crate) enum Label {

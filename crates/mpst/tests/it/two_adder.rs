@@ -1,6 +1,6 @@
 //! Two-role adder: the smallest complete protocol, run on every supported executor.
 
-use mpst::{session, try_session, End, Message, Receive, Send};
+use mpst::{End, Message, Receive, Send, session, try_session};
 
 use crate::support::declare_roles;
 

@@ -2,8 +2,8 @@
 //! from a system that cannot be checked and from a violation.
 #![cfg(feature = "serialize")]
 
-use mpst::fsm::kmc::KmcOptions;
 use mpst::fsm::LocalType;
+use mpst::fsm::kmc::KmcOptions;
 use mpst::verify::{self, KmcFailure};
 
 /// Two roles that ping-pong forever: 1-MC, with a handful of configurations.

@@ -6,7 +6,7 @@
 use futures::executor::block_on;
 use mpst::channel::{Bounded, Spsc, Unbounded};
 use mpst::{
-    session, try_session, End, Error, Message, Receive, ReceiveErrorKind, Role, Roles, Send,
+    End, Error, Message, Receive, ReceiveErrorKind, Role, Roles, Send, session, try_session,
 };
 
 #[derive(Message)]

@@ -5,7 +5,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::input_tree::{subset, Ctx, OutOfBudget, Tree};
+use super::input_tree::{Ctx, OutOfBudget, Tree, subset};
 use super::{End, Node};
 use crate::subtype::machine::ActionId;
 

@@ -66,10 +66,10 @@ use std::time::Instant;
 
 use rustc_hash::FxHasher;
 
-use super::machine::{compile, ActionId};
+use super::machine::{ActionId, compile};
 use crate::{Fsm, StateKind};
 use duality::dual;
-use input_tree::{subset, Ctx, OutOfBudget, Tree};
+use input_tree::{Ctx, OutOfBudget, Tree, subset};
 use step::one_step;
 
 /// The budget of the witness-tree search (the pair and its duals together).

@@ -1,10 +1,10 @@
 //! One step of the CONCUR'19 simulation tree: the children of a node (a subtype state
 //! beside the supertype's input context), or why it is stuck.
 
-use super::input_tree::{subset, Ctx, Tree};
 use super::StepError;
-use crate::subtype::machine::ActionId;
+use super::input_tree::{Ctx, Tree, subset};
 use crate::StateKind;
+use crate::subtype::machine::ActionId;
 
 /// The children of `(p, tree)` in the simulation tree: (action, subtype state, context).
 /// Empty at a success; an error when no move is possible.

@@ -14,9 +14,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::Span;
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Block, Interaction, InteractionKind, Protocol};
-use crate::Span;
 
 /// The names of the protocols of `protocols` that can finish.
 pub(super) fn finishing<'m>(protocols: &HashMap<&'m str, &'m Protocol>) -> HashSet<&'m str> {

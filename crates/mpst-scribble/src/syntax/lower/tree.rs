@@ -54,13 +54,13 @@ pub(super) fn copy_global(global: &Global) -> Global {
                     at: at.clone(),
                     branches: branches.iter().map(copy_global).collect(),
                     span: *span,
-                }
+                };
             }
             Global::Rec { var, body } => {
                 break Global::Rec {
                     var: var.clone(),
                     body: Box::new(copy_global(body)),
-                }
+                };
             }
         }
     };

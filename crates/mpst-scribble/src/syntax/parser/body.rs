@@ -1,10 +1,10 @@
 //! Parsing protocol bodies: blocks and the interactions inside them.
 
-use super::{PResult, Parser, Reported, MAX_NESTING};
+use super::{MAX_NESTING, PResult, Parser, Reported};
+use crate::Span;
 use crate::diagnostic::{Diagnostic, ErrorKind};
 use crate::syntax::ast::{Block, Interaction, InteractionKind, PayloadDecl};
 use crate::syntax::lexer::{Keyword, TokenKind};
-use crate::Span;
 
 impl Parser<'_> {
     /// `{ interaction* }`, recovering inside after each broken statement.
@@ -61,7 +61,7 @@ impl Parser<'_> {
             },
             TokenKind::Keyword(Keyword::Do) => self.do_()?,
             TokenKind::Keyword(Keyword::Connect | Keyword::Disconnect) => {
-                return self.skip_unsupported("explicit connections (`connect`/`disconnect`)")
+                return self.skip_unsupported("explicit connections (`connect`/`disconnect`)");
             }
             TokenKind::Keyword(Keyword::Nested) => {
                 let span = self.bump().span;
@@ -78,7 +78,7 @@ impl Parser<'_> {
             _ => {
                 return Err(self.error_expected(
                     "an interaction (a message, `choice`, `rec`, `continue` or `do`)",
-                ))
+                ));
             }
         };
         let span = self.span_from(start);

@@ -11,7 +11,7 @@ mod recover;
 
 use crate::diagnostic::{Collector, Diagnostic, ErrorKind};
 use crate::syntax::ast::{Annotation, Module, Pragma, Protocol, TypeDecl, TypeDeclKind};
-use crate::syntax::lexer::{lex_collect, unquote, Keyword, Token, TokenKind};
+use crate::syntax::lexer::{Keyword, Token, TokenKind, lex_collect, unquote};
 use crate::{Name, Span};
 
 /// Blocks may nest this deep; deeper input is rejected instead of exhausting the stack.

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use mpst_scribble::{parse, Global, GlobalProtocol};
+use mpst_scribble::{Global, GlobalProtocol, parse};
 
 /// `A->B:l(x: int); ...; end`, `choice at A {...} or {...}`, `rec X {...}`, `continue X`.
 pub fn show(global: &Global) -> String {

@@ -4,19 +4,19 @@
 
 use std::future::Future as _;
 use std::pin::Pin;
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use futures::{Sink, Stream};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use mpst_wire::FrameError;
 
-use super::poll_stall;
 use super::TcpRoute;
+use super::poll_stall;
 use crate::net::error::{NetError, NetErrorKind};
 use crate::net::frame::put_label;
-use crate::net::link::{lock, Link, Wire};
+use crate::net::link::{Link, Wire, lock};
 
 /// Polls one sink operation of the connection, closing it on failure, when it waits for
 /// the peer to take bytes past the idle time-out, or when labels sent stay
