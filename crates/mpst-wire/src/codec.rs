@@ -113,6 +113,19 @@ pub fn decode_body<M: DeserializeOwned>(body: &[u8]) -> Result<M, FrameError> {
     Ok(message)
 }
 
+/// What a decoder returns at the end of its input, given what `decode` found there: a
+/// frame, nothing (all consumed), or [`FrameError::Truncated`] when bytes of a frame that
+/// never completed are left in `src`.
+pub fn at_eof<T>(decoded: Option<T>, src: &BytesMut) -> Result<Option<T>, FrameError> {
+    match decoded {
+        Some(item) => Ok(Some(item)),
+        None if src.is_empty() => Ok(None),
+        None => Err(FrameError::Truncated {
+            buffered: src.len(),
+        }),
+    }
+}
+
 /// Takes the next whole frame's body off the front of `src` (`None`: not all there yet,
 /// room reserved for the rest), refusing a length above `limit` from its header.
 pub fn take_frame(src: &mut BytesMut, limit: usize) -> Result<Option<BytesMut>, FrameError> {
@@ -145,13 +158,8 @@ impl<M: DeserializeOwned> Decoder for FrameCodec<M> {
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<M>, FrameError> {
-        match self.decode(src)? {
-            Some(message) => Ok(Some(message)),
-            None if src.is_empty() => Ok(None),
-            None => Err(FrameError::Truncated {
-                buffered: src.len(),
-            }),
-        }
+        let decoded = self.decode(src)?;
+        at_eof(decoded, src)
     }
 }
 

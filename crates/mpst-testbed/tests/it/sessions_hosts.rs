@@ -284,14 +284,7 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
     let receive_timeout = Duration::from_secs(1);
     // `--count 0`: the sink never stops, so the session is under way when K is cut off.
     let running = d.launch(&bed, &exe, &["--count", "0"], Some(receive_timeout));
-    for role in &running {
-        assert_eq!(
-            role.line(LIMIT).as_deref(),
-            Some("CONNECTED"),
-            "{}",
-            role.name
-        );
-    }
+    all_connected(&running);
     for link in bed.links_of("k") {
         link.partition();
     }
@@ -306,6 +299,18 @@ fn a_partition_mid_session_fails_every_role_naming_its_peer_in_time() {
 /// What a role must say when it ends after a partition: the peers one of which its error
 /// names, what else the error says (if anything in particular), and its time-out.
 type Verdict = (&'static [&'static str], Option<&'static str>, Duration);
+
+/// Every role printed `CONNECTED` first (each named when it did not).
+fn all_connected(running: &[Role]) {
+    for role in running {
+        assert_eq!(
+            role.line(LIMIT).as_deref(),
+            Some("CONNECTED"),
+            "{}",
+            role.name
+        );
+    }
+}
 
 /// Waits for every role of `running` to end by itself after the cut at `cut`: each exits
 /// with status 4 (a peer lost), its error names it and one of the peers `verdict` gives,
@@ -377,14 +382,7 @@ fn a_partition_fails_a_slow_pure_sender_and_its_peer_naming_each_other_in_time()
         &["--count", "0", "--pause", "200"],
         Some(receive_timeout),
     );
-    for role in &running {
-        assert_eq!(
-            role.line(LIMIT).as_deref(),
-            Some("CONNECTED"),
-            "{}",
-            role.name
-        );
-    }
+    all_connected(&running);
     for link in bed.links_of("p") {
         link.partition();
     }
@@ -408,14 +406,7 @@ fn a_restarted_role_runs_the_next_session() {
     };
     let receive_timeout = Some(Duration::from_secs(2));
     let mut running = d.launch(&bed, &exe, &["--count", "0"], receive_timeout);
-    for role in &running {
-        assert_eq!(
-            role.line(LIMIT).as_deref(),
-            Some("CONNECTED"),
-            "{}",
-            role.name
-        );
-    }
+    all_connected(&running);
     // K is killed mid-session: its peers fail naming it.
     running[1].process.kill();
     for role in running {

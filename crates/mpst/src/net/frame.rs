@@ -5,7 +5,7 @@
 
 use bytes::{Buf, BytesMut};
 use mpst_wire::FrameError;
-use mpst_wire::codec::{put_frame, take_frame};
+use mpst_wire::codec::{at_eof, put_frame, take_frame};
 use tokio_util::bytes;
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -137,13 +137,8 @@ impl Decoder for RawCodec {
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, FrameError> {
-        match self.decode(src)? {
-            Some(body) => Ok(Some(body)),
-            None if src.is_empty() => Ok(None),
-            None => Err(FrameError::Truncated {
-                buffered: src.len(),
-            }),
-        }
+        let decoded = self.decode(src)?;
+        at_eof(decoded, src)
     }
 }
 
