@@ -12,6 +12,8 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt as _};
 use tracing_subscriber::registry::LookupSpan;
 
+// The `it` binary's helpers: this binary uses only `declare_roles`.
+#[allow(dead_code, unused_imports, unused_macros)]
 #[path = "it/support.rs"]
 mod support;
 use support::declare_roles;

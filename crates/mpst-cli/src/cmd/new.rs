@@ -196,7 +196,7 @@ fn files(name: &str, path_deps: Option<&Path>) -> Result<Vec<(String, String)>, 
 const CARGO_TOML: &str = r#"[package]
 name = "{name}"
 version = "0.1.0"
-edition = "2021"
+edition = "2024"
 publish = false
 
 [dependencies]

@@ -47,6 +47,9 @@ fn the_new_crate_builds_its_api_from_the_protocol_and_passes_its_tests() {
     ] {
         assert!(krate.join(file).is_file(), "{file} is written");
     }
+    // The crate is on the edition this workspace and its generated code are written for.
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("edition = \"2024\""), "{manifest}");
     let scr = std::fs::read_to_string(krate.join("hello_protocol.scr")).unwrap();
     assert!(scr.contains("global protocol HelloProtocol(role C, role S, role L)"));
     // The build script uses the builder the README and mpst-codegen's docs show.
