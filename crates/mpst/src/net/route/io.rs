@@ -115,13 +115,21 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
     }
 
     /// Writes out what is buffered, waits until the peer acknowledged every label
-    /// ([`TcpRoute::poll_acknowledged_all`]), then shuts the connection down.
+    /// ([`TcpRoute::poll_acknowledged_all`]), then acknowledges what this side read and
+    /// shuts the connection down.
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
         let this = self.get_mut();
         ready!(this.poll_acknowledged_all(cx))?;
-        sink_op(this, cx, |link, cx| match &mut link.framed {
-            Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
-            None => Poll::Ready(Ok(())),
+        sink_op(this, cx, |link, cx| {
+            // The peer hears how much of what it sent was read before the connection
+            // ends, not only at the tender's next round (which may come too late).
+            if let Some(count) = link.ledger.untold() {
+                link.acknowledge(count);
+            }
+            match &mut link.framed {
+                Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
+                None => Poll::Ready(Ok(())),
+            }
         })
     }
 }
