@@ -1,20 +1,19 @@
-//! The state of one session connection shared by its [`TcpRoute`](super::TcpRoute) and a
-//! small task of its own that tends it every [`ACK_INTERVAL`] while the session looks
-//! elsewhere: it reads what arrived (labels ahead into a bounded queue, the peer's
-//! acknowledgements into the [`Ledger`]), acknowledges what was read, writes out what is
-//! buffered, and wakes the route when something went wrong. It polls the socket with the
-//! route's own waker, so the route is never left without a wake-up.
+//! The state of one session connection shared by its [`TcpRoute`](super::TcpRoute) and the
+//! process's [tender](super::tender), which tends it every [`ACK_INTERVAL`] while the
+//! session looks elsewhere: it reads what arrived (labels ahead into a bounded queue, the
+//! peer's acknowledgements into the [`Ledger`]), acknowledges what was read, writes out
+//! what is buffered, judges the peer's silence, and wakes the route when something went
+//! wrong. It polls the socket with the route's own waker, so the route is never left
+//! without a wake-up.
 
 use std::collections::VecDeque;
-use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::{Sink, Stream};
 use mpst_wire::{FrameError, Stream as Connection};
-use tokio::time::{Instant, Sleep};
 use tokio_util::bytes::BytesMut;
 use tokio_util::codec::Framed;
 
@@ -22,11 +21,12 @@ use super::error::NetErrorKind;
 use super::frame::{Body, RawCodec, classify, put_ack};
 use super::ledger::Ledger;
 
-/// How often at most a connection acknowledges what it read, and how often its task
-/// tends it.
+/// How often the tender tends each connection: what was read is acknowledged within it,
+/// and the bound on a peer's silence is judged at this resolution (a failure for
+/// silence comes at most two intervals after the idle time-out, never before it).
 pub const ACK_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Bytes of labels the task reads ahead of the session, each counted with
+/// Bytes of labels the tender reads ahead of the session, each counted with
 /// [`ENTRY_OVERHEAD`]; beyond them it stops reading (and repeats its acknowledgement, so
 /// the peer knows this side is there).
 const READ_AHEAD: usize = 1 << 20;
@@ -44,19 +44,23 @@ pub(super) struct Link {
     /// `None` once the route failed or was closed: the socket is closed.
     pub(super) framed: Option<Wire>,
     pub(super) ledger: Ledger,
-    /// Label bodies the task read ahead of the session.
+    /// Label bodies the tender read ahead of the session.
     pub(super) inbox: VecDeque<BytesMut>,
     inbox_bytes: usize,
-    /// The task saw the peer close between two frames.
+    /// The tender saw the peer close between two frames.
     pub(super) eof: bool,
-    /// What went wrong while the task tended the connection, for the route's next use.
+    /// What went wrong while the tender tended the connection, for the route's next use.
     pub(super) failure: Option<NetErrorKind>,
     /// The waker of the route's last poll.
     waker: Option<Waker>,
     /// The idle time-out: the longest the peer may stay silent with labels outstanding.
     pub(super) idle: Option<Duration>,
-    /// The deadline of a wait for every label to be acknowledged.
-    close_timer: Option<Pin<Box<Sleep>>>,
+    /// Set by the tender once the peer broke the bound on its silence: how many labels
+    /// were outstanding then.
+    pub(super) silent: Option<u64>,
+    /// Whether bytes were put in the write buffer since a flush last completed (a flush
+    /// of a clean connection, the usual one before a receive waits, is skipped).
+    pub(super) dirty: bool,
 }
 
 /// The shared state of a connection.
@@ -73,25 +77,26 @@ impl Link {
     pub(super) fn new(framed: Option<Wire>) -> Self {
         Link {
             framed,
-            ledger: Ledger::new(Instant::now()),
+            ledger: Ledger::new(),
             inbox: VecDeque::new(),
             inbox_bytes: 0,
             eof: false,
             failure: None,
             waker: None,
             idle: None,
-            close_timer: None,
+            silent: None,
+            dirty: false,
         }
     }
 
-    /// Notes the waker of the route's poll, for the task's polls and wake-ups.
+    /// Notes the waker of the route's poll, for the tender's polls and wake-ups.
     pub(super) fn note_waker(&mut self, cx: &Context<'_>) {
         if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
             self.waker = Some(cx.waker().clone());
         }
     }
 
-    /// The next label read ahead by the task.
+    /// The next label read ahead by the tender.
     pub(super) fn pop(&mut self) -> Option<BytesMut> {
         let body = self.inbox.pop_front()?;
         self.inbox_bytes -= body.len() + ENTRY_OVERHEAD;
@@ -107,21 +112,19 @@ impl Link {
     /// Takes one frame body read from the peer: a label is returned (and counted), an
     /// acknowledgement goes into the ledger.
     pub(super) fn take(&mut self, body: BytesMut) -> Result<Option<BytesMut>, NetErrorKind> {
-        let now = Instant::now();
         match classify(body).map_err(NetErrorKind::from)? {
             Body::Label(label) => {
-                self.ledger.read_one(now);
+                self.ledger.read_one();
                 Ok(Some(label))
             }
-            Body::Ack(count) => {
-                self.ledger
-                    .acknowledged(count, now)
-                    .map(|()| None)
-                    .map_err(|over| NetErrorKind::Overacknowledged {
-                        acknowledged: over.acknowledged,
-                        sent: over.sent,
-                    })
-            }
+            Body::Ack(count) => self
+                .ledger
+                .acknowledged(count)
+                .map(|()| None)
+                .map_err(|over| NetErrorKind::Overacknowledged {
+                    acknowledged: over.acknowledged,
+                    sent: over.sent,
+                }),
         }
     }
 
@@ -149,20 +152,17 @@ impl Link {
 
     /// Polls writing out the write buffer; once it is empty, every label queued is
     /// written out.
-    /// An acknowledgement that is due goes out with it, so a route that is polled
-    /// acknowledges by itself (the task only fills in while it is not).
     pub(super) fn poll_write_out(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), FrameError>> {
-        if self.ledger.untold().is_some() {
-            if let Some(count) = self.ledger.ack_due(Instant::now(), ACK_INTERVAL, false) {
-                self.acknowledge(count);
-            }
-        }
         let Some(framed) = &mut self.framed else {
             return Poll::Ready(Ok(()));
         };
+        if !self.dirty {
+            return Poll::Ready(Ok(()));
+        }
         let done = <Wire as Sink<&[u8]>>::poll_flush(Pin::new(framed), cx);
         if let Poll::Ready(Ok(())) = done {
-            self.ledger.flushed(Instant::now());
+            self.ledger.flushed();
+            self.dirty = false;
         }
         done
     }
@@ -171,7 +171,8 @@ impl Link {
     pub(super) fn acknowledge(&mut self, count: u64) {
         if let Some(framed) = &mut self.framed {
             put_ack(count, framed.write_buffer_mut());
-            self.ledger.told(count, Instant::now());
+            self.dirty = true;
+            self.ledger.told(count);
         }
     }
 
@@ -190,10 +191,19 @@ impl Link {
         self.failure.is_some() || self.eof
     }
 
+    /// The failure of a peer that broke the bound on its silence, once the tender saw it.
+    pub(super) fn silence(&self) -> Option<NetErrorKind> {
+        self.silent.map(|labels| NetErrorKind::Unacknowledged {
+            labels,
+            timeout: self.idle.unwrap_or_default(),
+        })
+    }
+
     /// Polls until every label sent is acknowledged (written out first), failing when
-    /// the peer stays silent for the idle time-out with labels outstanding, closes the
-    /// connection with labels outstanding, or the connection fails (the caller closes
-    /// it then). Labels that arrive meanwhile are kept for the session's next receive.
+    /// the peer stays silent for the idle time-out with labels outstanding (as the
+    /// tender judges it), closes the connection with labels outstanding, or the
+    /// connection fails (the caller closes it then). Labels that arrive meanwhile are
+    /// kept for the session's next receive.
     pub(super) fn poll_acknowledged_all(
         &mut self,
         cx: &mut Context<'_>,
@@ -231,48 +241,29 @@ impl Link {
             }
         }
         if self.ledger.unacknowledged() == 0 {
-            self.close_timer = None;
             return Poll::Ready(Ok(()));
         }
-        let Some(idle) = self.idle else {
-            return Poll::Pending;
-        };
-        let Some(deadline) = self.ledger.deadline(idle) else {
-            // Labels still in the write buffer: the socket wakes this wait.
-            return Poll::Pending;
-        };
-        let timer = self
-            .close_timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-        if timer.deadline() != deadline {
-            timer.as_mut().reset(deadline);
-        }
-        match timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(NetErrorKind::Unacknowledged {
-                labels: self.ledger.outstanding(),
-                timeout: idle,
-            })),
-            Poll::Pending => Poll::Pending,
+        // The tender wakes this wait once the peer broke the bound.
+        match self.silence() {
+            Some(kind) => Poll::Ready(Err(kind)),
+            None => Poll::Pending,
         }
     }
 
-    /// One round of the task: reads what arrived, acknowledges, writes out, and wakes
-    /// the route if it must look. `false` once the connection is closed.
-    fn tend(&mut self) -> bool {
+    /// One round of the tender: reads what arrived, acknowledges it, writes out, judges
+    /// the peer's silence, and wakes the route if it must look. `false` once the
+    /// connection is closed.
+    pub(super) fn tend(&mut self) -> bool {
         if self.framed.is_none() {
             return false;
         }
         let waker = self.waker.clone().unwrap_or_else(|| Waker::noop().clone());
         let mut cx = Context::from_waker(&waker);
         let mut wake = self.read_ahead(&mut cx);
-        let now = Instant::now();
         let stalled = self.inbox_bytes >= READ_AHEAD;
         let buffered = self.framed.as_ref().map_or(0, |f| f.write_buffer().len());
         // A repeat (nothing new read) only into an empty buffer: it must not pile up.
-        if let Some(count) = self
-            .ledger
-            .ack_due(now, ACK_INTERVAL, stalled && buffered == 0)
-        {
+        if let Some(count) = self.ledger.ack_due(stalled && buffered == 0) {
             self.acknowledge(count);
         }
         if self.failure.is_none() {
@@ -281,38 +272,20 @@ impl Link {
                 wake = true;
             }
         }
-        if let Some(idle) = self.idle {
-            wake |= self.ledger.expired(now, idle).is_some();
+        // Dated after reading: what the peer said by now counts.
+        let now = Instant::now();
+        match self.idle {
+            Some(idle) if self.silent.is_none() => {
+                self.silent = self.ledger.expired(now, idle);
+                wake |= self.silent.is_some();
+            }
+            _ => self.ledger.stamp(now),
         }
         if wake {
             waker.wake_by_ref();
         }
         true
     }
-}
-
-/// Starts the task that tends `link` (needs a tokio runtime with its time driver, as the
-/// route's time-outs do; without a runtime, nothing is started and the route
-/// acknowledges only while it is polled). It ends with the route.
-pub(super) fn spawn_tending(link: &Shared) -> bool {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return false;
-    };
-    let link: Weak<Mutex<Link>> = Arc::downgrade(link);
-    runtime.spawn(async move {
-        let mut ticks = tokio::time::interval(ACK_INTERVAL);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            let Some(link) = link.upgrade() else {
-                return;
-            };
-            if !lock(&link).tend() {
-                return;
-            }
-        }
-    });
-    true
 }
 
 /// Waits until every label sent on some routes is acknowledged by their peers: what a

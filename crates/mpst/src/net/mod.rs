@@ -40,14 +40,15 @@
 //!   it expects of the peer; either side refuses a mismatch naming the role. Each process
 //!   knows its own session type and, if it pins them with [`NetConfig::expect`], its peers'.
 //! * **Acknowledgements**: each frame is tagged, a label or the reader's count of labels
-//!   read, sent back at most every [`ACK_INTERVAL`] by a small task of each route (so a
-//!   role busy with another peer still acknowledges). A route whose labels stay
-//!   unacknowledged with no word from the peer for the idle time-out fails naming it
-//!   ([`NetErrorKind::Unacknowledged`]), at its next send, flush or receive; closing a
-//!   route, or [`Connections::delivered`] after a session, waits for every
-//!   acknowledgement. Routes need a tokio runtime with its time driver (`enable_all`,
-//!   or `enable_time`). The link version ([`LINK_VERSION`]) follows the fingerprints in
-//!   the hello: an older peer is refused at the set-up, naming both versions.
+//!   read, sent back every [`ACK_INTERVAL`] that some were read by the one thread per
+//!   process that tends connections (so a role busy with another peer still
+//!   acknowledges). A route whose labels stay unacknowledged with no word from the peer
+//!   for the idle time-out fails naming it ([`NetErrorKind::Unacknowledged`]), at its next
+//!   send, flush or receive; closing a route, or [`Connections::delivered`] after a
+//!   session, waits for every acknowledgement. None of it needs tokio's time driver (the
+//!   receive and idle time-outs, and connecting, do: `enable_all`, or `enable_time`).
+//!   The link version ([`LINK_VERSION`]) follows the fingerprints in the hello: an older
+//!   peer is refused at the set-up, naming both versions.
 //! * **Failures**: the first failure of a route (reset, truncated, malformed or oversized
 //!   frame, receive time-out — 30 s by default) is a [`NetError`] naming the peer,
 //!   carried by the runtime's transport error kinds with the transport's text; a peer
@@ -68,6 +69,7 @@ mod frame;
 mod ledger;
 mod link;
 mod route;
+mod tender;
 
 pub use any::{AnyRoute, AnyRouteError};
 pub use classify::{is_disconnected, net_error};

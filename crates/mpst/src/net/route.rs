@@ -18,7 +18,8 @@ use tokio_util::codec::Framed;
 
 use super::error::{NetError, NetErrorKind};
 use super::frame::RawCodec;
-use super::link::{Delivered, Link, Shared, Wire, lock, spawn_tending};
+use super::link::{Delivered, Link, Shared, Wire, lock};
+use super::tender;
 
 mod io;
 
@@ -44,19 +45,22 @@ pub const DEFAULT_FLUSH_THRESHOLD: usize = 8 * 1024;
 /// * With an idle time-out, a send (or flush) that waits for the peer to take buffered
 ///   bytes and sees none of them go for longer than it fails with
 ///   [`NetErrorKind::SendTimeout`].
-/// * The peer acknowledges the labels it read (at most every [`ACK_INTERVAL`](super::ACK_INTERVAL), from a
-///   small task of its route's own, so also while its session looks elsewhere). With an
-///   idle time-out, while labels sent are unacknowledged and the peer says nothing (no
-///   label, no acknowledgement) for longer than it, the next send, flush or receive fails
-///   with [`NetErrorKind::Unacknowledged`]: a role that only sends learns that its peer
-///   is cut off, however much TCP (or a relay) buffered. [`Sink::poll_close`](futures::Sink::poll_close) waits until
-///   every label is acknowledged, bounded the same way ([`TcpRoute::delivered`] waits
-///   without closing). A count above the labels sent is a protocol error
-///   ([`NetErrorKind::Overacknowledged`]).
+/// * The peer acknowledges the labels it read (every [`ACK_INTERVAL`](super::ACK_INTERVAL)
+///   that it read some, from the one thread per process that tends connections, so also
+///   while its session looks elsewhere). With an idle time-out, while labels sent are
+///   unacknowledged and the peer says nothing (no label, no acknowledgement) for longer
+///   than it, the next send, flush or receive fails with [`NetErrorKind::Unacknowledged`]
+///   (judged by that thread, at most two intervals late, never early): a role that only
+///   sends learns that its peer is cut off, however much TCP (or a relay) buffered.
+///   [`Sink::poll_close`](futures::Sink::poll_close) waits until every label is
+///   acknowledged, bounded the same way ([`TcpRoute::delivered`] waits without closing).
+///   A count above the labels sent is a protocol error
+///   ([`NetErrorKind::Overacknowledged`]). None of this needs tokio's time driver; the
+///   receive and idle time-outs above do.
 /// * After the first failure the connection is closed (so the peer learns of it at once)
 ///   and every later send or receive fails.
 pub struct TcpRoute<M> {
-    /// The connection, shared with the task that acknowledges and reads ahead while the
+    /// The connection, shared with the tender that acknowledges and reads ahead while the
     /// session looks elsewhere.
     link: Shared,
     peer: Arc<str>,
@@ -68,10 +72,6 @@ pub struct TcpRoute<M> {
     /// While a send waits for the peer to take buffered bytes: how many are left, and
     /// when waiting for the peer to take some ends.
     send_timer: Stall,
-    /// While labels are unacknowledged: when the peer's silence breaks the bound.
-    ack_timer: Option<Pin<Box<Sleep>>>,
-    /// Whether the tending task runs (started at the first poll without a runtime).
-    tended: bool,
     /// Where labels are serialised, reused from one send to the next.
     scratch: Vec<u8>,
     max_frame_length: usize,
@@ -149,8 +149,8 @@ impl<M> TcpRoute<M> {
     ) -> Self {
         let mut framed = Framed::new(connection, RawCodec::new(max_frame_length));
         framed.set_backpressure_boundary(DEFAULT_FLUSH_THRESHOLD);
-        let mut route = Self::with_link(Some(framed), peer, max_frame_length);
-        route.tended = spawn_tending(&route.link);
+        let route = Self::with_link(Some(framed), peer, max_frame_length);
+        tender::tend(&route.link);
         route
     }
 
@@ -163,8 +163,6 @@ impl<M> TcpRoute<M> {
             idle_timeout: None,
             idle_timer: None,
             send_timer: None,
-            ack_timer: None,
-            tended: false,
             scratch: Vec::new(),
             max_frame_length: max,
             _label: PhantomData,
@@ -173,9 +171,7 @@ impl<M> TcpRoute<M> {
 
     /// A route to `peer` that has already failed: every use reports the peer closed.
     pub(crate) fn closed(peer: impl Into<Arc<str>>) -> Self {
-        let mut route = Self::with_link(None, peer, 0);
-        route.tended = true;
-        route
+        Self::with_link(None, peer, 0)
     }
 
     /// Fails a receive that waits longer than `timeout` (`None`: wait forever).
@@ -240,15 +236,6 @@ impl<M> TcpRoute<M> {
         self.timer = None;
         self.idle_timer = None;
         self.send_timer = None;
-        self.ack_timer = None;
-    }
-
-    /// Starts the tending task at the first poll when the route was made outside a
-    /// runtime.
-    fn tend(&mut self) {
-        if !self.tended {
-            self.tended = spawn_tending(&self.link);
-        }
     }
 
     /// Polls the idle time-out while part of a frame is buffered (restarting it whenever
@@ -258,48 +245,6 @@ impl<M> TcpRoute<M> {
             return Poll::Pending;
         };
         poll_stall(&mut self.idle_timer, idle, buffered, cx).map(|()| idle)
-    }
-
-    /// Polls the bound on the peer's silence while labels are unacknowledged: `Ready`
-    /// with the count outstanding once it broke. The timer is moved only when the
-    /// deadline comes earlier (or it fired): one that fires early is checked and re-armed
-    /// then, so the usual case, a peer whose every word pushes the deadline later, costs
-    /// no timer update per label.
-    fn poll_acknowledged(&mut self, link: &Link, cx: &mut Context<'_>) -> Poll<u64> {
-        let Some(idle) = self.idle_timeout else {
-            return Poll::Pending;
-        };
-        let Some(deadline) = link.ledger.deadline(idle) else {
-            return Poll::Pending;
-        };
-        if deadline <= tokio::time::Instant::now() {
-            return Poll::Ready(link.ledger.outstanding());
-        }
-        let timer = self
-            .ack_timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-        if timer.deadline() > deadline || timer.is_elapsed() {
-            timer.as_mut().reset(deadline);
-        }
-        loop {
-            match timer.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                // Fired before the deadline (it was set when the peer had said less):
-                // wait on for the rest.
-                Poll::Ready(()) if tokio::time::Instant::now() < deadline => {
-                    timer.as_mut().reset(deadline)
-                }
-                Poll::Ready(()) => return Poll::Ready(link.ledger.outstanding()),
-            }
-        }
-    }
-
-    /// The failure of a peer that stayed silent with `outstanding` labels unacknowledged.
-    fn unacknowledged_error(&self, outstanding: u64) -> NetErrorKind {
-        NetErrorKind::Unacknowledged {
-            labels: outstanding,
-            timeout: self.idle_timeout.unwrap_or_default(),
-        }
     }
 
     /// Records a failure: the connection is closed so that the peer learns of it.
@@ -318,7 +263,6 @@ impl<M> TcpRoute<M> {
     /// [`Sink::poll_close`](futures::Sink::poll_close) waits for before it closes. The wait is bounded by the idle
     /// time-out from the peer's last word (with no idle time-out, it is not bounded).
     pub fn poll_acknowledged_all(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
-        self.tend();
         let done = lock(&self.link).poll_acknowledged_all(cx);
         match done {
             Poll::Ready(Err(kind)) => Poll::Ready(Err(self.fail(kind))),

@@ -316,3 +316,46 @@ async fn a_peer_that_reads_everything_and_closes_at_once_acknowledges_it_all() {
     .await
     .expect("bounded");
 }
+
+/// Routes need no time driver of tokio's: on a runtime built without `enable_time`,
+/// labels go both ways, each side acknowledges what it read, and closing (which waits
+/// for every acknowledgement) succeeds at both ends — nothing panics. The runtime runs
+/// on a thread of its own so that the test can bound it without a timer of that runtime.
+#[test]
+fn routes_acknowledge_and_close_on_a_runtime_without_timers() {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .expect("runtime");
+        let outcome = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let at = listener.local_addr()?;
+            let (a, b) = tokio::join!(tokio::net::TcpStream::connect(at), listener.accept());
+            let max = mpst::net::DEFAULT_MAX_FRAME_LENGTH;
+            let mut a = TcpRoute::<Label>::new(a?, "B", max);
+            let mut b = TcpRoute::<Label>::new(b?.0, "A", max);
+            a.send(Label::Tick(Tick(1))).await?;
+            let one = b.next().await.transpose()?;
+            b.send(Label::Tick(Tick(2))).await?;
+            let two = a.next().await.transpose()?;
+            let (closed_a, closed_b) = tokio::join!(a.close(), b.close());
+            closed_a?;
+            closed_b?;
+            Ok::<_, Box<dyn std::error::Error + std::marker::Send + Sync>>((
+                one,
+                two,
+                a.unacknowledged(),
+            ))
+        });
+        let _ = done.send(outcome.map_err(|error| error.to_string()));
+    });
+    let outcome = result
+        .recv_timeout(BOUND)
+        .expect("the runtime's thread ends in time, without a panic");
+    assert_eq!(
+        outcome,
+        Ok((Some(Label::Tick(Tick(1))), Some(Label::Tick(Tick(2))), 0))
+    );
+}

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use mpst_wire::FrameError;
+use tokio_util::bytes::BytesMut;
 
 use super::TcpRoute;
 use super::poll_stall;
@@ -26,44 +27,42 @@ fn sink_op<M>(
     cx: &mut Context<'_>,
     op: impl FnOnce(&mut Link, &mut Context<'_>) -> Poll<Result<(), FrameError>>,
 ) -> Poll<Result<(), NetError>> {
-    route.tend();
-    let link = route.link.clone();
-    let mut guard = lock(&link);
-    guard.note_waker(cx);
-    if guard.framed.is_none() {
-        return Poll::Ready(Err(route.closed_error()));
-    }
-    // What the task saw go wrong reading is the receives' to report, after the labels
-    // that came before it (a peer that sent its last label and closed has not failed
-    // this side's sends); only a forged acknowledgement concerns what this side sent.
-    if let Some(NetErrorKind::Overacknowledged { .. }) = guard.failure {
-        let kind = guard.failure.take().unwrap_or(NetErrorKind::Closed);
-        drop(guard);
-        return Poll::Ready(Err(route.fail(kind)));
-    }
-    let done = op(&mut guard, cx);
-    if route.poll_acknowledged(&guard, cx).is_ready() {
-        // What the peer said may be waiting in the socket, unread by a task that had no
-        // turn (a busy runtime): read it before judging the peer silent.
-        guard.read_ahead(cx);
-        if let Poll::Ready(outstanding) = route.poll_acknowledged(&guard, cx) {
-            drop(guard);
-            let kind = route.unacknowledged_error(outstanding);
-            return Poll::Ready(Err(route.fail(kind)));
+    // Decided under the lock, acted on after it (failing closes the route).
+    let outcome = {
+        let mut link = lock(&route.link);
+        if link.framed.is_none() {
+            Err(NetErrorKind::Closed)
+        } else if let Some(NetErrorKind::Overacknowledged { .. }) = link.failure {
+            // What the tender saw go wrong reading is the receives' to report, after the
+            // labels that came before it (a peer that sent its last label and closed has
+            // not failed this side's sends); only a forged acknowledgement concerns what
+            // this side sent.
+            Err(link.failure.take().unwrap_or(NetErrorKind::Closed))
+        } else {
+            let done = op(&mut link, cx);
+            // The tender judged the peer silent (after reading what it said).
+            match (link.silence(), done) {
+                (Some(kind), _) => Err(kind),
+                (None, Poll::Ready(Err(error))) => Err(error.into()),
+                (None, Poll::Ready(Ok(()))) => Ok(None),
+                (None, Poll::Pending) => {
+                    // Only a wait needs the tender to know whom to wake.
+                    link.note_waker(cx);
+                    Ok(Some(
+                        link.framed.as_ref().map_or(0, |f| f.write_buffer().len()),
+                    ))
+                }
+            }
         }
-    }
-    match done {
-        Poll::Ready(Err(error)) => {
-            drop(guard);
-            Poll::Ready(Err(route.fail(error.into())))
-        }
-        Poll::Ready(Ok(())) => {
+    };
+    match outcome {
+        Err(NetErrorKind::Closed) => Poll::Ready(Err(route.closed_error())),
+        Err(kind) => Poll::Ready(Err(route.fail(kind))),
+        Ok(None) => {
             route.send_timer = None;
             Poll::Ready(Ok(()))
         }
-        Poll::Pending => {
-            let left = guard.framed.as_ref().map_or(0, |f| f.write_buffer().len());
-            drop(guard);
+        Ok(Some(left)) => {
             let Some(idle) = route.idle_timeout else {
                 return Poll::Pending;
             };
@@ -85,7 +84,7 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
             };
             let ready = <Wire as Sink<&[u8]>>::poll_ready(Pin::new(framed), cx);
             if matches!(ready, Poll::Ready(Ok(()))) && framed.write_buffer().is_empty() {
-                link.ledger.flushed(tokio::time::Instant::now());
+                link.ledger.flushed();
             }
             ready
         })
@@ -106,6 +105,7 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
             framed.write_buffer_mut(),
         )
         .map_err(|error| NetError::new(&*this.peer, error.into()))?;
+        link.dirty = true;
         link.ledger.queued();
         Ok(())
     }
@@ -115,15 +115,34 @@ impl<M: Serialize> Sink<M> for TcpRoute<M> {
     }
 
     /// Writes out what is buffered, waits until the peer acknowledged every label
-    /// ([`TcpRoute::poll_acknowledged_all`]), then shuts the connection down.
+    /// ([`TcpRoute::poll_acknowledged_all`]), then acknowledges what this side read and
+    /// shuts the connection down.
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), NetError>> {
         let this = self.get_mut();
         ready!(this.poll_acknowledged_all(cx))?;
-        sink_op(this, cx, |link, cx| match &mut link.framed {
-            Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
-            None => Poll::Ready(Ok(())),
+        sink_op(this, cx, |link, cx| {
+            // The peer hears how much of what it sent was read before the connection
+            // ends, not only at the tender's next round (which may come too late).
+            if let Some(count) = link.ledger.untold() {
+                link.acknowledge(count);
+            }
+            match &mut link.framed {
+                Some(framed) => <Wire as Sink<&[u8]>>::poll_close(Pin::new(framed), cx),
+                None => Poll::Ready(Ok(())),
+            }
         })
     }
+}
+
+/// What a receive found, decided under the lock.
+enum Got {
+    Label(BytesMut),
+    Fail(NetErrorKind),
+    /// The peer closed between two frames.
+    End,
+    /// Nothing yet: bytes of a partial frame buffered, and the peer's silence if the
+    /// tender judged it.
+    Wait(usize, Option<NetErrorKind>),
 }
 
 impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
@@ -131,64 +150,55 @@ impl<M: Serialize + DeserializeOwned> Stream for TcpRoute<M> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        this.tend();
-        let link = this.link.clone();
-        let mut guard = lock(&link);
-        guard.note_waker(cx);
-        if guard.framed.is_none() {
-            return Poll::Ready(None);
-        }
-        // Labels the task read ahead come first, then what it saw go wrong.
-        let label = match guard.pop() {
-            Some(label) => Some(Ok(label)),
-            None => match guard.failure.take() {
-                Some(kind) => Some(Err(kind)),
-                None if guard.eof => {
-                    drop(guard);
-                    this.close_now();
-                    return Poll::Ready(None);
-                }
-                None => None,
-            },
-        };
-        let label = match label {
-            Some(label) => Poll::Ready(Some(label)),
-            None => {
-                // About to wait on the peer: what we buffered for it must go out first,
-                // or both sides could wait for each other.
-                if let Poll::Ready(Err(error)) = guard.poll_write_out(cx) {
-                    drop(guard);
-                    return Poll::Ready(Some(Err(this.fail(error.into()))));
-                }
-                guard.poll_label(cx)
+        // Decided under the lock, acted on after it (failing closes the route).
+        let got = {
+            let mut link = lock(&this.link);
+            if link.framed.is_none() {
+                return Poll::Ready(None);
+            }
+            // Labels the tender read ahead come first, then what it saw go wrong.
+            match link.pop() {
+                Some(label) => Got::Label(label),
+                None => match link.failure.take() {
+                    Some(kind) => Got::Fail(kind),
+                    None if link.eof => Got::End,
+                    // About to wait on the peer: what we buffered for it must go out
+                    // first, or both sides could wait for each other.
+                    None => match link.poll_write_out(cx) {
+                        Poll::Ready(Err(error)) => Got::Fail(error.into()),
+                        _ => match link.poll_label(cx) {
+                            Poll::Ready(Some(Ok(label))) => Got::Label(label),
+                            Poll::Ready(Some(Err(kind))) => Got::Fail(kind),
+                            Poll::Ready(None) => Got::End,
+                            Poll::Pending => {
+                                // Only a wait needs the tender to know whom to wake.
+                                link.note_waker(cx);
+                                let buffered =
+                                    link.framed.as_ref().map_or(0, |f| f.read_buffer().len());
+                                Got::Wait(buffered, link.silence())
+                            }
+                        },
+                    },
+                },
             }
         };
-        match label {
-            Poll::Ready(Some(Ok(body))) => {
-                drop(guard);
+        match got {
+            Got::Label(body) => {
                 this.timer = None;
                 match mpst_wire::codec::decode_body::<M>(&body) {
                     Ok(message) => Poll::Ready(Some(Ok(message))),
                     Err(error) => Poll::Ready(Some(Err(this.fail(error.into())))),
                 }
             }
-            Poll::Ready(Some(Err(kind))) => {
-                drop(guard);
-                Poll::Ready(Some(Err(this.fail(kind))))
-            }
+            Got::Fail(kind) => Poll::Ready(Some(Err(this.fail(kind)))),
             // The peer closed between two frames: the stream ends, which the runtime
             // reports as the peer disconnected, as for in-memory channels.
-            Poll::Ready(None) => {
-                drop(guard);
+            Got::End => {
                 this.close_now();
                 Poll::Ready(None)
             }
-            Poll::Pending => {
-                let buffered = guard.framed.as_ref().map_or(0, |f| f.read_buffer().len());
-                let unacknowledged = this.poll_acknowledged(&guard, cx);
-                drop(guard);
-                if let Poll::Ready(outstanding) = unacknowledged {
-                    let kind = this.unacknowledged_error(outstanding);
+            Got::Wait(buffered, silence) => {
+                if let Some(kind) = silence {
                     return Poll::Ready(Some(Err(this.fail(kind))));
                 }
                 if let Poll::Ready(idle) = this.poll_idle(buffered, cx) {
