@@ -3,6 +3,10 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use pin_project_lite::pin_project;
 
 use crate::channel::AbortHandle;
 use crate::{Error, Role};
@@ -49,7 +53,7 @@ struct Guard<H: AbortHandle>(Option<H>);
 impl<H: AbortHandle> Guard<H> {
     /// Reached `End`: releases the handles without aborting.
     #[inline]
-    fn disarm(mut self) {
+    fn disarm(&mut self) {
         drop(self.0.take());
     }
 }
@@ -234,47 +238,90 @@ where
     // The session begins now, not at the first poll: a peer that fails from here on
     // failed during this session, and what it sent is for this session.
     role.begin();
+    // A detached role is aborted through its handles when the session ends (or its
+    // future is dropped) before `End`; any other role by the session state's destructor.
+    let guard = Guard(Me::DETACHED.then(|| role.abort_handle()));
+    // The closure is called now, so that the future holds only what the session's own
+    // future holds, the guard and, at `End`, the flush (no copy of the closure, no layer
+    // of `async fn` state: tokio copies a spawned future several times).
+    let run = Run {
+        stage: Stage::Running {
+            session: f(step::<Session>(State::new(role))),
+        },
+        guard,
+    };
     #[cfg(feature = "tracing")]
-    let run =
-        tracing::Instrument::instrument(run(role, f), crate::observe::session::<Me, Session>());
-    #[cfg(not(feature = "tracing"))]
-    let run = run(role, f);
+    let run = tracing::Instrument::instrument(run, crate::observe::session::<Me, Session>());
     run
 }
 
-/// The body of [`try_session`], once the session has begun.
-async fn run<'r, Me, Session, T, F, Fut>(role: &'r mut Me, f: F) -> Result<T, Error>
+pin_project! {
+    /// The future of [`try_session`] once the session has begun.
+    struct Run<Fut, Out, H: AbortHandle> {
+        #[pin]
+        stage: Stage<Fut, Out>,
+        guard: Guard<H>,
+    }
+}
+
+pin_project! {
+    /// Where a [`Run`] is.
+    #[project = StageProj]
+    enum Stage<Fut, Out> {
+        /// The closure's future runs the session.
+        Running { #[pin] session: Fut },
+        /// It reached `End` (the output and the `End`); the routes' buffered sends are
+        /// being delivered. Only for a [`Role::BUFFERED`] role.
+        Flushing { done: Option<Out> },
+    }
+}
+
+impl<'r, Me, T, Fut, H> Future for Run<Fut, (T, End<'r, Me>), H>
 where
     Me: Role,
-    Session: FromState<'r, Role = Me>,
-    F: FnOnce(Session) -> Fut,
     Fut: Future<Output = Result<(T, End<'r, Me>), Error>>,
+    H: AbortHandle,
 {
-    // A detached role is aborted through its handles when this future ends (or is
-    // dropped) before `End`; any other role by the session state's destructor.
-    let guard = Guard(Me::DETACHED.then(|| role.abort_handle()));
-    let session = step::<Session>(State::new(role));
-    let (output, end) = f(session).await?;
-    // Sends may still be buffered: deliver them before calling the session done. On an
-    // error `end` is dropped, which aborts the role.
-    futures::future::poll_fn(|cx| {
+    type Output = Result<T, Error>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let (output, end) = match this.stage.as_mut().project() {
+            StageProj::Running { session } => match ready!(session.poll(cx)) {
+                // On an error the session state was dropped: the guard aborts the role
+                // (a detached one; any other was aborted by the state's destructor).
+                Err(error) => return Poll::Ready(Err(error)),
+                Ok(done) => done,
+            },
+            StageProj::Flushing { done } => done.take().expect(POLLED_AFTER_READY),
+        };
+        // Sends may still be buffered: deliver them before calling the session done. On
+        // an error `end` is dropped, which aborts the role.
         if Me::BUFFERED {
-            end.state.role.poll_flush(cx)
-        } else {
-            std::task::Poll::Ready(Ok(()))
+            match end.state.role.poll_flush(cx) {
+                Poll::Pending => {
+                    this.stage.set(Stage::Flushing {
+                        done: Some((output, end)),
+                    });
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(mut error)) => {
+                    error.state = std::any::type_name::<End<'r, Me>>();
+                    return Poll::Ready(Err(error.into()));
+                }
+                Poll::Ready(Ok(())) => {}
+            }
         }
-    })
-    .await
-    .map_err(|mut error| {
-        error.state = std::any::type_name::<End<'r, Me>>();
-        error
-    })?;
-    // Reached `End` with everything sent: disarm the abort of `State`'s destructor (and
-    // the guard's, for a detached role).
-    std::mem::forget(end);
-    guard.disarm();
-    Ok(output)
+        // Reached `End` with everything sent: disarm the abort of `State`'s destructor
+        // (and the guard's, for a detached role).
+        std::mem::forget(end);
+        this.guard.disarm();
+        Poll::Ready(Ok(output))
+    }
 }
+
+const POLLED_AFTER_READY: &str = "a try_session future was polled after it completed";
 
 /// Names the lifetime of the role borrow in [`try_session`]'s return type (which holds it)
 /// without requiring the other parameters to outlive it.

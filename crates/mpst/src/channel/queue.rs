@@ -73,6 +73,24 @@ impl<T> Default for Queue<T> {
 }
 
 impl<T> Queue<T> {
+    /// Initialises the queue at `queue` in place, leaving the ring's slots uninitialised
+    /// (they are `MaybeUninit`), so that nothing of the ring is written or copied.
+    ///
+    /// # Safety
+    ///
+    /// `queue` is valid for writes and nothing else reads or writes it meanwhile; what it
+    /// held before is overwritten without being dropped.
+    #[inline]
+    pub(super) unsafe fn init(queue: *mut Self) {
+        // SAFETY: the caller's contract; each field but `ring` is written once.
+        unsafe {
+            (&raw mut (*queue).head).write(AtomicUsize::new(0));
+            (&raw mut (*queue).tail).write(AtomicUsize::new(0));
+            (&raw mut (*queue).spilled).write(AtomicBool::new(false));
+            (&raw mut (*queue).spill).write(Mutex::new(VecDeque::new()));
+        }
+    }
+
     /// Appends `message` (the newest).
     ///
     /// # Safety

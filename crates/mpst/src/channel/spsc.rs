@@ -43,8 +43,9 @@ use crate::wiring::{Parked, SharedEnds};
 /// `Send`). `derive(Roles)` creates the two ends with [`Pair`]; [`spsc`] does it by hand.
 pub struct Spsc<T> {
     shared: Arc<Shared<T>>,
-    /// Which end this is: it receives from `queues[side]`, sends to `queues[1 - side]`.
-    side: usize,
+    /// Which end this is: it receives from `queues[side]`, sends to `queues[1 - side]`
+    /// (a byte, so that an end is two words: role futures hold their routes).
+    side: u8,
     /// This end was aborted (in place, or noticed from its handle) and refuses all use.
     aborted: bool,
     /// The session that began last began after the route died ([`DEAD`]): nothing it
@@ -85,15 +86,35 @@ impl<T> Shared<T> {
     }
 }
 
+impl<T> Shared<T> {
+    /// A new route's state, built in its allocation: the rings' slots stay uninitialised
+    /// and nothing is built on the stack first and copied in (which `Arc::new` of the
+    /// whole state does: a `memcpy` of some 400 bytes for every route created).
+    #[inline]
+    fn new_arc() -> Arc<Self> {
+        let mut shared = Arc::<Self>::new_uninit();
+        let state = Arc::get_mut(&mut shared)
+            .expect("a new allocation has one owner")
+            .as_mut_ptr();
+        // SAFETY: `state` points to the new allocation, which nothing else can reach; each
+        // field other than the rings' slots is written once here (`Queue::init`), and the
+        // slots are `MaybeUninit`, valid uninitialised. So the whole state is initialised
+        // before `assume_init`.
+        unsafe {
+            Queue::init(&raw mut (*state).queues[0]);
+            Queue::init(&raw mut (*state).queues[1]);
+            (&raw mut (*state).wakers).write([WakerCell::default(), WakerCell::default()]);
+            (&raw mut (*state).flags).write(AtomicU8::new(0));
+            shared.assume_init()
+        }
+    }
+}
+
 /// Creates the two connected ends of a [`Spsc`] route.
+#[inline]
 pub fn spsc<T>() -> (Spsc<T>, Spsc<T>) {
-    let shared = Arc::new(Shared {
-        queues: [Queue::default(), Queue::default()],
-        wakers: [WakerCell::default(), WakerCell::default()],
-        flags: AtomicU8::new(0),
-    });
-    let end = |side| Spsc::new(shared.clone(), side);
-    (end(0), end(1))
+    let shared = Shared::new_arc();
+    (Spsc::new(shared.clone(), 0), Spsc::new(shared, 1))
 }
 
 impl<T: 'static> Pair<Self> for Spsc<T> {
@@ -104,11 +125,15 @@ impl<T: 'static> Pair<Self> for Spsc<T> {
 
     /// Parks the shared state and the side, not the end: no box.
     #[inline]
-    fn park(mut peer: Self) -> Parked {
-        let parked = Parked::shared(peer.shared.clone(), peer.side);
-        // Dropping the end must not close the route: the parked state is its end now.
-        peer.aborted = true;
-        parked
+    fn park(peer: Self) -> Parked {
+        let side = peer.side();
+        // The end is not dropped (that would close the route: the parked state is its
+        // end now); its `Arc` moves into the parked state, with no count taken and given.
+        let peer = std::mem::ManuallyDrop::new(peer);
+        // SAFETY: `peer` is never used or dropped again, so its `Arc` is moved, not
+        // copied; the end's other fields are plain values.
+        let shared = unsafe { std::ptr::read(&peer.shared) };
+        Parked::shared(shared, side)
     }
 
     #[inline]
@@ -147,18 +172,25 @@ impl<T> Spsc<T> {
     /// one producer and one consumer each).
     #[inline]
     fn new(shared: Arc<Shared<T>>, side: usize) -> Self {
+        debug_assert!(side < 2);
         Spsc {
             shared,
-            side,
+            side: side as u8,
             aborted: false,
             stale: false,
         }
     }
 
+    /// Which end this is (see the field).
+    #[inline]
+    fn side(&self) -> usize {
+        usize::from(self.side)
+    }
+
     /// Whether this end was aborted ([`Abort::abort`] or its abort handle, [`Abort::handle`]) and now
     /// refuses all use.
     pub fn is_aborted(&self) -> bool {
-        self.aborted || self.flags() & (ABORTED << self.side) != 0
+        self.aborted || self.flags() & (ABORTED << self.side()) != 0
     }
 
     /// Whether the route is closed: an end was dropped, closed or aborted.
@@ -175,7 +207,7 @@ impl<T> Spsc<T> {
     #[cold]
     fn drain(&mut self) -> Vec<T> {
         // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
-        unsafe { self.shared.queues[self.side].drain() }
+        unsafe { self.shared.queues[self.side()].drain() }
     }
 
     /// This end was aborted through its handle: it refuses all use from now on, and drops
@@ -192,7 +224,7 @@ impl<T> Spsc<T> {
     /// line, so that the ready path inlines.
     #[inline(never)]
     fn wait(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, ChannelError>>> {
-        let side = self.side;
+        let side = self.side();
         // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
         if let Some(message) = unsafe { self.shared.queues[side].pop_spilled_if_any() } {
             return Poll::Ready(Some(Ok(message)));
@@ -225,7 +257,7 @@ impl<T> Spsc<T> {
         if self.aborted {
             return Some(Err(ChannelError::Aborted));
         }
-        if self.flags() & (ABORTED << self.side) != 0 {
+        if self.flags() & (ABORTED << self.side()) != 0 {
             return Some(Err(self.noticed_abort()));
         }
         // Stale: nothing this session could receive is left for it.
@@ -235,7 +267,7 @@ impl<T> Spsc<T> {
     /// The error of a send on a closed route.
     #[cold]
     fn send_refused(&mut self, flags: u8) -> ChannelError {
-        if flags & (ABORTED << self.side) != 0 {
+        if flags & (ABORTED << self.side()) != 0 {
             self.noticed_abort()
         } else {
             ChannelError::Disconnected
@@ -246,7 +278,7 @@ impl<T> Spsc<T> {
 impl<T> Drop for Spsc<T> {
     fn drop(&mut self) {
         if !self.aborted {
-            self.shared.close(self.side, 0);
+            self.shared.close(self.side(), 0);
         }
     }
 }
@@ -269,7 +301,7 @@ impl<T> Abort for Spsc<T> {
     fn abort(&mut self) {
         if !self.aborted {
             self.aborted = true;
-            self.shared.close(self.side, DEAD);
+            self.shared.close(self.side(), DEAD);
             drop(self.drain());
         }
     }
@@ -283,7 +315,7 @@ impl<T> Abort for Spsc<T> {
     fn handle(&self) -> impl AbortHandle + use<T> {
         SpscHandle {
             shared: self.shared.clone(),
-            side: self.side,
+            side: self.side(),
         }
     }
 }
@@ -328,7 +360,7 @@ impl<T> Sink<T> for Spsc<T> {
         if flags & CLOSED != 0 {
             return Err(this.send_refused(flags));
         }
-        let peer = 1 - this.side;
+        let peer = 1 - this.side();
         // SAFETY: `&mut self` is the one producer of `queues[1 - side]` (see `Shared`).
         unsafe { this.shared.queues[peer].push(item) };
         this.shared.wakers[peer].wake();
@@ -345,7 +377,7 @@ impl<T> Sink<T> for Spsc<T> {
     }
 
     fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.shared.close(self.side, 0);
+        self.shared.close(self.side(), 0);
         Poll::Ready(Ok(()))
     }
 }
@@ -358,7 +390,7 @@ impl<T> Stream for Spsc<T> {
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        let side = this.side;
+        let side = this.side();
         if !(this.aborted | this.stale) && this.flags() & (ABORTED << side) == 0 {
             // SAFETY: `&mut self` is the one consumer of `queues[side]` (see `Shared`).
             if let Some(message) = unsafe { this.shared.queues[side].pop_ring() } {
@@ -370,6 +402,6 @@ impl<T> Stream for Spsc<T> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.shared.queues[self.side].len(), None)
+        (self.shared.queues[self.side()].len(), None)
     }
 }
