@@ -22,6 +22,7 @@ use crate::transport::{
 };
 
 mod cells;
+mod early;
 mod filing;
 mod mailbox;
 mod numbers;
@@ -290,6 +291,9 @@ impl Shared {
         if self.config.ignores_keys() {
             return mailbox.deliver_in_arrival_order(env);
         }
+        if let Some(n) = session.filter(|&n| !mailbox.numbers.is_running(n)) {
+            return mailbox.file_early(n, env, self.config.bounds());
+        }
         if let Err(env) = mailbox.file(env, self.config.bounds()) {
             drop(mailbox);
             self.refused(&env);
@@ -342,6 +346,9 @@ impl Shared {
                 role: self.role.clone(),
                 session: n,
             });
+        }
+        if !mailbox.early.is_empty() {
+            mailbox.start_early(n);
         }
         Ok(())
     }
@@ -450,7 +457,10 @@ impl Endpoint {
         let mut mailbox = self.shared.mailbox();
         mailbox.expire(self.shared.config.bounds(), Instant::now());
         EndpointStats {
-            keys_held: mailbox.slots.len() + mailbox.strays.len() + mailbox.sends.len(),
+            keys_held: mailbox.slots.len()
+                + mailbox.strays.len()
+                + mailbox.early_held
+                + mailbox.sends.len(),
             ..mailbox.stats
         }
     }

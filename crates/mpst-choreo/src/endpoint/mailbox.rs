@@ -76,10 +76,16 @@ pub(crate) struct Mailbox {
     /// takes the one of its sender and refuses the other as from the wrong sender.
     pub(crate) strays: HashMap<Address, (Envelope, u64)>,
     pub(crate) sends: HashMap<(RoleName, Key), crate::key::Site>,
+    /// Unclaimed envelopes of sessions not started here yet, by session, in arrival order
+    /// (`early.rs`): filed into `slots` when their session starts, so that ending a
+    /// session never sifts through the envelopes of sessions that run later.
+    pub(crate) early: HashMap<u64, Vec<(Envelope, u64)>>,
+    /// How many envelopes `early` holds.
+    pub(crate) early_held: usize,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
     pub(super) unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
     pub(super) unclaimed_bytes: usize,
-    next_number: u64,
+    pub(super) next_number: u64,
     /// Senders the transport lost, with its error's text.
     pub(crate) lost: HashMap<RoleName, String>,
     // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
@@ -197,6 +203,8 @@ impl Mailbox {
                         if self.strays.get(&address).is_some_and(|(_, n)| *n == number) {
                             self.strays.remove(&address);
                             self.stats.unclaimed_dropped += 1;
+                        } else if self.drop_early(&address.1, number) {
+                            self.stats.unclaimed_dropped += 1;
                         }
                     }
                 }
@@ -244,9 +252,10 @@ impl Mailbox {
     /// Forgets every key of finished session `n` (`ours` tells them) and marks it
     /// finished.
     pub(crate) fn finish(&mut self, n: u64, ours: impl Fn(&Key) -> bool) {
-        if self.unclaimed.is_empty() && self.numbers.alone() {
-            // Only running sessions claim keys, and every other slot holds an unclaimed
-            // envelope: with none held and no other session running, every key here is
+        if self.unclaimed.len() == self.early_held && self.numbers.alone() {
+            // Only running sessions claim keys, envelopes of sessions not started are
+            // held apart (`early`), and every other slot holds an unclaimed envelope:
+            // with none held here and no other session running, every key here is
             // session `n`'s. A receive still waiting (kept beyond its session) fails as
             // closed.
             if self.waiting > 0 {
@@ -333,7 +342,7 @@ impl Mailbox {
 
 /// Counts `env`, about to be held unclaimed under `key`, in arrival order (the unclaimed
 /// table and its byte total); its number (numbers only grow).
-fn hold(
+pub(super) fn hold(
     (unclaimed, bytes): (&mut BTreeMap<u64, (Instant, Address, usize)>, &mut usize),
     next: &mut u64,
     env: &Envelope,
