@@ -26,6 +26,7 @@ mod early;
 mod filing;
 mod mailbox;
 mod numbers;
+mod unclaimed;
 mod waiting;
 
 use filing::{Filing, expire};

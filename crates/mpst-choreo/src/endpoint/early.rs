@@ -7,7 +7,7 @@ use std::collections::hash_map::Entry;
 
 use tokio::time::Instant;
 
-use super::mailbox::{Bounds, Mailbox, Slot, hold};
+use super::mailbox::{Bounds, Mailbox, Slot};
 use super::session_of;
 use crate::key::Key;
 use crate::transport::Envelope;
@@ -16,11 +16,11 @@ impl Mailbox {
     /// Holds `env`, of session `n` that has not started here, unclaimed until `n` starts
     /// (bounded with every other unclaimed envelope).
     pub(crate) fn file_early(&mut self, n: u64, env: Envelope, bounds: Bounds) {
-        let held = (&mut self.unclaimed, &mut self.unclaimed_bytes);
-        let number = hold(held, &mut self.next_number, &env, &env.key);
+        let now = Instant::now();
+        let number = (self.unclaimed).hold(&env.from, &env.key, env.payload.len(), now);
         self.early.entry(n).or_default().push((env, number));
         self.early_held += 1;
-        self.expire(bounds, Instant::now());
+        self.expire(bounds, now);
     }
 
     /// Session `n` starts: files the envelopes held for it into the slots, in arrival
@@ -126,7 +126,7 @@ mod tests {
         assert_eq!((mailbox.early_held, mailbox.unclaimed.len()), (0, 0));
         assert!(mailbox.early.is_empty());
         assert_eq!(mailbox.stats.unclaimed_dropped, 1);
-        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert_eq!(mailbox.unclaimed.bytes, 0);
     }
 
     #[test]

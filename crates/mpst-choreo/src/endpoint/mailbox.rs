@@ -3,8 +3,8 @@
 //! delivery and per claim), receives waiting for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
 //! age), so that messages for sessions that never start cannot hold memory forever.
 
+use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use super::EndpointStats;
 use super::cells::{CellId, Cells};
 use super::numbers::Numbers;
+use super::unclaimed::Unclaimed;
 use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
@@ -83,9 +84,7 @@ pub(crate) struct Mailbox {
     /// How many envelopes `early` holds.
     pub(crate) early_held: usize,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
-    pub(super) unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
-    pub(super) unclaimed_bytes: usize,
-    pub(super) next_number: u64,
+    pub(super) unclaimed: Unclaimed,
     /// Senders the transport lost, with its error's text.
     pub(crate) lost: HashMap<RoleName, String>,
     // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
@@ -149,10 +148,11 @@ impl Mailbox {
             }
             Entry::Vacant(slot) => {
                 let from = env.from.clone();
-                let held = (&mut self.unclaimed, &mut self.unclaimed_bytes);
-                let number = hold(held, &mut self.next_number, &env, slot.key());
+                let size = env.payload.len();
+                let now = Instant::now();
+                let number = self.unclaimed.hold(&from, slot.key(), size, now);
                 slot.insert((from, Slot::Arrived(env, number)));
-                self.expire(bounds, Instant::now());
+                self.expire(bounds, now);
                 return Ok(());
             }
         };
@@ -162,10 +162,12 @@ impl Mailbox {
                 Err(stray)
             }
             Entry::Vacant(slot) => {
-                let held = (&mut self.unclaimed, &mut self.unclaimed_bytes);
-                let number = hold(held, &mut self.next_number, &stray, &slot.key().1);
+                let (from, key) = slot.key();
+                let size = stray.payload.len();
+                let now = Instant::now();
+                let number = self.unclaimed.hold(from, key, size, now);
                 slot.insert((stray, number));
-                self.expire(bounds, Instant::now());
+                self.expire(bounds, now);
                 Ok(())
             }
         }
@@ -173,9 +175,7 @@ impl Mailbox {
 
     /// No longer counts unclaimed envelope `number` (it was claimed, refused or dropped).
     pub(super) fn release(&mut self, number: u64) {
-        if let Some((_, _, size)) = self.unclaimed.remove(&number) {
-            self.unclaimed_bytes -= size;
-        }
+        self.unclaimed.release(number);
     }
 
     /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
@@ -184,15 +184,14 @@ impl Mailbox {
         if self.unclaimed.is_empty() {
             return;
         }
-        while let Some((&number, (arrived, _, _))) = self.unclaimed.first_key_value() {
-            let too_old = now.saturating_duration_since(*arrived) >= bounds.age;
+        while let Some(arrived) = self.unclaimed.oldest() {
+            let too_old = now.saturating_duration_since(arrived) >= bounds.age;
             let too_many = self.unclaimed.len() > bounds.count;
-            let too_big = self.unclaimed_bytes > bounds.bytes;
+            let too_big = self.unclaimed.bytes > bounds.bytes;
             if !(too_old || too_many || too_big) {
                 return;
             }
-            if let Some((_, (_, (from, key), size))) = self.unclaimed.pop_first() {
-                self.unclaimed_bytes -= size;
+            if let Some((number, (from, key))) = self.unclaimed.pop_oldest() {
                 match self.slots.get(&key) {
                     Some((f, Slot::Arrived(_, n))) if *n == number && *f == from => {
                         self.slots.remove(&key);
@@ -214,8 +213,8 @@ impl Mailbox {
 
     /// When the oldest unclaimed envelope expires, if any is held.
     pub(crate) fn next_expiry(&self, bounds: Bounds) -> Option<Instant> {
-        let (_, (arrived, _, _)) = self.unclaimed.first_key_value()?;
-        Some(super::after(*arrived, bounds.age))
+        let arrived = self.unclaimed.oldest()?;
+        Some(super::after(arrived, bounds.age))
     }
 
     /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
@@ -270,21 +269,14 @@ impl Mailbox {
             self.numbers.finish(n);
             return;
         }
-        let (unclaimed, bytes, waiting, cells) = (
-            &mut self.unclaimed,
-            &mut self.unclaimed_bytes,
-            &mut self.waiting,
-            &mut self.cells,
-        );
+        let (unclaimed, waiting, cells) = (&mut self.unclaimed, &mut self.waiting, &mut self.cells);
         self.slots.retain(|key, (_, slot)| {
             if !ours(key) {
                 return true;
             }
             match slot {
                 Slot::Arrived(_, number) => {
-                    if let Some((_, _, size)) = unclaimed.remove(number) {
-                        *bytes -= size;
-                    }
+                    unclaimed.release(*number);
                 }
                 Slot::Waiting(cell) => {
                     cells.settle(*cell, Err(Gone::Closed));
@@ -296,9 +288,7 @@ impl Mailbox {
         });
         self.strays.retain(|(_, key), (_, number)| {
             if ours(key) {
-                if let Some((_, _, size)) = unclaimed.remove(number) {
-                    *bytes -= size;
-                }
+                unclaimed.release(*number);
                 return false;
             }
             true
@@ -338,25 +328,6 @@ impl Mailbox {
         self.waiting = 0;
         self.fifo_waiting.clear();
     }
-}
-
-/// Counts `env`, about to be held unclaimed under `key`, in arrival order (the unclaimed
-/// table and its byte total); its number (numbers only grow).
-pub(super) fn hold(
-    (unclaimed, bytes): (&mut BTreeMap<u64, (Instant, Address, usize)>, &mut usize),
-    next: &mut u64,
-    env: &Envelope,
-    key: &Key,
-) -> u64 {
-    let number = *next;
-    *next += 1;
-    let size = env.payload.len();
-    unclaimed.insert(
-        number,
-        (Instant::now(), (env.from.clone(), key.clone()), size),
-    );
-    *bytes += size;
-    number
 }
 
 /// Completes a waiting receive's slot with `outcome`, settling its cell (the slot becomes
@@ -421,7 +392,7 @@ mod tests {
         let later = Instant::now() + Duration::from_secs(11);
         mailbox.expire(BOUNDS, later);
         assert!(mailbox.slots.is_empty());
-        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert_eq!(mailbox.unclaimed.bytes, 0);
         assert!(mailbox.next_expiry(BOUNDS).is_none());
     }
 
@@ -440,7 +411,7 @@ mod tests {
         mailbox.finish(0, ours(0));
         assert!(!mailbox.slots.contains_key(&mine));
         assert_eq!((mailbox.slots.len(), mailbox.waiting), (1, 0));
-        assert_eq!(mailbox.unclaimed_bytes, 10);
+        assert_eq!(mailbox.unclaimed.bytes, 10);
         // Session 1 alone with nothing unclaimed once it takes its envelope.
         assert!(mailbox.numbers.start(1));
         let claimed = mailbox.claim_slot(&a, &env(1, 0).key, Instant::now(), BOUNDS.age);
@@ -461,7 +432,7 @@ mod tests {
         let key = env(0, 0).key;
         let claimed = mailbox.claim_slot(&RoleName::from("A"), &key, Instant::now(), BOUNDS.age);
         assert!(matches!(claimed, Some(super::super::Pending::Ready(_))));
-        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert_eq!(mailbox.unclaimed.bytes, 0);
         mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));
         assert!(matches!(mailbox.slots.get(&key), Some((_, Slot::Consumed))));
         assert_eq!(mailbox.stats.unclaimed_dropped, 0);
@@ -496,7 +467,7 @@ mod tests {
             mailbox.stats.wrong_sender_refused, 1,
             "the other is refused"
         );
-        assert_eq!((mailbox.unclaimed_bytes, mailbox.unclaimed.len()), (0, 0));
+        assert_eq!((mailbox.unclaimed.bytes, mailbox.unclaimed.len()), (0, 0));
         assert!(mailbox.strays.is_empty());
         assert!(mailbox.file(forged, BOUNDS).is_err(), "claimed from A now");
         assert_eq!(mailbox.stats.wrong_sender_refused, 2);
