@@ -21,15 +21,19 @@ use crate::transport::{
     Envelope, Event, EventKind, Inbox, Observer, Transport, TransportCause, TransportError,
 };
 
+mod cells;
+mod early;
 mod filing;
 mod mailbox;
 mod numbers;
+mod unclaimed;
 mod waiting;
 
 use filing::{Filing, expire};
 
+pub(crate) use cells::CellId;
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Reply, Slot};
+use mailbox::{Bounds, Mailbox, Slot};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -140,8 +144,8 @@ const SPARES: usize = 4;
 pub(crate) enum Pending {
     /// Its envelope had arrived.
     Ready(Envelope),
-    /// It waits at its slot: what it gets, or why nothing comes.
-    Wait(tokio::sync::oneshot::Receiver<Result<Envelope, Gone>>),
+    /// It waits at its slot, in this cell of the mailbox ([`Shared::wait`]).
+    Wait(CellId),
     /// It cannot complete: the sender was lost (the transport's text) or nothing more
     /// arrives.
     Failed(Gone),
@@ -234,26 +238,22 @@ impl Shared {
         let mut mailbox = self.mailbox();
         let now = Instant::now();
         mailbox.expire(self.config.bounds(), now);
-        match mailbox.receives.entry(key.clone()) {
-            Entry::Occupied(first) => return Err(self.reused(key, first.get().0)),
-            Entry::Vacant(slot) => {
-                slot.insert((key.site, from.clone()));
-            }
-        }
-        let address = (from.clone(), key.clone());
-        if self.config.ignores_keys() {
-            if let Some(env) = mailbox
-                .fifo_arrived
-                .get_mut(from)
-                .and_then(VecDeque::pop_front)
-            {
-                mailbox.slots.insert(address, Slot::Consumed);
-                return Ok(Pending::Ready(env));
-            }
-        } else {
-            // Unreachable while `receives` guards the key; refuse rather than guess.
-            return (mailbox.claim_slot(address, now, self.config.recv_timeout))
+        if !self.config.ignores_keys() {
+            return (mailbox.claim_slot(from, key, now, self.config.recv_timeout))
                 .ok_or_else(|| self.reused(key, key.site));
+        }
+        if mailbox.slots.contains_key(key) {
+            return Err(self.reused(key, key.site));
+        }
+        if let Some(env) = mailbox
+            .fifo_arrived
+            .get_mut(from)
+            .and_then(VecDeque::pop_front)
+        {
+            mailbox
+                .slots
+                .insert(key.clone(), (from.clone(), Slot::Consumed));
+            return Ok(Pending::Ready(env));
         }
         if let Some(text) = mailbox.lost.get(from) {
             return Ok(Pending::Failed(Gone::Lost(text.clone())));
@@ -263,9 +263,18 @@ impl Shared {
         }
         let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();
         waiting.push_back(key.clone());
-        let (reply, rx): (Reply, _) = tokio::sync::oneshot::channel();
-        mailbox.wait_for(address, reply, now, self.config.recv_timeout);
-        Ok(Pending::Wait(rx))
+        let cell = mailbox.wait_for(from, key, now, self.config.recv_timeout);
+        Ok(Pending::Wait(cell))
+    }
+
+    /// What the receive waiting in `cell` gets, or why nothing comes: polls the cell by
+    /// its index (nothing hashed). Dropped before it completes, it frees the cell (a
+    /// delivery for it is then dropped, as late).
+    pub(crate) fn wait(&self, cell: CellId) -> Wait<'_> {
+        Wait {
+            shared: self,
+            cell: Some(cell),
+        }
     }
 
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
@@ -282,6 +291,9 @@ impl Shared {
         }
         if self.config.ignores_keys() {
             return mailbox.deliver_in_arrival_order(env);
+        }
+        if let Some(n) = session.filter(|&n| !mailbox.numbers.is_running(n)) {
+            return mailbox.file_early(n, env, self.config.bounds());
         }
         if let Err(env) = mailbox.file(env, self.config.bounds()) {
             drop(mailbox);
@@ -336,12 +348,48 @@ impl Shared {
                 session: n,
             });
         }
+        if !mailbox.early.is_empty() {
+            mailbox.start_early(n);
+        }
         Ok(())
     }
 
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
         self.mailbox().finish(n, |key| session_of(key) == Some(n));
+    }
+}
+
+/// The future of [`Shared::wait`].
+pub(crate) struct Wait<'a> {
+    shared: &'a Shared,
+    /// `None` once the outcome is taken.
+    cell: Option<CellId>,
+}
+
+impl std::future::Future for Wait<'_> {
+    type Output = std::result::Result<Envelope, Gone>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let Some(cell) = self.cell else {
+            return std::task::Poll::Ready(Err(Gone::Closed));
+        };
+        let outcome = self.shared.mailbox().cells.poll(cell, cx);
+        if outcome.is_ready() {
+            self.cell = None;
+        }
+        outcome
+    }
+}
+
+impl Drop for Wait<'_> {
+    fn drop(&mut self) {
+        if let Some(cell) = self.cell {
+            self.shared.mailbox().cells.free(cell);
+        }
     }
 }
 
@@ -410,7 +458,10 @@ impl Endpoint {
         let mut mailbox = self.shared.mailbox();
         mailbox.expire(self.shared.config.bounds(), Instant::now());
         EndpointStats {
-            keys_held: mailbox.slots.len() + mailbox.receives.len() + mailbox.sends.len(),
+            keys_held: mailbox.slots.len()
+                + mailbox.strays.len()
+                + mailbox.early_held
+                + mailbox.sends.len(),
             ..mailbox.stats
         }
     }

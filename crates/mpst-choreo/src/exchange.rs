@@ -70,9 +70,10 @@ impl<L: RoleSet> Op<L> {
             let outcome = match claim? {
                 Pending::Ready(env) => Ok(env),
                 Pending::Failed(gone) => Err(gone),
-                // The sender's end is dropped unanswered only when the session's keys
-                // were forgotten under this receive, or the endpoint was dropped.
-                Pending::Wait(rx) => rx.await.unwrap_or(Err(Gone::Closed)),
+                // Settled by a delivery, a time-out, a lost sender, or closed when the
+                // session's keys were forgotten under this receive or the endpoint was
+                // dropped.
+                Pending::Wait(cell) => shared.wait(cell).await,
             };
             let (from, key) = address;
             let env = match outcome {

@@ -171,19 +171,22 @@ pub struct Frame {
 /// The frames are shared (`Arc<[Frame]>`): every key of an invocation clones its token,
 /// often several times per message (the mailbox, the envelope, the observer), and a
 /// shared slice makes that a reference count instead of an allocation. A token of at
-/// most one frame (the root, and every top-level session's: the tokens of most keys) is
-/// held inline instead, so making and cloning it allocates and counts nothing. Equality
+/// most two frames (the root, every top-level session's, and every call's or branch's
+/// directly inside one: the tokens of most keys) is held inline instead, so making and
+/// cloning it allocates and counts nothing. Equality
 /// and hashing are the frames', whichever way they are held. On the wire it is the same
 /// sequence of frames as a `Vec` would be.
 #[derive(Clone)]
 pub struct Token(Frames);
 
-/// How a [`Token`] holds its frames: inline while there is at most one (always, so each
+/// How a [`Token`] holds its frames: inline while there are at most two (always, so each
 /// token has one form), shared beyond.
 #[derive(Clone)]
 enum Frames {
     Root,
     One(Frame),
+    /// A call's or branch's token inside a top-level session (`cond`, `call`).
+    Two([Frame; 2]),
     Shared(Arc<[Frame]>),
 }
 
@@ -241,6 +244,7 @@ impl Token {
         match frames.as_slice() {
             [] => Self::root(),
             [one] => Self(Frames::One(*one)),
+            [first, second] => Self(Frames::Two([*first, *second])),
             _ => Self(Frames::Shared(frames.into())),
         }
     }
@@ -258,7 +262,10 @@ impl Token {
         };
         match &self.0 {
             Frames::Root => Self(Frames::One(frame)),
-            Frames::One(first) => Self(Frames::Shared(Arc::new([*first, frame]))),
+            Frames::One(first) => Self(Frames::Two([*first, frame])),
+            Frames::Two([first, second]) => {
+                Self(Frames::Shared(Arc::new([*first, *second, frame])))
+            }
             Frames::Shared(frames) => Self(Frames::Shared(
                 frames.iter().copied().chain([frame]).collect(),
             )),
@@ -270,6 +277,7 @@ impl Token {
         match &self.0 {
             Frames::Root => &[],
             Frames::One(frame) => std::slice::from_ref(frame),
+            Frames::Two(frames) => frames,
             Frames::Shared(frames) => frames,
         }
     }
@@ -383,7 +391,12 @@ mod tests {
         assert_eq!(decoded, two);
         assert_eq!(hash(&decoded), hash(&two));
         assert_eq!(decoded.frames().len(), 2);
-        for token in [Token::root(), Token::session(3)] {
+        // Three frames are shared, and equal to the same three decoded.
+        let three = two.next_indexed(Site::from_id(6), 2);
+        assert_eq!(three.frames().len(), 3);
+        assert!(three.frames()[..2] == *two.frames());
+        assert_ne!(three, two);
+        for token in [Token::root(), Token::session(3), three] {
             let back: Token = postcard::from_bytes(&postcard::to_stdvec(&token).unwrap()).unwrap();
             assert_eq!(back, token);
             assert_eq!(hash(&back), hash(&token));

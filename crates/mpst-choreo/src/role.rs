@@ -99,6 +99,16 @@ pub trait RoleSet: Send + Sync + 'static {
     /// The names of the roles, in order.
     fn names() -> Vec<RoleName>;
 
+    /// How many roles the set has ([`RoleSet::names`] allocates its vector once).
+    #[doc(hidden)]
+    const LEN: usize = 0;
+
+    /// Appends the names of the roles, in order, to `names`.
+    #[doc(hidden)]
+    fn push_names(names: &mut Vec<RoleName>) {
+        names.extend(Self::names());
+    }
+
     /// Whether `role` is one of the roles (without building [`RoleSet::names`]: checked
     /// once per session and per conditional).
     fn contains(role: &RoleName) -> bool {
@@ -111,6 +121,8 @@ impl RoleSet for HNil {
         Vec::new()
     }
 
+    fn push_names(_: &mut Vec<RoleName>) {}
+
     fn contains(_: &RoleName) -> bool {
         false
     }
@@ -118,9 +130,16 @@ impl RoleSet for HNil {
 
 impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
     fn names() -> Vec<RoleName> {
-        let mut names = vec![H::name()];
-        names.extend(T::names());
+        let mut names = Vec::with_capacity(Self::LEN);
+        Self::push_names(&mut names);
         names
+    }
+
+    const LEN: usize = 1 + T::LEN;
+
+    fn push_names(names: &mut Vec<RoleName>) {
+        names.push(H::name());
+        T::push_names(names);
     }
 
     fn contains(role: &RoleName) -> bool {
@@ -223,6 +242,12 @@ mod tests {
         assert_eq!(
             <crate::RoleSet![A, B, C]>::names(),
             vec![A::name(), B::name(), C::name()]
+        );
+        let names = <crate::RoleSet![A, B, C]>::names();
+        assert_eq!(
+            (names.len(), names.capacity()),
+            (3, 3),
+            "one allocation, exact"
         );
         assert!(<crate::RoleSet![A, C]>::contains(&C::name()));
         assert!(!<crate::RoleSet![A, C]>::contains(&B::name()));

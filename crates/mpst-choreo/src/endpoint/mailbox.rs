@@ -1,17 +1,19 @@
-//! An endpoint's mailbox: envelopes filed by sender and integrity key, receives waiting
-//! for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
+//! An endpoint's mailbox: one table by integrity key, whose slot holds its sender and
+//! either the envelope that arrived or the receive that waits for it (one look-up per
+//! delivery and per claim), receives waiting for theirs, and the bounds on what nobody has claimed (a count, a byte total and an
 //! age), so that messages for sessions that never start cannot hold memory forever.
 
+use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::EndpointStats;
+use super::cells::{CellId, Cells};
 use super::numbers::Numbers;
-use crate::key::{Key, Site};
+use super::unclaimed::Unclaimed;
+use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
 
@@ -26,9 +28,6 @@ pub(crate) enum Gone {
     TimedOut,
 }
 
-/// Where a waiting receive gets its envelope, or why none comes.
-pub(crate) type Reply = oneshot::Sender<Result<Envelope, Gone>>;
-
 /// The mailbox's hasher: aHash, keyed at random per process. Several tables are filed
 /// by keys that a peer chooses (unclaimed envelopes), so the hash must stay keyed, as
 /// SipHash is, against flooding with colliding keys; aHash is keyed and costs a fraction
@@ -42,8 +41,8 @@ pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 pub(crate) enum Slot {
     /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
     Arrived(Envelope, u64),
-    /// Claimed by a receive that waits for it.
-    Waiting(Reply),
+    /// Claimed by a receive that waits for it in this cell.
+    Waiting(CellId),
     /// Timed out: a delivery is then late, and dropped without a count (as one for a
     /// receive that was dropped while it waited).
     Abandoned,
@@ -51,9 +50,15 @@ pub(crate) enum Slot {
     Consumed,
 }
 
-/// Where an envelope is filed: its sender and its key. Filing by sender as well keeps an
-/// envelope that names the wrong sender from taking the slot of the right one.
+/// An envelope's sender and key: where an unclaimed one is recorded. The slot of a key
+/// names one sender; an envelope for a key whose slot holds an unclaimed envelope of
+/// another sender is kept apart ([`Mailbox::strays`]), so an envelope that names the
+/// wrong sender never takes the slot of the right one.
 pub(crate) type Address = (RoleName, Key);
+
+/// A key's slot: the sender it is filed for (the sender its receive claimed, or else the
+/// sender of the envelope that arrived first) and its state.
+pub(crate) type Filed = (RoleName, Slot);
 
 /// Bounds on unclaimed envelopes.
 #[derive(Clone, Copy, Debug)]
@@ -65,14 +70,21 @@ pub(crate) struct Bounds {
 
 #[derive(Default)]
 pub(crate) struct Mailbox {
-    pub(crate) slots: HashMap<Address, Slot>,
-    /// Keys claimed by receives: where, and from which sender.
-    pub(crate) receives: HashMap<Key, (Site, RoleName)>,
-    pub(crate) sends: HashMap<(RoleName, Key), Site>,
+    /// Every key delivered, claimed by a receive, or held unclaimed: its sender and state.
+    pub(crate) slots: HashMap<Key, Filed>,
+    /// Unclaimed envelopes whose key's slot holds an unclaimed envelope of another sender
+    /// (at most one per sender and key; usually empty). The receive that claims the key
+    /// takes the one of its sender and refuses the other as from the wrong sender.
+    pub(crate) strays: HashMap<Address, (Envelope, u64)>,
+    pub(crate) sends: HashMap<(RoleName, Key), crate::key::Site>,
+    /// Unclaimed envelopes of sessions not started here yet, by session, in arrival order
+    /// (`early.rs`): filed into `slots` when their session starts, so that ending a
+    /// session never sifts through the envelopes of sessions that run later.
+    pub(crate) early: HashMap<u64, Vec<(Envelope, u64)>>,
+    /// How many envelopes `early` holds.
+    pub(crate) early_held: usize,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
-    pub(super) unclaimed: BTreeMap<u64, (Instant, Address, usize)>,
-    pub(super) unclaimed_bytes: usize,
-    next_number: u64,
+    pub(super) unclaimed: Unclaimed,
     /// Senders the transport lost, with its error's text.
     pub(crate) lost: HashMap<RoleName, String>,
     // The negative control (`ignore_keys`): per-sender queues, bound in arrival order.
@@ -89,59 +101,81 @@ pub(crate) struct Mailbox {
     /// every receive waits the same time): the endpoint's one task fails those that pass
     /// (`waiting.rs`). Entries of receives that completed stay until they reach the front
     /// or the queue is trimmed.
-    pub(crate) deadlines: VecDeque<(Instant, Address)>,
+    pub(crate) deadlines: VecDeque<(Instant, Key)>,
     /// How many slots are [`Slot::Waiting`].
     pub(crate) waiting: usize,
+    /// Where waiting receives get their envelopes (`cells.rs`).
+    pub(crate) cells: Cells,
 }
 
 impl Mailbox {
-    /// Files one incoming envelope at its address (its sender and key), in one look-up of
-    /// its slot: hands it to the receive waiting there, drops it if that receive timed
-    /// out (late), or keeps it unclaimed (then drops the oldest unclaimed envelopes
-    /// beyond `bounds`). Gives it back, counted, if it is refused: a duplicate of one
-    /// delivered already, or from a sender other than the one its receive claimed.
+    /// Files one incoming envelope by its key, in one look-up of its slot: hands it to the
+    /// receive waiting there, drops it if that receive timed out (late), or keeps it
+    /// unclaimed (then drops the oldest unclaimed envelopes beyond `bounds`). Gives it
+    /// back, counted, if it is refused: a duplicate of one delivered already, or from a
+    /// sender other than the one its receive claimed.
+    #[allow(
+        clippy::result_large_err,
+        reason = "a refused envelope is handed back whole, rarely"
+    )]
     pub(crate) fn file(&mut self, env: Envelope, bounds: Bounds) -> Result<(), Envelope> {
-        let claimed_by = |receives: &HashMap<Key, (Site, RoleName)>, env: &Envelope| {
-            receives.get(&env.key).map(|(_, from)| from != &env.from)
-        };
-        match self.slots.entry((env.from.clone(), env.key.clone())) {
-            Entry::Occupied(mut slot) => match slot.get_mut() {
-                slot @ Slot::Waiting(_) => {
-                    let _ = settle(slot, Ok(env), Slot::Consumed);
-                    self.waiting -= 1;
-                    Ok(())
-                }
-                // That receive timed out: the message is late.
-                slot @ Slot::Abandoned => {
-                    *slot = Slot::Consumed;
-                    Ok(())
-                }
-                Slot::Arrived(..) | Slot::Consumed => {
-                    if claimed_by(&self.receives, &env) == Some(true) {
-                        self.stats.wrong_sender_refused += 1;
-                    } else {
-                        self.stats.duplicates_refused += 1;
+        let stray = match self.slots.entry(env.key.clone()) {
+            Entry::Occupied(mut filed) => {
+                let (from, slot) = filed.get_mut();
+                let same = *from == env.from;
+                match slot {
+                    Slot::Waiting(_) if same => {
+                        let _ = settle(&mut self.cells, slot, Ok(env), Slot::Consumed);
+                        self.waiting -= 1;
+                        return Ok(());
                     }
-                    Err(env)
+                    // That receive timed out: the message is late.
+                    Slot::Abandoned if same => {
+                        *slot = Slot::Consumed;
+                        return Ok(());
+                    }
+                    Slot::Arrived(..) | Slot::Consumed if same => {
+                        self.stats.duplicates_refused += 1;
+                        return Err(env);
+                    }
+                    // Unclaimed from another sender: nobody has said who is right yet.
+                    Slot::Arrived(..) => env,
+                    Slot::Waiting(_) | Slot::Abandoned | Slot::Consumed => {
+                        self.stats.wrong_sender_refused += 1;
+                        return Err(env);
+                    }
                 }
-            },
+            }
             Entry::Vacant(slot) => {
-                if claimed_by(&self.receives, &env) == Some(true) {
-                    self.stats.wrong_sender_refused += 1;
-                    return Err(env);
-                }
-                let number = self.next_number;
-                self.next_number += 1;
+                let from = env.from.clone();
                 let size = env.payload.len();
                 let now = Instant::now();
-                self.unclaimed
-                    .insert(number, (now, slot.key().clone(), size));
-                self.unclaimed_bytes += size;
-                slot.insert(Slot::Arrived(env, number));
+                let number = self.unclaimed.hold(&from, slot.key(), size, now);
+                slot.insert((from, Slot::Arrived(env, number)));
+                self.expire(bounds, now);
+                return Ok(());
+            }
+        };
+        match self.strays.entry((stray.from.clone(), stray.key.clone())) {
+            Entry::Occupied(_) => {
+                self.stats.duplicates_refused += 1;
+                Err(stray)
+            }
+            Entry::Vacant(slot) => {
+                let (from, key) = slot.key();
+                let size = stray.payload.len();
+                let now = Instant::now();
+                let number = self.unclaimed.hold(from, key, size, now);
+                slot.insert((stray, number));
                 self.expire(bounds, now);
                 Ok(())
             }
         }
+    }
+
+    /// No longer counts unclaimed envelope `number` (it was claimed, refused or dropped).
+    pub(super) fn release(&mut self, number: u64) {
+        self.unclaimed.release(number);
     }
 
     /// Drops unclaimed envelopes older than the age bound, and the oldest while there are
@@ -150,19 +184,27 @@ impl Mailbox {
         if self.unclaimed.is_empty() {
             return;
         }
-        while let Some((&number, (arrived, _, _))) = self.unclaimed.first_key_value() {
-            let too_old = now.saturating_duration_since(*arrived) >= bounds.age;
+        while let Some(arrived) = self.unclaimed.oldest() {
+            let too_old = now.saturating_duration_since(arrived) >= bounds.age;
             let too_many = self.unclaimed.len() > bounds.count;
-            let too_big = self.unclaimed_bytes > bounds.bytes;
+            let too_big = self.unclaimed.bytes > bounds.bytes;
             if !(too_old || too_many || too_big) {
                 return;
             }
-            if let Some((_, (_, address, size))) = self.unclaimed.pop_first() {
-                self.unclaimed_bytes -= size;
-                if let Some(Slot::Arrived(_, n)) = self.slots.get(&address) {
-                    if *n == number {
-                        self.slots.remove(&address);
+            if let Some((number, (from, key))) = self.unclaimed.pop_oldest() {
+                match self.slots.get(&key) {
+                    Some((f, Slot::Arrived(_, n))) if *n == number && *f == from => {
+                        self.slots.remove(&key);
                         self.stats.unclaimed_dropped += 1;
+                    }
+                    _ => {
+                        let address = (from, key);
+                        if self.strays.get(&address).is_some_and(|(_, n)| *n == number) {
+                            self.strays.remove(&address);
+                            self.stats.unclaimed_dropped += 1;
+                        } else if self.drop_early(&address.1, number) {
+                            self.stats.unclaimed_dropped += 1;
+                        }
                     }
                 }
             }
@@ -171,8 +213,8 @@ impl Mailbox {
 
     /// When the oldest unclaimed envelope expires, if any is held.
     pub(crate) fn next_expiry(&self, bounds: Bounds) -> Option<Instant> {
-        let (_, (arrived, _, _)) = self.unclaimed.first_key_value()?;
-        Some(super::after(*arrived, bounds.age))
+        let arrived = self.unclaimed.oldest()?;
+        Some(super::after(arrived, bounds.age))
     }
 
     /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
@@ -183,15 +225,14 @@ impl Mailbox {
             .get_mut(&env.from)
             .and_then(VecDeque::pop_front)
         {
-            let address = (env.from.clone(), key);
-            if let Some(slot) = self.slots.get_mut(&address) {
-                if let Slot::Waiting(reply) = slot {
-                    if reply.is_closed() {
+            if let Some((_, slot)) = self.slots.get_mut(&key) {
+                if let Slot::Waiting(cell) = slot {
+                    if !self.cells.waits(*cell) {
                         // That receive gave up: offer the message to the next one.
                         continue;
                     }
                 }
-                match settle(slot, Ok(env), Slot::Consumed) {
+                match settle(&mut self.cells, slot, Ok(env), Slot::Consumed) {
                     Ok(()) => {
                         self.waiting -= 1;
                         return;
@@ -210,38 +251,48 @@ impl Mailbox {
     /// Forgets every key of finished session `n` (`ours` tells them) and marks it
     /// finished.
     pub(crate) fn finish(&mut self, n: u64, ours: impl Fn(&Key) -> bool) {
-        if self.unclaimed.is_empty() && self.numbers.alone() {
-            // Only running sessions claim keys, and every other slot holds an unclaimed
-            // envelope: with none held and no other session running, every key here is
-            // session `n`'s.
+        if self.unclaimed.len() == self.early_held && self.numbers.alone() {
+            // Only running sessions claim keys, envelopes of sessions not started are
+            // held apart (`early`), and every other slot holds an unclaimed envelope:
+            // with none held here and no other session running, every key here is
+            // session `n`'s. A receive still waiting (kept beyond its session) fails as
+            // closed.
+            if self.waiting > 0 {
+                for (_, slot) in self.slots.values_mut() {
+                    let _ = settle(&mut self.cells, slot, Err(Gone::Closed), Slot::Consumed);
+                }
+            }
             self.slots.clear();
-            self.receives.clear();
+            self.strays.clear();
             self.sends.clear();
             self.waiting = 0;
             self.numbers.finish(n);
             return;
         }
-        let (unclaimed, bytes, waiting) = (
-            &mut self.unclaimed,
-            &mut self.unclaimed_bytes,
-            &mut self.waiting,
-        );
-        self.slots.retain(|(_, key), slot| {
+        let (unclaimed, waiting, cells) = (&mut self.unclaimed, &mut self.waiting, &mut self.cells);
+        self.slots.retain(|key, (_, slot)| {
             if !ours(key) {
                 return true;
             }
             match slot {
                 Slot::Arrived(_, number) => {
-                    if let Some((_, _, size)) = unclaimed.remove(number) {
-                        *bytes -= size;
-                    }
+                    unclaimed.release(*number);
                 }
-                Slot::Waiting(_) => *waiting -= 1,
+                Slot::Waiting(cell) => {
+                    cells.settle(*cell, Err(Gone::Closed));
+                    *waiting -= 1;
+                }
                 Slot::Abandoned | Slot::Consumed => {}
             }
             false
         });
-        self.receives.retain(|key, _| !ours(key));
+        self.strays.retain(|(_, key), (_, number)| {
+            if ours(key) {
+                unclaimed.release(*number);
+                return false;
+            }
+            true
+        });
         self.sends.retain(|(_, key), _| !ours(key));
         self.numbers.finish(n);
     }
@@ -251,9 +302,15 @@ impl Mailbox {
     pub(crate) fn lose(&mut self, peer: &RoleName, text: &str) {
         self.lost.insert(peer.clone(), text.to_string());
         let mut settled = 0;
-        for ((from, _), slot) in self.slots.iter_mut() {
+        for (from, slot) in self.slots.values_mut() {
             if from == peer
-                && settle(slot, Err(Gone::Lost(text.to_string())), Slot::Consumed).is_ok()
+                && settle(
+                    &mut self.cells,
+                    slot,
+                    Err(Gone::Lost(text.to_string())),
+                    Slot::Consumed,
+                )
+                .is_ok()
             {
                 settled += 1;
             }
@@ -265,36 +322,42 @@ impl Mailbox {
     /// Fails every waiting receive: the incoming stream ended.
     pub(crate) fn close(&mut self) {
         self.closed = true;
-        for slot in self.slots.values_mut() {
-            let _ = settle(slot, Err(Gone::Closed), Slot::Consumed);
+        for (_, slot) in self.slots.values_mut() {
+            let _ = settle(&mut self.cells, slot, Err(Gone::Closed), Slot::Consumed);
         }
         self.waiting = 0;
         self.fifo_waiting.clear();
     }
 }
 
-/// Completes a waiting receive's slot with `outcome` (the slot becomes `then`); gives
-/// `outcome` back if the slot was not waiting. The caller counts the slot out of
-/// [`Mailbox::waiting`]. A receive that was dropped while it waited has closed its end:
-/// what it would have got is dropped, as late.
+/// Completes a waiting receive's slot with `outcome`, settling its cell (the slot becomes
+/// `then`); gives `outcome` back if the slot was not waiting. The caller counts the slot
+/// out of [`Mailbox::waiting`]. A receive that was dropped while it waited has freed its
+/// cell: what it would have got is dropped, as late.
+#[allow(
+    clippy::result_large_err,
+    reason = "an outcome not taken is handed back whole, rarely"
+)]
 pub(crate) fn settle(
+    cells: &mut Cells,
     slot: &mut Slot,
     outcome: Result<Envelope, Gone>,
     then: Slot,
 ) -> Result<(), Result<Envelope, Gone>> {
-    if !matches!(slot, Slot::Waiting(_)) {
-        return Err(outcome);
+    match *slot {
+        Slot::Waiting(cell) => {
+            *slot = then;
+            cells.settle(cell, outcome);
+            Ok(())
+        }
+        _ => Err(outcome),
     }
-    if let Slot::Waiting(reply) = std::mem::replace(slot, then) {
-        let _ = reply.send(outcome);
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::Token;
+    use crate::key::{Site, Token};
 
     fn env(n: u64, size: usize) -> Envelope {
         Envelope {
@@ -323,14 +386,13 @@ mod tests {
         }
         assert_eq!(mailbox.slots.len(), 3);
         assert_eq!(mailbox.stats.unclaimed_dropped, 2);
-        let oldest = (RoleName::from("A"), env(2, 0).key);
-        assert!(mailbox.slots.contains_key(&oldest));
+        assert!(mailbox.slots.contains_key(&env(2, 0).key));
         file(&mut mailbox, env(9, 995));
         assert_eq!(mailbox.slots.len(), 1, "bytes bound");
         let later = Instant::now() + Duration::from_secs(11);
         mailbox.expire(BOUNDS, later);
         assert!(mailbox.slots.is_empty());
-        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert_eq!(mailbox.unclaimed.bytes, 0);
         assert!(mailbox.next_expiry(BOUNDS).is_none());
     }
 
@@ -340,25 +402,25 @@ mod tests {
         let ours = |n| move |key: &Key| session_of(key) == Some(n);
         let mut mailbox = Mailbox::default();
         assert!(mailbox.numbers.start(0));
-        let mine = (RoleName::from("A"), env(0, 0).key);
-        let claimed = mailbox.claim_slot(mine.clone(), Instant::now(), BOUNDS.age);
+        let (a, b) = (RoleName::from("A"), RoleName::from("B"));
+        let mine = env(0, 0).key;
+        let claimed = mailbox.claim_slot(&a, &mine, Instant::now(), BOUNDS.age);
         assert!(matches!(claimed, Some(Pending::Wait(_))));
         // Session 1's envelope, arrived before session 1 started: kept.
         file(&mut mailbox, env(1, 10));
         mailbox.finish(0, ours(0));
         assert!(!mailbox.slots.contains_key(&mine));
         assert_eq!((mailbox.slots.len(), mailbox.waiting), (1, 0));
-        assert_eq!(mailbox.unclaimed_bytes, 10);
+        assert_eq!(mailbox.unclaimed.bytes, 10);
         // Session 1 alone with nothing unclaimed once it takes its envelope.
         assert!(mailbox.numbers.start(1));
-        let early = (RoleName::from("A"), env(1, 0).key);
-        let claimed = mailbox.claim_slot(early, Instant::now(), BOUNDS.age);
+        let claimed = mailbox.claim_slot(&a, &env(1, 0).key, Instant::now(), BOUNDS.age);
         assert!(matches!(claimed, Some(Pending::Ready(_))));
-        let waits = (RoleName::from("B"), env(1, 0).key);
-        let claimed = mailbox.claim_slot(waits, Instant::now(), BOUNDS.age);
+        let waits = Key::new(Site::from_id(2), Token::session(1));
+        let claimed = mailbox.claim_slot(&b, &waits, Instant::now(), BOUNDS.age);
         assert!(matches!(claimed, Some(Pending::Wait(_))));
         mailbox.finish(1, ours(1));
-        assert!(mailbox.slots.is_empty() && mailbox.receives.is_empty());
+        assert!(mailbox.slots.is_empty() && mailbox.strays.is_empty());
         assert_eq!(mailbox.waiting, 0);
         assert!(mailbox.numbers.is_finished(1) && !mailbox.numbers.is_finished(2));
     }
@@ -367,12 +429,47 @@ mod tests {
     fn a_claimed_envelope_no_longer_counts() {
         let mut mailbox = Mailbox::default();
         file(&mut mailbox, env(0, 10));
-        let address = (RoleName::from("A"), env(0, 0).key);
-        let claimed = mailbox.claim_slot(address.clone(), Instant::now(), BOUNDS.age);
+        let key = env(0, 0).key;
+        let claimed = mailbox.claim_slot(&RoleName::from("A"), &key, Instant::now(), BOUNDS.age);
         assert!(matches!(claimed, Some(super::super::Pending::Ready(_))));
-        assert_eq!(mailbox.unclaimed_bytes, 0);
+        assert_eq!(mailbox.unclaimed.bytes, 0);
         mailbox.expire(BOUNDS, Instant::now() + Duration::from_secs(11));
-        assert!(matches!(mailbox.slots.get(&address), Some(Slot::Consumed)));
+        assert!(matches!(mailbox.slots.get(&key), Some((_, Slot::Consumed))));
         assert_eq!(mailbox.stats.unclaimed_dropped, 0);
+    }
+
+    #[test]
+    fn an_envelope_of_another_sender_is_kept_apart_and_refused_when_the_key_is_claimed() {
+        let mut mailbox = Mailbox::default();
+        let forged = Envelope {
+            from: RoleName::from("M"),
+            ..env(0, 10)
+        };
+        file(&mut mailbox, forged.clone());
+        file(&mut mailbox, env(0, 20));
+        assert_eq!((mailbox.slots.len(), mailbox.strays.len()), (1, 1));
+        assert!(
+            mailbox.file(env(0, 20), BOUNDS).is_err(),
+            "a duplicate stray"
+        );
+        assert_eq!(mailbox.stats.duplicates_refused, 1);
+        let claimed = mailbox.claim_slot(
+            &RoleName::from("A"),
+            &env(0, 0).key,
+            Instant::now(),
+            BOUNDS.age,
+        );
+        let Some(super::super::Pending::Ready(got)) = claimed else {
+            panic!("the right sender's envelope is ready");
+        };
+        assert_eq!((got.from.as_str(), got.payload.len()), ("A", 20));
+        assert_eq!(
+            mailbox.stats.wrong_sender_refused, 1,
+            "the other is refused"
+        );
+        assert_eq!((mailbox.unclaimed.bytes, mailbox.unclaimed.len()), (0, 0));
+        assert!(mailbox.strays.is_empty());
+        assert!(mailbox.file(forged, BOUNDS).is_err(), "claimed from A now");
+        assert_eq!(mailbox.stats.wrong_sender_refused, 2);
     }
 }

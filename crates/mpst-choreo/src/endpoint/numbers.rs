@@ -25,6 +25,11 @@ impl Numbers {
         n < self.floor || (!self.finished.is_empty() && self.finished.contains(&n))
     }
 
+    /// Whether session `n` has started here and not finished.
+    pub(crate) fn is_running(&self, n: u64) -> bool {
+        self.running.contains(&n)
+    }
+
     /// Whether the session that calls it (a running one) is the only one running.
     pub(crate) fn alone(&self) -> bool {
         self.running.len() == 1

@@ -14,74 +14,97 @@ use tokio::time::Instant;
 
 use std::collections::hash_map::Entry;
 
-use tokio::sync::oneshot;
-
-use super::mailbox::{Address, Gone, Mailbox, Reply, Slot, settle};
+use super::cells::CellId;
+use super::mailbox::{Gone, Mailbox, Slot, settle};
 use super::{Pending, after};
+use crate::key::Key;
+use crate::role::RoleName;
 
 /// Entries the deadline queue may hold beyond twice the waiting receives before the
 /// completed ones are trimmed out of it.
 const SLACK: usize = 64;
 
 impl Mailbox {
-    /// Claims the slot at `address` for a receive, in one look-up: its envelope if it
-    /// has arrived, else the receive waits there with a deadline `wait` from `now` (or
-    /// fails at once if its sender is lost or nothing more arrives). `None` if the slot
-    /// was taken already.
+    /// Claims the slot of `key` for a receive from `from`, in one look-up: its envelope if
+    /// it has arrived, else the receive waits there with a deadline `wait` from `now` (or
+    /// fails at once if its sender is lost or nothing more arrives). An envelope held for
+    /// the key from another sender is refused, counted, as from the wrong sender. `None`
+    /// if a receive claimed the key already.
     pub(crate) fn claim_slot(
         &mut self,
-        address: Address,
+        from: &RoleName,
+        key: &Key,
         now: Instant,
         wait: Duration,
     ) -> Option<Pending> {
         self.trim_deadlines();
-        let lost = match self.lost.is_empty() {
-            true => None,
-            false => self.lost.get(&address.0).cloned(),
-        };
-        match self.slots.entry(address) {
-            Entry::Occupied(mut slot) => {
-                if !matches!(slot.get(), Slot::Arrived(..)) {
+        let mut refused = None;
+        match self.slots.entry(key.clone()) {
+            Entry::Occupied(mut filed) => {
+                let (held_from, slot) = filed.get_mut();
+                if !matches!(slot, Slot::Arrived(..)) {
                     return None;
                 }
-                let Slot::Arrived(env, number) = std::mem::replace(slot.get_mut(), Slot::Consumed)
-                else {
+                let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
                     unreachable!("matched as arrived");
                 };
-                if let Some((_, _, size)) = self.unclaimed.remove(&number) {
-                    self.unclaimed_bytes -= size;
+                if held_from == from {
+                    self.release(number);
+                    return Some(Pending::Ready(env));
                 }
-                Some(Pending::Ready(env))
+                *held_from = from.clone();
+                refused = Some(number);
             }
             Entry::Vacant(slot) => {
-                if let Some(text) = lost {
-                    return Some(Pending::Failed(Gone::Lost(text)));
-                }
-                if self.closed {
-                    return Some(Pending::Failed(Gone::Closed));
-                }
-                let (reply, rx) = oneshot::channel();
-                queue_deadline(&mut self.deadlines, slot.key(), now, wait);
-                slot.insert(Slot::Waiting(reply));
-                self.waiting += 1;
-                Some(Pending::Wait(rx))
+                slot.insert((from.clone(), Slot::Consumed));
             }
         }
+        if let Some(number) = refused {
+            self.stats.wrong_sender_refused += 1;
+            self.release(number);
+        }
+        // The slot is this receive's now (marked consumed until it is known to wait).
+        if !self.strays.is_empty() {
+            if let Some((env, number)) = self.strays.remove(&(from.clone(), key.clone())) {
+                self.release(number);
+                return Some(Pending::Ready(env));
+            }
+        }
+        let failed = match self.lost.is_empty() {
+            true => None,
+            false => self.lost.get(from).map(|text| Gone::Lost(text.clone())),
+        };
+        if let Some(gone) = failed.or(self.closed.then_some(Gone::Closed)) {
+            return Some(Pending::Failed(gone));
+        }
+        Some(Pending::Wait(self.wait_at(key, now, wait)))
     }
 
-    /// Makes the slot at `address` a receive waiting for `reply`, with a deadline `wait`
-    /// from `now`.
+    /// Makes the slot of `key` (claimed by a receive from `from`) wait in a new cell, with
+    /// a deadline `wait` from `now`.
     pub(crate) fn wait_for(
         &mut self,
-        address: Address,
-        reply: Reply,
+        from: &RoleName,
+        key: &Key,
         now: Instant,
         wait: Duration,
-    ) {
+    ) -> CellId {
         self.trim_deadlines();
-        queue_deadline(&mut self.deadlines, &address, now, wait);
-        self.slots.insert(address, Slot::Waiting(reply));
+        self.slots
+            .insert(key.clone(), (from.clone(), Slot::Consumed));
+        self.wait_at(key, now, wait)
+    }
+
+    /// Makes the claimed slot of `key` wait in a new cell, with a deadline `wait` from
+    /// `now`.
+    fn wait_at(&mut self, key: &Key, now: Instant, wait: Duration) -> CellId {
+        let cell = self.cells.open();
+        if let Some((_, slot)) = self.slots.get_mut(key) {
+            *slot = Slot::Waiting(cell);
+        }
+        queue_deadline(&mut self.deadlines, key, now, wait);
         self.waiting += 1;
+        cell
     }
 
     /// Drops the entries of receives that no longer wait: all of them when none waits,
@@ -94,19 +117,19 @@ impl Mailbox {
         } else if self.deadlines.len() > 2 * self.waiting + SLACK {
             let slots = &self.slots;
             self.deadlines
-                .retain(|(_, a)| matches!(slots.get(a), Some(Slot::Waiting(_))));
+                .retain(|(_, key)| matches!(slots.get(key), Some((_, Slot::Waiting(_)))));
         }
     }
 
     /// Fails the waiting receives whose deadline has passed; returns when the endpoint's
     /// task must look again (the next deadline, or `wait` from now while none waits).
     pub(crate) fn time_out(&mut self, now: Instant, wait: Duration) -> Instant {
-        while let Some((deadline, address)) = self.deadlines.front() {
+        while let Some((deadline, key)) = self.deadlines.front() {
             if *deadline > now {
                 return *deadline;
             }
-            if let Some(slot) = self.slots.get_mut(address) {
-                if settle(slot, Err(Gone::TimedOut), Slot::Abandoned).is_ok() {
+            if let Some((_, slot)) = self.slots.get_mut(key) {
+                if settle(&mut self.cells, slot, Err(Gone::TimedOut), Slot::Abandoned).is_ok() {
                     self.waiting -= 1;
                 }
             }
@@ -116,30 +139,30 @@ impl Mailbox {
     }
 }
 
-/// Queues the deadline of a receive waiting at `address`: `wait` from `now`, and never
+/// Queues the deadline of a receive waiting at `key`: `wait` from `now`, and never
 /// before the last deadline queued (so the queue stays in order even if two threads read
 /// the clock in the other order). Only a receive that waits pays for it.
 fn queue_deadline(
-    deadlines: &mut VecDeque<(Instant, Address)>,
-    address: &Address,
+    deadlines: &mut VecDeque<(Instant, Key)>,
+    key: &Key,
     now: Instant,
     wait: Duration,
 ) {
     let deadline = after(now, wait).max(deadlines.back().map_or(now, |d| d.0));
-    deadlines.push_back((deadline, address.clone()));
+    deadlines.push_back((deadline, key.clone()));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::{Key, Site, Token};
-    use crate::role::RoleName;
+    use crate::key::{Site, Token};
 
-    fn address(n: u64) -> Address {
-        (
-            RoleName::from("A"),
-            Key::new(Site::from_id(1), Token::session(n)),
-        )
+    fn key(n: u64) -> Key {
+        Key::new(Site::from_id(1), Token::session(n))
+    }
+
+    fn claim(mailbox: &mut Mailbox, n: u64, now: Instant) -> Option<Pending> {
+        mailbox.claim_slot(&RoleName::from("A"), &key(n), now, WAIT)
     }
 
     const WAIT: Duration = Duration::from_secs(5);
@@ -148,11 +171,11 @@ mod tests {
     fn a_receive_fails_at_its_deadline_and_its_slot_is_then_late() {
         let mut mailbox = Mailbox::default();
         let start = Instant::now();
-        let Some(Pending::Wait(mut rx)) = mailbox.claim_slot(address(0), start, WAIT) else {
+        let Some(Pending::Wait(first)) = claim(&mut mailbox, 0, start) else {
             panic!("a fresh slot waits");
         };
         let later = start + Duration::from_secs(1);
-        let Some(Pending::Wait(_second)) = mailbox.claim_slot(address(1), later, WAIT) else {
+        let Some(Pending::Wait(_second)) = claim(&mut mailbox, 1, later) else {
             panic!("a fresh slot waits");
         };
         assert_eq!(
@@ -160,13 +183,17 @@ mod tests {
             start + WAIT,
             "the front's deadline"
         );
-        assert!(rx.try_recv().is_err(), "not yet");
+        assert!(mailbox.cells.waits(first), "not yet");
         let next = mailbox.time_out(start + WAIT, WAIT);
         assert_eq!(next, later + WAIT, "the second is next");
-        assert!(matches!(rx.try_recv(), Ok(Err(Gone::TimedOut))));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         assert!(matches!(
-            mailbox.slots.get(&address(0)),
-            Some(Slot::Abandoned)
+            mailbox.cells.poll(first, &mut cx),
+            std::task::Poll::Ready(Err(Gone::TimedOut))
+        ));
+        assert!(matches!(
+            mailbox.slots.get(&key(0)),
+            Some((_, Slot::Abandoned))
         ));
         assert_eq!(mailbox.waiting, 1);
         let idle = later + WAIT;
@@ -179,12 +206,12 @@ mod tests {
         let mut mailbox = Mailbox::default();
         let now = Instant::now();
         // One receive waits throughout; a thousand others complete one after another.
-        let _long = mailbox.claim_slot(address(0), now, WAIT);
+        let _long = claim(&mut mailbox, 0, now);
         for n in 1..1000 {
-            let claimed = mailbox.claim_slot(address(n), now, WAIT);
+            let claimed = claim(&mut mailbox, n, now);
             assert!(matches!(claimed, Some(Pending::Wait(_))));
-            let slot = mailbox.slots.get_mut(&address(n)).unwrap();
-            assert!(settle(slot, Err(Gone::Closed), Slot::Consumed).is_ok());
+            let (_, slot) = mailbox.slots.get_mut(&key(n)).unwrap();
+            assert!(settle(&mut mailbox.cells, slot, Err(Gone::Closed), Slot::Consumed).is_ok());
             mailbox.waiting -= 1;
             assert!(mailbox.deadlines.len() <= 2 * mailbox.waiting + SLACK + 1);
         }
