@@ -8,7 +8,12 @@
 //! `send_profile --hops IMPLEMENTATION SECONDS` runs it with its seeded costs and the
 //! hop trace (choreographies only) and prints the median of each hop of `key`;
 //! `send_profile --late IMPLEMENTATION SECONDS` runs it with its seeded costs and the
-//! timer-lateness trace (all three) and prints each lateness series.
+//! timer-lateness trace (all three) and prints each lateness series;
+//! `send_profile --bed SECONDS ROUNDS [IMPLEMENTATION..]` (root) runs the per-hop probe
+//! (`impaired::probe`: no service costs, 0 ms links on a test bed, the implementations
+//! taking turns, default out of order and actors) and prints one JSON line per run:
+//! context switches, system calls and CPU time per session by thread group, and the
+//! relay's chunks per session.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -19,6 +24,9 @@ use mpst_choreo_eval::{profile, send};
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--bed") {
+        return bed(&args[1..]);
+    }
     let mode = match args.first().map(String::as_str) {
         Some(m @ ("--open" | "--hops" | "--late")) => m.to_string(),
         _ => String::new(),
@@ -118,9 +126,46 @@ fn open_loop(imp: Implementation, seconds: f64) -> ExitCode {
     }
 }
 
+fn parse_imp(name: &str) -> Option<Implementation> {
+    Implementation::ALL.into_iter().find(|i| i.name() == name)
+}
+
+fn bed(args: &[String]) -> ExitCode {
+    let (Some(seconds), Some(rounds)) = (
+        args.first().and_then(|s| s.parse().ok()),
+        args.get(1).and_then(|s| s.parse().ok()),
+    ) else {
+        return usage();
+    };
+    let mut imps: Vec<Implementation> = Vec::new();
+    for name in &args[2..] {
+        match parse_imp(name) {
+            Some(i) => imps.push(i),
+            None => return usage(),
+        }
+    }
+    if imps.is_empty() {
+        imps = vec![Implementation::OutOfOrder, Implementation::Actors];
+    }
+    match mpst_choreo_eval::impaired::probe::run(&imps, seconds, 50.0, rounds, 2024) {
+        Ok(runs) => {
+            for run in &runs {
+                if print(run) != ExitCode::SUCCESS {
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("the test bed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS\n       send_profile --late in_order|out_of_order|actors SECONDS"
+        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS\n       send_profile --late in_order|out_of_order|actors SECONDS\n       send_profile --bed SECONDS ROUNDS [in_order|out_of_order|actors..]"
     );
     ExitCode::from(2)
 }

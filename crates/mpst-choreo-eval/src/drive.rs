@@ -135,6 +135,11 @@ async fn transports(net: Net, names: &[RoleName]) -> Vec<Placed> {
 
 /// Starts every role of `Ch` on a fresh transport of `net`: `sessions` sessions, the
 /// `i`-th made by `make(i)` and due at `due(i)`; `in_order` chooses sequential sessions.
+/// Only the roles of `starters` (every role when `None`) wait for a session's due time:
+/// the others begin by waiting for a message, so they open their sessions ahead (out
+/// of order, up to [`AHEAD`] at once; in order, each after the last), as the actors'
+/// reactive roles take a message whenever it comes, and no timer's lateness at such a
+/// role holds back a message that has already arrived.
 /// Returns once the roles are connected; each role's sessions run in one spawned task
 /// until done or the runtime ends.
 pub async fn start_roles<Ch, X, M, D>(
@@ -142,7 +147,7 @@ pub async fn start_roles<Ch, X, M, D>(
     sessions: u64,
     in_order: bool,
     make: M,
-    due: D,
+    (due, starters): (D, Option<&'static [&'static str]>),
 ) -> Failures
 where
     Ch: Choreography<X> + 'static,
@@ -150,11 +155,20 @@ where
     M: Fn(u64) -> Ch + Send + Sync + 'static,
     D: Fn(u64) -> Instant + Send + Sync + 'static,
 {
-    let gate = move |i| crate::clock::sleep_until(due(i));
+    let gate = move |role: &RoleName, i| {
+        let starts = starters.is_none_or(|s| s.contains(&role.as_str()));
+        starts.then(|| crate::clock::sleep_until(due(i)))
+    };
     start_roles_gated(net, sessions, in_order, make, gate, None).await
 }
 
-/// [`start_roles`] with session `i` started at every role once `gate(i)` completes
+/// How many sessions a role that does not wait for due times keeps open at once (out of
+/// order): enough that the next sessions are open before their messages come, few
+/// enough that finishing one does not sift through hundreds of others' keys.
+pub const AHEAD: usize = 16;
+
+/// [`start_roles`] with session `i` started at role `r` once `gate(r, i)` completes
+/// (`None`: as soon as fewer than [`AHEAD`] of its sessions run)
 /// instead of at a due time (the closed-loop profile opens the gates one session at a
 /// time), and every endpoint reporting to `observer` if there is one (the hop trace).
 pub async fn start_roles_gated<Ch, X, M, G, F>(
@@ -169,7 +183,7 @@ where
     Ch: Choreography<X> + 'static,
     X: Send + 'static,
     M: Fn(u64) -> Ch + Send + Sync + 'static,
-    G: Fn(u64) -> F + Send + Sync + 'static,
+    G: Fn(&RoleName, u64) -> Option<F> + Send + Sync + 'static,
     F: std::future::Future<Output = ()> + Send,
 {
     let names = Ch::Roles::names();
@@ -194,7 +208,13 @@ where
             // here beside the gate of the next (no task spawned per session).
             let mut running = mpst_choreo::Sessions::new();
             for i in 0..sessions {
-                let opened = gate(i);
+                let opened = gate(endpoint.role(), i);
+                let reactive = opened.is_none();
+                let opened = async move {
+                    if let Some(opened) = opened {
+                        opened.await;
+                    }
+                };
                 tokio::pin!(opened);
                 loop {
                     // The sessions first: the one just started runs before the next
@@ -202,7 +222,7 @@ where
                     tokio::select! {
                         biased;
                         Some(()) = running.next(), if !running.is_empty() => {}
-                        () = &mut opened => break,
+                        () = &mut opened, if !reactive || running.len() < AHEAD => break,
                     }
                 }
                 let choreography = make(i);

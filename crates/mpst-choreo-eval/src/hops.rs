@@ -87,7 +87,8 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Hops {
             let cost = (c.key[i as usize], c.txt[i as usize]);
             session(i, cost, rec.clone(), in_order, Probe::default())
         };
-        let gate = move |i| crate::clock::sleep_until(schedule.at(i));
+        let gate =
+            move |_: &mpst_choreo::RoleName, i| Some(crate::clock::sleep_until(schedule.at(i)));
         let observer: Arc<dyn Observer> = trace.clone();
         start_roles_gated(Net::Memory, n, in_order, make, gate, Some(observer)).await;
         until_answered(&recorder, schedule.start + spec.bound()).await;

@@ -32,11 +32,13 @@ pub struct Finished {
 /// Runs one implementation at `spec.rate` requests per second, `spec.requests()` requests,
 /// recording the answers of `series`. The actors are started by `actors(recorder,
 /// requests)`; for the choreographies, `sessions(recorder, in_order)` gives the function
-/// that makes session `i`. Returns once every request is answered or the bound is up.
+/// that makes session `i`, and only the roles of `starters` (every role when `None`)
+/// wait for a session's due time ([`start_roles`]). Returns once every request is
+/// answered or the bound is up.
 pub fn run<Ch, X, M, A, F>(
     imp: Implementation,
     spec: &Spec,
-    series: &[&'static str],
+    (series, starters): (&[&'static str], Option<&'static [&'static str]>),
     actors: A,
     sessions: impl FnOnce(Recorder, bool) -> M,
 ) -> Finished
@@ -59,8 +61,8 @@ where
         } else {
             let in_order = imp == Implementation::InOrder;
             let make = sessions(recorder.clone(), in_order);
-            failures =
-                Some(start_roles(spec.net, n, in_order, make, move |i| schedule.at(i)).await);
+            let due = move |i| schedule.at(i);
+            failures = Some(start_roles(spec.net, n, in_order, make, (due, starters)).await);
         }
         until_answered(&recorder, deadline).await;
         result = Some((recorder, failures.map_or(0, |f| f.count())));

@@ -176,7 +176,7 @@ pub fn run(imp: Implementation, spec: &Spec) -> (Summary, u64) {
             in_order,
         }
     };
-    let run = open_loop::run(imp, spec, &SERIES, actors, sessions);
+    let run = open_loop::run(imp, spec, (&SERIES, None), actors, sessions);
     (run.recorder.summary(&SERIES, spec, run.end), run.failures)
 }
 

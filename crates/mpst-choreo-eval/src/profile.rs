@@ -80,11 +80,11 @@ async fn closed_loop(
             let zero = (Duration::ZERO, Duration::ZERO);
             session(i, zero, rec.clone(), in_order, Probe::default())
         };
-        let gate = move |i: u64| {
+        let gate = move |_: &mpst_choreo::RoleName, i: u64| {
             let mut opened = opened.clone();
-            async move {
+            Some(async move {
                 let _ = opened.wait_for(|&n| n > i).await;
-            }
+            })
         };
         start_roles_gated(Net::Memory, sessions, in_order, make, gate, None).await;
         None

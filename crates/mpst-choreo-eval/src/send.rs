@@ -293,5 +293,14 @@ pub fn run_recorded(imp: Implementation, spec: &Spec, costs: Costs) -> open_loop
             session(i, cost, recorder.clone(), in_order, costs.probe.clone())
         }
     };
-    open_loop::run(imp, spec, &["key", "txt"], actors, sessions)
+    // The services start each session when it is due, as the actors' schedule does;
+    // `s` and `c` only react to messages, like their actors.
+    let starters: &[&str] = &["KS", "CS"];
+    open_loop::run(
+        imp,
+        spec,
+        (&["key", "txt"], Some(starters)),
+        actors,
+        sessions,
+    )
 }

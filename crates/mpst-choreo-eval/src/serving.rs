@@ -288,7 +288,7 @@ pub fn run_profiled(imp: Implementation, costs: Costs, spec: &Spec) -> (Summary,
                 of: of.clone(),
             };
             let due = move |k: u64| schedule.at(k * costs.batch);
-            failures = Some(start_roles(spec.net, batches, in_order, make, due).await);
+            failures = Some(start_roles(spec.net, batches, in_order, make, (due, None)).await);
         }
         until_answered(&recorder, deadline).await;
         let window = |s: f64| schedule.start + Duration::from_secs_f64(s);

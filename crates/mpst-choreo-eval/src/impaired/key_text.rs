@@ -183,8 +183,11 @@ pub(super) fn against_actors(dir: &Path, d: &Details) -> String {
         "\nOut of order against the actors on the key. With no delay and no service \
          costs (the last row of the comparisons), the key's latency is each \
          implementation's own cost: two hops through the relay and the endpoints (a keyed \
-         mailbox, an envelope carrying its integrity key, a lane's writer task for the \
-         choreography; a frame written by a link's bridging task for the actors). On the \
+         mailbox, an envelope carrying its integrity key, a frame the sending session \
+         writes to its lane itself while the lane's writer has nothing queued, for the \
+         choreography; a frame written by a link's bridging task for the actors; in both, \
+         only the services wait for a session's due time, `s` and `c` take messages as \
+         they come). On the \
          bed {reading}, over {} sessions of each.{memory}{traffic} With costs and delays the same \
          gap is part of every key median; whether a run can see it is what its interval \
          says (the goals above). On this machine (2 cores, load average {} when the runs \

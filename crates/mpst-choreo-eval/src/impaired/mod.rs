@@ -17,6 +17,7 @@ mod goals;
 pub mod hosts;
 mod key_text;
 pub mod model;
+pub mod probe;
 pub mod report;
 mod report_text;
 pub mod stats;

@@ -75,6 +75,7 @@ use crate::transport::{Envelope, Inbox, Transport, TransportError, done};
 
 mod accept;
 mod from_wire;
+mod inline;
 mod write;
 
 use accept::{Ctx, Frame, Lanes as LaneCount, wire_error};
@@ -194,6 +195,9 @@ pub struct TcpStats {
 type Queue = mpsc::UnboundedSender<write::Queued>;
 
 struct Lane {
+    /// Where sends write frames themselves (plaintext lanes; dropped before the queue,
+    /// so that the writer, seeing the queue end, holds the last of it).
+    direct: Option<Arc<inline::Direct>>,
     queue: Queue,
     run: u64,
     /// Why the lane's writer failed, once it did.
@@ -307,8 +311,16 @@ impl TcpTransport {
                 let run = connection.run_id().as_u64();
                 let (queue, queued) = mpsc::unbounded_channel();
                 let failed = write::Failed::default();
+                let (stream, direct) = match connection.into_stream() {
+                    mpst_wire::Stream::Plain(tcp) => {
+                        let (reader, writer) = tcp.into_split();
+                        let direct = inline::Direct::new(writer);
+                        (write::Lane::Plain(reader, direct.clone()), Some(direct))
+                    }
+                    tls => (write::Lane::Tls(tls), None),
+                };
                 let writing = write::write(write::Writer {
-                    stream: connection.into_stream(),
+                    stream,
                     queue: queued,
                     peer: peer.clone(),
                     run,
@@ -317,7 +329,12 @@ impl TcpTransport {
                     failed: failed.clone(),
                 });
                 writers.push(tokio::spawn(writing));
-                lanes_to.push(Lane { queue, run, failed });
+                lanes_to.push(Lane {
+                    direct,
+                    queue,
+                    run,
+                    failed,
+                });
             }
             let next = AtomicUsize::new(0);
             lanes_of.insert(
@@ -448,8 +465,14 @@ impl TcpTransport {
         };
         let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_length)
             .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
-        lane.queue
-            .send((hold, frame))
-            .map_err(|_| write::failed_earlier(&peer, &lane.failed))
+        let queue = |item| {
+            lane.queue
+                .send(item)
+                .map_err(|_| write::failed_earlier(&peer, &lane.failed))
+        };
+        match &lane.direct {
+            Some(direct) => direct.send((hold, frame), queue),
+            None => queue((hold, frame)),
+        }
     }
 }

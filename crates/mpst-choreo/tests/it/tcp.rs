@@ -32,6 +32,30 @@ async fn many_messages_arrive_once_each_and_close_flushes_them() {
     assert!(quiet(&mut incoming, Duration::from_millis(100)).await);
 }
 
+/// A plaintext lane's sends write their frames themselves while its writer has nothing
+/// queued; a burst larger than the socket takes (64 × 256 KiB, with no yield between the
+/// sends) leaves frames half written and queued behind each other, and every one must
+/// still arrive whole and once, with small messages written directly again afterwards.
+#[tokio::test]
+async fn a_burst_beyond_the_socket_buffer_arrives_whole_then_small_messages_still_do() {
+    let (a, b) = timeout(LIMIT, pair(base(), base())).await.unwrap();
+    let mut incoming = b.incoming(&role("B")).unwrap();
+    for site in 0..64 {
+        a.send(envelope("A", "B", site, 256 * 1024)).await.unwrap();
+    }
+    let got = timeout(LIMIT, next_sorted(&mut incoming, 64))
+        .await
+        .unwrap();
+    assert_eq!(got, (0..64).collect::<Vec<_>>());
+    for site in 64..128 {
+        a.send(envelope("A", "B", site, 10)).await.unwrap();
+        assert_eq!(next(&mut incoming).await, site);
+    }
+    a.close().await;
+    assert_eq!(b.stats().envelopes_refused, 0);
+    assert!(quiet(&mut incoming, Duration::from_millis(100)).await);
+}
+
 #[tokio::test]
 async fn an_oversized_envelope_is_refused_when_sent() {
     let config = TcpConfig {

@@ -3,7 +3,9 @@
 //! peer must say something ([`Frame::Ack`], on the lane's other direction) at least every
 //! `timeout`, or the lane fails naming the peer. TCP alone cannot tell: in a partition the
 //! kernel keeps buffering (megabytes) before a write blocks, and a proxy on the way
-//! acknowledges bytes the peer never gets.
+//! acknowledges bytes the peer never gets. On a plaintext lane, sends write their frames
+//! themselves while the writer has nothing in hand ([`super::inline`]); the writer counts
+//! those too.
 
 use std::io::ErrorKind;
 use std::sync::{Arc, Mutex};
@@ -12,12 +14,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use mpst_wire::FrameCodec;
-use tokio::io::{AsyncWriteExt, BufWriter, ReadHalf, WriteHalf};
+use tokio::io::{AsyncRead, AsyncWriteExt, BufWriter, WriteHalf};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::codec::FramedRead;
 
 use super::accept::Frame;
+use super::inline::Direct;
 use crate::net::{Delivery, decode_error};
 use crate::role::RoleName;
 use crate::transport::{TransportCause, TransportError};
@@ -43,8 +46,8 @@ struct Heard {
 }
 
 /// Reads the peer's acknowledgements on one lane into `heard` until the lane ends.
-async fn hear(
-    mut acks: FramedRead<ReadHalf<mpst_wire::Stream>, FrameCodec<Frame>>,
+async fn hear<R: AsyncRead + Unpin>(
+    mut acks: FramedRead<R, FrameCodec<Frame>>,
     run: u64,
     heard: watch::Sender<Heard>,
 ) {
@@ -70,6 +73,8 @@ struct Watch {
     since: Instant,
     timeout: Duration,
     peer: RoleName,
+    /// Where sends write frames themselves (plaintext lanes).
+    direct: Option<Arc<Direct>>,
 }
 
 impl Watch {
@@ -111,7 +116,19 @@ impl Watch {
     /// The bound as things stand, without waiting: broken, or when it breaks unless the
     /// peer speaks first (`None`: nothing outstanding).
     fn check(&mut self) -> Result<Option<Instant>, TransportError> {
+        // What the peer said first, then the frames sends wrote themselves: every
+        // acknowledgement heard is then of messages counted.
         let heard = self.heard.borrow_and_update().clone();
+        if let Some(direct) = &self.direct {
+            let before = self.written;
+            let (n, first) = direct.absorb(|n| before + n > heard.read);
+            if n > 0 {
+                if heard.read >= before {
+                    self.since = first.unwrap_or_else(Instant::now);
+                }
+                self.written += n;
+            }
+        }
         let written = self.written;
         let lost =
             |text: String| TransportError::new(self.peer.clone(), TransportCause::Lost(text));
@@ -156,13 +173,74 @@ impl Watch {
 /// One lane's writer: its stream, queue, peer and run, where failures go, and the
 /// liveness bound.
 pub(super) struct Writer {
-    pub(super) stream: mpst_wire::Stream,
+    pub(super) stream: Lane,
     pub(super) queue: mpsc::UnboundedReceiver<Queued>,
     pub(super) peer: RoleName,
     pub(super) run: u64,
     pub(super) delivery: Delivery,
     pub(super) timeout: Duration,
     pub(super) failed: Failed,
+}
+
+/// A lane's connection as its writer gets it.
+pub(super) enum Lane {
+    /// Plaintext: the socket's read half, and the write half shared with the senders.
+    Plain(tokio::net::tcp::OwnedReadHalf, Arc<Direct>),
+    /// TLS: the writer's alone.
+    Tls(mpst_wire::Stream),
+}
+
+/// Where the writer writes: a buffer flushed to the shared plaintext socket, or TLS.
+enum Sink {
+    Shared(Arc<Direct>, Vec<u8>),
+    Owned(BufWriter<WriteHalf<mpst_wire::Stream>>),
+}
+
+/// How much a plaintext lane's writer gathers before it writes (as `BufWriter`'s).
+const GATHER: usize = 8 * 1024;
+
+impl Sink {
+    async fn write_all(&mut self, frame: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Owned(sink) => sink.write_all(frame).await,
+            Sink::Shared(_, buffer) => {
+                buffer.extend_from_slice(frame);
+                if buffer.len() >= GATHER {
+                    self.flush().await?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Owned(sink) => sink.flush().await,
+            Sink::Shared(direct, buffer) => {
+                let mut done = 0;
+                while done < buffer.len() {
+                    match direct.socket().try_write(&buffer[done..]) {
+                        Ok(n) => done += n,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                            direct.socket().writable().await?;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                buffer.clear();
+                Ok(())
+            }
+        }
+    }
+
+    async fn shutdown(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Owned(sink) => sink.shutdown().await,
+            // The write half shuts the socket down when its last holder (this writer:
+            // the senders' lane is gone once the queue ended) drops it.
+            Sink::Shared(..) => Ok(()),
+        }
+    }
 }
 
 /// Writes one lane's queue in order, batching what is queued into one flush, while the
@@ -180,31 +258,53 @@ pub(super) async fn write(writer: Writer) {
         timeout,
         failed,
     } = writer;
-    let (reader, sink) = tokio::io::split(stream);
     let now = Instant::now();
     let (heard_tx, heard) = watch::channel(Heard {
         read: 0,
         at: now,
         ended: None,
     });
-    let acks = FramedRead::new(reader, FrameCodec::new(MAX_ACK_FRAME));
-    let hearing = tokio::spawn(hear(acks, run, heard_tx));
+    let (hearing, mut sink, direct) = match stream {
+        Lane::Plain(reader, direct) => {
+            let acks = FramedRead::new(reader, FrameCodec::new(MAX_ACK_FRAME));
+            let hearing = tokio::spawn(hear(acks, run, heard_tx));
+            (
+                hearing,
+                Sink::Shared(direct.clone(), Vec::new()),
+                Some(direct),
+            )
+        }
+        Lane::Tls(stream) => {
+            let (reader, sink) = tokio::io::split(stream);
+            let acks = FramedRead::new(reader, FrameCodec::new(MAX_ACK_FRAME));
+            let hearing = tokio::spawn(hear(acks, run, heard_tx));
+            (hearing, Sink::Owned(BufWriter::new(sink)), None)
+        }
+    };
     let mut watch = Watch {
         heard,
         written: 0,
         since: now,
         timeout,
         peer: peer.clone(),
+        direct: direct.clone(),
     };
-    let mut sink: BufWriter<WriteHalf<mpst_wire::Stream>> = BufWriter::new(sink);
     let written = async {
         loop {
             // Checked on every message too, so a queue that never runs dry (the wait for
             // one below never arms its timer then) cannot outrun the bound.
             watch.check()?;
+            let wrote = async {
+                match &direct {
+                    Some(direct) => direct.written().await,
+                    None => std::future::pending().await,
+                }
+            };
             let next = tokio::select! {
                 biased;
                 next = queue.recv() => next,
+                // A send wrote a frame itself: counted by the check above.
+                () = wrote => continue,
                 broken = watch.broken() => return Err(broken),
             };
             let Some((hold, frame)) = next else {
@@ -218,10 +318,15 @@ pub(super) async fn write(writer: Writer) {
             watch.wrote();
             if queue.is_empty() {
                 watch.bound(sink.flush()).await?;
+                if let Some(direct) = &direct {
+                    direct.drained(|| !queue.is_empty());
+                }
             }
         }
         // Goodbye, then every message acknowledged and the peer's end closed (so no
         // acknowledgement of the peer's can meet a closed socket and reset the lane).
+        // The check counts the frames sends wrote themselves.
+        watch.check()?;
         if let Ok(bye) = mpst_wire::codec::encode_frame(&Frame::Bye { run }, usize::MAX) {
             watch.bound(sink.write_all(&bye)).await?;
         }
@@ -254,6 +359,9 @@ pub(super) async fn write(writer: Writer) {
     let outcome = written.await;
     hearing.abort();
     if let Err(failure) = outcome {
+        if let Some(direct) = &direct {
+            direct.fail();
+        }
         *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(failure.cause.to_string());
         queue.close();
         delivery.fail(failure);
