@@ -26,6 +26,14 @@ pub enum Error {
     Other(#[source] BoxError),
 }
 
+/// The sends' futures fail with a boxed [`SendError`] (pointer-sized, so the session's
+/// future stays small); `?` unboxes it into [`Error::Send`].
+impl From<Box<SendError>> for Error {
+    fn from(error: Box<SendError>) -> Self {
+        Error::Send(*error)
+    }
+}
+
 impl Error {
     /// An error of the process itself, for leaving a session early (the session's `End`
     /// cannot be produced, so the closure returns this instead).

@@ -22,19 +22,22 @@ type Types<T> = PhantomData<fn() -> T>;
 const POLLED_AFTER_READY: &str = "an mpst future was polled after it completed";
 
 /// Builds the error of a failed send of `Label` from `Me` to `Peer` in the state `Here`.
+/// Boxed: a send's `?` leaves its error residual alive across the next `.await` of the
+/// session closure, and an 88-byte `SendError` there made every role's future (which
+/// tokio copies when it spawns it) that much larger (see crates/mpst/BENCHMARKS.md).
 #[cold]
-fn send_error<Me: Role, Peer: Role, Label, Here, E>(error: E) -> SendError
+fn send_error<Me: Role, Peer: Role, Label, Here, E>(error: E) -> Box<SendError>
 where
     Me::Message: Message<Label>,
     E: std::error::Error + std::marker::Send + Sync + 'static,
 {
-    SendError {
+    Box::new(SendError {
         role: Me::NAME,
         peer: Peer::NAME,
         label: Some(<Me::Message as Message<Label>>::NAME),
         state: std::any::type_name::<Here>(),
         kind: SendErrorKind::from_sink_error(error),
-    }
+    })
 }
 
 /// Builds the error of a receive at `Me` from `Peer` in the state `Here`.
@@ -140,7 +143,9 @@ where
     <Me::Route as Sink<Me::Message>>::Error: std::error::Error + std::marker::Send + Sync + 'static,
     Next: FromState<'r, Role = Me>,
 {
-    type Output = Result<Next, SendError>;
+    /// The error is boxed to keep the session's future small; `?` turns it into
+    /// [`Error::Send`](crate::Error::Send).
+    type Output = Result<Next, Box<SendError>>;
 
     /// Waits until the route can take the message and hands it over, without flushing
     /// (see [`channel`](crate::channel) for when the runtime flushes).

@@ -178,7 +178,8 @@ where
         std::error::Error + std::marker::Send + Sync + 'static,
     Next: FromState<'r, Role = Me>,
 {
-    /// Sends `label` to `Peer`; the future resolves to the continuation.
+    /// Sends `label` to `Peer`; the future resolves to the continuation, or to a boxed
+    /// [`SendError`](crate::SendError) (`?` turns it into [`Error`](crate::Error)).
     #[inline]
     pub fn send(self, label: Label) -> SendFuture<'r, Me, Peer, Label, Next> {
         SendFuture::new(self.state, <Me::Message as Message<Label>>::upcast(label))
