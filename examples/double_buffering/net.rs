@@ -28,7 +28,9 @@ use std::time::Duration;
 
 use kernel::{Kernel, kernel};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{Launch, RoleError, connect, finish, init_logging, role_sources, runtime};
+use mpst_examples::net::{
+    Launch, RoleError, connect, finish, init_logging, number_flag, role_sources, runtime,
+};
 use mpst_examples::{observe, observer};
 use mpst_wire::RoleExit;
 use protocol::{K, S, SSession, T, TSession, sink, source};
@@ -110,15 +112,9 @@ fn main() -> ExitCode {
         Ok(sources) => sources,
         Err(error) => return finish::<String>(Err(error)),
     };
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let count = match flag("--count").map(|c| c.parse()) {
-        None => 10,
-        Some(Ok(count)) => count,
-        Some(Err(_)) => return finish::<String>(Err(RoleError::usage("--count needs a number"))),
+    let count = match number_flag(&args, "--count", 10) {
+        Ok(count) => count,
+        Err(error) => return finish::<String>(Err(error)),
     };
     let skew = args.iter().any(|a| a == "--skew");
     let runtime = match runtime() {

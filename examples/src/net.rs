@@ -70,6 +70,23 @@ pub fn role_sources(args: &mut Vec<String>, protocol: &str) -> Result<Sources, R
     Ok(sources)
 }
 
+/// The number given after `name` in a role program's own arguments (`--count 10`), or
+/// `default` when `name` is absent; a usage error when its value is missing or not a
+/// number.
+pub fn number_flag<T: std::str::FromStr>(
+    args: &[String],
+    name: &str,
+    default: T,
+) -> Result<T, RoleError> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(default),
+        Some(at) => args
+            .get(at + 1)
+            .and_then(|value| value.parse().ok())
+            .ok_or_else(|| RoleError::usage(format!("{name} needs a number"))),
+    }
+}
+
 /// A role program's failure: what to print and the exit status that says what happened.
 #[derive(Debug)]
 pub struct RoleError {
@@ -446,5 +463,25 @@ impl Launch {
             });
         }
         Ok(outcomes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_flag_is_its_value_its_default_when_absent_and_a_usage_error_otherwise() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            number_flag(&args(&["--count", "7"]), "--count", 10).unwrap(),
+            7
+        );
+        assert_eq!(number_flag(&args(&["--skew"]), "--count", 10).unwrap(), 10);
+        for bad in [&["--count"][..], &["--count", "many"][..]] {
+            let error = number_flag::<u64>(&args(bad), "--count", 10).unwrap_err();
+            assert_eq!(error.exit, RoleExit::Usage);
+            assert_eq!(error.message, "--count needs a number");
+        }
     }
 }

@@ -27,7 +27,9 @@ use std::time::Duration;
 use api::*;
 use buyers::{buyer_a, buyer_b, buyer_c, seller};
 use mpst::net::{Fingerprint, NetConfig};
-use mpst_examples::net::{Launch, RoleError, connect, finish, init_logging, role_sources, runtime};
+use mpst_examples::net::{
+    Launch, RoleError, connect, finish, init_logging, number_flag, role_sources, runtime,
+};
 use mpst_wire::RoleExit;
 
 /// The protocol name (and version) every role announces in the handshake.
@@ -108,17 +110,9 @@ fn main() -> ExitCode {
         Ok(sources) => sources,
         Err(error) => return finish::<String>(Err(error)),
     };
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let budget_c = match flag("--budget-c").map(|c| c.parse()) {
-        None => 100,
-        Some(Ok(budget)) => budget,
-        Some(Err(_)) => {
-            return finish::<String>(Err(RoleError::usage("--budget-c needs a number")));
-        }
+    let budget_c = match number_flag(&args, "--budget-c", 100) {
+        Ok(budget) => budget,
+        Err(error) => return finish::<String>(Err(error)),
     };
     let runtime = match runtime() {
         Ok(runtime) => runtime,

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use mpst::net::{NetConfig, TcpRoute};
 use mpst::{Branch, End, Message, Payload, Role, Select, session, try_session};
-use mpst_examples::net::{RoleError, connect, finish, init_logging, role_sources, runtime};
+use mpst_examples::net::{
+    RoleError, connect, finish, init_logging, number_flag, role_sources, runtime,
+};
 
 /// The protocol name (and version) every role announces in the handshake.
 const PROTOCOL: &str = "ticks/1";
@@ -117,14 +119,7 @@ fn main() -> ExitCode {
         Ok(sources) => sources,
         Err(error) => return finish::<String>(Err(error)),
     };
-    let number = |name: &str, default: u64| -> Result<u64, RoleError> {
-        match args.iter().position(|a| a == name).map(|i| args.get(i + 1)) {
-            None => Ok(default),
-            Some(value) => value
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| RoleError::usage(format!("{name} needs a number"))),
-        }
-    };
+    let number = |name: &str, default: u64| number_flag(&args, name, default);
     let (count, pause) = match (number("--count", 10), number("--pause", 100)) {
         (Ok(count), Ok(pause)) => (count, Duration::from_millis(pause)),
         (Err(error), _) | (_, Err(error)) => return finish::<String>(Err(error)),
