@@ -15,10 +15,12 @@ use tokio::time::Instant;
 use std::collections::hash_map::Entry;
 
 use super::cells::CellId;
-use super::mailbox::{Gone, Mailbox, Slot, settle};
+use super::mailbox::{Address, Gone, HashMap, Mailbox, Slot, settle};
+use super::unclaimed::Unclaimed;
 use super::{Pending, after};
 use crate::key::Key;
 use crate::role::RoleName;
+use crate::transport::Envelope;
 
 /// Entries the deadline queue may hold beyond twice the waiting receives before the
 /// completed ones are trimmed out of it.
@@ -38,8 +40,7 @@ impl Mailbox {
         wait: Duration,
     ) -> Option<Pending> {
         self.trim_deadlines();
-        let mut refused = None;
-        match self.slots.entry(key.clone()) {
+        let refused = match self.slots.entry(key.clone()) {
             Entry::Occupied(mut filed) => {
                 let (held_from, slot) = filed.get_mut();
                 if !matches!(slot, Slot::Arrived(..)) {
@@ -53,29 +54,30 @@ impl Mailbox {
                     return Some(Pending::Ready(env));
                 }
                 *held_from = from.clone();
-                refused = Some(number);
+                number
             }
             Entry::Vacant(slot) => {
-                slot.insert((from.clone(), Slot::Consumed));
+                // Nothing arrived for the key: the receive waits in the slot made here (one
+                // look-up), unless it completes or fails at once.
+                let (strays, unclaimed) = (&mut self.strays, &mut self.unclaimed);
+                if let Some(done) = at_once(strays, unclaimed, &self.lost, self.closed, from, key) {
+                    slot.insert((from.clone(), Slot::Consumed));
+                    return Some(done);
+                }
+                let cell = self.cells.open();
+                slot.insert((from.clone(), Slot::Waiting(cell)));
+                queue_deadline(&mut self.deadlines, key, now, wait);
+                self.waiting += 1;
+                return Some(Pending::Wait(cell));
             }
-        }
-        if let Some(number) = refused {
-            self.stats.wrong_sender_refused += 1;
-            self.release(number);
-        }
-        // The slot is this receive's now (marked consumed until it is known to wait).
-        if !self.strays.is_empty() {
-            if let Some((env, number)) = self.strays.remove(&(from.clone(), key.clone())) {
-                self.release(number);
-                return Some(Pending::Ready(env));
-            }
-        }
-        let failed = match self.lost.is_empty() {
-            true => None,
-            false => self.lost.get(from).map(|text| Gone::Lost(text.clone())),
         };
-        if let Some(gone) = failed.or(self.closed.then_some(Gone::Closed)) {
-            return Some(Pending::Failed(gone));
+        // Held for the key from another sender: refused.
+        self.stats.wrong_sender_refused += 1;
+        self.release(refused);
+        // The slot is this receive's now (marked consumed until it is known to wait).
+        let (strays, unclaimed) = (&mut self.strays, &mut self.unclaimed);
+        if let Some(done) = at_once(strays, unclaimed, &self.lost, self.closed, from, key) {
+            return Some(done);
         }
         Some(Pending::Wait(self.wait_at(key, now, wait)))
     }
@@ -137,6 +139,32 @@ impl Mailbox {
         }
         after(now, wait.max(Duration::from_millis(1)))
     }
+}
+
+/// How a receive from `from` at `key`, whose slot holds no envelope, completes without
+/// waiting: with the envelope of its sender kept apart for the key (`strays`), or failed
+/// because its sender is lost or nothing more arrives. `None`: it waits.
+fn at_once(
+    strays: &mut HashMap<Address, (Envelope, u64)>,
+    unclaimed: &mut Unclaimed,
+    lost: &HashMap<RoleName, String>,
+    closed: bool,
+    from: &RoleName,
+    key: &Key,
+) -> Option<Pending> {
+    if !strays.is_empty() {
+        if let Some((env, number)) = strays.remove(&(from.clone(), key.clone())) {
+            unclaimed.release(number);
+            return Some(Pending::Ready(env));
+        }
+    }
+    let failed = match lost.is_empty() {
+        true => None,
+        false => lost.get(from).map(|text| Gone::Lost(text.clone())),
+    };
+    failed
+        .or(closed.then_some(Gone::Closed))
+        .map(Pending::Failed)
 }
 
 /// Queues the deadline of a receive waiting at `key`: `wait` from `now`, and never
