@@ -12,13 +12,22 @@ use super::session_of;
 use crate::key::Key;
 use crate::transport::Envelope;
 
+/// Emptied vectors kept for later sessions' early envelopes.
+const SPARE: usize = 16;
+/// Vectors larger than this are not kept (a hostile peer can fill one session's vector up
+/// to the unclaimed bound; that memory is not held after the session starts).
+const SPARE_CAPACITY: usize = 16;
+
 impl Mailbox {
     /// Holds `env`, of session `n` that has not started here, unclaimed until `n` starts
     /// (bounded with every other unclaimed envelope).
     pub(crate) fn file_early(&mut self, n: u64, env: Envelope, bounds: Bounds) {
         let now = Instant::now();
         let number = (self.unclaimed).hold(&env.from, &env.key, env.payload.len(), now);
-        self.early.entry(n).or_default().push((env, number));
+        let spare = &mut self.spare_early;
+        let held = self.early.entry(n);
+        held.or_insert_with(|| spare.pop().unwrap_or_default())
+            .push((env, number));
         self.early_held += 1;
         self.expire(bounds, now);
     }
@@ -26,11 +35,11 @@ impl Mailbox {
     /// Session `n` starts: files the envelopes held for it into the slots, in arrival
     /// order (a second one of the same sender and key is a duplicate, refused).
     pub(crate) fn start_early(&mut self, n: u64) {
-        let Some(held) = self.early.remove(&n) else {
+        let Some(mut held) = self.early.remove(&n) else {
             return;
         };
         self.early_held -= held.len();
-        for (env, number) in held {
+        for (env, number) in held.drain(..) {
             let duplicate = match self.slots.entry(env.key.clone()) {
                 Entry::Vacant(slot) => {
                     slot.insert((env.from.clone(), Slot::Arrived(env, number)));
@@ -51,6 +60,9 @@ impl Mailbox {
                 self.stats.duplicates_refused += 1;
                 self.release(number);
             }
+        }
+        if self.spare_early.len() < SPARE && held.capacity() <= SPARE_CAPACITY {
+            self.spare_early.push(held);
         }
     }
 

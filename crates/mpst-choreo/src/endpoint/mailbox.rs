@@ -83,6 +83,8 @@ pub(crate) struct Mailbox {
     pub(crate) early: HashMap<u64, Vec<(Envelope, u64)>>,
     /// How many envelopes `early` holds.
     pub(crate) early_held: usize,
+    /// Emptied vectors of `early`, for the next sessions' early envelopes.
+    pub(crate) spare_early: Vec<Vec<(Envelope, u64)>>,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
     pub(super) unclaimed: Unclaimed,
     /// Senders the transport lost, with its error's text.

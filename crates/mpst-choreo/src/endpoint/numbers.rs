@@ -7,17 +7,37 @@ use super::mailbox::HashSet;
 /// running and those finished out of number order. Sessions
 /// numbered in order (as [`crate::Endpoint::run`] does) leave nothing behind but the
 /// floor, so a long-running endpoint does not grow by one entry per session.
+///
+/// The running sessions are a sorted vector, not a hash set: they are this endpoint's
+/// own (a peer cannot add any), usually few and started in increasing order (appended),
+/// and every delivery asks whether its session runs, which a search of a few numbers
+/// answers without hashing.
 #[derive(Default)]
 pub(crate) struct Numbers {
     floor: u64,
-    running: HashSet<u64>,
+    running: Vec<u64>,
     finished: HashSet<u64>,
 }
 
 impl Numbers {
     /// Marks `n` as running; `false` if it has run or runs already.
     pub(crate) fn start(&mut self, n: u64) -> bool {
-        !self.is_finished(n) && self.running.insert(n)
+        if self.is_finished(n) {
+            return false;
+        }
+        match self.running.last() {
+            Some(&last) if last >= n => match self.running.binary_search(&n) {
+                Ok(_) => false,
+                Err(at) => {
+                    self.running.insert(at, n);
+                    true
+                }
+            },
+            _ => {
+                self.running.push(n);
+                true
+            }
+        }
     }
 
     /// Whether session `n` has finished here.
@@ -27,7 +47,7 @@ impl Numbers {
 
     /// Whether session `n` has started here and not finished.
     pub(crate) fn is_running(&self, n: u64) -> bool {
-        self.running.contains(&n)
+        self.running.binary_search(&n).is_ok()
     }
 
     /// Whether the session that calls it (a running one) is the only one running.
@@ -37,7 +57,9 @@ impl Numbers {
 
     /// Marks `n` as finished.
     pub(crate) fn finish(&mut self, n: u64) {
-        self.running.remove(&n);
+        if let Ok(at) = self.running.binary_search(&n) {
+            self.running.remove(at);
+        }
         if n == self.floor {
             self.floor += 1;
             while !self.finished.is_empty() && self.finished.remove(&self.floor) {
@@ -78,6 +100,7 @@ mod tests {
             assert!(numbers.start(n));
         }
         assert!(!numbers.start(2), "running already");
+        assert!(numbers.is_running(2) && !numbers.is_running(4));
         numbers.finish(2);
         numbers.finish(3);
         assert!(numbers.is_finished(3) && !numbers.is_finished(0));
@@ -86,5 +109,11 @@ mod tests {
         numbers.finish(0);
         assert_eq!(numbers.remembered(), 0, "the floor moved past 3");
         assert!((0..4).all(|n| numbers.is_finished(n)));
+        // Started out of order (`run_session`): kept sorted, each once.
+        assert!(numbers.start(9) && numbers.start(6) && numbers.start(7));
+        assert!(!numbers.start(6) && !numbers.start(9));
+        assert!([6, 7, 9].iter().all(|&n| numbers.is_running(n)) && !numbers.is_running(8));
+        numbers.finish(7);
+        assert!(!numbers.is_running(7) && numbers.is_running(6) && !numbers.alone());
     }
 }
