@@ -48,8 +48,25 @@ macro_rules! roles {
 }
 
 /// The name of a role at run time.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RoleName(Cow<'static, str>);
+
+impl PartialEq for RoleName {
+    /// Equal names: the same text. Two names that point at the same text (the same
+    /// `&'static str`, as every [`Role::name`] of one role) are equal without comparing
+    /// bytes; the mailbox compares senders on every delivery and claim.
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.as_str(), other.as_str());
+        (a.len() == b.len() && std::ptr::eq(a.as_ptr(), b.as_ptr())) || a == b
+    }
+}
+
+impl std::hash::Hash for RoleName {
+    /// The text's hash, as `str` hashes it (equal names hash alike).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
 
 impl RoleName {
     /// A role name from a static string.
@@ -221,6 +238,21 @@ mod tests {
         struct A;
         struct B;
         struct C;
+    }
+
+    #[test]
+    fn names_are_equal_and_hash_alike_by_their_text_wherever_it_is_held() {
+        use std::hash::BuildHasher;
+        let hasher = std::collections::hash_map::RandomState::new();
+        let (fixed, owned) = (A::name(), RoleName::new(String::from("A")));
+        assert_eq!(fixed, A::name());
+        assert_eq!(fixed, owned);
+        assert_eq!(owned, fixed);
+        assert_eq!(hasher.hash_one(&fixed), hasher.hash_one(&owned));
+        assert_eq!(hasher.hash_one(&fixed), hasher.hash_one("A"));
+        assert!(fixed != B::name() && owned != RoleName::new("AB"));
+        // The same text's start with another length is another name.
+        assert!(RoleName::from_static(&A::NAME[..0]) != fixed);
     }
 
     fn member<R, L, I>()

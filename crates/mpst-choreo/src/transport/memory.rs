@@ -1,7 +1,6 @@
 //! In-memory transport: each role's inbox, filed by the sender's own `send` (no channel,
 //! no task between), for tests and for running every role in one process.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use futures::future::BoxFuture;
@@ -45,24 +44,33 @@ impl Port {
 /// receive waiting for it, in the sender's task. Wrap it in [`Chaos`](super::Chaos) to
 /// reorder, delay, duplicate and drop.
 pub struct InMemory {
-    /// Looked up on every send: aHash rather than SipHash (the roles are fixed here).
-    ports: HashMap<RoleName, Port, ahash::RandomState>,
+    /// Looked up on every send, by comparing names: a choreography has few roles, and a
+    /// name usually points at the same static text as the one looked up (nothing hashed).
+    ports: Vec<(RoleName, Port)>,
 }
 
 impl InMemory {
-    /// A network connecting `roles`.
+    /// A network connecting `roles` (a role named twice has one port).
     pub fn new(roles: impl IntoIterator<Item = RoleName>) -> Self {
-        let ports = roles
-            .into_iter()
-            .map(|role| (role, Port::default()))
-            .collect();
+        let mut ports: Vec<(RoleName, Port)> = Vec::new();
+        for role in roles {
+            if !ports.iter().any(|(name, _)| *name == role) {
+                ports.push((role, Port::default()));
+            }
+        }
         Self { ports }
+    }
+
+    fn port(&self, role: &RoleName) -> Option<&Port> {
+        self.ports
+            .iter()
+            .find_map(|(name, port)| (name == role).then_some(port))
     }
 }
 
 impl Transport for InMemory {
     fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
-        done(match self.ports.get(&envelope.to) {
+        done(match self.port(&envelope.to) {
             Some(port) => {
                 let to = envelope.to.clone();
                 if port.deliver(envelope) {
@@ -87,7 +95,7 @@ impl Transport for InMemory {
                 )),
             )
         };
-        let port = self.ports.get(role).ok_or_else(unavailable)?;
+        let port = self.port(role).ok_or_else(unavailable)?;
         let mut early = port.early();
         if port.inbox.set(inbox).is_err() {
             return Err(unavailable());
