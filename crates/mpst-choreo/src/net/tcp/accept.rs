@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
 use super::{TcpConfig, TcpStats};
+use crate::net::stages::{self, Stage};
 use crate::net::{Arrivals, Delivery, decode_error};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Inbox, TransportCause, TransportError};
@@ -212,11 +213,12 @@ fn lane(connection: Connection, ctx: &Arc<Ctx>) {
         ctx.over_held.fetch_add(1, Ordering::Relaxed);
         return;
     }
+    let port = connection.remote_addr().port();
     let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_length);
     ctx.arrivals.arrived(&peer, lanes);
     let ctx = ctx.clone();
     tokio::spawn(async move {
-        if let Err(failure) = read(&mut framed, &peer, run, &ctx).await {
+        if let Err(failure) = read(&mut framed, (&peer, port), run, &ctx).await {
             ctx.delivery.fail(failure);
         }
         ctx.close_lane(&peer);
@@ -332,7 +334,13 @@ enum Next {
 /// sender or to another role are refused and counted; a frame of another run ends the
 /// lane. Until an endpoint attaches, the first envelope waits (and the lane is not read
 /// further), and the acknowledgement is repeated so the dialler knows this role is there.
-async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
+/// `port` is the dialler's (for the `stages` probe).
+async fn read(
+    lane: &mut Lane,
+    (peer, port): (&RoleName, u16),
+    run: u64,
+    ctx: &Ctx,
+) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     let mut inbox: Option<Inbox> = None;
     let mut acks = Acks::new(run, ack_interval(ctx.idle_timeout));
@@ -385,6 +393,7 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                 return Ok(());
             }
             Frame::Message { envelope, .. } => {
+                stages::mark(Stage::Read, &envelope, port);
                 acks.read += 1;
                 if envelope.from != *peer || envelope.to != ctx.role {
                     ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
@@ -397,10 +406,19 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                         inbox.insert(attached)
                     }
                 };
+                #[cfg(feature = "stages")]
+                let marked = Envelope {
+                    payload: Vec::new(),
+                    from: envelope.from.clone(),
+                    to: envelope.to.clone(),
+                    key: envelope.key.clone(),
+                };
                 if !inbox.deliver(Ok(envelope)) {
                     // The endpoint is gone.
                     return Ok(());
                 }
+                #[cfg(feature = "stages")]
+                stages::mark(Stage::Filed, &marked, port);
                 if acks.due().is_some_and(|due| due <= Instant::now()) {
                     // The endpoint's task, just woken by the delivery, goes first: the
                     // acknowledgement is not on the envelope's way.
