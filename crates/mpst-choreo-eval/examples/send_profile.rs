@@ -187,6 +187,14 @@ fn stages(args: &[String]) -> ExitCode {
         .map(|t| format!("{:.1}", t.total_us))
         .collect();
     println!("| due -> receive (whole way) | {} |", totals.join(" | "));
+    let first: Vec<String> = tables
+        .iter()
+        .map(|t| format!("{} of {}", t.text_first, t.sessions))
+        .collect();
+    println!(
+        "| sessions whose text reached c first | {} |",
+        first.join(" | ")
+    );
     for table in &tables {
         if print(table) != ExitCode::SUCCESS {
             return ExitCode::FAILURE;

@@ -129,6 +129,9 @@ pub struct Table {
     pub left_out: usize,
     /// Frames queued for a writer task (choreographies), of every session.
     pub queued: usize,
+    /// Sessions (of those tabulated) whose text was read at `c` before their key: the
+    /// key then waits for `c` to handle the text.
+    pub text_first: usize,
     /// The median of each step of [`STEPS`] (µs).
     pub steps_us: Vec<f64>,
     /// The median of the whole way, due -> receive (µs).
@@ -191,6 +194,7 @@ struct Pool {
     totals: Vec<f64>,
     left_out: usize,
     queued: usize,
+    text_first: usize,
 }
 
 impl Pool {
@@ -206,6 +210,7 @@ impl Pool {
         for i in sessions {
             match (ways.key(i, due(i)), received(i)) {
                 (Some(mut times), Some(done)) => {
+                    self.text_first += usize::from(ways.text_first(i));
                     times.push(done);
                     // Signed: a relay may read a frame before the writer's `write` returns.
                     let us = |w: &[Instant]| match w[1].checked_duration_since(w[0]) {
@@ -232,6 +237,7 @@ impl Pool {
             sessions: self.totals.len(),
             left_out: self.left_out,
             queued: self.queued,
+            text_first: self.text_first,
             steps_us: self.steps.iter_mut().map(|s| stats::median(s)).collect(),
             total_us: stats::median(&mut self.totals),
         }
@@ -317,6 +323,12 @@ impl Ways {
             list.sort();
         }
         ways
+    }
+
+    /// Whether session `i`'s text was read at `c` before its key.
+    fn text_first(&self, i: u64) -> bool {
+        let read = |key| self.marks.get(&(Stage::Read, "C", key, i)).map(|m| m.0);
+        matches!((read(false), read(true)), (Some(t), Some(k)) if t < k)
     }
 
     /// The key of session `i`'s way from `due` to filed at `c`, if every stage was
