@@ -7,13 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::Instant;
 
-use mpst_choreo::RoleSet;
 use serde::Serialize;
 
 use super::Stage;
 use crate::drive::Implementation;
-use crate::impaired::hosts::{self, Placement};
-use crate::impaired::{Plan, measured_from, stats};
+use crate::impaired::hosts::Placement;
+use crate::impaired::{measured_from, stats};
 use crate::send;
 
 /// Which message a mark is about.
@@ -150,15 +149,7 @@ pub fn run(
     mpst_choreo::net::stages::set_hook(choreo_mark);
     mpst_testbed::stages::set_hook(relay_chunk);
     let rate = 50.0;
-    let plan = Plan {
-        delays_ms: vec![0],
-        send_rate: rate,
-        hop_duration: seconds,
-        ..Plan::full(seed)
-    };
-    let roles = mpst_choreo_paper::concurrent_send::Roles::names();
-    let bed = hosts::bed(&roles, seed)?;
-    hosts::set_delay(&bed, &roles, Default::default(), Default::default(), None);
+    let (plan, roles, bed) = crate::impaired::probe::zero_delay_bed(seconds, rate, seed)?;
     let mut pooled: HashMap<&'static str, Pool> = HashMap::new();
     for round in 0..rounds {
         for turn in 0..imps.len() {
