@@ -14,6 +14,10 @@
 //! taking turns, default out of order and actors) and prints one JSON line per run:
 //! context switches, system calls and CPU time per session by thread group, and the
 //! relay's chunks per session.
+//! `send_profile --stages SECONDS ROUNDS [IMPLEMENTATION..]` (root, built with
+//! `--features stages`) runs the same with every stage of the key's way timestamped
+//! (`impaired::stages`) and prints a table of each step's median, the implementations
+//! side by side, then one JSON line per implementation.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -26,6 +30,9 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bed") {
         return bed(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("--stages") {
+        return stages(&args[1..]);
     }
     let mode = match args.first().map(String::as_str) {
         Some(m @ ("--open" | "--hops" | "--late")) => m.to_string(),
@@ -130,23 +137,76 @@ fn parse_imp(name: &str) -> Option<Implementation> {
     Implementation::ALL.into_iter().find(|i| i.name() == name)
 }
 
-fn bed(args: &[String]) -> ExitCode {
-    let (Some(seconds), Some(rounds)) = (
-        args.first().and_then(|s| s.parse().ok()),
-        args.get(1).and_then(|s| s.parse().ok()),
-    ) else {
-        return usage();
-    };
+/// `SECONDS ROUNDS [IMPLEMENTATION..]` (default out of order and actors).
+fn bed_args(args: &[String]) -> Option<(f64, usize, Vec<Implementation>)> {
+    let seconds = args.first()?.parse().ok()?;
+    let rounds = args.get(1)?.parse().ok()?;
     let mut imps: Vec<Implementation> = Vec::new();
     for name in &args[2..] {
-        match parse_imp(name) {
-            Some(i) => imps.push(i),
-            None => return usage(),
-        }
+        imps.push(parse_imp(name)?);
     }
     if imps.is_empty() {
         imps = vec![Implementation::OutOfOrder, Implementation::Actors];
     }
+    Some((seconds, rounds, imps))
+}
+
+#[cfg(not(feature = "stages"))]
+fn stages(_: &[String]) -> ExitCode {
+    eprintln!(
+        "send_profile --stages needs the feature: cargo build --release -p mpst-choreo-eval --examples --features stages"
+    );
+    ExitCode::from(2)
+}
+
+#[cfg(feature = "stages")]
+fn stages(args: &[String]) -> ExitCode {
+    use mpst_choreo_eval::impaired::stages;
+    let Some((seconds, rounds, imps)) = bed_args(args) else {
+        return usage();
+    };
+    let tables = match stages::run(&imps, seconds, rounds, 2024) {
+        Ok(tables) => tables,
+        Err(e) => {
+            eprintln!("the test bed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let names: Vec<&str> = tables.iter().map(|t| t.implementation).collect();
+    println!("| step (median, µs) | {} |", names.join(" | "));
+    println!("|---|{}", "---:|".repeat(tables.len()));
+    for (n, step) in stages::STEPS.iter().enumerate() {
+        let cells: Vec<String> = tables
+            .iter()
+            .map(|t| t.steps_us.get(n).map_or("-".into(), |v| format!("{v:.1}")))
+            .collect();
+        println!("| {step} | {} |", cells.join(" | "));
+    }
+    let totals: Vec<String> = tables
+        .iter()
+        .map(|t| format!("{:.1}", t.total_us))
+        .collect();
+    println!("| due -> receive (whole way) | {} |", totals.join(" | "));
+    let first: Vec<String> = tables
+        .iter()
+        .map(|t| format!("{} of {}", t.text_first, t.sessions))
+        .collect();
+    println!(
+        "| sessions whose text reached c first | {} |",
+        first.join(" | ")
+    );
+    for table in &tables {
+        if print(table) != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn bed(args: &[String]) -> ExitCode {
+    let Some((seconds, rounds, imps)) = bed_args(args) else {
+        return usage();
+    };
     match mpst_choreo_eval::impaired::probe::run(&imps, seconds, 50.0, rounds, 2024) {
         Ok(runs) => {
             for run in &runs {
@@ -165,7 +225,7 @@ fn bed(args: &[String]) -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS\n       send_profile --late in_order|out_of_order|actors SECONDS\n       send_profile --bed SECONDS ROUNDS [in_order|out_of_order|actors..]"
+        "usage: send_profile in_order|out_of_order|actors SESSIONS [THREADS]\n       send_profile --open in_order|out_of_order|actors SECONDS\n       send_profile --hops in_order|out_of_order SECONDS\n       send_profile --late in_order|out_of_order|actors SECONDS\n       send_profile --bed SECONDS ROUNDS [in_order|out_of_order|actors..]\n       send_profile --stages SECONDS ROUNDS [in_order|out_of_order|actors..]"
     );
     ExitCode::from(2)
 }

@@ -13,6 +13,8 @@ mod impair;
 mod ns;
 mod process;
 mod relay;
+#[cfg(feature = "stages")]
+pub mod stages;
 
 pub use bed::{Builder, DEFAULT_DIAL_PATIENCE, MAX_HOSTS, TestBed};
 pub use error::{Error, Result};

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::hosts::Placement;
+use super::stages::{self, Stage};
 use crate::busy::Busy;
 use crate::load::Recorder;
 use crate::{send, serving};
@@ -52,12 +53,26 @@ pub enum Msg {
 /// The sending end of one link: messages queued here are written, in order, to the
 /// peer's host by the link's bridging task.
 #[derive(Clone)]
-pub struct Link(mpsc::UnboundedSender<Wire>);
+pub struct Link(mpsc::UnboundedSender<Wire>, &'static str);
 
 impl Link {
     /// Queues `wire` for the peer (dropped if the link is gone: the run is ending).
     pub fn send(&self, wire: Wire) {
+        if let Some(what) = wire.label() {
+            stages::actor(Stage::SendCalled, self.1, what, 0);
+        }
         let _ = self.0.send(wire);
+    }
+}
+
+impl Wire {
+    /// Concurrent send's message: (a key?, its request), for the `stages` probe.
+    fn label(&self) -> Option<(bool, u64)> {
+        match *self {
+            Wire::Key(i) => Some((true, i)),
+            Wire::Txt(i) => Some((false, i)),
+            _ => None,
+        }
     }
 }
 
@@ -67,26 +82,37 @@ impl Link {
 fn link(role: &str, peer: &str, addr: std::net::SocketAddr) -> Link {
     let (tx, mut rx) = mpsc::unbounded_channel::<Wire>();
     let what = format!("{role} -> {peer}");
+    let at = stages::role(role);
     tokio::spawn(async move {
         let mut stream = match connect(addr).await {
             Ok(s) => s,
             Err(e) => return eprintln!("actors: link {what}: {e}"),
         };
+        #[cfg(feature = "stages")]
+        let (port, mut labels) = (stream.local_addr().map_or(0, |a| a.port()), Vec::new());
         let mut out = Vec::new();
         while let Some(first) = rx.recv().await {
             out.clear();
+            #[cfg(feature = "stages")]
+            labels.clear();
             let mut next = Some(first);
             while let Some(wire) = next {
                 let frame = mpst_wire::codec::encode_frame(&wire, DEFAULT_MAX_FRAME_LENGTH);
                 out.extend(frame.expect("a small message encodes"));
+                #[cfg(feature = "stages")]
+                labels.extend(wire.label());
                 next = rx.try_recv().ok();
             }
             if let Err(e) = stream.write_all(&out).await {
                 return eprintln!("actors: link {what}: {e}");
             }
+            #[cfg(feature = "stages")]
+            for &label in &labels {
+                stages::actor(Stage::Written, at, label, port);
+            }
         }
     });
-    Link(tx)
+    Link(tx, at)
 }
 
 async fn connect(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
@@ -112,14 +138,19 @@ async fn serve(role: String, listener: TcpListener, actor: ActorRef<Msg>) {
         let _ = stream.set_nodelay(true);
         let (actor, role) = (actor.clone(), role.clone());
         tokio::spawn(async move {
-            if let Err(e) = read_frames(stream, &actor).await {
+            if let Err(e) = read_frames(stream, &actor, stages::role(&role)).await {
                 eprintln!("actors: {role}: a link failed: {e}");
             }
         });
     }
 }
 
-async fn read_frames(mut stream: TcpStream, actor: &ActorRef<Msg>) -> Result<(), String> {
+async fn read_frames(
+    mut stream: TcpStream,
+    actor: &ActorRef<Msg>,
+    at: &'static str,
+) -> Result<(), String> {
+    let port = stream.peer_addr().map_or(0, |a| a.port());
     let mut header = [0; HEADER_LENGTH];
     let mut body = Vec::new();
     loop {
@@ -133,8 +164,15 @@ async fn read_frames(mut stream: TcpStream, actor: &ActorRef<Msg>) -> Result<(),
             .await
             .map_err(|e| format!("inside a frame: {e}"))?;
         let wire: Wire = decode_body(&body).map_err(|e| e.to_string())?;
+        let label = wire.label();
+        if let Some(label) = label {
+            stages::actor(Stage::Read, at, label, port);
+        }
         if actor.send_message(Msg::Net(wire)).is_err() {
             return Ok(()); // the actor stopped: the run is over
+        }
+        if let Some(label) = label {
+            stages::actor(Stage::Filed, at, label, port);
         }
     }
 }

@@ -188,7 +188,13 @@ pub(super) fn against_actors(dir: &Path, d: &Details) -> String {
          choreography; a frame written by a link's bridging task for the actors; in both, \
          only the services wait for a session's due time, `s` and `c` take messages as \
          they come). On the \
-         bed {reading}, over {} sessions of each.{memory}{traffic} With costs and delays the same \
+         bed {reading}, over {} sessions of each.{memory}{traffic} Stage by stage \
+         (`send_profile --stages`, crates/mpst-choreo/BENCHMARKS.md, \"Where a hop's time \
+         goes, stage by stage\"), no one stage holds the difference: the software path \
+         at `s` and `c` (decoding and filing the envelope, the session's poll, encoding \
+         and writing the forward) is a few µs slower a step, and the rest is waiting for \
+         a core, since out of order's hosts use more CPU per session with the same \
+         system calls per message. With costs and delays the same \
          gap is part of every key median; whether a run can see it is what its interval \
          says (the goals above). On this machine (2 cores, load average {} when the runs \
          started) every extra wake-up also waits for a core.\n",

@@ -20,6 +20,7 @@ pub mod model;
 pub mod probe;
 pub mod report;
 mod report_text;
+pub mod stages;
 pub mod stats;
 
 use std::collections::BTreeMap;

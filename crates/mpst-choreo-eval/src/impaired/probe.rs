@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::hosts::{self, Placement};
-use mpst_choreo::RoleSet;
+use mpst_choreo::{RoleName, RoleSet};
+use mpst_testbed::TestBed;
 
 use super::Plan;
 use crate::drive::Implementation;
@@ -125,15 +126,13 @@ pub struct ProbeRun {
     pub failures: u64,
 }
 
-/// Runs concurrent send with no service costs at 0 ms delay, `rounds` times each
-/// implementation of `imps` in turn, `seconds` of sending at `rate` per run.
-pub fn run(
-    imps: &[Implementation],
+/// The probes' set-up: concurrent send's plan with no service costs at 0 ms (`seconds`
+/// at `rate` a run), its roles, and a bed of one host per role with undelayed links.
+pub(super) fn zero_delay_bed(
     seconds: f64,
     rate: f64,
-    rounds: usize,
     seed: u64,
-) -> mpst_testbed::Result<Vec<ProbeRun>> {
+) -> mpst_testbed::Result<(Plan, Vec<RoleName>, TestBed)> {
     let plan = Plan {
         delays_ms: vec![0],
         send_rate: rate,
@@ -143,6 +142,19 @@ pub fn run(
     let roles = mpst_choreo_paper::concurrent_send::Roles::names();
     let bed = hosts::bed(&roles, seed)?;
     hosts::set_delay(&bed, &roles, Default::default(), Default::default(), None);
+    Ok((plan, roles, bed))
+}
+
+/// Runs concurrent send with no service costs at 0 ms delay, `rounds` times each
+/// implementation of `imps` in turn, `seconds` of sending at `rate` per run.
+pub fn run(
+    imps: &[Implementation],
+    seconds: f64,
+    rate: f64,
+    rounds: usize,
+    seed: u64,
+) -> mpst_testbed::Result<Vec<ProbeRun>> {
+    let (plan, roles, bed) = zero_delay_bed(seconds, rate, seed)?;
     let link = bed.link(&hosts::host_of("S"), &hosts::host_of("C"));
     let mut runs = Vec::new();
     for round in 0..rounds {

@@ -20,6 +20,12 @@ use crate::transport::{Inbox, TransportCause, TransportError};
 #[cfg_attr(docsrs, doc(cfg(feature = "quic")))]
 #[cfg(feature = "quic")]
 pub mod quic;
+#[cfg_attr(docsrs, doc(cfg(feature = "stages")))]
+#[cfg(feature = "stages")]
+pub mod stages;
+/// Without the feature the marks are empty functions, compiled away.
+#[cfg(all(feature = "tcp", not(feature = "stages")))]
+pub(crate) mod stages;
 #[cfg_attr(docsrs, doc(cfg(feature = "tcp")))]
 #[cfg(feature = "tcp")]
 pub mod tcp;

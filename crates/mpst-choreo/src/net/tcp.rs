@@ -69,6 +69,7 @@ use tokio::task::JoinHandle;
 
 #[cfg(feature = "testing")]
 use super::Hold;
+use super::stages::{self, Stage};
 use super::{Arrivals, DEFAULT_MAX_FRAME, Delivery, io_error};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Inbox, Transport, TransportError, done};
@@ -202,6 +203,8 @@ struct Lane {
     run: u64,
     /// Why the lane's writer failed, once it did.
     failed: write::Failed,
+    /// The lane's local port (for the `stages` probe).
+    port: u16,
 }
 
 struct Lanes {
@@ -311,8 +314,10 @@ impl TcpTransport {
                 let run = connection.run_id().as_u64();
                 let (queue, queued) = mpsc::unbounded_channel();
                 let failed = write::Failed::default();
+                let mut port = 0;
                 let (stream, direct) = match connection.into_stream() {
                     mpst_wire::Stream::Plain(tcp) => {
+                        port = tcp.local_addr().map_or(0, |a| a.port());
                         let (reader, writer) = tcp.into_split();
                         let direct = inline::Direct::new(writer);
                         (write::Lane::Plain(reader, direct.clone()), Some(direct))
@@ -334,6 +339,7 @@ impl TcpTransport {
                     queue,
                     run,
                     failed,
+                    port,
                 });
             }
             let next = AtomicUsize::new(0);
@@ -459,20 +465,32 @@ impl TcpTransport {
         })?;
         let i = lanes.next.fetch_add(1, Ordering::Relaxed) % lanes.lanes.len();
         let lane = &lanes.lanes[i];
-        let frame = Frame::Message {
+        stages::mark(Stage::SendCalled, &envelope, lane.port);
+        let message = Frame::Message {
             run: lane.run,
             envelope,
         };
-        let frame = mpst_wire::codec::encode_frame(&frame, self.max_frame_length)
+        let frame = mpst_wire::codec::encode_frame(&message, self.max_frame_length)
             .map_err(|e| io_error(&peer, ErrorKind::InvalidInput, format!("cannot send: {e}")))?;
+        let queued = std::cell::Cell::new(false);
         let queue = |item| {
+            queued.set(true);
             lane.queue
                 .send(item)
                 .map_err(|_| write::failed_earlier(&peer, &lane.failed))
         };
-        match &lane.direct {
+        let sent = match &lane.direct {
             Some(direct) => direct.send((hold, frame), queue),
             None => queue((hold, frame)),
+        };
+        if let Frame::Message { envelope, .. } = &message {
+            let stage = if queued.get() {
+                Stage::Queued
+            } else {
+                Stage::Written
+            };
+            stages::mark(stage, envelope, lane.port);
         }
+        sent
     }
 }

@@ -83,11 +83,19 @@ async fn connection(mut client: TcpStream, route: Route, seed: u64) {
     let _ = upstream.set_nodelay(true);
     let mut resets = link.resets_requested.subscribe();
     resets.borrow_and_update();
+    // The connection, for the `stages` probe: the dialling end's port.
+    let port = client.peer_addr().map_or(0, |a| a.port());
     let outcome = {
         let (cr, cw) = client.split();
         let (ur, uw) = upstream.split();
-        let there = pump(cr, uw, &link, side, stream_seed(seed, &[0]));
-        let back = pump(ur, cw, &link, 1 - side, stream_seed(seed, &[1]));
+        let there = pump(cr, uw, &link, (side, port, true), stream_seed(seed, &[0]));
+        let back = pump(
+            ur,
+            cw,
+            &link,
+            (1 - side, port, false),
+            stream_seed(seed, &[1]),
+        );
         tokio::select! {
             r = async { tokio::try_join!(there, back) } => r.map(drop),
             _ = resets.changed() => Err(Broken),
@@ -130,21 +138,30 @@ async fn dial(source: Ipv4Addr, target: SocketAddr) -> std::io::Result<TcpStream
     socket.connect(target).await
 }
 
-/// One chunk in flight, or the end of the stream.
+/// One chunk in flight (when it was read: the `stages` probe's), or the end of the
+/// stream.
 enum Item {
-    Data { release: Instant, bytes: Vec<u8> },
+    Data {
+        release: Instant,
+        bytes: Vec<u8>,
+        #[cfg(feature = "stages")]
+        read: std::time::Instant,
+    },
     Eof,
     Reset,
 }
 
-/// Pumps one direction (`dir` 0 from the link's first host) until end of stream.
+/// Pumps one direction (`dir` 0 from the link's first host) of the connection from
+/// the dialler's `port` (`there`: from the dialler) until end of stream.
 async fn pump(
     mut from: ReadHalf<'_>,
     mut to: WriteHalf<'_>,
     link: &LinkShared,
-    dir: usize,
+    (dir, port, there): (usize, u16, bool),
     seed: u64,
 ) -> Result<(), Broken> {
+    #[cfg(not(feature = "stages"))]
+    let _ = (port, there);
     let (tx, mut rx) = mpsc::channel::<Item>(IN_FLIGHT);
     let mut impairment = link.impairment.subscribe();
     let mut fates = impairment.borrow_and_update().fates(seed);
@@ -157,6 +174,8 @@ async fn pump(
                 let _ = tx.send(Item::Reset).await;
                 return Ok(());
             };
+            #[cfg(feature = "stages")]
+            let read = std::time::Instant::now();
             if n == 0 {
                 let _ = tx.send(Item::Eof).await;
                 return Ok(());
@@ -177,9 +196,13 @@ async fn pump(
             }
             let release = link.serialize(dir, n) + delay;
             let bytes = buf[..n].to_vec();
-            tx.send(Item::Data { release, bytes })
-                .await
-                .map_err(|_| Broken)?;
+            let item = Item::Data {
+                release,
+                bytes,
+                #[cfg(feature = "stages")]
+                read,
+            };
+            tx.send(item).await.map_err(|_| Broken)?;
         }
     };
     let writing = async {
@@ -187,11 +210,24 @@ async fn pump(
         let mut last = Instant::now();
         while let Some(item) = rx.recv().await {
             match item {
-                Item::Data { release, bytes } => {
+                Item::Data {
+                    release,
+                    bytes,
+                    #[cfg(feature = "stages")]
+                    read,
+                } => {
                     let release = release.max(last);
                     sleep_until(release).await;
                     link.wait_up().await;
                     to.write_all(&bytes).await.map_err(|_| Broken)?;
+                    #[cfg(feature = "stages")]
+                    crate::stages::carried(&crate::stages::Chunk {
+                        port,
+                        from_dialler: there,
+                        read,
+                        written: std::time::Instant::now(),
+                        bytes: bytes.len(),
+                    });
                     last = release;
                     bump(&counters.chunks);
                     counters

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::collections::HashSet;
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
@@ -30,6 +30,8 @@ fn two_hosts(test: &str, impairment: Impairment, seed: u64) -> Option<TestBed> {
 struct Bob {
     seen: mpsc::Receiver<u32>,
     stop: Arc<AtomicBool>,
+    /// Echoes the kernel refused (other than interrupted, which are sent again).
+    unsent: Arc<AtomicU64>,
 }
 
 impl Drop for Bob {
@@ -43,6 +45,8 @@ fn bob(bed: &TestBed, echo: bool) -> Bob {
     let (ready_tx, ready_rx) = mpsc::channel();
     let (seen_tx, seen) = mpsc::channel();
     let stopped = stop.clone();
+    let unsent = Arc::new(AtomicU64::new(0));
+    let refused = unsent.clone();
     bed.host("bob").spawn_thread(move || {
         let socket = UdpSocket::bind(("0.0.0.0", PORT)).unwrap();
         socket
@@ -53,14 +57,26 @@ fn bob(bed: &TestBed, echo: bool) -> Bob {
         while !stopped.load(Ordering::Relaxed) {
             if let Ok((4, from)) = socket.recv_from(&mut buf) {
                 let _ = seen_tx.send(u32::from_be_bytes(buf[..4].try_into().unwrap()));
+                // An echo not sent would be missing from the relay's stream of fates
+                // back to alice (each later echo meeting its predecessor's): sent again
+                // when a signal interrupted it, counted when refused, so that a test
+                // says so rather than seeing other drops.
                 if echo {
-                    let _ = socket.send_to(&buf[..4], from);
+                    let sent = loop {
+                        match socket.send_to(&buf[..4], from) {
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                            sent => break sent,
+                        }
+                    };
+                    if sent.is_err() {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
             }
         }
     });
     ready_rx.recv_timeout(PATIENCE).expect("bob binds");
-    Bob { seen, stop }
+    Bob { seen, stop, unsent }
 }
 
 /// Alice's socket, made inside alice and connected to bob's name.
@@ -73,7 +89,6 @@ fn alice(bed: &TestBed) -> UdpSocket {
     socket
 }
 
-/// |observed - n p| within 5 standard deviations of a binomial(n, p).
 /// One datagram, taken again when a signal interrupts the wait (`EINTR`: the bed's
 /// processes send the test process signals), so only a real failure or the read
 /// time-out fails the test.
@@ -86,6 +101,7 @@ fn receive(socket: &UdpSocket, buf: &mut [u8]) -> (usize, SocketAddr) {
     }
 }
 
+/// |observed - n p| within 5 standard deviations of a binomial(n, p).
 fn within_binomial(observed: u64, n: u64, p: f64) -> bool {
     let mean = n as f64 * p;
     let sigma = (n as f64 * p * (1.0 - p)).sqrt();
@@ -98,7 +114,7 @@ fn within_binomial(observed: u64, n: u64, p: f64) -> bool {
 /// and the numbers whose echo came back, once every delivered echo has been read.
 fn lossy_round_trips(test: &str, seed: u64, n: u32, p: f64) -> Option<(LinkStats, HashSet<u32>)> {
     let bed = two_hosts(test, Impairment::none().loss(p), seed)?;
-    let _bob = bob(&bed, true);
+    let bob = bob(&bed, true);
     let socket = alice(&bed);
     socket
         .set_read_timeout(Some(Duration::from_millis(20)))
@@ -127,6 +143,8 @@ fn lossy_round_trips(test: &str, seed: u64, n: u32, p: f64) -> Option<(LinkStats
             && echoed.len() as u64 == s.inbound.delivered
     });
     let stats = link.stats();
+    let unsent = bob.unsent.load(Ordering::Relaxed);
+    assert_eq!(unsent, 0, "{test}: bob could not send {unsent} echoes");
     assert!(settled, "{}: {} echoes read, {stats:?}", test, echoed.len());
     Some((stats, echoed))
 }

@@ -6,8 +6,10 @@
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
@@ -21,6 +23,7 @@ use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
 use super::{TcpConfig, TcpStats};
+use crate::net::stages::{self, Stage};
 use crate::net::{Arrivals, Delivery, decode_error};
 use crate::role::RoleName;
 use crate::transport::{Envelope, Inbox, TransportCause, TransportError};
@@ -212,11 +215,12 @@ fn lane(connection: Connection, ctx: &Arc<Ctx>) {
         ctx.over_held.fetch_add(1, Ordering::Relaxed);
         return;
     }
+    let port = connection.remote_addr().port();
     let (mut framed, _) = connection.framed::<Frame>(ctx.max_frame_length);
     ctx.arrivals.arrived(&peer, lanes);
     let ctx = ctx.clone();
     tokio::spawn(async move {
-        if let Err(failure) = read(&mut framed, &peer, run, &ctx).await {
+        if let Err(failure) = read(&mut framed, (&peer, port), run, &ctx).await {
             ctx.delivery.fail(failure);
         }
         ctx.close_lane(&peer);
@@ -247,32 +251,41 @@ impl Ctx {
 type Lane = Framed<mpst_wire::Stream, FrameCodec<Frame>>;
 
 /// The next frame of `lane`; a frame that has begun must be whole within `timeout`
-/// (between frames a lane may be idle for as long as it likes). `began` is when the
-/// partial frame in the buffer stopped growing, kept across calls (a caller may drop this
-/// future to send an acknowledgement and call again).
+/// (between frames a lane may be idle for as long as it likes). `began` is when part of
+/// a frame was first seen waiting in the buffer, kept across calls (a caller may drop
+/// this future to send an acknowledgement and call again). A timer is armed only while
+/// part of a frame waits: a frame that arrives whole, as nearly every frame does, costs
+/// no timer (a timer per frame, armed and cancelled, was a lock on the runtime's timer
+/// wheel twice per message).
 async fn next_frame(
     lane: &mut Lane,
     timeout: Duration,
     began: &mut Option<Instant>,
 ) -> Option<Result<Frame, FrameError>> {
-    let tick = (timeout / 4).max(Duration::from_millis(10));
-    loop {
-        match tokio::time::timeout(tick, lane.next()).await {
-            Ok(item) => {
-                *began = None;
-                return item;
-            }
-            Err(_) if lane.read_buffer().is_empty() => *began = None,
-            Err(_) => {
-                let began = *began.get_or_insert_with(Instant::now);
-                if began.elapsed() + tick > timeout {
-                    let message = format!("a frame stalled for longer than {timeout:?}");
-                    let stalled = std::io::Error::new(ErrorKind::TimedOut, message);
-                    return Some(Err(FrameError::Io(stalled)));
-                }
-            }
+    let mut stall: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(item) = lane.poll_next_unpin(cx) {
+            *began = None;
+            return Poll::Ready(item);
         }
-    }
+        if lane.read_buffer().is_empty() {
+            *began = None;
+            stall = None;
+            return Poll::Pending;
+        }
+        let since = *began.get_or_insert_with(Instant::now);
+        let Some(deadline) = since.checked_add(timeout) else {
+            return Poll::Pending;
+        };
+        let sleep = stall.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if sleep.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        let message = format!("a frame stalled for longer than {timeout:?}");
+        let stalled = std::io::Error::new(ErrorKind::TimedOut, message);
+        Poll::Ready(Some(Err(FrameError::Io(stalled))))
+    })
+    .await
 }
 
 /// The acknowledgements of one lane's accepting end: messages read, and what the dialler
@@ -332,20 +345,38 @@ enum Next {
 /// sender or to another role are refused and counted; a frame of another run ends the
 /// lane. Until an endpoint attaches, the first envelope waits (and the lane is not read
 /// further), and the acknowledgement is repeated so the dialler knows this role is there.
-async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(), TransportError> {
+/// `port` is the dialler's (for the `stages` probe).
+async fn read(
+    lane: &mut Lane,
+    (peer, port): (&RoleName, u16),
+    run: u64,
+    ctx: &Ctx,
+) -> Result<(), TransportError> {
     let lost = |text: String| TransportError::new(peer.clone(), TransportCause::Lost(text));
     let mut inbox: Option<Inbox> = None;
     let mut acks = Acks::new(run, ack_interval(ctx.idle_timeout));
     let mut began = None;
+    // One timer for the acknowledgements, moved only when the time to acknowledge
+    // changes (after each acknowledgement): a timer made anew for every frame was
+    // registered and cancelled on the runtime's timer wheel once a frame, and woke the
+    // runtime's driver (a `write` to its eventfd) whenever it was the earliest.
+    let mut ack_timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
     loop {
         let next = next_frame(lane, ctx.idle_timeout, &mut began);
         let next = match acks.due() {
             None => Next::Frame(next.await),
-            Some(due) => tokio::select! {
-                biased;
-                frame = next => Next::Frame(frame),
-                () = tokio::time::sleep_until(due) => Next::Acknowledge,
-            },
+            Some(due) => {
+                let timer =
+                    ack_timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+                if timer.deadline() != due {
+                    timer.as_mut().reset(due);
+                }
+                tokio::select! {
+                    biased;
+                    frame = next => Next::Frame(frame),
+                    () = timer.as_mut() => Next::Acknowledge,
+                }
+            }
         };
         let frame = match next {
             Next::Acknowledge => {
@@ -385,6 +416,7 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                 return Ok(());
             }
             Frame::Message { envelope, .. } => {
+                stages::mark(Stage::Read, &envelope, port);
                 acks.read += 1;
                 if envelope.from != *peer || envelope.to != ctx.role {
                     ctx.envelopes_refused.fetch_add(1, Ordering::Relaxed);
@@ -397,10 +429,19 @@ async fn read(lane: &mut Lane, peer: &RoleName, run: u64, ctx: &Ctx) -> Result<(
                         inbox.insert(attached)
                     }
                 };
+                #[cfg(feature = "stages")]
+                let marked = Envelope {
+                    payload: Vec::new(),
+                    from: envelope.from.clone(),
+                    to: envelope.to.clone(),
+                    key: envelope.key.clone(),
+                };
                 if !inbox.deliver(Ok(envelope)) {
                     // The endpoint is gone.
                     return Ok(());
                 }
+                #[cfg(feature = "stages")]
+                stages::mark(Stage::Filed, &marked, port);
                 if acks.due().is_some_and(|due| due <= Instant::now()) {
                     // The endpoint's task, just woken by the delivery, goes first: the
                     // acknowledgement is not on the envelope's way.
