@@ -277,6 +277,25 @@ impl Shared {
         }
     }
 
+    /// Polls the cell of a receive that waits (by its index: nothing hashed); once it is
+    /// ready the cell is taken. For a receive that is a named future of its own (it holds
+    /// the endpoint by `Arc`, so it cannot hold a [`Wait`]).
+    #[allow(dead_code)] // used by the operators' receive future (next commit)
+    pub(crate) fn poll_cell(
+        &self,
+        cell: CellId,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::result::Result<Envelope, Gone>> {
+        self.mailbox().cells.poll(cell, cx)
+    }
+
+    /// Frees the cell of a receive dropped while it waits (a delivery for it is then
+    /// dropped, as late).
+    #[allow(dead_code)] // used by the operators' receive future (next commit)
+    pub(crate) fn free_cell(&self, cell: CellId) {
+        self.mailbox().cells.free(cell);
+    }
+
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
     /// unclaimed (bounded), or refuses it (late, duplicate, from a sender other than
     /// the one its receive claimed).
