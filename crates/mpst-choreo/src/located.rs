@@ -2,11 +2,15 @@
 //! through that role's [`Unwrapper`], so reading it at another role fails to compile.
 
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 
 use crate::error::Result;
+use crate::exchange::Receive;
 use crate::role::Role;
 
 /// A value of type `T` held by role `R` (the paper's `T@R`). At every other role it is
@@ -105,14 +109,41 @@ impl<R: Role> Unwrapper<R> {
 /// [`crate::Op::fcomm`], combine it with [`crate::Op::join`] / [`crate::Op::select`], or
 /// wait for it with [`crate::Op::wait`].
 pub struct LocatedFuture<T, R> {
-    future: Option<BoxFuture<'static, Result<T>>>,
+    future: Option<Inner<T>>,
     role: PhantomData<R>,
+}
+
+/// The future of a [`LocatedFuture`] at its role: a receive itself (no box), or any other
+/// future, boxed.
+pub(crate) enum Inner<T> {
+    /// A receive of `fcomm`, not yet mapped or combined.
+    Receive(Receive<T>),
+    /// Anything else: a mapped, combined or ready future.
+    Boxed(BoxFuture<'static, Result<T>>),
+}
+
+impl<T> Future for Inner<T> {
+    type Output = Result<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        match self.get_mut() {
+            Inner::Receive(receive) => Pin::new(receive).poll(cx),
+            Inner::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
 }
 
 impl<T, R: Role> LocatedFuture<T, R> {
     pub(crate) fn here(future: BoxFuture<'static, Result<T>>) -> Self {
         Self {
-            future: Some(future),
+            future: Some(Inner::Boxed(future)),
+            role: PhantomData,
+        }
+    }
+
+    pub(crate) fn receive(receive: Receive<T>) -> Self {
+        Self {
+            future: Some(Inner::Receive(receive)),
             role: PhantomData,
         }
     }
@@ -124,7 +155,7 @@ impl<T, R: Role> LocatedFuture<T, R> {
         }
     }
 
-    pub(crate) fn take(self) -> Option<BoxFuture<'static, Result<T>>> {
+    pub(crate) fn take(self) -> Option<Inner<T>> {
         self.future
     }
 

@@ -7,13 +7,13 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use futures::FutureExt;
-use futures::future::{BoxFuture, Either};
+use futures::future::Either;
 
 use crate::Portable;
 use crate::error::Result;
 use crate::exchange::encode;
 use crate::key::{Key, Site};
-use crate::located::{Located, LocatedFuture};
+use crate::located::{Inner, Located, LocatedFuture};
 use crate::op::{Op, type_label};
 use crate::role::{Member, Role, RoleName, RoleSet};
 
@@ -55,7 +55,7 @@ pub enum Payload<F> {
 /// not a box of the encoding around the box of the future. Only the library makes it.
 #[doc(hidden)]
 pub struct Forward<T> {
-    future: BoxFuture<'static, Result<T>>,
+    future: Inner<T>,
     cx: PayloadContext,
 }
 
@@ -63,7 +63,7 @@ impl<T: Portable> Future for Forward<T> {
     type Output = Result<Vec<u8>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let value = ready!(self.future.as_mut().poll(cx))?;
+        let value = ready!(Pin::new(&mut self.future).poll(cx))?;
         Poll::Ready(encode(&self.cx.role, &self.cx.key, &value))
     }
 }
@@ -131,7 +131,7 @@ impl<L: RoleSet> Op<L> {
             }
         }
         if self.is::<R>() {
-            LocatedFuture::here(self.receive::<T>(S::name(), key).boxed())
+            LocatedFuture::receive(self.receive::<T>(S::name(), key))
         } else {
             LocatedFuture::remote()
         }
