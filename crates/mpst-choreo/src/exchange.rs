@@ -200,6 +200,24 @@ fn open<T: Portable>(receive: &Receive<T>, outcome: Outcome) -> Result<T> {
     Ok(value)
 }
 
+impl<T> Receive<T> {
+    /// The outcome, if it is known without waiting (the envelope had arrived when the
+    /// key was claimed, or nothing will come): taken, leaving the receive done. `None`
+    /// while it waits (then nothing is moved: a receive is large).
+    pub(crate) fn now(&mut self) -> Option<Result<T>> {
+        let outcome = match &self.state {
+            State::Waiting(_) => return None,
+            _ => match std::mem::replace(&mut self.state, State::Done) {
+                State::Arrived(payload) => Ok(payload),
+                State::Gone(gone) => Err(gone),
+                State::Failed(e) => return Some(Err(*e)),
+                State::Waiting(_) | State::Done => Err(Gone::Closed),
+            },
+        };
+        Some((self.open)(self, outcome))
+    }
+}
+
 impl<T> Drop for Receive<T> {
     fn drop(&mut self) {
         if let State::Waiting(cell) = self.state {

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use futures::future::BoxFuture;
 
@@ -113,13 +113,37 @@ pub struct LocatedFuture<T, R> {
     role: PhantomData<R>,
 }
 
-/// The future of a [`LocatedFuture`] at its role: a receive itself (no box), or any other
-/// future, boxed.
+/// The future of a [`LocatedFuture`] at its role: complete already, a receive itself
+/// (no box), or any other future, boxed.
 pub(crate) enum Inner<T> {
-    /// A receive of `fcomm`, not yet mapped or combined.
+    /// Complete already: a receive whose message had arrived, mapped or combined at once.
+    Ready(std::future::Ready<Result<T>>),
+    /// A receive of `fcomm` still waiting, not yet mapped or combined.
     Receive(Receive<T>),
-    /// Anything else: a mapped, combined or ready future.
+    /// Anything else: a mapped or combined future that waits, or an async computation.
     Boxed(BoxFuture<'static, Result<T>>),
+}
+
+impl<T> Inner<T> {
+    /// A future complete already with `outcome`.
+    pub(crate) fn ready(outcome: Result<T>) -> Self {
+        Inner::Ready(std::future::ready(outcome))
+    }
+
+    /// The outcome, if it is known without waiting (the value had arrived, or the
+    /// receive had failed), taken; `None` while it waits, the future left as it was.
+    pub(crate) fn now(&mut self) -> Option<Result<T>> {
+        match self {
+            Inner::Ready(ready) => {
+                match Pin::new(ready).poll(&mut Context::from_waker(Waker::noop())) {
+                    Poll::Ready(outcome) => Some(outcome),
+                    Poll::Pending => None,
+                }
+            }
+            Inner::Receive(receive) => receive.now(),
+            Inner::Boxed(_) => None,
+        }
+    }
 }
 
 impl<T> Future for Inner<T> {
@@ -127,6 +151,7 @@ impl<T> Future for Inner<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
         match self.get_mut() {
+            Inner::Ready(ready) => Pin::new(ready).poll(cx),
             Inner::Receive(receive) => Pin::new(receive).poll(cx),
             Inner::Boxed(future) => future.as_mut().poll(cx),
         }
@@ -141,9 +166,10 @@ impl<T, R: Role> LocatedFuture<T, R> {
         }
     }
 
-    pub(crate) fn receive(receive: Receive<T>) -> Self {
+    /// The future `inner` at `R`.
+    pub(crate) fn of(inner: Inner<T>) -> Self {
         Self {
-            future: Some(Inner::Receive(receive)),
+            future: Some(inner),
             role: PhantomData,
         }
     }

@@ -503,7 +503,7 @@ impl<L: RoleSet> Op<L> {
     }
 
     /// Makes `error` the run's, unless it has one already.
-    fn fail(&self, error: ChoreoError) {
+    pub(crate) fn fail(&self, error: ChoreoError) {
         lock(&self.run.first_error).get_or_insert(error);
     }
 }
