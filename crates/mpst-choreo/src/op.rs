@@ -128,8 +128,9 @@ impl<L: RoleSet> Op<L> {
     }
 
     /// `S.value -> R`: sends a value from `S` to `R`; the receiver waits for it (blocking
-    /// communication, in order). Other roles skip it. See [`Op::fcomm`] for the
-    /// non-blocking form.
+    /// communication, in order). Other roles skip it. The sender sends when `comm` is
+    /// called, in the caller's task (as [`Op::fcomm`] does); the future returns that
+    /// send's error, if any. See [`Op::fcomm`] for the non-blocking form.
     #[track_caller]
     pub fn comm<S, R, T, I1, I2>(
         &self,
@@ -162,8 +163,8 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// `S.value -> *`: sends a value from `S` to every other role of the choreography;
-    /// every role returns it.
+    /// `S.value -> *`: sends a value from `S` to every other role of the choreography
+    /// (when `broadcast` is called, encoded once); every role returns it.
     #[track_caller]
     pub fn broadcast<S, T, I>(
         &self,
@@ -199,7 +200,8 @@ impl<L: RoleSet> Op<L> {
     /// A conditional with knowledge of choice: role `D` decides `choice`, sends it (a
     /// keyed selection) to exactly the roles of the branch's set `Sub`, and those roles
     /// run the choreography `body(choice)`. Roles outside `Sub` skip the branch and get
-    /// `None`. Using a role outside `Sub` inside the branch does not compile.
+    /// `None`. Using a role outside `Sub` inside the branch does not compile. The
+    /// selection is sent when `cond` is called (encoded once, with nothing boxed).
     #[track_caller]
     pub fn cond<D, C, Ch, X, Sub, I1, I2>(
         &self,
