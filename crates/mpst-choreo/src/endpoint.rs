@@ -267,14 +267,20 @@ impl Shared {
         Ok(Pending::Wait(cell))
     }
 
-    /// What the receive waiting in `cell` gets, or why nothing comes: polls the cell by
-    /// its index (nothing hashed). Dropped before it completes, it frees the cell (a
-    /// delivery for it is then dropped, as late).
-    pub(crate) fn wait(&self, cell: CellId) -> Wait<'_> {
-        Wait {
-            shared: self,
-            cell: Some(cell),
-        }
+    /// Polls the cell of a receive that waits (by its index: nothing hashed); once it is
+    /// ready the cell is taken.
+    pub(crate) fn poll_cell(
+        &self,
+        cell: CellId,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::result::Result<Envelope, Gone>> {
+        self.mailbox().cells.poll(cell, cx)
+    }
+
+    /// Frees the cell of a receive dropped while it waits (a delivery for it is then
+    /// dropped, as late).
+    pub(crate) fn free_cell(&self, cell: CellId) {
+        self.mailbox().cells.free(cell);
     }
 
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
@@ -357,39 +363,6 @@ impl Shared {
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
         self.mailbox().finish(n, |key| session_of(key) == Some(n));
-    }
-}
-
-/// The future of [`Shared::wait`].
-pub(crate) struct Wait<'a> {
-    shared: &'a Shared,
-    /// `None` once the outcome is taken.
-    cell: Option<CellId>,
-}
-
-impl std::future::Future for Wait<'_> {
-    type Output = std::result::Result<Envelope, Gone>;
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        let Some(cell) = self.cell else {
-            return std::task::Poll::Ready(Err(Gone::Closed));
-        };
-        let outcome = self.shared.mailbox().cells.poll(cell, cx);
-        if outcome.is_ready() {
-            self.cell = None;
-        }
-        outcome
-    }
-}
-
-impl Drop for Wait<'_> {
-    fn drop(&mut self) {
-        if let Some(cell) = self.cell {
-            self.shared.mailbox().cells.free(cell);
-        }
     }
 }
 

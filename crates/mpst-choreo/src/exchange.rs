@@ -3,10 +3,12 @@
 //! decoding, and the observer's events.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use crate::Portable;
-use crate::endpoint::{Gone, Pending};
+use crate::endpoint::{CellId, Gone, Pending, Shared};
 use crate::error::{ChoreoError, Result};
 use crate::key::Key;
 use crate::op::{Op, type_label};
@@ -43,83 +45,183 @@ impl<L: RoleSet> Op<L> {
     }
 
     /// Claims the key now and returns the future that receives and decodes.
-    pub(crate) fn receive<T: Portable>(
-        &self,
-        from: RoleName,
-        key: Key,
-    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, L> {
+    pub(crate) fn receive<T: Portable>(&self, from: RoleName, key: Key) -> Receive<T> {
         self.receive_labelled(from, key, |_: &T| type_label::<T>())
     }
 
-    pub(crate) fn receive_labelled<T: Portable, F>(
+    /// [`Op::receive`] with the observer's label of the value made by `label`.
+    pub(crate) fn receive_labelled<T: Portable>(
         &self,
         from: RoleName,
         key: Key,
-        label: F,
-    ) -> impl Future<Output = Result<T>> + Send + 'static + use<T, F, L>
-    where
-        F: FnOnce(&T) -> String + Send + 'static,
-    {
-        let claim = self.shared.claim_receive(&from, &key);
-        if let Err(e) = &claim {
-            self.record(e);
-        }
-        let shared = Arc::clone(&self.shared);
-        async move {
-            let address = (from, key);
-            let outcome = match claim? {
-                Pending::Ready(env) => Ok(env),
-                Pending::Failed(gone) => Err(gone),
-                // Settled by a delivery, a time-out, a lost sender, or closed when the
-                // session's keys were forgotten under this receive or the endpoint was
-                // dropped.
-                Pending::Wait(cell) => shared.wait(cell).await,
-            };
-            let (from, key) = address;
-            let env = match outcome {
-                Ok(env) => env,
-                Err(Gone::Lost(message)) => {
-                    return Err(ChoreoError::PeerLost {
-                        role: shared.role.clone(),
-                        from,
-                        key: Box::new(key),
-                        message,
-                    });
-                }
-                Err(Gone::TimedOut) => {
-                    return Err(ChoreoError::Timeout {
-                        role: shared.role.clone(),
-                        from,
-                        key: Box::new(key),
-                        after: shared.config.recv_timeout,
-                    });
-                }
-                Err(Gone::Closed) => {
-                    return Err(ChoreoError::Closed {
-                        role: shared.role.clone(),
-                        key: Box::new(key),
-                    });
-                }
-            };
-            if env.from != from {
-                return Err(ChoreoError::WrongSender {
-                    role: shared.role.clone(),
-                    key: Box::new(key),
-                    expected: from,
-                    got: env.from,
-                });
+        label: fn(&T) -> String,
+    ) -> Receive<T> {
+        let state = match self.shared.claim_receive(&from, &key) {
+            Ok(Pending::Ready(env)) if env.from == from => State::Arrived(env.payload),
+            Ok(Pending::Ready(env)) => {
+                State::Failed(Box::new(wrong_sender(&self.shared, &from, &key, env.from)))
             }
-            let value: T = postcard::from_bytes(&env.payload).map_err(|e| ChoreoError::Decode {
+            Ok(Pending::Wait(cell)) => State::Waiting(cell),
+            Ok(Pending::Failed(gone)) => State::Gone(gone),
+            Err(e) => {
+                self.record(&e);
+                State::Failed(Box::new(e))
+            }
+        };
+        Receive {
+            shared: Arc::clone(&self.shared),
+            from,
+            key,
+            state,
+            label,
+            open: open::<T>,
+        }
+    }
+}
+
+/// The future of one keyed receive, claimed when it was made: completes with the
+/// decoded value of the envelope with its key from its sender, or with why none comes.
+/// A named future (not an `async` block) so that a located future can hold it without a
+/// box; dropped while it waits, it frees its cell in the mailbox (a delivery for it is
+/// then dropped, as late).
+pub(crate) struct Receive<T> {
+    shared: Arc<Shared>,
+    from: RoleName,
+    key: Key,
+    state: State,
+    label: fn(&T) -> String,
+    /// [`open`] for `T`, so that polling needs no bound on `T` (a located future's may
+    /// be any type; only a receive's is [`Portable`]).
+    open: fn(&Receive<T>, Outcome) -> Result<T>,
+}
+
+/// What a receive got: the payload of its envelope from its sender, or why none comes.
+type Outcome = std::result::Result<Vec<u8>, Gone>;
+
+/// The error of an envelope with a receive's key from a sender other than its own.
+fn wrong_sender(shared: &Shared, from: &RoleName, key: &Key, got: RoleName) -> ChoreoError {
+    ChoreoError::WrongSender {
+        role: shared.role.clone(),
+        key: Box::new(key.clone()),
+        expected: from.clone(),
+        got,
+    }
+}
+
+/// Where a [`Receive`] stands; small, since located futures holding a receive are moved
+/// by value (an envelope or an error held inline made every move a copy of 200 bytes).
+enum State {
+    /// Its envelope had arrived from its sender when it was claimed: the payload.
+    Arrived(Vec<u8>),
+    /// It waits in this cell of the mailbox: settled by a delivery, a time-out, a lost
+    /// sender, or closed when the session's keys were forgotten under this receive or
+    /// the endpoint was dropped.
+    Waiting(CellId),
+    /// Nothing will arrive (a lost sender, a closed endpoint).
+    Gone(Gone),
+    /// The claim failed (the key was used already), or the envelope that had arrived
+    /// came from another sender.
+    Failed(Box<ChoreoError>),
+    /// The outcome was taken.
+    Done,
+}
+
+impl<T> Future for Receive<T> {
+    type Output = Result<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let this = self.get_mut();
+        let outcome = match std::mem::replace(&mut this.state, State::Done) {
+            State::Arrived(payload) => Ok(payload),
+            State::Waiting(cell) => match this.shared.poll_cell(cell, cx) {
+                Poll::Ready(Ok(env)) if env.from == this.from => Ok(env.payload),
+                Poll::Ready(Ok(env)) => {
+                    let got = env.from;
+                    return Poll::Ready(Err(wrong_sender(
+                        &this.shared,
+                        &this.from,
+                        &this.key,
+                        got,
+                    )));
+                }
+                Poll::Ready(Err(gone)) => Err(gone),
+                Poll::Pending => {
+                    this.state = State::Waiting(cell);
+                    return Poll::Pending;
+                }
+            },
+            State::Gone(gone) => Err(gone),
+            State::Failed(e) => return Poll::Ready(Err(*e)),
+            State::Done => Err(Gone::Closed),
+        };
+        Poll::Ready((this.open)(this, outcome))
+    }
+}
+
+/// The value in the payload `receive` got, decoded, or the error of why none came.
+fn open<T: Portable>(receive: &Receive<T>, outcome: Outcome) -> Result<T> {
+    let shared = &receive.shared;
+    let (from, key) = (&receive.from, &receive.key);
+    let payload = match outcome {
+        Ok(payload) => payload,
+        Err(Gone::Lost(message)) => {
+            return Err(ChoreoError::PeerLost {
                 role: shared.role.clone(),
                 from: from.clone(),
                 key: Box::new(key.clone()),
-                ty: std::any::type_name::<T>(),
-                message: e.to_string(),
-            })?;
-            shared.observe(EventKind::Received, &from, &shared.role, &key, || {
-                label(&value)
+                message,
             });
-            Ok(value)
+        }
+        Err(Gone::TimedOut) => {
+            return Err(ChoreoError::Timeout {
+                role: shared.role.clone(),
+                from: from.clone(),
+                key: Box::new(key.clone()),
+                after: shared.config.recv_timeout,
+            });
+        }
+        Err(Gone::Closed) => {
+            return Err(ChoreoError::Closed {
+                role: shared.role.clone(),
+                key: Box::new(key.clone()),
+            });
+        }
+    };
+    let value: T = postcard::from_bytes(&payload).map_err(|e| ChoreoError::Decode {
+        role: shared.role.clone(),
+        from: from.clone(),
+        key: Box::new(key.clone()),
+        ty: std::any::type_name::<T>(),
+        message: e.to_string(),
+    })?;
+    shared.observe(EventKind::Received, from, &shared.role, key, || {
+        (receive.label)(&value)
+    });
+    Ok(value)
+}
+
+impl<T> Receive<T> {
+    /// The outcome, if it is known without waiting (the envelope had arrived when the
+    /// key was claimed, or nothing will come): taken, leaving the receive done. `None`
+    /// while it waits (then nothing is moved: a receive is large).
+    pub(crate) fn now(&mut self) -> Option<Result<T>> {
+        let outcome = match &self.state {
+            State::Waiting(_) => return None,
+            _ => match std::mem::replace(&mut self.state, State::Done) {
+                State::Arrived(payload) => Ok(payload),
+                State::Gone(gone) => Err(gone),
+                State::Failed(e) => return Some(Err(*e)),
+                State::Waiting(_) | State::Done => Err(Gone::Closed),
+            },
+        };
+        Some((self.open)(self, outcome))
+    }
+}
+
+impl<T> Drop for Receive<T> {
+    fn drop(&mut self) {
+        if let State::Waiting(cell) = self.state {
+            self.shared.free_cell(cell);
         }
     }
 }

@@ -2,11 +2,15 @@
 //! through that role's [`Unwrapper`], so reading it at another role fails to compile.
 
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use futures::future::BoxFuture;
 
 use crate::error::Result;
+use crate::exchange::Receive;
 use crate::role::Role;
 
 /// A value of type `T` held by role `R` (the paper's `T@R`). At every other role it is
@@ -105,14 +109,67 @@ impl<R: Role> Unwrapper<R> {
 /// [`crate::Op::fcomm`], combine it with [`crate::Op::join`] / [`crate::Op::select`], or
 /// wait for it with [`crate::Op::wait`].
 pub struct LocatedFuture<T, R> {
-    future: Option<BoxFuture<'static, Result<T>>>,
+    future: Option<Inner<T>>,
     role: PhantomData<R>,
+}
+
+/// The future of a [`LocatedFuture`] at its role: complete already, a receive itself
+/// (no box), or any other future, boxed.
+pub(crate) enum Inner<T> {
+    /// Complete already: a receive whose message had arrived, mapped or combined at once.
+    Ready(std::future::Ready<Result<T>>),
+    /// A receive of `fcomm` still waiting, not yet mapped or combined.
+    Receive(Receive<T>),
+    /// Anything else: a mapped or combined future that waits, or an async computation.
+    Boxed(BoxFuture<'static, Result<T>>),
+}
+
+impl<T> Inner<T> {
+    /// A future complete already with `outcome`.
+    pub(crate) fn ready(outcome: Result<T>) -> Self {
+        Inner::Ready(std::future::ready(outcome))
+    }
+
+    /// The outcome, if it is known without waiting (the value had arrived, or the
+    /// receive had failed), taken; `None` while it waits, the future left as it was.
+    pub(crate) fn now(&mut self) -> Option<Result<T>> {
+        match self {
+            Inner::Ready(ready) => {
+                match Pin::new(ready).poll(&mut Context::from_waker(Waker::noop())) {
+                    Poll::Ready(outcome) => Some(outcome),
+                    Poll::Pending => None,
+                }
+            }
+            Inner::Receive(receive) => receive.now(),
+            Inner::Boxed(_) => None,
+        }
+    }
+}
+
+impl<T> Future for Inner<T> {
+    type Output = Result<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        match self.get_mut() {
+            Inner::Ready(ready) => Pin::new(ready).poll(cx),
+            Inner::Receive(receive) => Pin::new(receive).poll(cx),
+            Inner::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
 }
 
 impl<T, R: Role> LocatedFuture<T, R> {
     pub(crate) fn here(future: BoxFuture<'static, Result<T>>) -> Self {
         Self {
-            future: Some(future),
+            future: Some(Inner::Boxed(future)),
+            role: PhantomData,
+        }
+    }
+
+    /// The future `inner` at `R`.
+    pub(crate) fn of(inner: Inner<T>) -> Self {
+        Self {
+            future: Some(inner),
             role: PhantomData,
         }
     }
@@ -124,7 +181,7 @@ impl<T, R: Role> LocatedFuture<T, R> {
         }
     }
 
-    pub(crate) fn take(self) -> Option<BoxFuture<'static, Result<T>>> {
+    pub(crate) fn take(self) -> Option<Inner<T>> {
         self.future
     }
 

@@ -7,13 +7,13 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use futures::FutureExt;
-use futures::future::{BoxFuture, Either};
+use futures::future::Either;
 
 use crate::Portable;
 use crate::error::Result;
 use crate::exchange::encode;
 use crate::key::{Key, Site};
-use crate::located::{Located, LocatedFuture};
+use crate::located::{Inner, Located, LocatedFuture};
 use crate::op::{Op, type_label};
 use crate::role::{Member, Role, RoleName, RoleSet};
 
@@ -55,7 +55,7 @@ pub enum Payload<F> {
 /// not a box of the encoding around the box of the future. Only the library makes it.
 #[doc(hidden)]
 pub struct Forward<T> {
-    future: BoxFuture<'static, Result<T>>,
+    future: Inner<T>,
     cx: PayloadContext,
 }
 
@@ -63,7 +63,7 @@ impl<T: Portable> Future for Forward<T> {
     type Output = Result<Vec<u8>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let value = ready!(self.future.as_mut().poll(cx))?;
+        let value = ready!(Pin::new(&mut self.future).poll(cx))?;
         Poll::Ready(encode(&self.cx.role, &self.cx.key, &value))
     }
 }
@@ -83,8 +83,13 @@ impl<T: Portable, S: Role> Source<T, S> for LocatedFuture<T, S> {
     type Later = Forward<T>;
 
     fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>> {
-        let future = self.take()?;
-        Some(Payload::Later(Forward { future, cx }))
+        let mut future = self.take()?;
+        Some(match future.now() {
+            // Complete already (its message had arrived): sent at once, like a value.
+            Some(Ok(value)) => Payload::Ready(encode(&cx.role, &cx.key, &value)),
+            Some(Err(e)) => Payload::Ready(Err(e)),
+            None => Payload::Later(Forward { future, cx }),
+        })
     }
 }
 
@@ -96,8 +101,9 @@ impl<L: RoleSet> Op<L> {
     /// is driven by the endpoint: the body need not await anything, and the run completes
     /// only once it has been sent (its error, if any, is the run's). A ready value is
     /// sent here, inline, on every transport of this crate (in memory, chaos, TCP, QUIC
-    /// all take envelopes at once); a forwarded future is polled beside the body in the
-    /// session's own task, never in a task of its own.
+    /// all take envelopes at once), and so is a forwarded future that has completed
+    /// already (its message had arrived); a forwarded future still waiting is polled
+    /// beside the body in the session's own task, never in a task of its own.
     #[track_caller]
     pub fn fcomm<S, R, T, I1, I2>(
         &self,
@@ -131,7 +137,11 @@ impl<L: RoleSet> Op<L> {
             }
         }
         if self.is::<R>() {
-            LocatedFuture::here(self.receive::<T>(S::name(), key).boxed())
+            let mut receive = self.receive::<T>(S::name(), key);
+            LocatedFuture::of(match receive.now() {
+                Some(outcome) => Inner::ready(outcome),
+                None => Inner::Receive(receive),
+            })
         } else {
             LocatedFuture::remote()
         }
@@ -168,10 +178,14 @@ impl<L: RoleSet> Op<L> {
         A: Send + 'static,
         B: Send + 'static,
     {
-        match (a.take(), b.take()) {
-            (Some(a), Some(b)) => LocatedFuture::here(futures::future::try_join(a, b).boxed()),
-            _ => LocatedFuture::remote(),
-        }
+        let (Some(a), Some(b)) = (a.take(), b.take()) else {
+            return LocatedFuture::remote();
+        };
+        let (mut a, mut b) = (a, b);
+        LocatedFuture::of(match (a.now(), b.now()) {
+            (Some(x), Some(y)) => Inner::ready(x.and_then(|x| y.map(|y| (x, y)))),
+            (x, y) => Inner::Boxed(futures::future::try_join(again(x, a), again(y, b)).boxed()),
+        })
     }
 
     /// Whichever future at `R` completes first (the other is dropped; its message, if it
@@ -201,7 +215,9 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Applies `f` at `R` when the future completes (Java's `thenApply`).
+    /// Applies `f` at `R` when the future completes (Java's `thenApply`): at once, here,
+    /// if it has completed already (its message had arrived when `fcomm` claimed its
+    /// key), with nothing boxed.
     pub fn then<R, T, U, I>(
         &self,
         _role: R,
@@ -213,9 +229,13 @@ impl<L: RoleSet> Op<L> {
         T: Send + 'static,
         U: Send + 'static,
     {
-        match future.take() {
-            Some(future) => LocatedFuture::here(async move { future.await.map(f) }.boxed()),
-            None => LocatedFuture::remote(),
+        let Some(mut future) = future.take() else {
+            return LocatedFuture::remote();
+        };
+        match future.now() {
+            // Complete already: `f` is applied now, with nothing boxed.
+            Some(outcome) => LocatedFuture::of(Inner::ready(outcome.map(f))),
+            None => LocatedFuture::here(async move { future.await.map(f) }.boxed()),
         }
     }
 
@@ -246,8 +266,13 @@ impl<L: RoleSet> Op<L> {
     where
         R: Role + Member<L, I>,
     {
-        if let Some(future) = future.take() {
-            self.defer(future);
+        let Some(mut future) = future.take() else {
+            return;
+        };
+        match future.now() {
+            Some(Ok(())) => {}
+            Some(Err(e)) => self.fail(e),
+            None => self.defer(future),
         }
     }
 
@@ -258,8 +283,17 @@ impl<L: RoleSet> Op<L> {
         T: Send + 'static,
     {
         match value.take() {
-            Some(v) => LocatedFuture::here(async move { Ok(v) }.boxed()),
+            Some(v) => LocatedFuture::of(Inner::ready(Ok(v))),
             None => LocatedFuture::remote(),
         }
+    }
+}
+
+/// A located future whose outcome [`Inner::now`] took (`Some`) as a future again,
+/// complete; else (`None`) the future itself.
+fn again<T>(now: Option<Result<T>>, future: Inner<T>) -> Inner<T> {
+    match now {
+        Some(outcome) => Inner::ready(outcome),
+        None => future,
     }
 }

@@ -128,8 +128,9 @@ impl<L: RoleSet> Op<L> {
     }
 
     /// `S.value -> R`: sends a value from `S` to `R`; the receiver waits for it (blocking
-    /// communication, in order). Other roles skip it. See [`Op::fcomm`] for the
-    /// non-blocking form.
+    /// communication, in order). Other roles skip it. The sender sends when `comm` is
+    /// called, in the caller's task (as [`Op::fcomm`] does); the future returns that
+    /// send's error, if any. See [`Op::fcomm`] for the non-blocking form.
     #[track_caller]
     pub fn comm<S, R, T, I1, I2>(
         &self,
@@ -143,22 +144,17 @@ impl<L: RoleSet> Op<L> {
         T: Portable,
     {
         let key = self.key(Site::here());
-        let send = self.is::<S>().then(|| {
-            let payload = value.get().map_or_else(
-                || Err(self.absent(&key)),
-                |v| encode(&self.shared.role, &key, v),
-            );
-            self.send_bytes(
-                R::name(),
-                key.clone(),
-                std::future::ready(payload),
-                type_label::<T>,
-            )
-        });
+        let sent = match (self.is::<S>(), value.get()) {
+            (false, _) => Ok(None),
+            (true, Some(v)) => encode(&self.shared.role, &key, v).and_then(|bytes| {
+                self.noted(self.send_now(R::name(), key.clone(), Ok(bytes), type_label::<T>))
+            }),
+            (true, None) => Err(self.absent(&key)),
+        };
         let receive = self.is::<R>().then(|| self.receive::<T>(S::name(), key));
         async move {
-            if let Some(send) = send {
-                send.await?;
+            if let Some(later) = sent? {
+                later.await?;
             }
             match receive {
                 Some(receive) => receive.await.map(Located::local),
@@ -167,8 +163,8 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// `S.value -> *`: sends a value from `S` to every other role of the choreography;
-    /// every role returns it.
+    /// `S.value -> *`: sends a value from `S` to every other role of the choreography
+    /// (when `broadcast` is called, encoded once); every role returns it.
     #[track_caller]
     pub fn broadcast<S, T, I>(
         &self,
@@ -181,37 +177,22 @@ impl<L: RoleSet> Op<L> {
     {
         let key = self.key(Site::here());
         let own = value.get().cloned();
-        let mut sends = Vec::new();
+        let mut sent = Ok(Vec::new());
         let mut receive = None;
         if self.is::<S>() {
-            let payload = own.as_ref().map_or_else(
-                || Err(self.absent(&key)),
-                |v| encode(&self.shared.role, &key, v),
-            );
-            for to in L::names().into_iter().filter(|r| r.as_str() != S::NAME) {
-                let bytes = match &payload {
-                    Ok(bytes) => Ok(bytes.clone()),
-                    Err(_) => Err(self.absent(&key)),
-                };
-                sends.push(self.send_bytes(
-                    to,
-                    key.clone(),
-                    std::future::ready(bytes),
-                    type_label::<T>,
-                ));
-            }
+            sent = self.send_all(L::names(), S::NAME, &key, own.as_ref(), type_label::<T>);
         } else {
             receive = Some(self.receive::<T>(S::name(), key.clone()));
         }
-        let absent = self.absent(&key);
+        let absent = self.absent_later(key);
         async move {
-            for send in sends {
-                send.await?;
+            for later in sent? {
+                later.await?;
             }
             match (receive, own) {
                 (Some(receive), _) => receive.await,
                 (None, Some(v)) => Ok(v),
-                (None, None) => Err(absent),
+                (None, None) => Err(absent()),
             }
         }
     }
@@ -219,7 +200,8 @@ impl<L: RoleSet> Op<L> {
     /// A conditional with knowledge of choice: role `D` decides `choice`, sends it (a
     /// keyed selection) to exactly the roles of the branch's set `Sub`, and those roles
     /// run the choreography `body(choice)`. Roles outside `Sub` skip the branch and get
-    /// `None`. Using a role outside `Sub` inside the branch does not compile.
+    /// `None`. Using a role outside `Sub` inside the branch does not compile. The
+    /// selection is sent when `cond` is called (encoded once, with nothing boxed).
     #[track_caller]
     pub fn cond<D, C, Ch, X, Sub, I1, I2>(
         &self,
@@ -236,7 +218,7 @@ impl<L: RoleSet> Op<L> {
         let site = Site::here();
         let key = self.key(site);
         let inside = Sub::contains(&self.shared.role);
-        let mut sends = Vec::new();
+        let mut sent = Ok(Vec::new());
         let mut receive = None;
         let own = choice.get().cloned();
         if self.is::<D>() {
@@ -245,44 +227,53 @@ impl<L: RoleSet> Op<L> {
                 (Some(v), true) => format!("select:{v:?}"),
                 _ => String::new(),
             };
-            let payload = own.as_ref().map_or_else(
-                || Err(self.absent(&key)),
-                |v| encode(&self.shared.role, &key, v),
-            );
-            for to in Sub::names().into_iter().filter(|r| r.as_str() != D::NAME) {
-                let bytes = match &payload {
-                    Ok(bytes) => Ok(bytes.clone()),
-                    Err(_) => Err(self.absent(&key)),
-                };
-                sends.push(
-                    self.send_bytes(to, key.clone(), std::future::ready(bytes), {
-                        let label = label.clone();
-                        move || label
-                    }),
-                );
-            }
+            sent = self.send_all(Sub::names(), D::NAME, &key, own.as_ref(), move || label);
         } else if inside {
             let label = |v: &C| format!("select:{v:?}");
-            receive = Some(self.receive_labelled::<C, _>(D::name(), key.clone(), label));
+            receive = Some(self.receive_labelled::<C>(D::name(), key.clone(), label));
         }
         let sub: Op<Sub> = self.sub(self.token.next(site));
-        let absent = self.absent(&key);
+        let absent = self.absent_later(key);
         async move {
             if !inside {
                 return Ok(None);
             }
-            for send in sends {
-                send.await?;
+            for later in sent? {
+                later.await?;
             }
             let choice = match (receive, own) {
                 (Some(receive), _) => receive.await?,
                 (None, Some(v)) => v,
-                (None, None) => return Err(absent),
+                (None, None) => return Err(absent()),
             };
             let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
                 Box::pin(body(choice).run(&sub));
             run.await.map(Some)
         }
+    }
+
+    /// Sends `value` (encoded once) from role `from` to every other role of `to`, now,
+    /// in the caller's task (see [`Op::send_now`]): the sends a transport did not take at
+    /// once are returned, to be awaited. The first failure (the value not held here, a
+    /// key reused, a transport error) is returned; the remaining roles are not sent to.
+    fn send_all<T: Portable>(
+        &self,
+        to: Vec<RoleName>,
+        from: &str,
+        key: &Key,
+        value: Option<&T>,
+        label: impl FnOnce() -> String + Clone + Send + 'static,
+    ) -> Result<Vec<Pending>> {
+        let bytes = match value {
+            Some(v) => encode(&self.shared.role, key, v)?,
+            None => return Err(self.absent(key)),
+        };
+        let mut later = Vec::new();
+        for to in to.into_iter().filter(|r| r.as_str() != from) {
+            let label = label.clone();
+            later.extend(self.noted(self.send_now(to, key.clone(), Ok(bytes.clone()), label))?);
+        }
+        Ok(later)
     }
 
     /// Calls a sub-choreography (a procedure whose role parameters are instantiated by
@@ -344,11 +335,21 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
+    /// The error [`Op::absent`] of `key`, made only if it is needed.
+    fn absent_later(&self, key: Key) -> impl FnOnce() -> ChoreoError + Send + use<L> {
+        let role = self.shared.role.clone();
+        move || ChoreoError::Encode {
+            role,
+            key: Box::new(key),
+            message: ABSENT.into(),
+        }
+    }
+
     pub(crate) fn absent(&self, key: &Key) -> ChoreoError {
         ChoreoError::Encode {
             role: self.shared.role.clone(),
             key: Box::new(key.clone()),
-            message: "the value is not held at its own role (moved between roles' runs?)".into(),
+            message: ABSENT.into(),
         }
     }
 
@@ -371,6 +372,15 @@ impl<L: RoleSet> Op<L> {
                 });
             }
         }
+    }
+
+    /// `result`, with its error [recorded](Op::record) too: a reused key is the run's
+    /// error even if the future that would return it is never awaited.
+    fn noted<T>(&self, result: Result<T>) -> Result<T> {
+        if let Err(e) = &result {
+            self.record(e);
+        }
+        result
     }
 
     /// Runs a session: polls `body` and, beside it in the same task, every send and
@@ -451,38 +461,57 @@ impl<L: RoleSet> Op<L> {
         payload: Result<Vec<u8>>,
         label: impl FnOnce() -> String + Send + 'static,
     ) {
+        match self.send_now(to, key, payload, label) {
+            Ok(None) => {}
+            Ok(Some(later)) => self.defer(later),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Sends a ready payload now (see [`Op::send_ready`]) and returns what is left of
+    /// it: nothing when the transport took it at once, else the boxed rest of the send
+    /// for the caller to await or defer. A failure to claim the key, to encode or to
+    /// send at once is returned, not recorded.
+    pub(crate) fn send_now(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: Result<Vec<u8>>,
+        label: impl FnOnce() -> String + Send + 'static,
+    ) -> Result<Option<Pending>> {
         let shared = &self.shared;
-        let sending = shared.claim_send(&to, &key).and(payload).map(|payload| {
-            let (envelope, seen) = shared.envelope(to, key, payload);
-            (shared.transport.send(envelope), seen)
-        });
-        let (mut sending, seen) = match sending {
-            Ok(sending) => sending,
-            Err(e) => return self.fail(e),
-        };
+        shared.claim_send(&to, &key)?;
+        let (envelope, seen) = shared.envelope(to, key, payload?);
+        let mut sending = shared.transport.send(envelope);
         let sent = move |shared: &Shared| shared.sent(seen, label);
         match sending
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()))
         {
-            Poll::Ready(Ok(())) => sent(shared),
-            Poll::Ready(Err(e)) => self.fail(e.into()),
+            Poll::Ready(Ok(())) => {
+                sent(shared);
+                Ok(None)
+            }
+            Poll::Ready(Err(e)) => Err(e.into()),
             Poll::Pending => {
                 let shared = Arc::clone(shared);
-                self.defer(async move {
+                Ok(Some(Box::pin(async move {
                     sending.await?;
                     sent(&shared);
                     Ok(())
-                });
+                })))
             }
         }
     }
 
     /// Makes `error` the run's, unless it has one already.
-    fn fail(&self, error: ChoreoError) {
+    pub(crate) fn fail(&self, error: ChoreoError) {
         lock(&self.run.first_error).get_or_insert(error);
     }
 }
+
+/// Why a value could not be sent: its located copy is empty at its own role.
+const ABSENT: &str = "the value is not held at its own role (moved between roles' runs?)";
 
 /// The label of a value in observer events: its type name.
 pub(crate) fn type_label<T>() -> String {

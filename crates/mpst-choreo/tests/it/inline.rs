@@ -402,3 +402,83 @@ async fn in_memory_the_senders_send_itself_files_and_wakes_the_waiting_session()
     );
     assert_eq!(alive(), janitors, "nothing was spawned to deliver");
 }
+
+/// What `B` saw when the message from `A` had arrived before its `fcomm` was called.
+#[derive(Default)]
+struct Arrived {
+    /// Whether `then`'s closure had run when `then` returned.
+    applied_at_once: Mutex<Option<bool>>,
+    /// Whether `B`'s observer saw the forward sent when its `fcomm` returned.
+    forwarded_at_once: Mutex<Option<bool>>,
+}
+
+/// `A` sends 7 to `B`, which adds one and forwards the sum back.
+#[derive(Clone)]
+struct AddOne {
+    seen: Arc<Arrived>,
+    recorder: Arc<Recorder>,
+}
+
+impl Choreography<Option<u64>> for AddOne {
+    type Roles = RoleSet![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<Option<u64>> {
+        let value = op.locally(A, |_| 7u64);
+        let at_b = op.fcomm(A, B, &value);
+        let applied = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = applied.clone();
+        let plus = op.then(B, at_b, move |v| {
+            flag.store(true, Ordering::SeqCst);
+            v + 1
+        });
+        if op.is::<B>() {
+            *self.seen.applied_at_once.lock().unwrap() = Some(applied.load(Ordering::SeqCst));
+        }
+        let back = op.fcomm(B, A, plus);
+        if op.is::<B>() {
+            let sent = self
+                .recorder
+                .events()
+                .iter()
+                .any(|e| e.kind == EventKind::Sent);
+            *self.seen.forwarded_at_once.lock().unwrap() = Some(sent);
+        }
+        Ok(op.wait(A, back).await?.into_local())
+    }
+}
+
+/// A message that arrived before its `fcomm` is claimed complete: `then` applies its
+/// closure at once and the forward is sent before `fcomm` returns (nothing boxed, queued
+/// or polled later); the value still goes through the key check and comes back right.
+#[tokio::test]
+async fn a_forward_of_a_message_already_arrived_is_sent_before_fcomm_returns() {
+    let net: Arc<dyn Transport> = Arc::new(InMemory::new(names()));
+    let recorder = Arc::new(Recorder::new());
+    let observer = Some(recorder.clone() as Arc<dyn mpst_choreo::Observer>);
+    let config = mpst_choreo::EndpointConfig::default();
+    let ea = Endpoint::new(net.clone(), role("A")).unwrap();
+    let eb = Endpoint::with_config(net, role("B"), config, observer).unwrap();
+    let seen = Arc::new(Arrived::default());
+    let choreo = AddOne {
+        seen: seen.clone(),
+        recorder,
+    };
+    // `A` runs first, up to its wait: its 7 is in `B`'s mailbox before `B` starts.
+    let mut at_a = std::pin::pin!(ea.run(choreo.clone()));
+    let first = std::future::poll_fn(|cx| Poll::Ready(at_a.as_mut().poll(cx))).await;
+    assert!(first.is_pending(), "A waits for the answer");
+    let both = async { tokio::join!(at_a, eb.run(choreo)) };
+    let (at_a, at_b) = timeout(LIMIT, both).await.expect("the session ends");
+    assert_eq!(at_a.unwrap(), Some(8), "A got 7 + 1 back through B");
+    assert_eq!(at_b.unwrap(), None);
+    assert_eq!(
+        *seen.applied_at_once.lock().unwrap(),
+        Some(true),
+        "then applied at once"
+    );
+    assert_eq!(
+        *seen.forwarded_at_once.lock().unwrap(),
+        Some(true),
+        "the forward was sent before fcomm returned"
+    );
+}
