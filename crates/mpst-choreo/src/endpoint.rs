@@ -33,7 +33,7 @@ use filing::{Filing, expire};
 
 pub(crate) use cells::CellId;
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Slot};
+use mailbox::{Bounds, Mailbox, Sent, Slot};
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -212,10 +212,13 @@ impl Shared {
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
         let mut mailbox = self.mailbox();
-        match mailbox.sends.entry((to.clone(), key.clone())) {
-            Entry::Occupied(first) => Err(self.reused(key, *first.get())),
+        match mailbox.sends.entry(key.clone()) {
+            Entry::Occupied(mut sent) => match sent.get_mut().add(to) {
+                true => Ok(()),
+                false => Err(self.reused(key, sent.get().first)),
+            },
             Entry::Vacant(slot) => {
-                slot.insert(key.site);
+                slot.insert(Sent::new(key.site, to.clone()));
                 Ok(())
             }
         }
@@ -434,7 +437,7 @@ impl Endpoint {
             keys_held: mailbox.slots.len()
                 + mailbox.strays.len()
                 + mailbox.early_held
-                + mailbox.sends.len(),
+                + mailbox.sends.values().map(Sent::count).sum::<usize>(),
             ..mailbox.stats
         }
     }

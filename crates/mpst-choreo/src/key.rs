@@ -198,12 +198,16 @@ impl Default for Token {
 
 impl PartialEq for Token {
     fn eq(&self, other: &Self) -> bool {
-        if let (Frames::Shared(a), Frames::Shared(b)) = (&self.0, &other.0) {
-            if Arc::ptr_eq(a, b) {
-                return true;
-            }
+        // Each token has one form, so tokens of different forms differ. Inline frames are
+        // compared field by field: a slice comparison calls `memcmp`, and the mailbox
+        // compares a key at every look-up of its slot.
+        match (&self.0, &other.0) {
+            (Frames::Root, Frames::Root) => true,
+            (Frames::One(a), Frames::One(b)) => a == b,
+            (Frames::Two([a, b]), Frames::Two([c, d])) => a == c && b == d,
+            (Frames::Shared(a), Frames::Shared(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
+            _ => false,
         }
-        self.frames() == other.frames()
     }
 }
 
@@ -378,6 +382,11 @@ mod tests {
         // Same site under different parents stays distinct.
         assert_ne!(t.next(s1).next(s2), t.next(s2).next(s2));
         assert_ne!(Token::session(0), Token::session(1));
+        // Two frames inline: either frame tells them apart.
+        let (a, b) = (Token::session(1).next(s1), Token::session(1).next(s2));
+        assert_ne!(a, b);
+        assert_ne!(a, Token::session(2).next(s1));
+        assert_eq!(a, a.clone());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::EndpointStats;
 use super::cells::{CellId, Cells};
 use super::numbers::Numbers;
 use super::unclaimed::Unclaimed;
-use crate::key::Key;
+use crate::key::{Key, Site};
 use crate::role::RoleName;
 use crate::transport::Envelope;
 
@@ -60,6 +60,39 @@ pub(crate) type Address = (RoleName, Key);
 /// sender of the envelope that arrived first) and its state.
 pub(crate) type Filed = (RoleName, Slot);
 
+/// A key claimed by sends: the site of the first claim, and the roles it was sent to
+/// (several for a broadcast or a selection sent to several roles).
+pub(crate) struct Sent {
+    pub(crate) first: Site,
+    to: RoleName,
+    more: Vec<RoleName>,
+}
+
+impl Sent {
+    /// The first send of a key, at `site`, to `to`.
+    pub(crate) fn new(site: Site, to: RoleName) -> Self {
+        Self {
+            first: site,
+            to,
+            more: Vec::new(),
+        }
+    }
+
+    /// Records a send to `to` of the same key; `false` if it was sent to `to` already.
+    pub(crate) fn add(&mut self, to: &RoleName) -> bool {
+        if self.to == *to || self.more.contains(to) {
+            return false;
+        }
+        self.more.push(to.clone());
+        true
+    }
+
+    /// How many sends claimed the key.
+    pub(crate) fn count(&self) -> usize {
+        1 + self.more.len()
+    }
+}
+
 /// Bounds on unclaimed envelopes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounds {
@@ -76,7 +109,9 @@ pub(crate) struct Mailbox {
     /// (at most one per sender and key; usually empty). The receive that claims the key
     /// takes the one of its sender and refuses the other as from the wrong sender.
     pub(crate) strays: HashMap<Address, (Envelope, u64)>,
-    pub(crate) sends: HashMap<(RoleName, Key), crate::key::Site>,
+    /// Keys claimed by sends, with the roles sent to (one table by key: the recipient's
+    /// name is compared, never hashed).
+    pub(crate) sends: HashMap<Key, Sent>,
     /// Unclaimed envelopes of sessions not started here yet, by session, in arrival order
     /// (`early.rs`): filed into `slots` when their session starts, so that ending a
     /// session never sifts through the envelopes of sessions that run later.
@@ -301,7 +336,7 @@ impl Mailbox {
             }
             true
         });
-        self.sends.retain(|(_, key), _| !ours(key));
+        self.sends.retain(|key, _| !ours(key));
         self.numbers.finish(n);
     }
 
@@ -479,5 +514,14 @@ mod tests {
         assert!(mailbox.strays.is_empty());
         assert!(mailbox.file(forged, BOUNDS).is_err(), "claimed from A now");
         assert_eq!(mailbox.stats.wrong_sender_refused, 2);
+    }
+
+    #[test]
+    fn a_key_is_sent_once_to_each_role() {
+        let (b, c) = (RoleName::from("B"), RoleName::from("C"));
+        let mut sent = Sent::new(Site::from_id(1), b.clone());
+        assert!(sent.add(&c), "a broadcast's second recipient");
+        assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
+        assert_eq!(sent.count(), 2);
     }
 }
