@@ -131,28 +131,26 @@ impl<T> Future for Receive<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
         let this = self.get_mut();
-        let outcome = match std::mem::replace(&mut this.state, State::Done) {
-            State::Arrived(payload) => Ok(payload),
-            State::Waiting(cell) => match this.shared.poll_cell(cell, cx) {
-                Poll::Ready(Ok(env)) if env.from == this.from => Ok(env.payload),
-                Poll::Ready(Ok(env)) => {
-                    let got = env.from;
-                    return Poll::Ready(Err(wrong_sender(
-                        &this.shared,
-                        &this.from,
-                        &this.key,
-                        got,
-                    )));
-                }
-                Poll::Ready(Err(gone)) => Err(gone),
-                Poll::Pending => {
-                    this.state = State::Waiting(cell);
-                    return Poll::Pending;
-                }
-            },
-            State::Gone(gone) => Err(gone),
-            State::Failed(e) => return Poll::Ready(Err(*e)),
-            State::Done => Err(Gone::Closed),
+        let State::Waiting(cell) = this.state else {
+            // Known without waiting (a second poll finds it closed).
+            return Poll::Ready(this.take_known());
+        };
+        let Poll::Ready(settled) = this.shared.poll_cell(cell, cx) else {
+            return Poll::Pending;
+        };
+        // The cell is settled and freed: nothing for `drop` to free.
+        this.state = State::Done;
+        let outcome = match settled {
+            Ok(env) if env.from == this.from => Ok(env.payload),
+            Ok(env) => {
+                return Poll::Ready(Err(wrong_sender(
+                    &this.shared,
+                    &this.from,
+                    &this.key,
+                    env.from,
+                )));
+            }
+            Err(gone) => Err(gone),
         };
         Poll::Ready((this.open)(this, outcome))
     }
@@ -205,16 +203,18 @@ impl<T> Receive<T> {
     /// key was claimed, or nothing will come): taken, leaving the receive done. `None`
     /// while it waits (then nothing is moved: a receive is large).
     pub(crate) fn now(&mut self) -> Option<Result<T>> {
-        let outcome = match &self.state {
-            State::Waiting(_) => return None,
-            _ => match std::mem::replace(&mut self.state, State::Done) {
-                State::Arrived(payload) => Ok(payload),
-                State::Gone(gone) => Err(gone),
-                State::Failed(e) => return Some(Err(*e)),
-                State::Waiting(_) | State::Done => Err(Gone::Closed),
-            },
+        (!matches!(self.state, State::Waiting(_))).then(|| self.take_known())
+    }
+
+    /// The outcome of a receive that does not wait, taken, leaving it done.
+    fn take_known(&mut self) -> Result<T> {
+        let outcome = match std::mem::replace(&mut self.state, State::Done) {
+            State::Arrived(payload) => Ok(payload),
+            State::Gone(gone) => Err(gone),
+            State::Failed(e) => return Err(*e),
+            State::Waiting(_) | State::Done => Err(Gone::Closed),
         };
-        Some((self.open)(self, outcome))
+        (self.open)(self, outcome)
     }
 }
 
