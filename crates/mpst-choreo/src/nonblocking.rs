@@ -178,10 +178,9 @@ impl<L: RoleSet> Op<L> {
         A: Send + 'static,
         B: Send + 'static,
     {
-        let (Some(a), Some(b)) = (a.take(), b.take()) else {
+        let (Some(mut a), Some(mut b)) = (a.take(), b.take()) else {
             return LocatedFuture::remote();
         };
-        let (mut a, mut b) = (a, b);
         LocatedFuture::of(match (a.now(), b.now()) {
             (Some(x), Some(y)) => Inner::ready(x.and_then(|x| y.map(|y| (x, y)))),
             (x, y) => Inner::Boxed(futures::future::try_join(again(x, a), again(y, b)).boxed()),
