@@ -5,42 +5,34 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
+
+use futures::future::BoxFuture;
 
 use crate::Portable;
 use crate::endpoint::{CellId, Gone, Pending, Shared};
 use crate::error::{ChoreoError, Result};
 use crate::key::Key;
+use crate::located::Inner;
 use crate::op::{Op, type_label};
 use crate::role::{RoleName, RoleSet};
-use crate::transport::EventKind;
+use crate::transport::{EventKind, TransportError};
 
 impl<L: RoleSet> Op<L> {
-    /// Claims the key now and returns the future that sends. The observer's label is
-    /// made only when an observer records events.
-    pub(crate) fn send_bytes<P, Lb>(
-        &self,
-        to: RoleName,
-        key: Key,
-        payload: P,
-        label: Lb,
-    ) -> impl Future<Output = Result<()>> + Send + 'static + use<P, Lb, L>
-    where
-        P: Future<Output = Result<Vec<u8>>> + Send + 'static,
-        Lb: FnOnce() -> String + Send + 'static,
-    {
-        let claim = self.shared.claim_send(&to, &key);
-        if let Err(e) = &claim {
-            self.record(e);
-        }
-        let shared = Arc::clone(&self.shared);
-        async move {
-            claim?;
-            let payload = payload.await?;
-            let (envelope, seen) = shared.envelope(to, key, payload);
-            shared.transport.send(envelope).await?;
-            shared.sent(seen, label);
-            Ok(())
+    /// Forwards `future`'s value to `to` once it completes: claims the key now and hands
+    /// the send to the run, which polls it beside the body (see [`Op::defer`]). One boxed
+    /// future, named, holding the waiting future, the recipient and the key once.
+    pub(crate) fn forward<T: Portable>(&self, to: RoleName, key: Key, future: Inner<T>) {
+        match self.shared.claim_send(&to, &key) {
+            Ok(()) => self.defer(Forwarding {
+                future,
+                shared: Arc::clone(&self.shared),
+                to,
+                key,
+                label: type_label::<T>,
+                sending: None,
+            }),
+            Err(e) => self.fail(e),
         }
     }
 
@@ -75,6 +67,54 @@ impl<L: RoleSet> Op<L> {
             state,
             label,
             open: open::<T>,
+        }
+    }
+}
+
+/// A forward still waiting for its value (see [`Op::forward`]); its key is claimed.
+/// Completes once the value's envelope is handed to the transport.
+pub(crate) struct Forwarding<T> {
+    future: Inner<T>,
+    shared: Arc<Shared>,
+    to: RoleName,
+    key: Key,
+    label: fn() -> String,
+    /// The transport's send, if it did not complete when first polled (with the
+    /// observer's copies of the recipient and key).
+    sending: Option<Sending>,
+}
+
+/// A transport send still under way, and what the observer's `Sent` event needs.
+type Sending = (
+    BoxFuture<'static, std::result::Result<(), TransportError>>,
+    Option<(RoleName, Key)>,
+);
+
+impl<T: Portable> Future for Forwarding<T> {
+    type Output = Result<()>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let this = self.get_mut();
+        let (mut sending, seen) = match this.sending.take() {
+            Some(sending) => sending,
+            None => {
+                let value = ready!(Pin::new(&mut this.future).poll(cx))?;
+                let payload = encode(&this.shared.role, &this.key, &value)?;
+                let (to, key) = (this.to.clone(), this.key.clone());
+                let (envelope, seen) = this.shared.envelope(to, key, payload);
+                (this.shared.transport.send(envelope), seen)
+            }
+        };
+        match sending.as_mut().poll(cx) {
+            Poll::Ready(Ok(())) => {
+                this.shared.sent(seen, this.label);
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e.into())),
+            Poll::Pending => {
+                this.sending = Some((sending, seen));
+                Poll::Pending
+            }
         }
     }
 }

@@ -3,8 +3,6 @@
 //! role, mapped, awaited, or left to the endpoint to drive.
 
 use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
 
 use futures::FutureExt;
 use futures::future::Either;
@@ -21,74 +19,54 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Context for encoding a payload; only the library constructs it.
-pub struct PayloadContext {
-    role: RoleName,
-    key: Key,
+/// Context for encoding a payload: the sending role and the key, borrowed from the
+/// operator's call. Only the library constructs it.
+pub struct PayloadContext<'a> {
+    role: &'a RoleName,
+    key: &'a Key,
 }
 
 /// What [`Op::fcomm`] can send from role `S`: a located value (`&Located<T, S>`, sent at
 /// once) or a located future (`LocatedFuture<T, S>`, forwarded when it completes).
 pub trait Source<T, S>: sealed::Sealed {
-    /// The future of the bytes of a payload still to come (only the library names it).
-    #[doc(hidden)]
-    type Later: Future<Output = Result<Vec<u8>>> + Send + 'static;
-
     /// The payload at the sender (`None` at other roles).
     #[doc(hidden)]
-    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>>;
+    fn payload(self, cx: PayloadContext<'_>) -> Option<Payload<T>>;
 }
 
 /// A payload to send: encoded already (a ready value, sent with no boxed future) or
 /// still to come (a located future, forwarded when it completes). Only the library
 /// makes and reads it.
 #[doc(hidden)]
-pub enum Payload<F> {
+pub enum Payload<T> {
     /// The encoded bytes, or the encoding error.
     Ready(Result<Vec<u8>>),
-    /// The bytes once the forwarded future completes.
-    Later(F),
+    /// The value once the forwarded future completes.
+    Later(Forward<T>),
 }
 
-/// The bytes of a forwarded located future once it completes: its future and the
-/// encoding in one, so a forward is one boxed future (the deferred send holding this),
-/// not a box of the encoding around the box of the future. Only the library makes it.
+/// A forwarded located future still waiting. Only the library makes it (and sends its
+/// value with [`Forwarding`] when it completes).
 #[doc(hidden)]
-pub struct Forward<T> {
-    future: Inner<T>,
-    cx: PayloadContext,
-}
-
-impl<T: Portable> Future for Forward<T> {
-    type Output = Result<Vec<u8>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let value = ready!(Pin::new(&mut self.future).poll(cx))?;
-        Poll::Ready(encode(&self.cx.role, &self.cx.key, &value))
-    }
-}
+pub struct Forward<T>(Inner<T>);
 
 impl<T, S> sealed::Sealed for &Located<T, S> {}
 impl<T, S> sealed::Sealed for LocatedFuture<T, S> {}
 
 impl<T: Portable, S: Role> Source<T, S> for &Located<T, S> {
-    type Later = std::future::Ready<Result<Vec<u8>>>;
-
-    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>> {
-        Some(Payload::Ready(encode(&cx.role, &cx.key, self.get()?)))
+    fn payload(self, cx: PayloadContext<'_>) -> Option<Payload<T>> {
+        Some(Payload::Ready(encode(cx.role, cx.key, self.get()?)))
     }
 }
 
 impl<T: Portable, S: Role> Source<T, S> for LocatedFuture<T, S> {
-    type Later = Forward<T>;
-
-    fn payload(self, cx: PayloadContext) -> Option<Payload<Self::Later>> {
+    fn payload(self, cx: PayloadContext<'_>) -> Option<Payload<T>> {
         let mut future = self.take()?;
         Some(match future.now() {
             // Complete already (its message had arrived): sent at once, like a value.
-            Some(Ok(value)) => Payload::Ready(encode(&cx.role, &cx.key, &value)),
+            Some(Ok(value)) => Payload::Ready(encode(cx.role, cx.key, &value)),
             Some(Err(e)) => Payload::Ready(Err(e)),
-            None => Payload::Later(Forward { future, cx }),
+            None => Payload::Later(Forward(future)),
         })
     }
 }
@@ -119,8 +97,8 @@ impl<L: RoleSet> Op<L> {
         let key = self.key(Site::here());
         if self.is::<S>() {
             let cx = PayloadContext {
-                role: self.shared.role.clone(),
-                key: key.clone(),
+                role: &self.shared.role,
+                key: &key,
             };
             let (to, label) = (R::name(), type_label::<T>);
             match value.payload(cx) {
@@ -130,9 +108,7 @@ impl<L: RoleSet> Op<L> {
                 // A future: polled beside the body when the session's task next polls
                 // it (right after this poll of the body), with its real waker, so the
                 // delivery of what it waits for wakes that task once.
-                Some(Payload::Later(later)) => {
-                    self.defer(self.send_bytes(to, key.clone(), later, label));
-                }
+                Some(Payload::Later(Forward(future))) => self.forward(to, key.clone(), future),
                 None => self.send_ready(to, key.clone(), Err(self.absent(&key)), label),
             }
         }
@@ -234,7 +210,7 @@ impl<L: RoleSet> Op<L> {
         match future.now() {
             // Complete already: `f` is applied now, with nothing boxed.
             Some(outcome) => LocatedFuture::of(Inner::ready(outcome.map(f))),
-            None => LocatedFuture::here(async move { future.await.map(f) }.boxed()),
+            None => LocatedFuture::here(future.map(move |outcome| outcome.map(f)).boxed()),
         }
     }
 
