@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
@@ -29,6 +30,9 @@ use crate::sessions::Set;
 #[derive(Default)]
 pub(crate) struct Run {
     queued: Mutex<Vec<BoxFuture<'static, Result<()>>>>,
+    /// Whether `queued` may hold something: set after a push, so that [`Op::drive`]
+    /// takes the lock only when the body deferred something since its last poll.
+    any_queued: AtomicBool,
     first_error: Mutex<Option<ChoreoError>>,
 }
 
@@ -393,6 +397,11 @@ impl<L: RoleSet> Op<L> {
     /// again), and no task is spawned, scheduled or woken per send, forward or session.
     /// The body is pinned by the caller, where it was made, so that it is not moved
     /// (copied) once more into this future.
+    ///
+    /// A future deferred after the body completed, when nothing else is pending (a
+    /// responder's or a stage's one forward), is polled alone with the task's own waker,
+    /// outside the set: nothing else can wake the task then, so no poll is wasted, and
+    /// it needs no flag, no waker of its own and no entry in the set.
     pub(crate) async fn drive<X>(
         &self,
         mut body: Pin<&mut impl Future<Output = Result<X>>>,
@@ -400,6 +409,7 @@ impl<L: RoleSet> Op<L> {
     ) -> Result<X> {
         let mut out: Option<X> = None;
         let mut failed: Option<ChoreoError> = None;
+        let mut lone: Option<Pending> = None;
         std::future::poll_fn(|cx| {
             if out.is_none() {
                 match body.as_mut().poll(cx) {
@@ -408,7 +418,18 @@ impl<L: RoleSet> Op<L> {
                     Poll::Pending => {}
                 }
             }
-            self.take_queued(pending);
+            if self.run.any_queued.load(Ordering::Acquire) {
+                self.take_queued(pending, &mut lone, out.is_some());
+            }
+            if let Some(future) = &mut lone {
+                let Poll::Ready(done) = future.as_mut().poll(cx) else {
+                    return Poll::Pending;
+                };
+                lone = None;
+                if let Err(e) = done {
+                    failed.get_or_insert(e);
+                }
+            }
             if pending.len() > 0 {
                 pending.poll_woken(cx, |done| {
                     if let Err(e) = done {
@@ -432,9 +453,20 @@ impl<L: RoleSet> Op<L> {
         .await
     }
 
-    /// Moves what the body queued since the last poll into `pending`.
-    fn take_queued(&self, pending: &mut Set<Pending>) {
+    /// Moves what the body queued since the last poll into `pending`, or into `lone`
+    /// when it is one future deferred after the body completed (`done`) with nothing
+    /// else pending. A lone future still pending when more come joins the set (it is
+    /// polled there at once, registering its own waker).
+    fn take_queued(&self, pending: &mut Set<Pending>, lone: &mut Option<Pending>, done: bool) {
         let mut queued = lock(&self.run.queued);
+        self.run.any_queued.store(false, Ordering::Release);
+        if done && queued.len() == 1 && lone.is_none() && pending.len() == 0 {
+            *lone = queued.pop();
+            return;
+        }
+        if let Some(future) = lone.take() {
+            pending.push(future);
+        }
         for task in queued.drain(..) {
             pending.push(task);
         }
@@ -444,7 +476,10 @@ impl<L: RoleSet> Op<L> {
     /// beside the body in the session's task (see [`Op::drive`]), first right after the
     /// body's current poll.
     pub(crate) fn defer(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
-        lock(&self.run.queued).push(Box::pin(task));
+        let mut queued = lock(&self.run.queued);
+        queued.push(Box::pin(task));
+        // Under the lock, like the store that clears it: set whenever anything is queued.
+        self.run.any_queued.store(true, Ordering::Release);
     }
 
     /// Sends a ready payload now, in the caller's task: claims the key, hands the

@@ -13,6 +13,7 @@ mod basic;
 mod chaos;
 mod examples;
 mod failures;
+mod forwards;
 mod head_of_line;
 mod inline;
 mod one_config;
