@@ -22,8 +22,8 @@ impl<L: RoleSet> Op<L> {
     /// Forwards `future`'s value to `to` once it completes: claims the key now and hands
     /// the send to the run, which polls it beside the body (see [`Op::defer`]). One boxed
     /// future, named, holding the waiting future, the recipient and the key once.
-    pub(crate) fn forward<T: Portable>(&self, to: RoleName, key: Key, future: Inner<T>) {
-        match self.shared.claim_send(&to, &key) {
+    pub(crate) fn forward<T: Portable>(&self, to: fn() -> RoleName, key: Key, future: Inner<T>) {
+        match self.shared.claim_send(&to(), &key) {
             Ok(()) => self.defer(Forwarding {
                 future,
                 shared: Arc::clone(&self.shared),
@@ -36,25 +36,32 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Claims the key now and returns the future that receives and decodes.
-    pub(crate) fn receive<T: Portable>(&self, from: RoleName, key: Key) -> Receive<T> {
+    /// Claims the key now and returns the future that receives and decodes; `from` is
+    /// the sender's [`Role::name`](crate::Role::name).
+    pub(crate) fn receive<T: Portable>(&self, from: fn() -> RoleName, key: Key) -> Receive<T> {
         self.receive_labelled(from, key, |_: &T| type_label::<T>())
     }
 
     /// [`Op::receive`] with the observer's label of the value made by `label`.
     pub(crate) fn receive_labelled<T: Portable>(
         &self,
-        from: RoleName,
+        from: fn() -> RoleName,
         key: Key,
         label: fn(&T) -> String,
     ) -> Receive<T> {
-        let state = match self.shared.claim_receive(&from, &key) {
-            Ok(Pending::Ready(env)) if env.from == from => State::Arrived(env.payload),
-            Ok(Pending::Ready(env)) => {
-                State::Failed(Box::new(wrong_sender(&self.shared, &from, &key, env.from)))
-            }
+        let sender = from();
+        let state = match self.shared.claim_receive(&sender, &key) {
+            Ok(Pending::Ready(env)) if env.from == sender => State::Arrived(env.payload),
+            Ok(Pending::Ready(env)) => State::Failed(Box::new(wrong_sender(
+                &self.shared,
+                &sender,
+                &key,
+                env.from,
+            ))),
             Ok(Pending::Wait(cell)) => State::Waiting(cell),
-            Ok(Pending::Failed(gone)) => State::Gone(gone),
+            Ok(Pending::Failed(gone)) => {
+                State::Failed(Box::new(gone_error(&self.shared, &sender, &key, gone)))
+            }
             Err(e) => {
                 self.record(&e);
                 State::Failed(Box::new(e))
@@ -76,12 +83,13 @@ impl<L: RoleSet> Op<L> {
 pub(crate) struct Forwarding<T> {
     future: Inner<T>,
     shared: Arc<Shared>,
-    to: RoleName,
+    /// The recipient's [`Role::name`](crate::Role::name).
+    to: fn() -> RoleName,
     key: Key,
     label: fn() -> String,
     /// The transport's send, if it did not complete when first polled (with the
-    /// observer's copies of the recipient and key).
-    sending: Option<Sending>,
+    /// observer's copies of the recipient and key), boxed: rarely there.
+    sending: Option<Box<Sending>>,
 }
 
 /// A transport send still under way, and what the observer's `Sent` event needs.
@@ -96,11 +104,11 @@ impl<T: Portable> Future for Forwarding<T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         let this = self.get_mut();
         let (mut sending, seen) = match this.sending.take() {
-            Some(sending) => sending,
+            Some(sending) => *sending,
             None => {
                 let value = ready!(Pin::new(&mut this.future).poll(cx))?;
                 let payload = encode(&this.shared.role, &this.key, &value)?;
-                let (to, key) = (this.to.clone(), this.key.clone());
+                let (to, key) = ((this.to)(), this.key.clone());
                 let (envelope, seen) = this.shared.envelope(to, key, payload);
                 (this.shared.transport.send(envelope), seen)
             }
@@ -112,7 +120,7 @@ impl<T: Portable> Future for Forwarding<T> {
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e.into())),
             Poll::Pending => {
-                this.sending = Some((sending, seen));
+                this.sending = Some(Box::new((sending, seen)));
                 Poll::Pending
             }
         }
@@ -126,7 +134,8 @@ impl<T: Portable> Future for Forwarding<T> {
 /// then dropped, as late).
 pub(crate) struct Receive<T> {
     shared: Arc<Shared>,
-    from: RoleName,
+    /// The sender's name (a role's `name`: a pointer, where a name is three words).
+    from: fn() -> RoleName,
     key: Key,
     state: State,
     label: fn(&T) -> String,
@@ -148,8 +157,9 @@ fn wrong_sender(shared: &Shared, from: &RoleName, key: &Key, got: RoleName) -> C
     }
 }
 
-/// Where a [`Receive`] stands; small, since located futures holding a receive are moved
-/// by value (an envelope or an error held inline made every move a copy of 200 bytes).
+/// Where a [`Receive`] stands; small (three words), since located futures holding a
+/// receive are moved by value (an envelope or an error held inline made every move a
+/// copy of 200 bytes).
 enum State {
     /// Its envelope had arrived from its sender when it was claimed: the payload.
     Arrived(Vec<u8>),
@@ -157,10 +167,8 @@ enum State {
     /// sender, or closed when the session's keys were forgotten under this receive or
     /// the endpoint was dropped.
     Waiting(CellId),
-    /// Nothing will arrive (a lost sender, a closed endpoint).
-    Gone(Gone),
-    /// The claim failed (the key was used already), or the envelope that had arrived
-    /// came from another sender.
+    /// The claim failed (the key was used already), the envelope that had arrived came
+    /// from another sender, or nothing will arrive (a lost sender, a closed endpoint).
     Failed(Box<ChoreoError>),
     /// The outcome was taken.
     Done,
@@ -180,15 +188,12 @@ impl<T> Future for Receive<T> {
         };
         // The cell is settled and freed: nothing for `drop` to free.
         this.state = State::Done;
+        let from = (this.from)();
         let outcome = match settled {
-            Ok(env) if env.from == this.from => Ok(env.payload),
+            Ok(env) if env.from == from => Ok(env.payload),
             Ok(env) => {
-                return Poll::Ready(Err(wrong_sender(
-                    &this.shared,
-                    &this.from,
-                    &this.key,
-                    env.from,
-                )));
+                let error = wrong_sender(&this.shared, &from, &this.key, env.from);
+                return Poll::Ready(Err(error));
             }
             Err(gone) => Err(gone),
         };
@@ -196,35 +201,31 @@ impl<T> Future for Receive<T> {
     }
 }
 
+/// The error of a receive from `from` for `key` that nothing will complete.
+fn gone_error(shared: &Shared, from: &RoleName, key: &Key, gone: Gone) -> ChoreoError {
+    let (role, from, key) = (shared.role.clone(), from.clone(), Box::new(key.clone()));
+    match gone {
+        Gone::Lost(message) => ChoreoError::PeerLost {
+            role,
+            from,
+            key,
+            message,
+        },
+        Gone::TimedOut => ChoreoError::Timeout {
+            role,
+            from,
+            key,
+            after: shared.config.recv_timeout,
+        },
+        Gone::Closed => ChoreoError::Closed { role, key },
+    }
+}
+
 /// The value in the payload `receive` got, decoded, or the error of why none came.
 fn open<T: Portable>(receive: &Receive<T>, outcome: Outcome) -> Result<T> {
-    let shared = &receive.shared;
-    let (from, key) = (&receive.from, &receive.key);
-    let payload = match outcome {
-        Ok(payload) => payload,
-        Err(Gone::Lost(message)) => {
-            return Err(ChoreoError::PeerLost {
-                role: shared.role.clone(),
-                from: from.clone(),
-                key: Box::new(key.clone()),
-                message,
-            });
-        }
-        Err(Gone::TimedOut) => {
-            return Err(ChoreoError::Timeout {
-                role: shared.role.clone(),
-                from: from.clone(),
-                key: Box::new(key.clone()),
-                after: shared.config.recv_timeout,
-            });
-        }
-        Err(Gone::Closed) => {
-            return Err(ChoreoError::Closed {
-                role: shared.role.clone(),
-                key: Box::new(key.clone()),
-            });
-        }
-    };
+    let (shared, key) = (&receive.shared, &receive.key);
+    let from = (receive.from)();
+    let payload = outcome.map_err(|gone| gone_error(shared, &from, key, gone))?;
     let value: T = postcard::from_bytes(&payload).map_err(|e| ChoreoError::Decode {
         role: shared.role.clone(),
         from: from.clone(),
@@ -232,7 +233,7 @@ fn open<T: Portable>(receive: &Receive<T>, outcome: Outcome) -> Result<T> {
         ty: std::any::type_name::<T>(),
         message: e.to_string(),
     })?;
-    shared.observe(EventKind::Received, from, &shared.role, key, || {
+    shared.observe(EventKind::Received, &from, &shared.role, key, || {
         (receive.label)(&value)
     });
     Ok(value)
@@ -250,7 +251,6 @@ impl<T> Receive<T> {
     fn take_known(&mut self) -> Result<T> {
         let outcome = match std::mem::replace(&mut self.state, State::Done) {
             State::Arrived(payload) => Ok(payload),
-            State::Gone(gone) => Err(gone),
             State::Failed(e) => return Err(*e),
             State::Waiting(_) | State::Done => Err(Gone::Closed),
         };

@@ -202,3 +202,16 @@ impl<T, R: Role> fmt::Debug for LocatedFuture<T, R> {
         )
     }
 }
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use std::mem::size_of;
+
+    /// Located futures (and the receives they hold) are moved by value at every operator
+    /// and await; above 128 bytes every move is a call of `memcpy`.
+    #[test]
+    fn a_receive_and_a_located_future_stay_small() {
+        assert!(size_of::<crate::exchange::Receive<u64>>() <= 112);
+        assert!(size_of::<super::Inner<String>>() <= 112);
+        assert!(size_of::<super::LocatedFuture<String, crate::HNil>>() <= 112);
+    }
+}

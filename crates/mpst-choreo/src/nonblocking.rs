@@ -108,12 +108,12 @@ impl<L: RoleSet> Op<L> {
                 // A future: polled beside the body when the session's task next polls
                 // it (right after this poll of the body), with its real waker, so the
                 // delivery of what it waits for wakes that task once.
-                Some(Payload::Later(Forward(future))) => self.forward(to, key.clone(), future),
+                Some(Payload::Later(Forward(future))) => self.forward(R::name, key.clone(), future),
                 None => self.send_ready(to, key.clone(), Err(self.absent(&key)), label),
             }
         }
         if self.is::<R>() {
-            let mut receive = self.receive::<T>(S::name(), key);
+            let mut receive = self.receive::<T>(S::name, key);
             LocatedFuture::of(match receive.now() {
                 Some(outcome) => Inner::ready(outcome),
                 None => Inner::Receive(receive),

@@ -17,7 +17,7 @@ use crate::Portable;
 use crate::choreography::Choreography;
 use crate::endpoint::Shared;
 use crate::error::{ChoreoError, Result};
-use crate::exchange::encode;
+use crate::exchange::{Receive, encode};
 use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
@@ -155,15 +155,16 @@ impl<L: RoleSet> Op<L> {
             }),
             (true, None) => Err(self.absent(&key)),
         };
-        let receive = self.is::<R>().then(|| self.receive::<T>(S::name(), key));
-        async move {
-            if let Some(later) = sent? {
-                later.await?;
-            }
-            match receive {
-                Some(receive) => receive.await.map(Located::local),
-                None => Ok(Located::remote()),
-            }
+        let receive = self.is::<R>().then(|| self.receive::<T>(S::name, key));
+        let (later, failed) = match sent {
+            Ok(later) => (later, None),
+            Err(e) => (None, Some(Box::new(e))),
+        };
+        Comm {
+            failed,
+            later,
+            receive,
+            role: PhantomData,
         }
     }
 
@@ -186,7 +187,7 @@ impl<L: RoleSet> Op<L> {
         if self.is::<S>() {
             sent = self.send_all(L::names(), S::NAME, &key, own.as_ref(), type_label::<T>);
         } else {
-            receive = Some(self.receive::<T>(S::name(), key.clone()));
+            receive = Some(self.receive::<T>(S::name, key.clone()));
         }
         let absent = self.absent_later(key);
         async move {
@@ -234,7 +235,7 @@ impl<L: RoleSet> Op<L> {
             sent = self.send_all(Sub::names(), D::NAME, &key, own.as_ref(), move || label);
         } else if inside {
             let label = |v: &C| format!("select:{v:?}");
-            receive = Some(self.receive_labelled::<C>(D::name(), key.clone(), label));
+            receive = Some(self.receive_labelled::<C>(D::name, key.clone(), label));
         }
         let sub: Op<Sub> = self.sub(self.token.next(site));
         let absent = self.absent_later(key);
@@ -542,6 +543,40 @@ impl<L: RoleSet> Op<L> {
     /// Makes `error` the run's, unless it has one already.
     pub(crate) fn fail(&self, error: ChoreoError) {
         lock(&self.run.first_error).get_or_insert(error);
+    }
+}
+
+/// The future of [`Op::comm`]: the sender's error or the rest of its send (when the
+/// transport did not take it at once), then the receiver's receive. Named, and small
+/// (the error boxed), since a body holds it across its await and moves it.
+struct Comm<T, R> {
+    failed: Option<Box<ChoreoError>>,
+    later: Option<Pending>,
+    receive: Option<Receive<T>>,
+    role: PhantomData<fn() -> R>,
+}
+
+impl<T, R: Role> Future for Comm<T, R> {
+    type Output = Result<Located<T, R>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Some(e) = this.failed.take() {
+            return Poll::Ready(Err(*e));
+        }
+        if let Some(later) = &mut this.later {
+            let Poll::Ready(sent) = later.as_mut().poll(cx) else {
+                return Poll::Pending;
+            };
+            this.later = None;
+            sent?;
+        }
+        match &mut this.receive {
+            Some(receive) => Pin::new(receive)
+                .poll(cx)
+                .map(|got| got.map(Located::local)),
+            None => Poll::Ready(Ok(Located::remote())),
+        }
     }
 }
 
