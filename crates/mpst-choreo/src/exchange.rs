@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 
 use futures::future::BoxFuture;
 
@@ -16,9 +16,67 @@ use crate::key::Key;
 use crate::located::Inner;
 use crate::op::{Op, type_label};
 use crate::role::{RoleName, RoleSet};
+use crate::run::Pending as Later;
 use crate::transport::{EventKind, TransportError};
 
 impl<L: RoleSet> Op<L> {
+    /// Sends a ready payload now, in the caller's task: claims the key, hands the
+    /// envelope to the transport and polls its send once. Every transport of this crate
+    /// takes envelopes at once, so that completes the send here with nothing allocated,
+    /// queued, polled again or woken; only a send still pending (another transport's) is
+    /// boxed and deferred (its next poll, in the session's task, registers the real
+    /// waker, so the no-op one used here is never needed). A failure, at once or later,
+    /// is the run's, as a deferred send's would be.
+    pub(crate) fn send_ready(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: Result<Vec<u8>>,
+        label: impl FnOnce() -> String + Send + 'static,
+    ) {
+        match self.send_now(to, key, payload, label) {
+            Ok(None) => {}
+            Ok(Some(later)) => self.defer(later),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Sends a ready payload now (see [`Op::send_ready`]) and returns what is left of
+    /// it: nothing when the transport took it at once, else the boxed rest of the send
+    /// for the caller to await or defer. A failure to claim the key, to encode or to
+    /// send at once is returned, not recorded.
+    pub(crate) fn send_now(
+        &self,
+        to: RoleName,
+        key: Key,
+        payload: Result<Vec<u8>>,
+        label: impl FnOnce() -> String + Send + 'static,
+    ) -> Result<Option<Later>> {
+        let shared = &self.shared;
+        shared.claim_send(&to, &key)?;
+        let (envelope, seen) = shared.envelope(to, key, payload?);
+        let mut sending = shared.transport.send(envelope);
+        let sent = move |shared: &Shared| shared.sent(seen, label);
+        match sending
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(Ok(())) => {
+                sent(shared);
+                Ok(None)
+            }
+            Poll::Ready(Err(e)) => Err(e.into()),
+            Poll::Pending => {
+                let shared = Arc::clone(shared);
+                Ok(Some(Box::pin(async move {
+                    sending.await?;
+                    sent(&shared);
+                    Ok(())
+                })))
+            }
+        }
+    }
+
     /// Forwards `future`'s value to `to` once it completes: claims the key now and hands
     /// the send to the run, which polls it beside the body (see [`Op::defer`]). One boxed
     /// future, named, holding the waiting future, the recipient and the key once.

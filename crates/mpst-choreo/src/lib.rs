@@ -105,6 +105,7 @@ mod located;
 mod nonblocking;
 mod op;
 mod role;
+mod run;
 mod sessions;
 pub mod transport;
 

@@ -7,11 +7,8 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
-
-use futures::future::BoxFuture;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use crate::Portable;
 use crate::choreography::Choreography;
@@ -21,50 +18,7 @@ use crate::exchange::{Receive, encode};
 use crate::key::{Key, Site, Token};
 use crate::located::{Located, Unwrapper};
 use crate::role::{Member, Role, RoleName, RoleSet, Subset};
-use crate::sessions::Set;
-
-/// The state of one top-level run, shared by every [`Op`] of its calls: the sends and
-/// forwards that did not complete at once (polled beside the body by [`Op::drive`], in
-/// the session's own task, so the body never has to await them and no task is spawned
-/// for them) and the first error that nobody awaited.
-#[derive(Default)]
-pub(crate) struct Run {
-    queued: Mutex<Vec<BoxFuture<'static, Result<()>>>>,
-    /// Whether `queued` may hold something: set after a push, so that [`Op::drive`]
-    /// takes the lock only when the body deferred something since its last poll.
-    any_queued: AtomicBool,
-    first_error: Mutex<Option<ChoreoError>>,
-}
-
-/// A pending send or forward of a run.
-pub(crate) type Pending = BoxFuture<'static, Result<()>>;
-
-/// What one run needs beside its body, kept by the endpoint between runs (a few at a
-/// time) so that a session allocates neither its shared state nor, when it forwards, the
-/// set polling its pending sends and that set's wakers.
-#[derive(Default)]
-pub(crate) struct Spare {
-    run: Arc<Run>,
-    pub(crate) pending: Set<Pending>,
-}
-
-impl Spare {
-    /// Whether nothing of a finished run is left in it, so that another run may use it:
-    /// no `Op` of that run remains, nothing is queued or pending, and no error is held.
-    pub(crate) fn is_clean(&mut self) -> bool {
-        Arc::get_mut(&mut self.run).is_some_and(|run| {
-            run.queued.get_mut().is_ok_and(|q| q.is_empty())
-                && run.first_error.get_mut().is_ok_and(|e| e.is_none())
-        }) && self.pending.len() == 0
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
+pub(crate) use crate::run::{Pending, Run, Spare};
 
 /// The choreographic operators, for a choreography whose roles are `L`.
 ///
@@ -181,23 +135,21 @@ impl<L: RoleSet> Op<L> {
         T: Portable + Clone,
     {
         let key = self.key(Site::here());
-        let own = value.get().cloned();
-        let mut sent = Ok(Vec::new());
-        let mut receive = None;
-        if self.is::<S>() {
-            sent = self.send_all(L::names(), S::NAME, &key, own.as_ref(), type_label::<T>);
+        // At `S`, its own value once sent (a value not held fails in `send_all`); at the
+        // other roles, the receive. The error boxed, so the future stays small.
+        let (later, value) = if self.is::<S>() {
+            self.send_own(L::names(), S::NAME, &key, value.get(), type_label::<T>)
         } else {
-            receive = Some(self.receive::<T>(S::name, key.clone()));
-        }
-        let absent = self.absent_later(key);
+            (Vec::new(), Got::Receive(self.receive::<T>(S::name, key)))
+        };
         async move {
-            for later in sent? {
+            for later in later {
                 later.await?;
             }
-            match (receive, own) {
-                (Some(receive), _) => receive.await,
-                (None, Some(v)) => Ok(v),
-                (None, None) => Err(absent()),
+            match value {
+                Got::Receive(receive) => receive.await,
+                Got::Own(v) => Ok(v),
+                Got::Failed(e) => Err(*e),
             }
         }
     }
@@ -223,37 +175,61 @@ impl<L: RoleSet> Op<L> {
         let site = Site::here();
         let key = self.key(site);
         let inside = Sub::contains(&self.shared.role);
-        let mut sent = Ok(Vec::new());
-        let mut receive = None;
-        let own = choice.get().cloned();
-        if self.is::<D>() {
+        // At `D`, its own choice once sent (a choice not held fails in `send_all`); at
+        // the other roles of `Sub`, the receive. The error boxed, so the future stays
+        // small.
+        let (later, choice) = if self.is::<D>() {
+            let own = choice.get();
             // The observer's label, formatted only when an observer records events.
-            let label = match (&own, self.shared.observes()) {
+            let label = match (own, self.shared.observes()) {
                 (Some(v), true) => format!("select:{v:?}"),
                 _ => String::new(),
             };
-            sent = self.send_all(Sub::names(), D::NAME, &key, own.as_ref(), move || label);
+            let (later, own) = self.send_own(Sub::names(), D::NAME, &key, own, move || label);
+            (later, Some(own))
         } else if inside {
             let label = |v: &C| format!("select:{v:?}");
-            receive = Some(self.receive_labelled::<C>(D::name, key.clone(), label));
-        }
+            let receive = self.receive_labelled::<C>(D::name, key, label);
+            (Vec::new(), Some(Got::Receive(receive)))
+        } else {
+            (Vec::new(), None)
+        };
         let sub: Op<Sub> = self.sub(self.token.next(site));
-        let absent = self.absent_later(key);
         async move {
-            if !inside {
-                return Ok(None);
-            }
-            for later in sent? {
+            for later in later {
                 later.await?;
             }
-            let choice = match (receive, own) {
-                (Some(receive), _) => receive.await?,
-                (None, Some(v)) => v,
-                (None, None) => return Err(absent()),
+            let choice = match choice {
+                Some(Got::Receive(receive)) => receive.await?,
+                Some(Got::Own(v)) => v,
+                Some(Got::Failed(e)) => return Err(*e),
+                None => return Ok(None),
             };
             let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
                 Box::pin(body(choice).run(&sub));
             run.await.map(Some)
+        }
+    }
+
+    /// The sender's part of `broadcast` and `cond`: sends its own `value` (see
+    /// [`Op::send_all`]) and keeps a copy to return; or the error, boxed.
+    fn send_own<T: Portable + Clone>(
+        &self,
+        to: Vec<RoleName>,
+        from: &str,
+        key: &Key,
+        value: Option<&T>,
+        label: impl FnOnce() -> String + Clone + Send + 'static,
+    ) -> (Vec<Pending>, Got<T>) {
+        let sent = match value {
+            Some(v) => self
+                .send_all(to, from, key, v, label)
+                .map(|later| (later, v.clone())),
+            None => Err(self.absent(key)),
+        };
+        match sent {
+            Ok((later, v)) => (later, Got::Own(v)),
+            Err(e) => (Vec::new(), Got::Failed(Box::new(e))),
         }
     }
 
@@ -266,13 +242,10 @@ impl<L: RoleSet> Op<L> {
         to: Vec<RoleName>,
         from: &str,
         key: &Key,
-        value: Option<&T>,
+        value: &T,
         label: impl FnOnce() -> String + Clone + Send + 'static,
     ) -> Result<Vec<Pending>> {
-        let bytes = match value {
-            Some(v) => encode(&self.shared.role, key, v)?,
-            None => return Err(self.absent(key)),
-        };
+        let bytes = encode(&self.shared.role, key, value)?;
         let mut later = Vec::new();
         for to in to.into_iter().filter(|r| r.as_str() != from) {
             let label = label.clone();
@@ -340,209 +313,12 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// The error [`Op::absent`] of `key`, made only if it is needed.
-    fn absent_later(&self, key: Key) -> impl FnOnce() -> ChoreoError + Send + use<L> {
-        let role = self.shared.role.clone();
-        move || ChoreoError::Encode {
-            role,
-            key: Box::new(key),
-            message: ABSENT.into(),
-        }
-    }
-
     pub(crate) fn absent(&self, key: &Key) -> ChoreoError {
         ChoreoError::Encode {
             role: self.shared.role.clone(),
             key: Box::new(key.clone()),
             message: ABSENT.into(),
         }
-    }
-
-    /// Records an error no future may be awaited for, so the run reports it.
-    pub(crate) fn record(&self, error: &ChoreoError) {
-        if let ChoreoError::KeyReused {
-            role,
-            key,
-            first,
-            second,
-        } = error
-        {
-            let mut slot = lock(&self.run.first_error);
-            if slot.is_none() {
-                *slot = Some(ChoreoError::KeyReused {
-                    role: role.clone(),
-                    key: key.clone(),
-                    first: *first,
-                    second: *second,
-                });
-            }
-        }
-    }
-
-    /// `result`, with its error [recorded](Op::record) too: a reused key is the run's
-    /// error even if the future that would return it is never awaited.
-    fn noted<T>(&self, result: Result<T>) -> Result<T> {
-        if let Err(e) = &result {
-            self.record(e);
-        }
-        result
-    }
-
-    /// Runs a session: polls `body` and, beside it in the same task, every send and
-    /// forward the body started that did not complete at once; completes when the body
-    /// and all of them have. A body that fails ends the run at once (what is pending is
-    /// dropped with it); otherwise the run's first error, if any, is its result.
-    ///
-    /// Everything is polled in the caller's task: a delivery wakes that task once, through
-    /// the waker of the one pending future that waits for it (only that one is polled
-    /// again), and no task is spawned, scheduled or woken per send, forward or session.
-    /// The body is pinned by the caller, where it was made, so that it is not moved
-    /// (copied) once more into this future.
-    ///
-    /// A future deferred after the body completed, when nothing else is pending (a
-    /// responder's or a stage's one forward), is polled alone with the task's own waker,
-    /// outside the set: nothing else can wake the task then, so no poll is wasted, and
-    /// it needs no flag, no waker of its own and no entry in the set.
-    pub(crate) async fn drive<X>(
-        &self,
-        mut body: Pin<&mut impl Future<Output = Result<X>>>,
-        pending: &mut Set<Pending>,
-    ) -> Result<X> {
-        let mut out: Option<X> = None;
-        let mut failed: Option<ChoreoError> = None;
-        let mut lone: Option<Pending> = None;
-        std::future::poll_fn(|cx| {
-            if out.is_none() {
-                match body.as_mut().poll(cx) {
-                    Poll::Ready(Ok(x)) => out = Some(x),
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                    Poll::Pending => {}
-                }
-            }
-            if self.run.any_queued.load(Ordering::Acquire) {
-                self.take_queued(pending, &mut lone, out.is_some());
-            }
-            if let Some(future) = &mut lone {
-                let Poll::Ready(done) = future.as_mut().poll(cx) else {
-                    return Poll::Pending;
-                };
-                lone = None;
-                if let Err(e) = done {
-                    failed.get_or_insert(e);
-                }
-            }
-            if pending.len() > 0 {
-                pending.poll_woken(cx, |done| {
-                    if let Err(e) = done {
-                        failed.get_or_insert(e);
-                    }
-                });
-                if pending.len() > 0 {
-                    return Poll::Pending;
-                }
-            }
-            match out.take() {
-                Some(x) => {
-                    Poll::Ready(match lock(&self.run.first_error).take().or(failed.take()) {
-                        Some(e) => Err(e),
-                        None => Ok(x),
-                    })
-                }
-                None => Poll::Pending,
-            }
-        })
-        .await
-    }
-
-    /// Moves what the body queued since the last poll into `pending`, or into `lone`
-    /// when it is one future deferred after the body completed (`done`) with nothing
-    /// else pending. A lone future still pending when more come joins the set (it is
-    /// polled there at once, registering its own waker).
-    fn take_queued(&self, pending: &mut Set<Pending>, lone: &mut Option<Pending>, done: bool) {
-        let mut queued = lock(&self.run.queued);
-        self.run.any_queued.store(false, Ordering::Release);
-        if done && queued.len() == 1 && lone.is_none() && pending.len() == 0 {
-            *lone = queued.pop();
-            return;
-        }
-        if let Some(future) = lone.take() {
-            pending.push(future);
-        }
-        for task in queued.drain(..) {
-            pending.push(task);
-        }
-    }
-
-    /// Drives `task` until the run finishes, without the body awaiting it: it is polled
-    /// beside the body in the session's task (see [`Op::drive`]), first right after the
-    /// body's current poll.
-    pub(crate) fn defer(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
-        let mut queued = lock(&self.run.queued);
-        queued.push(Box::pin(task));
-        // Under the lock, like the store that clears it: set whenever anything is queued.
-        self.run.any_queued.store(true, Ordering::Release);
-    }
-
-    /// Sends a ready payload now, in the caller's task: claims the key, hands the
-    /// envelope to the transport and polls its send once. Every transport of this crate
-    /// takes envelopes at once, so that completes the send here with nothing allocated,
-    /// queued, polled again or woken; only a send still pending (another transport's) is
-    /// boxed and deferred (its next poll, in the session's task, registers the real
-    /// waker, so the no-op one used here is never needed). A failure, at once or later,
-    /// is the run's, as a deferred send's would be.
-    pub(crate) fn send_ready(
-        &self,
-        to: RoleName,
-        key: Key,
-        payload: Result<Vec<u8>>,
-        label: impl FnOnce() -> String + Send + 'static,
-    ) {
-        match self.send_now(to, key, payload, label) {
-            Ok(None) => {}
-            Ok(Some(later)) => self.defer(later),
-            Err(e) => self.fail(e),
-        }
-    }
-
-    /// Sends a ready payload now (see [`Op::send_ready`]) and returns what is left of
-    /// it: nothing when the transport took it at once, else the boxed rest of the send
-    /// for the caller to await or defer. A failure to claim the key, to encode or to
-    /// send at once is returned, not recorded.
-    pub(crate) fn send_now(
-        &self,
-        to: RoleName,
-        key: Key,
-        payload: Result<Vec<u8>>,
-        label: impl FnOnce() -> String + Send + 'static,
-    ) -> Result<Option<Pending>> {
-        let shared = &self.shared;
-        shared.claim_send(&to, &key)?;
-        let (envelope, seen) = shared.envelope(to, key, payload?);
-        let mut sending = shared.transport.send(envelope);
-        let sent = move |shared: &Shared| shared.sent(seen, label);
-        match sending
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(Ok(())) => {
-                sent(shared);
-                Ok(None)
-            }
-            Poll::Ready(Err(e)) => Err(e.into()),
-            Poll::Pending => {
-                let shared = Arc::clone(shared);
-                Ok(Some(Box::pin(async move {
-                    sending.await?;
-                    sent(&shared);
-                    Ok(())
-                })))
-            }
-        }
-    }
-
-    /// Makes `error` the run's, unless it has one already.
-    pub(crate) fn fail(&self, error: ChoreoError) {
-        lock(&self.run.first_error).get_or_insert(error);
     }
 }
 
@@ -580,10 +356,73 @@ impl<T, R: Role> Future for Comm<T, R> {
     }
 }
 
+/// What `broadcast` and `cond` return at a role, once the sends are complete: what its
+/// receive gets, the sender's own value, or the sender's error (boxed: the future stays
+/// small).
+enum Got<T> {
+    Receive(Receive<T>),
+    Own(T),
+    Failed(Box<ChoreoError>),
+}
+
 /// Why a value could not be sent: its located copy is empty at its own role.
 const ABSENT: &str = "the value is not held at its own role (moved between roles' runs?)";
 
 /// The label of a value in observer events: its type name.
 pub(crate) fn type_label<T>() -> String {
     std::any::type_name::<T>().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::Endpoint;
+    use crate::transport::InMemory;
+
+    crate::roles! { struct A; struct B; }
+
+    /// Sends a value that its sender does not hold, by `cond` or by `broadcast`.
+    struct Unheld {
+        by_cond: bool,
+    }
+
+    /// An empty branch.
+    struct Nothing;
+
+    impl Choreography for Nothing {
+        type Roles = crate::RoleSet![A, B];
+
+        async fn run(self, _: &Op<Self::Roles>) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Choreography for Unheld {
+        type Roles = crate::RoleSet![A, B];
+
+        async fn run(self, op: &Op<Self::Roles>) -> Result<()> {
+            let unheld: Located<u64, A> = Located::remote();
+            if self.by_cond {
+                op.cond(A, &unheld, |_| Nothing).await?;
+            } else {
+                op.broadcast(A, &unheld).await?;
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_value_its_sender_does_not_hold_is_its_error_in_cond_and_broadcast() {
+        for by_cond in [true, false] {
+            let net = Arc::new(InMemory::new(<crate::RoleSet![A, B]>::names()));
+            let a = Endpoint::new(net, RoleName::from("A")).unwrap();
+            match a.run(Unheld { by_cond }).await {
+                Err(ChoreoError::Encode { role, message, .. }) => {
+                    assert_eq!(role.as_str(), "A");
+                    assert_eq!(message, ABSENT, "by cond: {by_cond}");
+                }
+                other => panic!("by cond: {by_cond}: expected the sender's error, got {other:?}"),
+            }
+        }
+    }
 }
