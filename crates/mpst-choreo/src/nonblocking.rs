@@ -94,8 +94,14 @@ impl<L: RoleSet> Op<L> {
         R: Role + Member<L, I2>,
         T: Portable,
     {
+        let (at_s, at_r) = (self.is::<S>(), self.is::<R>());
+        if !(at_s || at_r) {
+            // Not this role's communication: no key to make (keys are pure functions of
+            // the site and the token, so skipping one changes no other).
+            return LocatedFuture::remote();
+        }
         let key = self.key(Site::here());
-        if self.is::<S>() {
+        if at_s {
             let cx = PayloadContext {
                 role: &self.shared.role,
                 key: &key,
@@ -112,7 +118,7 @@ impl<L: RoleSet> Op<L> {
                 None => self.send_ready(to, key.clone(), Err(self.absent(&key)), label),
             }
         }
-        if self.is::<R>() {
+        if at_r {
             let mut receive = self.receive::<T>(S::name, key);
             LocatedFuture::of(match receive.now() {
                 Some(outcome) => Inner::ready(outcome),

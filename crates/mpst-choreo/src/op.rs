@@ -101,15 +101,25 @@ impl<L: RoleSet> Op<L> {
         R: Role + Member<L, I2>,
         T: Portable,
     {
+        let (at_s, at_r) = (self.is::<S>(), self.is::<R>());
+        if !(at_s || at_r) {
+            // Not this role's communication: no key to make (see `fcomm`).
+            return Comm {
+                failed: None,
+                later: None,
+                receive: None,
+                role: PhantomData,
+            };
+        }
         let key = self.key(Site::here());
-        let sent = match (self.is::<S>(), value.get()) {
+        let sent = match (at_s, value.get()) {
             (false, _) => Ok(None),
             (true, Some(v)) => encode(&self.shared.role, &key, v).and_then(|bytes| {
                 self.noted(self.send_now(R::name(), key.clone(), Ok(bytes), type_label::<T>))
             }),
             (true, None) => Err(self.absent(&key)),
         };
-        let receive = self.is::<R>().then(|| self.receive::<T>(S::name, key));
+        let receive = at_r.then(|| self.receive::<T>(S::name, key));
         let (later, failed) = match sent {
             Ok(later) => (later, None),
             Err(e) => (None, Some(Box::new(e))),
