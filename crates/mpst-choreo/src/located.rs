@@ -213,5 +213,6 @@ mod tests {
         assert!(size_of::<crate::exchange::Receive<u64>>() <= 112);
         assert!(size_of::<super::Inner<String>>() <= 112);
         assert!(size_of::<super::LocatedFuture<String, crate::HNil>>() <= 112);
+        assert!(size_of::<crate::op::Comm<String, crate::HNil>>() <= 128);
     }
 }

@@ -121,7 +121,7 @@ impl<L: RoleSet> Op<L> {
         };
         let receive = at_r.then(|| self.receive::<T>(S::name, key));
         let (later, failed) = match sent {
-            Ok(later) => (later, None),
+            Ok(later) => (later.map(Box::new), None),
             Err(e) => (None, Some(Box::new(e))),
         };
         Comm {
@@ -334,10 +334,11 @@ impl<L: RoleSet> Op<L> {
 
 /// The future of [`Op::comm`]: the sender's error or the rest of its send (when the
 /// transport did not take it at once), then the receiver's receive. Named, and small
-/// (the error boxed), since a body holds it across its await and moves it.
-struct Comm<T, R> {
+/// (both rare parts behind thin boxes: at most 128 bytes, so that moving it is no call
+/// of `memcpy`), since a body holds it across its await and moves it.
+pub(crate) struct Comm<T, R> {
     failed: Option<Box<ChoreoError>>,
-    later: Option<Pending>,
+    later: Option<Box<Pending>>,
     receive: Option<Receive<T>>,
     role: PhantomData<fn() -> R>,
 }
@@ -351,7 +352,7 @@ impl<T, R: Role> Future for Comm<T, R> {
             return Poll::Ready(Err(*e));
         }
         if let Some(later) = &mut this.later {
-            let Poll::Ready(sent) = later.as_mut().poll(cx) else {
+            let Poll::Ready(sent) = later.as_mut().as_mut().poll(cx) else {
                 return Poll::Pending;
             };
             this.later = None;
