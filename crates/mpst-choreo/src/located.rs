@@ -214,5 +214,6 @@ mod tests {
         assert!(size_of::<super::Inner<String>>() <= 112);
         assert!(size_of::<super::LocatedFuture<String, crate::HNil>>() <= 112);
         assert!(size_of::<crate::op::Comm<String, crate::HNil>>() <= 128);
+        assert!(size_of::<crate::nonblocking::Wait<String, crate::HNil>>() <= 112);
     }
 }

@@ -3,6 +3,9 @@
 //! role, mapped, awaited, or left to the endpoint to drive.
 
 use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures::FutureExt;
 use futures::future::Either;
@@ -139,12 +142,9 @@ impl<L: RoleSet> Op<L> {
         R: Role + Member<L, I>,
         T: Send + 'static,
     {
-        let future = future.take();
-        async move {
-            match future {
-                Some(future) => future.await.map(Located::local),
-                None => Ok(Located::remote()),
-            }
+        Wait {
+            future: future.take(),
+            role: PhantomData,
         }
     }
 
@@ -266,6 +266,25 @@ impl<L: RoleSet> Op<L> {
         match value.take() {
             Some(v) => LocatedFuture::of(Inner::ready(Ok(v))),
             None => LocatedFuture::remote(),
+        }
+    }
+}
+
+/// The future of [`Op::wait`]: the located future at its role, or nothing elsewhere.
+/// Named, so that it is no larger than the located future (an `async` block held it twice
+/// and every move of it into a body's state called `memcpy`).
+pub(crate) struct Wait<T, R> {
+    future: Option<Inner<T>>,
+    role: PhantomData<fn() -> R>,
+}
+
+impl<T, R: Role> Future for Wait<T, R> {
+    type Output = Result<Located<T, R>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.get_mut().future {
+            Some(future) => Pin::new(future).poll(cx).map(|got| got.map(Located::local)),
+            None => Poll::Ready(Ok(Located::remote())),
         }
     }
 }
