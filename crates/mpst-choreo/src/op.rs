@@ -204,7 +204,6 @@ impl<L: RoleSet> Op<L> {
         } else {
             (Vec::new(), None)
         };
-        let sub: Op<Sub> = self.sub(self.token.next(site));
         async move {
             for later in later {
                 later.await?;
@@ -215,6 +214,8 @@ impl<L: RoleSet> Op<L> {
                 Some(Got::Failed(e)) => return Err(*e),
                 None => return Ok(None),
             };
+            // Made here, not captured: the future stays smaller until the branch runs.
+            let sub: Op<Sub> = self.sub(self.token.next(site));
             let run: Pin<Box<dyn Future<Output = Result<X>> + Send + '_>> =
                 Box::pin(body(choice).run(&sub));
             run.await.map(Some)
