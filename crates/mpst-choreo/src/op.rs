@@ -256,11 +256,20 @@ impl<L: RoleSet> Op<L> {
         value: &T,
         label: impl FnOnce() -> String + Clone + Send + 'static,
     ) -> Result<Vec<Pending>> {
-        let bytes = encode(&self.shared.role, key, value)?;
+        let mut bytes = encode(&self.shared.role, key, value)?;
         let mut later = Vec::new();
-        for to in to.into_iter().filter(|r| r.as_str() != from) {
-            let label = label.clone();
-            later.extend(self.noted(self.send_now(to, key.clone(), Ok(bytes.clone()), label))?);
+        let last = to.iter().rposition(|r| r.as_str() != from);
+        for (i, recipient) in to.into_iter().enumerate() {
+            if recipient.as_str() == from {
+                continue;
+            }
+            // The last recipient takes the encoding itself; the others a copy each.
+            let payload = match Some(i) == last {
+                true => std::mem::take(&mut bytes),
+                false => bytes.clone(),
+            };
+            let sent = self.send_now(recipient, key.clone(), Ok(payload), label.clone());
+            later.extend(self.noted(sent)?);
         }
         Ok(later)
     }
