@@ -4,10 +4,11 @@
 //! that very poll; a forward whose message never comes fails the run with its time-out.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use crate::inline::Wakes;
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
     ChoreoError, Choreography, Endpoint, EndpointConfig, Op, Result, RoleName, RoleSet, Transport,
@@ -34,16 +35,6 @@ impl Choreography<Option<u64>> for Echo {
         let at_b = op.fcomm(A, B, &seven);
         let back = op.fcomm(B, A, op.then(B, at_b, |v| v + 1));
         Ok(op.wait(A, back).await?.into_local())
-    }
-}
-
-/// Counts wake-ups.
-#[derive(Default)]
-struct Wakes(AtomicUsize);
-
-impl Wake for Wakes {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -247,7 +247,7 @@ async fn the_runner_spawns_no_task_per_role_unless_asked() {
 
 /// Counts wake-ups.
 #[derive(Default)]
-struct Wakes(AtomicUsize);
+pub(crate) struct Wakes(pub(crate) AtomicUsize);
 
 impl Wake for Wakes {
     fn wake(self: Arc<Self>) {
