@@ -27,6 +27,9 @@ pub(crate) struct Run {
     /// takes the lock only when the body deferred something since its last poll.
     any_queued: AtomicBool,
     first_error: Mutex<Option<ChoreoError>>,
+    /// Whether `first_error` may hold an error: set under its lock, so that a run that
+    /// ends without one takes no lock to find that out.
+    any_error: AtomicBool,
 }
 
 /// A pending send or forward of a run.
@@ -48,6 +51,7 @@ impl Spare {
         Arc::get_mut(&mut self.run).is_some_and(|run| {
             run.queued.get_mut().is_ok_and(|q| q.is_empty())
                 && run.first_error.get_mut().is_ok_and(|e| e.is_none())
+                && !*run.any_error.get_mut()
         }) && self.pending.len() == 0
     }
 }
@@ -70,6 +74,7 @@ impl<L: RoleSet> Op<L> {
         } = error
         {
             let mut slot = lock(&self.run.first_error);
+            self.run.any_error.store(true, Ordering::Release);
             if slot.is_none() {
                 *slot = Some(ChoreoError::KeyReused {
                     role: role.clone(),
@@ -145,7 +150,11 @@ impl<L: RoleSet> Op<L> {
             }
             match out.take() {
                 Some(x) => {
-                    Poll::Ready(match lock(&self.run.first_error).take().or(failed.take()) {
+                    let recorded = match self.run.any_error.load(Ordering::Acquire) {
+                        true => self.take_error(),
+                        false => None,
+                    };
+                    Poll::Ready(match recorded.or(failed.take()) {
                         Some(e) => Err(e),
                         None => Ok(x),
                     })
@@ -187,6 +196,15 @@ impl<L: RoleSet> Op<L> {
 
     /// Makes `error` the run's, unless it has one already.
     pub(crate) fn fail(&self, error: ChoreoError) {
-        lock(&self.run.first_error).get_or_insert(error);
+        let mut slot = lock(&self.run.first_error);
+        self.run.any_error.store(true, Ordering::Release);
+        slot.get_or_insert(error);
+    }
+
+    /// The run's recorded error, taken (the run's state is then clean of it).
+    fn take_error(&self) -> Option<ChoreoError> {
+        let mut slot = lock(&self.run.first_error);
+        self.run.any_error.store(false, Ordering::Release);
+        slot.take()
     }
 }

@@ -62,23 +62,23 @@ impl InMemory {
     }
 
     fn port(&self, role: &RoleName) -> Option<&Port> {
-        self.ports
-            .iter()
-            .find_map(|(name, port)| (name == role).then_some(port))
+        self.port_named(role).map(|(_, port)| port)
+    }
+
+    /// The port of `role` with its name as this network holds it.
+    fn port_named(&self, role: &RoleName) -> Option<&(RoleName, Port)> {
+        self.ports.iter().find(|(name, _)| name == role)
     }
 }
 
 impl Transport for InMemory {
     fn send(&self, envelope: Envelope) -> BoxFuture<'static, Result<(), TransportError>> {
-        done(match self.port(&envelope.to) {
-            Some(port) => {
-                let to = envelope.to.clone();
-                if port.deliver(envelope) {
-                    Ok(())
-                } else {
-                    Err(TransportError::new(to, TransportCause::Closed))
-                }
-            }
+        done(match self.port_named(&envelope.to) {
+            // The name for the error is the port's: nothing is copied on success.
+            Some((to, port)) => match port.deliver(envelope) {
+                true => Ok(()),
+                false => Err(TransportError::new(to.clone(), TransportCause::Closed)),
+            },
             None => Err(TransportError::new(
                 envelope.to.clone(),
                 TransportCause::Unavailable(format!("no role {} in this network", envelope.to)),
