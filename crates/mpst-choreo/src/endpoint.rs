@@ -348,19 +348,13 @@ impl Shared {
     /// Marks session `n` as started; a number runs at most once per endpoint.
     fn start_session(&self, n: u64) -> Result<()> {
         let mut mailbox = self.mailbox();
-        let reused = || ChoreoError::SessionReused {
-            role: self.role.clone(),
-            session: n,
-        };
-        if mailbox.numbers.is_finished(n) {
-            return Err(reused());
-        }
-        let session = mailbox.sessions.get_or_make(Some(n));
-        if session.started {
-            return Err(reused());
-        }
         // Its envelopes that arrived first are in its entry already.
-        session.started = true;
+        if mailbox.numbers.is_finished(n) || !mailbox.sessions.start(n) {
+            return Err(ChoreoError::SessionReused {
+                role: self.role.clone(),
+                session: n,
+            });
+        }
         Ok(())
     }
 

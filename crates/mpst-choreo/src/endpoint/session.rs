@@ -44,14 +44,22 @@ impl Session {
     }
 }
 
+/// Entries kept in a short vector, scanned before the hash map is asked.
+const RECENT: usize = 4;
+
 /// The entries by session number, and one for keys of no session (a token whose first
 /// frame is not a session's, which only a peer sends: held until they expire).
+///
+/// A few entries (the sessions running or last made, usually all of them) are a short
+/// vector found by comparing numbers; the rest are in a hash map keyed by the session
+/// number, which a peer chooses for the envelopes it sends, with the mailbox's keyed
+/// hasher, so a flood of numbers costs a hash each. A session that starts is moved into
+/// the vector if there is room. Entries of sessions not started hold at least one
+/// unclaimed envelope each (they are dropped when they hold none), so the unclaimed
+/// bounds bound them too.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    /// Keyed by the session number, which a peer chooses for the envelopes it sends: the
-    /// mailbox's keyed hasher, so a flood of numbers costs a hash each. Entries of
-    /// sessions not started hold at least one unclaimed envelope each (they are dropped
-    /// when they hold none), so the unclaimed bounds bound them too.
+    recent: Vec<(u64, Session)>,
     by_number: HashMap<u64, Session>,
     loose: Session,
     spare: Vec<Session>,
@@ -60,9 +68,15 @@ pub(crate) struct Sessions {
 impl Sessions {
     /// The entry of `session` ([`session_of`] a key), if there is one.
     pub(crate) fn get_mut(&mut self, session: Option<u64>) -> Option<&mut Session> {
-        match session {
-            Some(n) => self.by_number.get_mut(&n),
-            None => Some(&mut self.loose),
+        let Some(n) = session else {
+            return Some(&mut self.loose);
+        };
+        if let Some(at) = self.recent.iter().position(|(m, _)| *m == n) {
+            return Some(&mut self.recent[at].1);
+        }
+        match self.by_number.is_empty() {
+            true => None,
+            false => self.by_number.get_mut(&n),
         }
     }
 
@@ -73,20 +87,42 @@ impl Sessions {
 
     /// The entry of `session`, made (not started) if there is none.
     pub(crate) fn get_or_make(&mut self, session: Option<u64>) -> &mut Session {
-        match session {
-            Some(n) => {
-                let spare = &mut self.spare;
-                (self.by_number)
-                    .entry(n)
-                    .or_insert_with(|| spare.pop().unwrap_or_default())
-            }
-            None => &mut self.loose,
+        let Some(n) = session else {
+            return &mut self.loose;
+        };
+        if let Some(at) = self.recent.iter().position(|(m, _)| *m == n) {
+            return &mut self.recent[at].1;
         }
+        if self.recent.len() < RECENT && !self.by_number.contains_key(&n) {
+            let fresh = self.spare.pop().unwrap_or_default();
+            self.recent.push((n, fresh));
+            let last = self.recent.len() - 1;
+            return &mut self.recent[last].1;
+        }
+        let spare = &mut self.spare;
+        (self.by_number)
+            .entry(n)
+            .or_insert_with(|| spare.pop().unwrap_or_default())
+    }
+
+    /// Starts session `n`: its entry (made if there is none) is marked started and moved
+    /// into the short vector if there is room; `false` if it has started already.
+    pub(crate) fn start(&mut self, n: u64) -> bool {
+        if self.recent.len() < RECENT && !self.by_number.is_empty() {
+            if let Some(entry) = self.by_number.remove(&n) {
+                self.recent.push((n, entry));
+            }
+        }
+        let entry = self.get_or_make(Some(n));
+        !std::mem::replace(&mut entry.started, true)
     }
 
     /// Takes the entry of session `n` out (it finished); give it back with
     /// [`Sessions::recycle`] once it is emptied.
     pub(crate) fn remove(&mut self, n: u64) -> Option<Session> {
+        if let Some(at) = self.recent.iter().position(|(m, _)| *m == n) {
+            return Some(self.recent.swap_remove(at).1);
+        }
         self.by_number.remove(&n)
     }
 
@@ -106,8 +142,8 @@ impl Sessions {
         let Some(n) = session else {
             return;
         };
-        if (self.by_number.get(&n)).is_some_and(|s| !s.started && s.is_empty()) {
-            if let Some(idle) = self.by_number.remove(&n) {
+        if (self.get_mut(session)).is_some_and(|s| !s.started && s.is_empty()) {
+            if let Some(idle) = self.remove(n) {
                 self.recycle(idle);
             }
         }
@@ -115,19 +151,21 @@ impl Sessions {
 
     /// Every entry, to change.
     pub(crate) fn for_each_mut(&mut self, mut f: impl FnMut(&mut Session)) {
+        self.recent.iter_mut().for_each(|(_, s)| f(s));
         self.by_number.values_mut().for_each(&mut f);
         f(&mut self.loose);
     }
 
     /// How many keys the entries hold.
     pub(crate) fn held(&self) -> usize {
-        self.by_number.values().map(Session::held).sum::<usize>() + self.loose.held()
+        let recent: usize = self.recent.iter().map(|(_, s)| s.held()).sum();
+        recent + self.by_number.values().map(Session::held).sum::<usize>() + self.loose.held()
     }
 
     /// How many entries there are beside the one for keys of no session.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.by_number.len()
+        self.recent.len() + self.by_number.len()
     }
 }
 
