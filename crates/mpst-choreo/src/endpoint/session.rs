@@ -271,4 +271,27 @@ mod tests {
         assert_eq!((mailbox.sessions.held(), mailbox.sessions.len()), (0, 0));
         assert_eq!(mailbox.stats.unclaimed_dropped, 10_010);
     }
+
+    #[test]
+    fn entries_of_sessions_a_peer_names_are_bounded_and_dropped_with_their_envelopes() {
+        let mut mailbox = Mailbox::default();
+        let bounds = Bounds {
+            count: 100,
+            ..BOUNDS
+        };
+        mailbox.sessions.get_or_make(Some(0)).started = true;
+        // Numbers far apart and out of order, each its own entry: at most the bound's.
+        for n in (1..5000u64).rev() {
+            assert!(mailbox.file(env(n * 7919 % 100_003, 1), bounds).is_ok());
+            assert!(mailbox.sessions.len() <= 101);
+        }
+        assert_eq!(mailbox.sessions.held(), 100);
+        mailbox.expire(bounds, Instant::now() + Duration::from_secs(11));
+        assert_eq!(
+            mailbox.sessions.len(),
+            1,
+            "the running session's entry stays"
+        );
+        assert_eq!(mailbox.stats.unclaimed_dropped, 4999);
+    }
 }
