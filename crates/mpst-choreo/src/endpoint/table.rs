@@ -45,7 +45,14 @@ impl<K: Eq + Hash, V> Table<K, V> {
     /// Adds the entry of `key`, which the table does not hold (the caller looked).
     pub(crate) fn insert_new(&mut self, key: K, value: V) {
         match self {
-            Self::Few(few) if few.len() < FEW => few.push((key, value)),
+            Self::Few(few) if few.len() < FEW => {
+                // Most sessions hold two keys or fewer, and a peer's flood of sessions one
+                // each: room for two at first (the allocator's default is four).
+                if few.capacity() == 0 {
+                    few.reserve_exact(2);
+                }
+                few.push((key, value));
+            }
             Self::Few(few) => {
                 let mut many: HashMap<K, V> = HashMap::default();
                 many.reserve(2 * FEW);
