@@ -4,7 +4,6 @@
 //! concurrent top-level invocations distinct tokens.
 
 use std::collections::VecDeque;
-use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -22,10 +21,11 @@ use crate::transport::{
 };
 
 mod cells;
-mod early;
 mod filing;
 mod mailbox;
 mod numbers;
+mod session;
+mod table;
 mod unclaimed;
 mod waiting;
 
@@ -212,13 +212,14 @@ impl Shared {
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
         let mut mailbox = self.mailbox();
-        match mailbox.sends.entry(key.clone()) {
-            Entry::Occupied(mut sent) => match sent.get_mut().add(to) {
+        let sends = &mut mailbox.sessions.get_or_make(session_of(key)).sends;
+        match sends.get_mut(key) {
+            Some(sent) => match sent.add(to) {
                 true => Ok(()),
-                false => Err(self.reused(key, sent.get().first)),
+                false => Err(self.reused(key, sent.first)),
             },
-            Entry::Vacant(slot) => {
-                slot.insert(Sent::new(key.site, to.clone()));
+            None => {
+                sends.insert_new(key.clone(), Sent::new(key.site, to.clone()));
                 Ok(())
             }
         }
@@ -245,7 +246,7 @@ impl Shared {
             return (mailbox.claim_slot(from, key, now, self.config.recv_timeout))
                 .ok_or_else(|| self.reused(key, key.site));
         }
-        if mailbox.slots.contains_key(key) {
+        if mailbox.slot_mut(key).is_some() {
             return Err(self.reused(key, key.site));
         }
         if let Some(env) = mailbox
@@ -253,9 +254,8 @@ impl Shared {
             .get_mut(from)
             .and_then(VecDeque::pop_front)
         {
-            mailbox
-                .slots
-                .insert(key.clone(), (from.clone(), Slot::Consumed));
+            let slots = &mut mailbox.sessions.get_or_make(session_of(key)).slots;
+            slots.insert_new(key.clone(), (from.clone(), Slot::Consumed));
             return Ok(Pending::Ready(env));
         }
         if let Some(text) = mailbox.lost.get(from) {
@@ -300,9 +300,6 @@ impl Shared {
         }
         if self.config.ignores_keys() {
             return mailbox.deliver_in_arrival_order(env);
-        }
-        if let Some(n) = session.filter(|&n| !mailbox.numbers.is_running(n)) {
-            return mailbox.file_early(n, env, self.config.bounds());
         }
         if let Err(env) = mailbox.file(env, self.config.bounds()) {
             drop(mailbox);
@@ -351,21 +348,19 @@ impl Shared {
     /// Marks session `n` as started; a number runs at most once per endpoint.
     fn start_session(&self, n: u64) -> Result<()> {
         let mut mailbox = self.mailbox();
-        if !mailbox.numbers.start(n) {
+        // Its envelopes that arrived first are in its entry already.
+        if mailbox.numbers.is_finished(n) || !mailbox.sessions.start(n) {
             return Err(ChoreoError::SessionReused {
                 role: self.role.clone(),
                 session: n,
             });
-        }
-        if !mailbox.early.is_empty() {
-            mailbox.start_early(n);
         }
         Ok(())
     }
 
     /// Forgets the keys of finished session `n`; its late messages will be refused.
     fn end_session(&self, n: u64) {
-        self.mailbox().finish(n, |key| session_of(key) == Some(n));
+        self.mailbox().finish(n);
     }
 }
 
@@ -434,10 +429,7 @@ impl Endpoint {
         let mut mailbox = self.shared.mailbox();
         mailbox.expire(self.shared.config.bounds(), Instant::now());
         EndpointStats {
-            keys_held: mailbox.slots.len()
-                + mailbox.strays.len()
-                + mailbox.early_held
-                + mailbox.sends.values().map(Sent::count).sum::<usize>(),
+            keys_held: mailbox.sessions.held(),
             ..mailbox.stats
         }
     }

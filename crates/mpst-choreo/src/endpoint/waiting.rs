@@ -12,12 +12,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use std::collections::hash_map::Entry;
-
 use super::cells::CellId;
-use super::mailbox::{Address, Gone, HashMap, Mailbox, Slot, settle};
+use super::mailbox::{Address, Filed, Gone, HashMap, Mailbox, Slot, settle};
+use super::table::Table;
 use super::unclaimed::Unclaimed;
-use super::{Pending, after};
+use super::{Pending, after, session_of};
 use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
@@ -27,11 +26,11 @@ use crate::transport::Envelope;
 const SLACK: usize = 64;
 
 impl Mailbox {
-    /// Claims the slot of `key` for a receive from `from`, in one look-up: its envelope if
-    /// it has arrived, else the receive waits there with a deadline `wait` from `now` (or
-    /// fails at once if its sender is lost or nothing more arrives). An envelope held for
-    /// the key from another sender is refused, counted, as from the wrong sender. `None`
-    /// if a receive claimed the key already.
+    /// Claims the slot of `key` for a receive from `from`, in one look-up in its session's
+    /// entry: its envelope if it has arrived, else the receive waits there with a deadline
+    /// `wait` from `now` (or fails at once if its sender is lost or nothing more arrives).
+    /// An envelope held for the key from another sender is refused, counted, as from the
+    /// wrong sender. `None` if a receive claimed the key already.
     pub(crate) fn claim_slot(
         &mut self,
         from: &RoleName,
@@ -40,9 +39,9 @@ impl Mailbox {
         wait: Duration,
     ) -> Option<Pending> {
         self.trim_deadlines();
-        let refused = match self.slots.entry(key.clone()) {
-            Entry::Occupied(mut filed) => {
-                let (held_from, slot) = filed.get_mut();
+        let session = self.sessions.get_or_make(session_of(key));
+        let refused = match session.slots.get_mut(key) {
+            Some((held_from, slot)) => {
                 if !matches!(slot, Slot::Arrived(..)) {
                     return None;
                 }
@@ -50,22 +49,22 @@ impl Mailbox {
                     unreachable!("matched as arrived");
                 };
                 if held_from == from {
-                    self.release(number);
+                    self.unclaimed.release(number);
                     return Some(Pending::Ready(env));
                 }
                 *held_from = from.clone();
                 number
             }
-            Entry::Vacant(slot) => {
+            None => {
                 // Nothing arrived for the key: the receive waits in the slot made here (one
                 // look-up), unless it completes or fails at once.
-                let (strays, unclaimed) = (&mut self.strays, &mut self.unclaimed);
+                let (strays, unclaimed) = (&mut session.strays, &mut self.unclaimed);
                 if let Some(done) = at_once(strays, unclaimed, &self.lost, self.closed, from, key) {
-                    slot.insert((from.clone(), Slot::Consumed));
+                    (session.slots).insert_new(key.clone(), (from.clone(), Slot::Consumed));
                     return Some(done);
                 }
                 let cell = self.cells.open();
-                slot.insert((from.clone(), Slot::Waiting(cell)));
+                (session.slots).insert_new(key.clone(), (from.clone(), Slot::Waiting(cell)));
                 queue_deadline(&mut self.deadlines, key, now, wait);
                 self.waiting += 1;
                 return Some(Pending::Wait(cell));
@@ -73,9 +72,9 @@ impl Mailbox {
         };
         // Held for the key from another sender: refused.
         self.stats.wrong_sender_refused += 1;
-        self.release(refused);
+        self.unclaimed.release(refused);
         // The slot is this receive's now (marked consumed until it is known to wait).
-        let (strays, unclaimed) = (&mut self.strays, &mut self.unclaimed);
+        let (strays, unclaimed) = (&mut session.strays, &mut self.unclaimed);
         if let Some(done) = at_once(strays, unclaimed, &self.lost, self.closed, from, key) {
             return Some(done);
         }
@@ -92,8 +91,11 @@ impl Mailbox {
         wait: Duration,
     ) -> CellId {
         self.trim_deadlines();
-        self.slots
-            .insert(key.clone(), (from.clone(), Slot::Consumed));
+        let slots = &mut self.sessions.get_or_make(session_of(key)).slots;
+        match slots.get_mut(key) {
+            Some(filed) => *filed = (from.clone(), Slot::Consumed),
+            None => slots.insert_new(key.clone(), (from.clone(), Slot::Consumed)),
+        }
         self.wait_at(key, now, wait)
     }
 
@@ -101,12 +103,17 @@ impl Mailbox {
     /// `now`.
     fn wait_at(&mut self, key: &Key, now: Instant, wait: Duration) -> CellId {
         let cell = self.cells.open();
-        if let Some((_, slot)) = self.slots.get_mut(key) {
+        if let Some((_, slot)) = self.slot_mut(key) {
             *slot = Slot::Waiting(cell);
         }
         queue_deadline(&mut self.deadlines, key, now, wait);
         self.waiting += 1;
         cell
+    }
+
+    /// The slot of `key`, if its session's entry holds it.
+    pub(crate) fn slot_mut(&mut self, key: &Key) -> Option<&mut Filed> {
+        self.sessions.of(key)?.slots.get_mut(key)
     }
 
     /// Drops the entries of receives that no longer wait: all of them when none waits,
@@ -117,25 +124,30 @@ impl Mailbox {
             // Every entry belongs to a receive that has completed.
             self.deadlines.clear();
         } else if self.deadlines.len() > 2 * self.waiting + SLACK {
-            let slots = &self.slots;
-            self.deadlines
-                .retain(|(_, key)| matches!(slots.get(key), Some((_, Slot::Waiting(_)))));
+            let (mut deadlines, sessions) =
+                (std::mem::take(&mut self.deadlines), &mut self.sessions);
+            deadlines.retain(|(_, key)| {
+                let slot = sessions.of(key).and_then(|s| s.slots.get(key));
+                matches!(slot, Some((_, Slot::Waiting(_))))
+            });
+            self.deadlines = deadlines;
         }
     }
 
     /// Fails the waiting receives whose deadline has passed; returns when the endpoint's
     /// task must look again (the next deadline, or `wait` from now while none waits).
     pub(crate) fn time_out(&mut self, now: Instant, wait: Duration) -> Instant {
-        while let Some((deadline, key)) = self.deadlines.front() {
-            if *deadline > now {
-                return *deadline;
+        while let Some((deadline, key)) = self.deadlines.pop_front() {
+            if deadline > now {
+                self.deadlines.push_front((deadline, key));
+                return deadline;
             }
-            if let Some((_, slot)) = self.slots.get_mut(key) {
+            let slots = self.sessions.of(&key).map(|s| &mut s.slots);
+            if let Some((_, slot)) = slots.and_then(|slots| slots.get_mut(&key)) {
                 if settle(&mut self.cells, slot, Err(Gone::TimedOut), Slot::Abandoned).is_ok() {
                     self.waiting -= 1;
                 }
             }
-            self.deadlines.pop_front();
         }
         after(now, wait.max(Duration::from_millis(1)))
     }
@@ -145,7 +157,7 @@ impl Mailbox {
 /// waiting: with the envelope of its sender kept apart for the key (`strays`), or failed
 /// because its sender is lost or nothing more arrives. `None`: it waits.
 fn at_once(
-    strays: &mut HashMap<Address, (Envelope, u64)>,
+    strays: &mut Table<Address, (Envelope, u64)>,
     unclaimed: &mut Unclaimed,
     lost: &HashMap<RoleName, String>,
     closed: bool,
@@ -220,7 +232,7 @@ mod tests {
             std::task::Poll::Ready(Err(Gone::TimedOut))
         ));
         assert!(matches!(
-            mailbox.slots.get(&key(0)),
+            mailbox.slot_mut(&key(0)),
             Some((_, Slot::Abandoned))
         ));
         assert_eq!(mailbox.waiting, 1);
@@ -238,7 +250,8 @@ mod tests {
         for n in 1..1000 {
             let claimed = claim(&mut mailbox, n, now);
             assert!(matches!(claimed, Some(Pending::Wait(_))));
-            let (_, slot) = mailbox.slots.get_mut(&key(n)).unwrap();
+            let session = mailbox.sessions.of(&key(n)).unwrap();
+            let (_, slot) = session.slots.get_mut(&key(n)).unwrap();
             assert!(settle(&mut mailbox.cells, slot, Err(Gone::Closed), Slot::Consumed).is_ok());
             mailbox.waiting -= 1;
             assert!(mailbox.deadlines.len() <= 2 * mailbox.waiting + SLACK + 1);
