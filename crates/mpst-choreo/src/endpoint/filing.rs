@@ -54,7 +54,7 @@ pub(super) async fn expire(shared: Weak<Shared>) {
             mailbox.expire(bounds, now);
             let receives = mailbox.time_out(now, shared.config.recv_timeout);
             let idle = after(now, bounds.age.max(Duration::from_secs(1)));
-            let unclaimed = mailbox.next_expiry(bounds).unwrap_or(idle);
+            let unclaimed = mailbox.next_expiry().unwrap_or(idle);
             unclaimed.min(receives).max(now)
         }) else {
             return;

@@ -17,7 +17,9 @@ const SLACK: usize = 64;
 
 struct Held {
     number: u64,
-    arrived: Instant,
+    /// When it expires (its arrival plus the age bound; `None`: never, the bound is
+    /// too long to add).
+    due: Option<Instant>,
     address: Address,
     size: usize,
     live: bool,
@@ -34,14 +36,21 @@ pub(crate) struct Unclaimed {
 }
 
 impl Unclaimed {
-    /// Counts an envelope of `size` payload bytes from `from` at `key`, arrived `now`;
-    /// its number.
-    pub(crate) fn hold(&mut self, from: &RoleName, key: &Key, size: usize, now: Instant) -> u64 {
+    /// Counts an envelope of `size` payload bytes from `from` at `key`, which expires at
+    /// `due` (its arrival plus the age bound, computed once here rather than at every
+    /// look at the bounds; `None`: never); its number.
+    pub(crate) fn hold(
+        &mut self,
+        from: &RoleName,
+        key: &Key,
+        size: usize,
+        due: Option<Instant>,
+    ) -> u64 {
         let number = self.next;
         self.next += 1;
         self.queue.push_back(Held {
             number,
-            arrived: now,
+            due,
             address: (from.clone(), key.clone()),
             size,
             live: true,
@@ -97,18 +106,34 @@ impl Unclaimed {
     }
 
     /// How many envelopes are held.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.live
     }
 
     /// Whether none is held.
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.live == 0
     }
 
-    /// When the oldest envelope held arrived.
-    pub(crate) fn oldest(&self) -> Option<Instant> {
-        self.queue.front().map(|held| held.arrived)
+    /// When the oldest envelope held expires (`None` if none is held or it never does).
+    pub(crate) fn oldest_due(&self) -> Option<Instant> {
+        self.queue.front().and_then(|held| held.due)
+    }
+
+    /// Whether no bound can be passed at `now`: at most `count` envelopes and `bytes`
+    /// bytes held, and the oldest not due (so none is: the queue is in arrival order and
+    /// every envelope waits the same age). A few comparisons, no loop: the filing and
+    /// claiming paths ask this first.
+    #[inline]
+    pub(crate) fn within(&self, count: usize, bytes: usize, now: Instant) -> bool {
+        self.live <= count
+            && self.bytes <= bytes
+            && self
+                .queue
+                .front()
+                .is_none_or(|held| held.due.is_none_or(|due| due > now))
     }
 
     /// Stops counting the oldest envelope held: its number and address.
@@ -131,9 +156,9 @@ mod tests {
         let mut unclaimed = Unclaimed::default();
         let (from, now) = (RoleName::from("A"), Instant::now());
         let key = |n| Key::new(Site::from_id(1), Token::session(n));
-        let long = unclaimed.hold(&from, &key(0), 5, now);
+        let long = unclaimed.hold(&from, &key(0), 5, Some(now));
         for n in 1..1000 {
-            let number = unclaimed.hold(&from, &key(n), 1, now);
+            let number = unclaimed.hold(&from, &key(n), 1, Some(now));
             assert!(unclaimed.release(number));
             assert!(!unclaimed.release(number), "once");
             assert!(unclaimed.queue.len() <= 2 * unclaimed.len() + SLACK + 1);
@@ -141,7 +166,7 @@ mod tests {
         assert_eq!((unclaimed.len(), unclaimed.bytes), (1, 5));
         // After a sweep numbers are no longer consecutive from the front: still found.
         let later: Vec<u64> = (0..3)
-            .map(|n| unclaimed.hold(&from, &key(n), 2, now))
+            .map(|n| unclaimed.hold(&from, &key(n), 2, Some(now)))
             .collect();
         assert!(unclaimed.release(later[1]) && !unclaimed.release(later[1]));
         assert!(unclaimed.release(later[2]) && unclaimed.release(later[0]));
@@ -149,6 +174,7 @@ mod tests {
         let (number, (_, at)) = unclaimed.pop_oldest().unwrap();
         assert_eq!((number, at), (long, key(0)));
         assert!(unclaimed.is_empty() && unclaimed.queue.is_empty());
-        assert_eq!((unclaimed.bytes, unclaimed.oldest()), (0, None));
+        assert_eq!((unclaimed.bytes, unclaimed.oldest_due()), (0, None));
+        assert!(unclaimed.within(0, 0, now));
     }
 }
