@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::cells::{CellId, Cells};
 use super::numbers::Numbers;
 use super::session::{Session, Sessions};
-use super::unclaimed::{Unclaimed, Where};
+use super::unclaimed::Unclaimed;
 use super::{EndpointStats, session_of};
 use crate::key::{Key, Site};
 use crate::role::RoleName;
@@ -144,8 +144,7 @@ impl Mailbox {
         reason = "a refused envelope is handed back whole, rarely"
     )]
     pub(crate) fn file(&mut self, env: Envelope, bounds: Bounds) -> Result<(), Envelope> {
-        let n = session_of(&env.key);
-        let session = self.sessions.get_or_make(n);
+        let session = self.sessions.get_or_make(session_of(&env.key));
         let stray = match session.slots.get_mut(&env.key) {
             Some((from, slot)) => {
                 let same = *from == env.from;
@@ -176,14 +175,7 @@ impl Mailbox {
                 let from = env.from.clone();
                 let now = Instant::now();
                 let due = now.checked_add(bounds.age);
-                let address =
-                    (session.slots.is_many()).then(|| Box::new((from.clone(), env.key.clone())));
-                let at = Where {
-                    session: n,
-                    stray: false,
-                    address,
-                };
-                let number = self.unclaimed.hold(at, env.payload.len(), due);
+                let number = self.unclaimed.hold(&from, &env.key, env.payload.len(), due);
                 let key = env.key.clone();
                 session
                     .slots
@@ -199,12 +191,7 @@ impl Mailbox {
         }
         let now = Instant::now();
         let due = now.checked_add(bounds.age);
-        let at = Where {
-            session: n,
-            stray: true,
-            address: session.strays.is_many().then(|| Box::new(address.clone())),
-        };
-        let number = self.unclaimed.hold(at, stray.payload.len(), due);
+        let number = (self.unclaimed).hold(&address.0, &address.1, stray.payload.len(), due);
         session.strays.insert_new(address, (stray, number));
         self.expire(bounds, now);
         Ok(())
@@ -225,16 +212,17 @@ impl Mailbox {
     #[inline(never)]
     fn drop_expired(&mut self, bounds: Bounds, now: Instant) {
         while !self.unclaimed.within(bounds.count, bounds.bytes, now) {
-            let Some((number, at)) = self.unclaimed.pop_oldest() else {
+            let Some((number, (from, key))) = self.unclaimed.pop_oldest() else {
                 return;
             };
+            let n = session_of(&key);
             if self
                 .sessions
-                .get_mut(at.session)
-                .is_some_and(|s| s.drop_unclaimed(number, at.stray, at.address))
+                .get_mut(n)
+                .is_some_and(|s| s.drop_unclaimed(number, from, key))
             {
                 self.stats.unclaimed_dropped += 1;
-                self.sessions.drop_if_idle(at.session);
+                self.sessions.drop_if_idle(n);
             }
         }
     }
@@ -331,20 +319,9 @@ impl Mailbox {
 }
 
 impl Session {
-    /// Drops unclaimed envelope `number` (expired) if this entry holds it, found by its
-    /// address if it has one, else by its number in the one table it was filed into
-    /// (among its strays if `stray`); whether it did. A table scanned for a number holds
-    /// at most a few entries, or is one that grew since: only the few envelopes filed
-    /// before it grew are looked for by a scan of it.
-    fn drop_unclaimed(&mut self, number: u64, stray: bool, address: Option<Box<Address>>) -> bool {
-        let Some(address) = address else {
-            if stray {
-                return (self.strays.remove_where(|(_, n)| *n == number)).is_some();
-            }
-            let slot = |(_, slot): &Filed| matches!(slot, Slot::Arrived(_, n) if *n == number);
-            return self.slots.remove_where(slot).is_some();
-        };
-        let (from, key) = *address;
+    /// Drops unclaimed envelope `number` of `from` at `key` (expired) if this entry holds
+    /// it; whether it did.
+    fn drop_unclaimed(&mut self, number: u64, from: RoleName, key: Key) -> bool {
         match self.slots.get(&key) {
             Some((f, Slot::Arrived(_, n))) if *n == number && *f == from => {
                 self.slots.remove(&key);

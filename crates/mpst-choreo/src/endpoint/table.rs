@@ -77,32 +77,6 @@ impl<K: Eq + Hash, V> Table<K, V> {
         }
     }
 
-    /// Whether it is hashed (it held more than [`FEW`] entries since it was last
-    /// cleared).
-    pub(crate) fn is_many(&self) -> bool {
-        matches!(self, Self::Many(_))
-    }
-
-    /// Removes the first entry whose value passes `pick`, by a scan: for an entry not
-    /// known by key (an unclaimed envelope found by its number). A table scanned holds at
-    /// most [`FEW`]; a hashed one is scanned only for the few entries filed before it
-    /// grew.
-    pub(crate) fn remove_where(&mut self, mut pick: impl FnMut(&V) -> bool) -> Option<V>
-    where
-        K: Clone,
-    {
-        match self {
-            Self::Few(few) => {
-                let at = few.iter().position(|(_, v)| pick(v))?;
-                Some(few.swap_remove(at).1)
-            }
-            Self::Many(many) => {
-                let key = many.iter().find(|(_, v)| pick(v))?.0.clone();
-                many.remove(&key)
-            }
-        }
-    }
-
     /// How many entries it holds.
     pub(crate) fn len(&self) -> usize {
         match self {

@@ -3,43 +3,29 @@
 //! dropped out of order leaves a tombstone instead of being unlinked from a tree. The
 //! front is always a live envelope (the oldest), and tombstones are swept out once they
 //! outnumber the live entries, so the queue stays within twice the envelopes held.
-//!
-//! An entry names its envelope's session, not its address (the sender and key, which
-//! the envelope holds already): the session's entry finds it by its number among its few
-//! keys. Only an envelope filed into a table hashed already (a session with many keys,
-//! which only a flood makes) keeps its address, boxed, to be found by key.
 
 use std::collections::VecDeque;
 
 use tokio::time::Instant;
 
 use super::mailbox::Address;
+use crate::key::Key;
+use crate::role::RoleName;
 
 /// Tombstones the queue may hold beyond the live entries before it is swept.
 const SLACK: usize = 64;
-
-/// Where an unclaimed envelope is filed.
-pub(crate) struct Where {
-    /// Its session ([`super::session_of`] its key; `None`: keys of no session).
-    pub(crate) session: Option<u64>,
-    /// Whether it is among its session's strays (else in its slots).
-    pub(crate) stray: bool,
-    /// Its sender and key if the table it was filed into was hashed then (found by key);
-    /// `None`: it was filed among a few keys, found by its number.
-    pub(crate) address: Option<Box<Address>>,
-}
 
 struct Held {
     number: u64,
     /// When it expires (its arrival plus the age bound; `None`: never, the bound is
     /// too long to add).
     due: Option<Instant>,
-    at: Where,
+    address: Address,
     size: usize,
     live: bool,
 }
 
-/// Unclaimed envelopes in arrival order: their number, expiry, place and size.
+/// Unclaimed envelopes in arrival order: their number, arrival, address and size.
 #[derive(Default)]
 pub(crate) struct Unclaimed {
     queue: VecDeque<Held>,
@@ -50,16 +36,22 @@ pub(crate) struct Unclaimed {
 }
 
 impl Unclaimed {
-    /// Counts an envelope of `size` payload bytes filed `at`, which expires at `due` (its
-    /// arrival plus the age bound, computed once here rather than at every look at the
-    /// bounds; `None`: never); its number.
-    pub(crate) fn hold(&mut self, at: Where, size: usize, due: Option<Instant>) -> u64 {
+    /// Counts an envelope of `size` payload bytes from `from` at `key`, which expires at
+    /// `due` (its arrival plus the age bound, computed once here rather than at every
+    /// look at the bounds; `None`: never); its number.
+    pub(crate) fn hold(
+        &mut self,
+        from: &RoleName,
+        key: &Key,
+        size: usize,
+        due: Option<Instant>,
+    ) -> u64 {
         let number = self.next;
         self.next += 1;
         self.queue.push_back(Held {
             number,
             due,
-            at,
+            address: (from.clone(), key.clone()),
             size,
             live: true,
         });
@@ -144,35 +136,29 @@ impl Unclaimed {
                 .is_none_or(|held| held.due.is_none_or(|due| due > now))
     }
 
-    /// Stops counting the oldest envelope held: its number and where it is filed.
-    pub(crate) fn pop_oldest(&mut self) -> Option<(u64, Where)> {
+    /// Stops counting the oldest envelope held: its number and address.
+    pub(crate) fn pop_oldest(&mut self) -> Option<(u64, Address)> {
         let held = self.queue.pop_front()?;
         self.live -= 1;
         self.bytes -= held.size;
         self.sweep();
-        Some((held.number, held.at))
+        Some((held.number, held.address))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(session: u64) -> Where {
-        Where {
-            session: Some(session),
-            stray: false,
-            address: None,
-        }
-    }
+    use crate::key::{Site, Token};
 
     #[test]
     fn released_out_of_order_the_queue_keeps_the_oldest_live_first_and_stays_small() {
         let mut unclaimed = Unclaimed::default();
-        let now = Instant::now();
-        let long = unclaimed.hold(at(0), 5, Some(now));
+        let (from, now) = (RoleName::from("A"), Instant::now());
+        let key = |n| Key::new(Site::from_id(1), Token::session(n));
+        let long = unclaimed.hold(&from, &key(0), 5, Some(now));
         for n in 1..1000 {
-            let number = unclaimed.hold(at(n), 1, Some(now));
+            let number = unclaimed.hold(&from, &key(n), 1, Some(now));
             assert!(unclaimed.release(number));
             assert!(!unclaimed.release(number), "once");
             assert!(unclaimed.queue.len() <= 2 * unclaimed.len() + SLACK + 1);
@@ -180,13 +166,13 @@ mod tests {
         assert_eq!((unclaimed.len(), unclaimed.bytes), (1, 5));
         // After a sweep numbers are no longer consecutive from the front: still found.
         let later: Vec<u64> = (0..3)
-            .map(|n| unclaimed.hold(at(n), 2, Some(now)))
+            .map(|n| unclaimed.hold(&from, &key(n), 2, Some(now)))
             .collect();
         assert!(unclaimed.release(later[1]) && !unclaimed.release(later[1]));
         assert!(unclaimed.release(later[2]) && unclaimed.release(later[0]));
         assert_eq!((unclaimed.len(), unclaimed.bytes), (1, 5));
-        let (number, oldest) = unclaimed.pop_oldest().unwrap();
-        assert_eq!((number, oldest.session), (long, Some(0)));
+        let (number, (_, at)) = unclaimed.pop_oldest().unwrap();
+        assert_eq!((number, at), (long, key(0)));
         assert!(unclaimed.is_empty() && unclaimed.queue.is_empty());
         assert_eq!((unclaimed.bytes, unclaimed.oldest_due()), (0, None));
         assert!(unclaimed.within(0, 0, now));
