@@ -106,10 +106,10 @@ impl Runner {
         for (role, handle) in handles {
             let result = match handle.await {
                 Ok(result) => result,
-                Err(e) => Err(ChoreoError::Task {
+                Err(e) => Err(ChoreoError::Task(Box::new(crate::error::Task {
                     role: role.clone(),
                     message: e.to_string(),
-                }),
+                }))),
             };
             out.push((role, result));
         }

@@ -226,12 +226,12 @@ impl Shared {
     }
 
     fn reused(&self, key: &Key, first: Site) -> ChoreoError {
-        ChoreoError::KeyReused {
+        ChoreoError::KeyReused(Box::new(crate::error::KeyReused {
             role: self.role.clone(),
-            key: Box::new(key.clone()),
+            key: key.clone(),
             first,
             second: key.site,
-        }
+        }))
     }
 
     /// Claims `key` for a receive from `from` and returns how it will complete. An
@@ -350,10 +350,12 @@ impl Shared {
         let mut mailbox = self.mailbox();
         // Its envelopes that arrived first are in its entry already.
         if mailbox.numbers.is_finished(n) || !mailbox.sessions.start(n) {
-            return Err(ChoreoError::SessionReused {
-                role: self.role.clone(),
-                session: n,
-            });
+            return Err(ChoreoError::SessionReused(Box::new(
+                crate::error::SessionReused {
+                    role: self.role.clone(),
+                    session: n,
+                },
+            )));
         }
         Ok(())
     }
@@ -464,7 +466,7 @@ impl Endpoint {
         Ch: Choreography<X>,
     {
         if !Ch::Roles::contains(&self.shared.role) {
-            return Err(ChoreoError::UnknownRole(self.shared.role.clone()));
+            return Err(ChoreoError::UnknownRole(Box::new(self.shared.role.clone())));
         }
         self.shared.start_session(n)?;
         // Ends the session when the run completes or is dropped half-way (its keys are

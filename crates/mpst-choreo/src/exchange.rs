@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 
 use crate::Portable;
 use crate::endpoint::{CellId, Gone, Pending, Shared};
-use crate::error::{ChoreoError, Result};
+use crate::error::{self, ChoreoError, Result};
 use crate::key::Key;
 use crate::located::Inner;
 use crate::op::{Op, type_label};
@@ -207,12 +207,12 @@ type Outcome = std::result::Result<Vec<u8>, Gone>;
 
 /// The error of an envelope with a receive's key from a sender other than its own.
 fn wrong_sender(shared: &Shared, from: &RoleName, key: &Key, got: RoleName) -> ChoreoError {
-    ChoreoError::WrongSender {
+    ChoreoError::WrongSender(Box::new(error::WrongSender {
         role: shared.role.clone(),
-        key: Box::new(key.clone()),
+        key: key.clone(),
         expected: from.clone(),
         got,
-    }
+    }))
 }
 
 /// Where a [`Receive`] stands; small (three words), since located futures holding a
@@ -261,21 +261,21 @@ impl<T> Future for Receive<T> {
 
 /// The error of a receive from `from` for `key` that nothing will complete.
 fn gone_error(shared: &Shared, from: &RoleName, key: &Key, gone: Gone) -> ChoreoError {
-    let (role, from, key) = (shared.role.clone(), from.clone(), Box::new(key.clone()));
+    let (role, from, key) = (shared.role.clone(), from.clone(), key.clone());
     match gone {
-        Gone::Lost(message) => ChoreoError::PeerLost {
+        Gone::Lost(message) => ChoreoError::PeerLost(Box::new(error::PeerLost {
             role,
             from,
             key,
             message,
-        },
-        Gone::TimedOut => ChoreoError::Timeout {
+        })),
+        Gone::TimedOut => ChoreoError::Timeout(Box::new(error::Timeout {
             role,
             from,
             key,
             after: shared.config.recv_timeout,
-        },
-        Gone::Closed => ChoreoError::Closed { role, key },
+        })),
+        Gone::Closed => ChoreoError::Closed(Box::new(error::Closed { role, key })),
     }
 }
 
@@ -284,12 +284,14 @@ fn open<T: Portable>(receive: &Receive<T>, outcome: Outcome) -> Result<T> {
     let (shared, key) = (&receive.shared, &receive.key);
     let from = (receive.from)();
     let payload = outcome.map_err(|gone| gone_error(shared, &from, key, gone))?;
-    let value: T = postcard::from_bytes(&payload).map_err(|e| ChoreoError::Decode {
-        role: shared.role.clone(),
-        from: from.clone(),
-        key: Box::new(key.clone()),
-        ty: std::any::type_name::<T>(),
-        message: e.to_string(),
+    let value: T = postcard::from_bytes(&payload).map_err(|e| {
+        ChoreoError::Decode(Box::new(error::Decode {
+            role: shared.role.clone(),
+            from: from.clone(),
+            key: key.clone(),
+            ty: std::any::type_name::<T>(),
+            message: e.to_string(),
+        }))
     })?;
     shared.observe(EventKind::Received, &from, &shared.role, key, || {
         (receive.label)(&value)
@@ -334,9 +336,11 @@ pub(crate) fn encode<T: serde::Serialize>(
     key: &Key,
     value: &T,
 ) -> Result<Vec<u8>> {
-    postcard::to_extend(value, Vec::with_capacity(PAYLOAD_ROOM)).map_err(|e| ChoreoError::Encode {
-        role: role.clone(),
-        key: Box::new(key.clone()),
-        message: e.to_string(),
+    postcard::to_extend(value, Vec::with_capacity(PAYLOAD_ROOM)).map_err(|e| {
+        ChoreoError::Encode(Box::new(error::Encode {
+            role: role.clone(),
+            key: key.clone(),
+            message: e.to_string(),
+        }))
     })
 }

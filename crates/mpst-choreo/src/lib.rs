@@ -98,7 +98,7 @@
 
 mod choreography;
 mod endpoint;
-mod error;
+pub mod error;
 mod exchange;
 mod key;
 mod located;

@@ -334,11 +334,11 @@ impl<L: RoleSet> Op<L> {
     }
 
     pub(crate) fn absent(&self, key: &Key) -> ChoreoError {
-        ChoreoError::Encode {
+        ChoreoError::Encode(Box::new(crate::error::Encode {
             role: self.shared.role.clone(),
-            key: Box::new(key.clone()),
+            key: key.clone(),
             message: ABSENT.into(),
-        }
+        }))
     }
 }
 
@@ -438,9 +438,9 @@ mod tests {
             let net = Arc::new(InMemory::new(<crate::RoleSet![A, B]>::names()));
             let a = Endpoint::new(net, RoleName::from("A")).unwrap();
             match a.run(Unheld { by_cond }).await {
-                Err(ChoreoError::Encode { role, message, .. }) => {
-                    assert_eq!(role.as_str(), "A");
-                    assert_eq!(message, ABSENT, "by cond: {by_cond}");
+                Err(ChoreoError::Encode(e)) => {
+                    assert_eq!(e.role.as_str(), "A");
+                    assert_eq!(e.message, ABSENT, "by cond: {by_cond}");
                 }
                 other => panic!("by cond: {by_cond}: expected the sender's error, got {other:?}"),
             }

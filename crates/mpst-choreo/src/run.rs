@@ -11,7 +11,7 @@ use std::task::Poll;
 
 use futures::future::BoxFuture;
 
-use crate::error::{ChoreoError, Result};
+use crate::error::{ChoreoError, KeyReused, Result};
 use crate::op::Op;
 use crate::role::RoleSet;
 use crate::sessions::Set;
@@ -66,22 +66,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<L: RoleSet> Op<L> {
     /// Records an error no future may be awaited for, so the run reports it.
     pub(crate) fn record(&self, error: &ChoreoError) {
-        if let ChoreoError::KeyReused {
-            role,
-            key,
-            first,
-            second,
-        } = error
-        {
+        if let ChoreoError::KeyReused(reused) = error {
             let mut slot = lock(&self.run.first_error);
             self.run.any_error.store(true, Ordering::Release);
             if slot.is_none() {
-                *slot = Some(ChoreoError::KeyReused {
-                    role: role.clone(),
-                    key: key.clone(),
-                    first: *first,
-                    second: *second,
-                });
+                *slot = Some(ChoreoError::KeyReused(Box::new(KeyReused {
+                    role: reused.role.clone(),
+                    key: reused.key.clone(),
+                    first: reused.first,
+                    second: reused.second,
+                })));
             }
         }
     }

@@ -131,14 +131,10 @@ async fn a_dropped_message_is_a_timeout_naming_the_key_and_the_peer() {
     );
     assert!(out[0].1.is_ok(), "the sender's send succeeded");
     match &out[1].1 {
-        Err(ChoreoError::Timeout {
-            role,
-            from,
-            key,
-            after,
-        }) => {
-            assert_eq!((role.as_str(), from.as_str()), ("B", "A"));
-            assert_eq!(*after, Duration::from_secs(5));
+        Err(ChoreoError::Timeout(timeout)) => {
+            assert_eq!((timeout.role.as_str(), timeout.from.as_str()), ("B", "A"));
+            assert_eq!(timeout.after, Duration::from_secs(5));
+            let key = &timeout.key;
             assert!(key.to_string().contains("failures.rs:"), "{key}");
         }
         other => panic!("expected a timeout, got {other:?}"),
@@ -265,7 +261,7 @@ async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_re
     assert_eq!(a.stats().keys_held, 0);
     let again = b.run_session(1, Once).await;
     assert!(
-        matches!(again, Err(ChoreoError::SessionReused { session: 1, .. })),
+        matches!(&again, Err(ChoreoError::SessionReused(reused)) if reused.session == 1),
         "{again:?}"
     );
 }
@@ -292,8 +288,10 @@ async fn tampered(rewrite: fn(Envelope) -> Envelope) -> Result<Located<u32, B>> 
         rewrite,
     };
     let mut out = Runner::new(Arc::new(net)).run(Once).await;
-    out.pop()
-        .map_or(Err(ChoreoError::UnknownRole("B".into())), |(_, r)| r)
+    out.pop().map_or(
+        Err(ChoreoError::UnknownRole(Box::new("B".into()))),
+        |(_, r)| r,
+    )
 }
 
 #[tokio::test(start_paused = true)]
@@ -306,7 +304,7 @@ async fn a_message_from_the_wrong_sender_is_never_bound_and_the_receive_waits_fo
     })
     .await;
     match got {
-        Err(ChoreoError::Timeout { from, .. }) => assert_eq!(from.as_str(), "A"),
+        Err(ChoreoError::Timeout(timeout)) => assert_eq!(timeout.from.as_str(), "A"),
         other => panic!("expected a time-out waiting for A, got {other:?}"),
     }
 }
@@ -319,8 +317,8 @@ async fn an_undecodable_payload_is_a_decode_error_naming_the_type() {
     })
     .await;
     match got {
-        Err(ChoreoError::Decode { ty, from, .. }) => {
-            assert_eq!((ty, from.as_str()), ("u32", "A"));
+        Err(ChoreoError::Decode(decode)) => {
+            assert_eq!((decode.ty, decode.from.as_str()), ("u32", "A"));
         }
         other => panic!("expected a decode error, got {other:?}"),
     }

@@ -92,8 +92,8 @@ async fn a_lone_forward_whose_message_never_comes_fails_the_run_with_its_timeout
     let (_a, b) = endpoints(config);
     let started = tokio::time::Instant::now();
     match b.run(Echo).await {
-        Err(ChoreoError::Timeout { role, from, .. }) => {
-            assert_eq!((role.as_str(), from.as_str()), ("B", "A"));
+        Err(ChoreoError::Timeout(timeout)) => {
+            assert_eq!((timeout.role.as_str(), timeout.from.as_str()), ("B", "A"));
         }
         other => panic!("expected B's time-out, got {other:?}"),
     }
