@@ -219,8 +219,7 @@ where
                 // A role that waits for due times registers the next one at once, as
                 // the actors' schedule does before their service runs: registered after
                 // the session's first sends, it woke the timer's thread about once more
-                // a session, while the message was on its way (crates/mpst-choreo's
-                // BENCHMARKS.md, "one timer wake-up").
+                // a session, while the message was on its way (this crate's HOSTS.md).
                 let due_now = !reactive && futures::poll!(opened.as_mut()).is_ready();
                 // Then the sessions first: the one just started runs before the next
                 // gate is waited for.
