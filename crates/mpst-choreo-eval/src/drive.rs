@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Poll;
 use std::time::Duration;
 
 use std::net::SocketAddr;
@@ -222,8 +223,14 @@ where
                 // a session, while the message was on its way (this crate's HOSTS.md).
                 let due_now = !reactive && futures::poll!(opened.as_mut()).is_ready();
                 // Then the sessions first: the one just started runs before the next
-                // gate is waited for.
-                if !due_now {
+                // gate is waited for (and, when the next one is due already, every
+                // session that completes at once is taken before it starts).
+                if due_now {
+                    while !running.is_empty()
+                        && matches!(futures::poll!(running.next()), Poll::Ready(Some(())))
+                    {
+                    }
+                } else {
                     loop {
                         tokio::select! {
                             biased;
