@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Poll;
 use std::time::Duration;
 
 use std::net::SocketAddr;
@@ -216,13 +217,26 @@ where
                     }
                 };
                 tokio::pin!(opened);
-                loop {
-                    // The sessions first: the one just started runs before the next
-                    // gate is registered with the timer.
-                    tokio::select! {
-                        biased;
-                        Some(()) = running.next(), if !running.is_empty() => {}
-                        () = &mut opened, if !reactive || running.len() < AHEAD => break,
+                // A role that waits for due times registers the next one at once, as
+                // the actors' schedule does before their service runs: registered after
+                // the session's first sends, it woke the timer's thread about once more
+                // a session, while the message was on its way (this crate's HOSTS.md).
+                let due_now = !reactive && futures::poll!(opened.as_mut()).is_ready();
+                // Then the sessions first: the one just started runs before the next
+                // gate is waited for (and, when the next one is due already, every
+                // session that completes at once is taken before it starts).
+                if due_now {
+                    while !running.is_empty()
+                        && matches!(futures::poll!(running.next()), Poll::Ready(Some(())))
+                    {
+                    }
+                } else {
+                    loop {
+                        tokio::select! {
+                            biased;
+                            Some(()) = running.next(), if !running.is_empty() => {}
+                            () = &mut opened, if !reactive || running.len() < AHEAD => break,
+                        }
                     }
                 }
                 let choreography = make(i);
@@ -243,4 +257,59 @@ where
         });
     }
     failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Probe;
+    use crate::load::{Recorder, Schedule};
+
+    /// The order in which a starting role waits for its next gate and runs the session
+    /// just opened: the services note `"ks start"` / `"cs start"` on the probe when a
+    /// session's body first runs, the gates note `"gate"` when first polled.
+    #[tokio::test]
+    async fn a_starting_role_waits_for_its_next_gate_before_running_the_session_just_due() {
+        let n = 4;
+        let probe = Probe::on();
+        let schedule = Schedule {
+            start: Instant::now(),
+            interval: Duration::from_millis(5),
+        };
+        let recorder = Recorder::new(schedule, n, &["key", "txt"]);
+        let (rec, p) = (recorder.clone(), probe.clone());
+        let make = move |i| {
+            let zero = (Duration::ZERO, Duration::ZERO);
+            crate::send::session(i, zero, rec.clone(), false, p.clone())
+        };
+        let p = probe.clone();
+        let gate = move |role: &RoleName, i: u64| {
+            let p = p.clone();
+            (role.as_str() == "KS").then_some(async move {
+                p.note(i, "gate", std::time::Instant::now());
+                crate::clock::sleep_until(schedule.at(i)).await;
+            })
+        };
+        let failures = start_roles_gated(Net::Memory, n, false, make, gate, None).await;
+        let answered = recorder.wait_for_answers(2 * n);
+        tokio::time::timeout(Duration::from_secs(10), answered)
+            .await
+            .expect("every session answered");
+        assert_eq!(failures.count(), 0);
+        let notes: Vec<(u64, &str)> = probe
+            .notes()
+            .into_iter()
+            .filter(|&(_, what, _)| what != "cs start")
+            .map(|(i, what, _)| (i, what))
+            .collect();
+        let at = |note: (u64, &str)| notes.iter().position(|n| *n == note);
+        for i in 0..n - 1 {
+            let (next_gate, started) = (at((i + 1, "gate")), at((i, "ks start")));
+            assert!(
+                next_gate.is_some() && started.is_some() && next_gate < started,
+                "expected gate {} polled before session {i} ran: {notes:?}",
+                i + 1
+            );
+        }
+    }
 }

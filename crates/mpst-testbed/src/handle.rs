@@ -120,7 +120,9 @@ impl<'a> Host<'a> {
     /// A multi-thread tokio runtime (with `workers` worker threads, at least 1) whose
     /// every thread, blocking pool included, lives inside the host: sockets made by
     /// tasks *spawned* on it are the host's. (A future given to `block_on` runs on the
-    /// calling thread, outside the host: spawn the work and await its handle.)
+    /// calling thread, outside the host: spawn the work and await its handle.) Its
+    /// threads are named `host-NAME` (the kernel keeps 15 bytes of a name), so that
+    /// per-thread counters tell the hosts apart.
     pub fn runtime(&self, workers: usize) -> Result<tokio::runtime::Runtime> {
         let ns = self.info.namespace.clone();
         // Fail here, not in a runtime thread, when the namespace cannot be entered.
@@ -128,6 +130,7 @@ impl<'a> Host<'a> {
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers.max(1))
+            .thread_name(format!("host-{}", self.name()))
             .enable_all()
             .on_thread_start(move || {
                 if let Err(e) = crate::ns::enter(&ns) {

@@ -192,13 +192,17 @@ impl Drop for Installed {
 
 /// Every role's `mpst-choreo` TCP transport, made in its host and connected to its
 /// peers through the relay (plaintext by the explicit opt-in, as the loopback runs:
-/// the evaluation measures choreographies, not TLS).
+/// the evaluation measures choreographies, not TLS), one lane to each peer: one
+/// connection per direction of a pair, as the actors' links. (With two, as on
+/// loopback, the relay carried the key and the text to `c` in separate chunks, which
+/// woke the relay and `c` more often a session, with no overtaking to gain: the bed's
+/// jitter is shared by every connection of a link.)
 pub(crate) async fn transports(
     names: &[RoleName],
 ) -> Vec<(RoleName, Arc<dyn Transport>, Option<Handle>)> {
     let placement = Placement::current();
     let config = TcpConfig {
-        connections_per_peer: 2,
+        connections_per_peer: 1,
         ..TcpConfig::insecure_plaintext()
     };
     let listeners = placement.listeners().await;

@@ -194,7 +194,11 @@ pub(super) fn against_actors(dir: &Path, d: &Details) -> String {
          at `s` and `c` (decoding and filing the envelope, the session's poll, encoding \
          and writing the forward) is a few µs slower a step, and the rest is waiting for \
          a core, since out of order's hosts use more CPU per session with the same \
-         system calls per message. With costs and delays the same \
+         system calls per message; per host and in instructions \
+         (crates/mpst-choreo-eval/HOSTS.md), the difference is at `s` and `c`, about \
+         30 k instructions a session more than the actors' there (the lane reader's \
+         decoding, the sessions' polls, the mailbox), run with cold caches. With costs \
+         and delays the same \
          gap is part of every key median; whether a run can see it is what its interval \
          says (the goals above). On this machine (2 cores, load average {} when the runs \
          started) every extra wake-up also waits for a core.\n",

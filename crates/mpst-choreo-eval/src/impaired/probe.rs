@@ -2,8 +2,9 @@
 //! 0 ms on a bed, the implementations taking turns, each run's cost counted per session
 //! from the kernel's per-thread counters (`/proc/self/task/*/{status,io,schedstat}`:
 //! context switches, `read`/`write` calls (on eventfds and files; sockets' `sendto` and
-//! `recvfrom` are not among them), CPU time), grouped by thread name (the hosts'
-//! runtime workers `tokio-rt-worker`, the relay, the precise timer, the rest), with the
+//! `recvfrom` are not among them), CPU time), grouped by thread name (each host's
+//! runtime workers, `host-ks`, `host-cs`, `host-s`, `host-c`; the relay; the precise
+//! timer; the rest), with the
 //! relay's chunks on the link `s`–`c`. Counts, not clocks, so that a shared machine's
 //! load shows less in them. `strace -f -c` beside it counts every system call.
 

@@ -22,9 +22,12 @@ run and `--render` keep it) and writes every run to `impaired_links.json`.
 
 - **Choreographies** (in order and out of order): each role's `Endpoint` on a tokio \
   runtime whose threads live in its host, over `mpst_choreo::net::tcp` to the other \
-  hosts by the addresses their host names resolve to there (two lanes per pair, \
-  plaintext by the explicit opt-in, as the loopback runs: this measures choreographies, \
-  not TLS). Sessions start on schedule at every role, as in memory.
+  hosts by the addresses their host names resolve to there (one lane per pair: one \
+  connection each way, as the actors' links; plaintext by the explicit opt-in, as the \
+  loopback runs: this measures choreographies, not TLS). Sessions start on schedule: \
+  in concurrent send at the services only (`s` and `c` take messages as they come), in \
+  model serving at every role; a role that waits for due times registers the next one \
+  before it runs the session just due, as the actors' schedule does.
 - **Actors**: the same hand-written `ractor` actors as in memory, one per role on its \
   host's runtime; where the in-memory actor holds a peer's `ActorRef`, this one holds a \
   link: a TCP connection to the peer's host, written by one bridging task per link \
