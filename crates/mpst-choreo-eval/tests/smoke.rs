@@ -24,7 +24,14 @@ fn well_formed(s: &Summary, requests: u64) {
     assert_eq!(s.requests, requests);
     assert_eq!(s.answered, requests, "every request answered: {s:?}");
     assert!(s.median_ms > 0.0 && s.median_ms <= s.p99_ms, "{s:?}");
-    assert!(s.throughput_rps > 0.0, "{s:?}");
+    // Throughput counts answers completed inside the 0.25 s window; on a loaded machine every
+    // answer can come after it (a median of 178 ms was seen), so zero is possible. What must
+    // hold: never negative and never more answers than arrived, over the window.
+    let window = spec(0.0).duration;
+    assert!(
+        s.throughput_rps >= 0.0 && s.throughput_rps * window <= s.answered as f64 + 1e-9,
+        "{s:?}"
+    );
     assert_eq!(s.buckets.iter().map(|b| b.1).sum::<u64>(), requests);
 }
 
