@@ -120,7 +120,7 @@ pub struct Timeout {
 }
 
 /// The details of [`ChoreoError::KeyReused`].
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[error(
     "{role}: integrity key {key} used twice, first at {first}, again at {second} \
      (call a helper that communicates through #[track_caller], or give each use its own \

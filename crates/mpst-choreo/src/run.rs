@@ -11,7 +11,7 @@ use std::task::Poll;
 
 use futures::future::BoxFuture;
 
-use crate::error::{ChoreoError, KeyReused, Result};
+use crate::error::{ChoreoError, Result};
 use crate::op::Op;
 use crate::role::RoleSet;
 use crate::sessions::Set;
@@ -70,12 +70,7 @@ impl<L: RoleSet> Op<L> {
             let mut slot = lock(&self.run.first_error);
             self.run.any_error.store(true, Ordering::Release);
             if slot.is_none() {
-                *slot = Some(ChoreoError::KeyReused(Box::new(KeyReused {
-                    role: reused.role.clone(),
-                    key: reused.key.clone(),
-                    first: reused.first,
-                    second: reused.second,
-                })));
+                *slot = Some(ChoreoError::KeyReused(reused.clone()));
             }
         }
     }
@@ -144,9 +139,10 @@ impl<L: RoleSet> Op<L> {
             }
             match out.take() {
                 Some(x) => {
-                    let recorded = match self.run.any_error.load(Ordering::Acquire) {
-                        true => self.take_error(),
-                        false => None,
+                    let recorded = if self.run.any_error.load(Ordering::Acquire) {
+                        self.take_error()
+                    } else {
+                        None
                     };
                     Poll::Ready(match recorded.or(failed.take()) {
                         Some(e) => Err(e),

@@ -74,10 +74,11 @@ impl Sessions {
         if let Some(at) = self.recent.iter().position(|(m, _)| *m == n) {
             return Some(&mut self.recent[at].1);
         }
-        match self.by_number.is_empty() {
-            true => None,
-            false => self.by_number.get_mut(&n),
+        // An empty map is asked nothing (no hash computed): the common case.
+        if self.by_number.is_empty() {
+            return None;
         }
+        self.by_number.get_mut(&n)
     }
 
     /// The entry of the session of `key`, if there is one.
@@ -130,6 +131,7 @@ impl Sessions {
     /// small.
     pub(crate) fn recycle(&mut self, mut session: Session) {
         session.started = false;
+        // `&`, not `&&`: every table is cleared, whatever the others answer.
         let small = session.slots.clear() & session.strays.clear() & session.sends.clear();
         if small && self.spare.len() < SPARE {
             self.spare.push(session);
