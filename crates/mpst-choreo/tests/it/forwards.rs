@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
-use crate::inline::Wakes;
+use crate::inline::{Wakes, poll_once};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
     ChoreoError, Choreography, Endpoint, EndpointConfig, Op, Result, RoleName, RoleSet, Transport,
@@ -52,31 +52,21 @@ async fn a_lone_forward_is_woken_once_by_its_delivery_and_sends_on_that_poll() {
     let (wa, wb) = (Waker::from(at_a.clone()), Waker::from(at_b.clone()));
     let mut responder = Box::pin(b.run(Echo));
     let mut initiator = Box::pin(a.run(Echo));
-    assert!(
-        responder
-            .as_mut()
-            .poll(&mut Context::from_waker(&wb))
-            .is_pending()
-    );
+    assert!(poll_once(&mut responder, &wb).is_pending());
     assert_eq!(at_b.0.load(Ordering::SeqCst), 0, "nothing woke B yet");
     // A's send is inline: it files 7 into B's mailbox and wakes B, once.
-    assert!(
-        initiator
-            .as_mut()
-            .poll(&mut Context::from_waker(&wa))
-            .is_pending()
-    );
+    assert!(poll_once(&mut initiator, &wa).is_pending());
     assert_eq!(
         at_b.0.load(Ordering::SeqCst),
         1,
         "one delivery, one wake-up"
     );
-    let Poll::Ready(done) = responder.as_mut().poll(&mut Context::from_waker(&wb)) else {
+    let Poll::Ready(done) = poll_once(&mut responder, &wb) else {
         panic!("B forwards on the poll its delivery woke");
     };
     assert_eq!(done.unwrap(), None);
     assert_eq!(at_a.0.load(Ordering::SeqCst), 1, "the forward woke A once");
-    let Poll::Ready(done) = initiator.as_mut().poll(&mut Context::from_waker(&wa)) else {
+    let Poll::Ready(done) = poll_once(&mut initiator, &wa) else {
         panic!("A binds the answer on the poll the forward woke");
     };
     assert_eq!(done.unwrap(), Some(8));

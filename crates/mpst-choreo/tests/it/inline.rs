@@ -255,6 +255,14 @@ impl Wake for Wakes {
     }
 }
 
+/// Polls `future` once with `waker` (a counting [`Wakes`] waker), as a task would.
+pub(crate) fn poll_once<F: Future + ?Sized>(
+    future: &mut std::pin::Pin<Box<F>>,
+    waker: &Waker,
+) -> Poll<F::Output> {
+    future.as_mut().poll(&mut Context::from_waker(waker))
+}
+
 roles! {
     /// The key service.
     pub struct KS;
@@ -308,18 +316,8 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
     let (ws, wc) = (Waker::from(at_s.clone()), Waker::from(at_c.clone()));
     let mut server = Box::pin(s.run(Forward));
     let mut client = Box::pin(c.run(Forward));
-    assert!(
-        server
-            .as_mut()
-            .poll(&mut Context::from_waker(&ws))
-            .is_pending()
-    );
-    assert!(
-        client
-            .as_mut()
-            .poll(&mut Context::from_waker(&wc))
-            .is_pending()
-    );
+    assert!(poll_once(&mut server, &ws).is_pending());
+    assert!(poll_once(&mut client, &wc).is_pending());
 
     // ks sends key: one wake-up of s, whose next poll forwards it to c (one wake of c).
     assert_eq!(ks.run(Forward).await.unwrap(), None);
@@ -328,23 +326,13 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
         1,
         "wake-ups of s after one delivery"
     );
-    assert!(
-        server
-            .as_mut()
-            .poll(&mut Context::from_waker(&ws))
-            .is_pending()
-    );
+    assert!(poll_once(&mut server, &ws).is_pending());
     assert_eq!(
         settle(&at_c, 1).await,
         1,
         "wake-ups of c after one delivery"
     );
-    assert!(
-        client
-            .as_mut()
-            .poll(&mut Context::from_waker(&wc))
-            .is_pending()
-    );
+    assert!(poll_once(&mut client, &wc).is_pending());
 
     // cs sends txt: s forwards it and completes on that very poll; c completes too.
     assert_eq!(cs.run(Forward).await.unwrap(), None);
@@ -353,7 +341,7 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
         2,
         "wake-ups of s after two deliveries"
     );
-    let Poll::Ready(done) = server.as_mut().poll(&mut Context::from_waker(&ws)) else {
+    let Poll::Ready(done) = poll_once(&mut server, &ws) else {
         panic!("s forwards txt on the poll its delivery woke");
     };
     assert_eq!(done.unwrap(), None);
@@ -362,7 +350,7 @@ async fn each_delivery_wakes_the_waiting_session_once_and_forwards_on_that_poll(
         2,
         "wake-ups of c after two deliveries"
     );
-    let Poll::Ready(done) = client.as_mut().poll(&mut Context::from_waker(&wc)) else {
+    let Poll::Ready(done) = poll_once(&mut client, &wc) else {
         panic!("c binds txt on the poll its delivery woke");
     };
     assert_eq!(done.unwrap(), Some((3, 4)));
@@ -379,12 +367,7 @@ async fn in_memory_the_senders_send_itself_files_and_wakes_the_waiting_session()
     let at_s = Arc::new(Wakes::default());
     let ws = Waker::from(at_s.clone());
     let mut server = Box::pin(s.run(Forward));
-    assert!(
-        server
-            .as_mut()
-            .poll(&mut Context::from_waker(&ws))
-            .is_pending()
-    );
+    assert!(poll_once(&mut server, &ws).is_pending());
     let janitors = alive();
     // `ks`'s session completes without yielding (its send is inline), so no other task
     // can have run in between: the delivery happened inside its send.
