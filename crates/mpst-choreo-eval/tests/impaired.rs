@@ -28,6 +28,7 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
                 .runs
                 .iter()
                 .filter(|m| m.implementation == imp && m.benchmark == benchmark)
+                .filter(|m| !m.control)
                 .collect();
             assert_eq!(runs.len(), 1, "{imp:?} {benchmark}: one run");
             let s = &runs[0].summary;
@@ -38,6 +39,18 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
                 "{imp:?} {benchmark}: every answer: {s:?}"
             );
         }
+    }
+
+    // The A/A control: the actors ran concurrent send once more, with and without costs,
+    // and answered every session; nothing else has a control run.
+    let controls: Vec<_> = outcome.runs.iter().filter(|m| m.control).collect();
+    let mut control_benchmarks: Vec<&str> = controls.iter().map(|m| m.benchmark.as_str()).collect();
+    control_benchmarks.sort();
+    assert_eq!(control_benchmarks, [impaired::SEND, impaired::HOPS]);
+    for m in &controls {
+        assert_eq!(m.implementation, Implementation::Actors, "{m:?}");
+        assert_eq!(m.failures, 0, "{m:?}");
+        assert_eq!(m.summary.answered, m.summary.requests, "{m:?}");
     }
 
     // The key compared session by session, with costs and without, at the one delay:
@@ -52,10 +65,12 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
     for c in &outcome.comparisons {
         assert_eq!(c.delay_ms, plan.delays_ms[0], "{c:?}");
         assert!(c.sessions > 0, "{c:?}");
+        let control = c.actors_over_actors.expect("the A/A control compared");
         for i in [
             c.out_of_order_over_actors,
             c.out_of_order_minus_actors_ms,
             c.in_order_minus_out_of_order_ms,
+            control,
         ] {
             let numbers = [i.estimate, i.low, i.high];
             assert!(
@@ -134,6 +149,10 @@ fn impaired_links_complete_every_session_and_merge_in_shape() {
     // The section renders from it, with both plots.
     let links: impaired::Links = serde_json::from_value(links).expect("reads back");
     let section = report::section(dir.path(), &links).expect("rendered");
+    assert!(
+        section.contains("A/A control: actors / actors") && section.contains("The A/A control"),
+        "the control's column and reading in the section"
+    );
     for plot in ["impaired_key_median.svg", "impaired_saturation.svg"] {
         assert!(section.contains(plot), "{plot} in the section");
         let svg = std::fs::read_to_string(dir.path().join(plot)).expect("the plot");

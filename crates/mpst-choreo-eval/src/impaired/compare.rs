@@ -5,12 +5,18 @@
 use super::{Cell, Comparison, HOPS, Links, Measured, SEND, SERVING, stats};
 use crate::drive::Implementation;
 
-/// The latencies of `key` of `imp`'s `benchmark` runs at `delay_ms`, round after round.
-fn pooled(runs: &[Measured], delay_ms: u64, benchmark: &str, imp: Implementation) -> Vec<f64> {
+/// The latencies of `key` of `imp`'s `benchmark` runs at `delay_ms`, round after round:
+/// its A/A control runs when `control`, its other runs otherwise.
+fn pooled(
+    runs: &[Measured],
+    (delay_ms, benchmark): (u64, &str),
+    imp: Implementation,
+    control: bool,
+) -> Vec<f64> {
     let mut chosen: Vec<&Measured> = runs
         .iter()
         .filter(|m| m.delay_ms == delay_ms && m.benchmark == benchmark)
-        .filter(|m| m.implementation == imp)
+        .filter(|m| m.implementation == imp && m.control == control)
         .collect();
     chosen.sort_by_key(|m| m.round);
     chosen
@@ -30,13 +36,17 @@ pub fn compare(runs: &[Measured], seed: u64) -> Vec<Comparison> {
     keys.dedup();
     keys.into_iter()
         .filter_map(|(delay_ms, benchmark)| {
-            let of = |imp| pooled(runs, delay_ms, benchmark, imp);
+            let of = |imp| pooled(runs, (delay_ms, benchmark), imp, false);
             let (o, a, i) = (
                 of(Implementation::OutOfOrder),
                 of(Implementation::Actors),
                 of(Implementation::InOrder),
             );
+            let control = pooled(runs, (delay_ms, benchmark), Implementation::Actors, true);
             let same = o.len() == a.len() && o.len() == i.len() && !o.is_empty();
+            // The control counts only when it ran the same sessions as the others.
+            let actors_over_actors =
+                (control.len() == a.len()).then(|| stats::ratio(&a, &control, seed));
             same.then(|| Comparison {
                 delay_ms,
                 benchmark: benchmark.to_string(),
@@ -44,6 +54,7 @@ pub fn compare(runs: &[Measured], seed: u64) -> Vec<Comparison> {
                 out_of_order_over_actors: stats::ratio(&o, &a, seed),
                 out_of_order_minus_actors_ms: stats::difference(&o, &a, seed),
                 in_order_minus_out_of_order_ms: stats::difference(&i, &o, seed),
+                actors_over_actors,
             })
         })
         .collect()
@@ -53,7 +64,7 @@ pub fn compare(runs: &[Measured], seed: u64) -> Vec<Comparison> {
 /// (the last run's own median when the runs kept no latencies, as when read back).
 pub fn summarise(runs: &[Measured]) -> Links {
     let mut links = Links::new();
-    for m in runs {
+    for m in runs.iter().filter(|m| !m.control) {
         let cell = links
             .entry(m.delay_ms.to_string())
             .or_default()
@@ -63,7 +74,7 @@ pub fn summarise(runs: &[Measured]) -> Links {
                 saturation_rps: 0.0,
             });
         if m.benchmark == SEND {
-            let mut all = pooled(runs, m.delay_ms, SEND, m.implementation);
+            let mut all = pooled(runs, (m.delay_ms, SEND), m.implementation, false);
             cell.key_median_ms = if all.is_empty() {
                 m.summary.median_ms
             } else {

@@ -25,6 +25,19 @@ fn at_most_one(ratio: &Interval) -> Verdict {
     }
 }
 
+/// How far the ratio of two runs of one implementation plausibly strays from 1 on this
+/// bed: the larger distance from 1 of the A/A control's interval ends.
+fn resolution(control: &Interval) -> f64 {
+    (control.high - 1.0).max(1.0 - control.low).max(0.0)
+}
+
+/// Whether `ratio`'s interval reaches no higher above 1 than two runs of the actors
+/// plausibly differ ([`resolution`]): out of order is then as fast as the actors as far
+/// as the bed can tell (a weaker statement than [`at_most_one`]'s, said apart from it).
+fn within_control(ratio: &Interval, control: &Interval) -> bool {
+    ratio.high <= 1.0 + resolution(control)
+}
+
 /// Whether successive intervals (in increasing delay) grow beyond their resolution:
 /// met when each lies wholly above the one before, missed when one lies wholly below
 /// the one before, level otherwise.
@@ -217,7 +230,7 @@ pub(super) fn table(links: &Links, comparisons: &[Comparison], step: Option<f64>
     );
     let _ = writeln!(
         out,
-        "| delay (ms) | services | sessions each | out of order / actors | out of order − actors (ms) | in order − out of order (ms) |\n|---:|---|---:|---:|---:|---:|"
+        "| delay (ms) | services | sessions each | out of order / actors | out of order − actors (ms) | in order − out of order (ms) | A/A control: actors / actors |\n|---:|---|---:|---:|---:|---:|---:|"
     );
     for c in comparisons {
         let services = if c.benchmark == HOPS {
@@ -225,9 +238,12 @@ pub(super) fn table(links: &Links, comparisons: &[Comparison], step: Option<f64>
         } else {
             "0–5 ms"
         };
+        let control = c
+            .actors_over_actors
+            .map_or("–".to_string(), |a| a.show(3, "×"));
         let _ = writeln!(
             out,
-            "| {} | {services} | {} | {} | {} | {} |",
+            "| {} | {services} | {} | {} | {} | {} | {control} |",
             c.delay_ms,
             c.sessions,
             c.out_of_order_over_actors.show(3, "×"),
@@ -235,7 +251,52 @@ pub(super) fn table(links: &Links, comparisons: &[Comparison], step: Option<f64>
             c.in_order_minus_out_of_order_ms.show(2, ""),
         );
     }
+    out.push_str(&control_text(comparisons));
     out
+}
+
+/// What the A/A control says of the key's comparisons with costs: how far two runs of
+/// the actors differ, and whether out of order stays within that at every delay.
+fn control_text(comparisons: &[Comparison]) -> String {
+    let sends = send_comparisons(comparisons);
+    let pairs: Vec<(&Comparison, Interval)> = sends
+        .iter()
+        .filter_map(|c| c.actors_over_actors.map(|a| (*c, a)))
+        .collect();
+    if pairs.is_empty() || pairs.len() != sends.len() {
+        return String::new();
+    }
+    let each = |f: &dyn Fn(&Comparison, &Interval) -> String| {
+        pairs
+            .iter()
+            .map(|(c, a)| format!("{} ms: {}", c.delay_ms, f(c, a)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let bounds = each(&|c, a| {
+        format!(
+            "out of order / actors at most {:.3}× against ±{:.3}",
+            c.out_of_order_over_actors.high,
+            resolution(a)
+        )
+    });
+    let within = pairs
+        .iter()
+        .all(|(c, a)| within_control(&c.out_of_order_over_actors, a));
+    let verdict = if within {
+        "**within the control's resolution at every delay**: out of order is as fast as the \
+         actors as far as this bed can tell two runs apart (which is not the goal's \
+         \"at least as fast\" shown beyond the resolution: that needs the interval wholly \
+         at or below 1)"
+    } else {
+        "**not within the control's resolution at every delay**"
+    };
+    format!(
+        "\nThe A/A control (the actors run twice in every round, the second run taking its turn \
+         with the others) shows how far the key medians of two runs of one implementation \
+         differ on this bed; the largest plausible distance from 1 of its interval is the \
+         bed's resolution. With costs: {bounds}; {verdict}.\n"
+    )
 }
 
 #[cfg(test)]
@@ -255,6 +316,24 @@ mod tests {
         assert_eq!(at_most_one(&at(0.98, 0.01)), Verdict::Met);
         assert_eq!(at_most_one(&at(1.02, 0.01)), Verdict::Missed);
         assert_eq!(at_most_one(&at(1.005, 0.01)), Verdict::Level);
+    }
+
+    #[test]
+    fn a_ratio_is_within_the_control_when_it_reaches_no_further_above_one() {
+        // Two runs of the actors differ by up to 3 % here.
+        let control = Interval {
+            estimate: 1.005,
+            low: 0.98,
+            high: 1.03,
+        };
+        assert!((resolution(&control) - 0.03).abs() < 1e-12);
+        assert!(within_control(&at(1.0, 0.028), &control));
+        assert!(!within_control(&at(1.01, 0.028), &control));
+        // A control wholly on one side of 1 still sets the distance by its far end.
+        let skewed = at(0.95, 0.01);
+        assert!((resolution(&skewed) - 0.06).abs() < 1e-12);
+        assert!(within_control(&at(1.0, 0.05), &skewed));
+        assert!(!within_control(&at(1.0, 0.07), &skewed));
     }
 
     #[test]

@@ -20,14 +20,14 @@ pub mod model;
 pub mod probe;
 pub mod report;
 mod report_text;
+mod send_run;
 pub mod stages;
 pub mod stats;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mpst_choreo::{RoleName, RoleSet};
-use mpst_testbed::TestBed;
+use mpst_choreo::RoleSet;
 use serde::{Deserialize, Serialize};
 
 use crate::drive::{Implementation, Net};
@@ -35,6 +35,7 @@ use crate::load::{Spec, Summary};
 use crate::{send, serving};
 pub use compare::{compare, summarise};
 use hosts::Placement;
+use send_run::{SendRun, send_run};
 
 /// What to run.
 #[derive(Clone, Debug, Serialize)]
@@ -60,6 +61,10 @@ pub struct Plan {
     /// hop) at the smallest delay: seconds of sending per run, one run of each
     /// implementation per round; 0 leaves it out.
     pub hop_duration: f64,
+    /// Concurrent send: run the actors a second time in every round (the A/A control,
+    /// taking its turn with the others), so that the run shows how far two runs of one
+    /// implementation differ on this bed ([`Comparison::actors_over_actors`]).
+    pub control: bool,
     /// Model serving: images per second offered (the saturation is the highest
     /// throughput over these).
     pub serving_rates: Vec<f64>,
@@ -88,6 +93,7 @@ impl Plan {
             send_rounds: 3,
             jitter_slot_ms: 2.0,
             hop_duration: 5.0,
+            control: true,
             serving_rates: vec![150.0, 300.0],
             serving_duration: 3.0,
             costs: serving::Costs::paper(10),
@@ -147,10 +153,15 @@ impl Plan {
         } else {
             " (drawn per chunk)".to_string()
         };
+        let control = if self.control {
+            ", the actors twice per round (the A/A control)"
+        } else {
+            ""
+        };
         format!(
             "links of {} ms one way ± {:.0} %{slots}; concurrent send at {}/s, {} round(s) of {} s \
              per implementation and delay (the implementations taking turns, each round \
-             with its own seeded costs){hops}; model serving, batch {}, at {} images/s for \
+             with its own seeded costs{control}){hops}; model serving, batch {}, at {} images/s for \
              {} s; the first 20 % of each run left out as warm-up, answers awaited {} s \
              after the last send; seed {}; {} worker thread(s) per host; intervals are \
              seeded bootstrap 95 % intervals over sessions ({} resamples)",
@@ -262,6 +273,10 @@ pub struct Measured {
     /// Concurrent send's round (0 for the others).
     #[serde(default)]
     pub round: usize,
+    /// The actors' second run of a round (the A/A control): kept out of
+    /// `impaired_links` and of the comparisons with the other implementations.
+    #[serde(default)]
+    pub control: bool,
     /// Its statistics.
     pub summary: Summary,
     /// Sessions that failed (0 expected).
@@ -294,6 +309,11 @@ pub struct Comparison {
     pub out_of_order_minus_actors_ms: stats::Interval,
     /// In order's key median minus out of order's (ms).
     pub in_order_minus_out_of_order_ms: stats::Interval,
+    /// The A/A control: the actors' key median over their second run's in the same
+    /// rounds, when the plan ran one. Two runs of one implementation differ by this
+    /// much on the bed: the resolution against which out of order / actors is read.
+    #[serde(default)]
+    pub actors_over_actors: Option<stats::Interval>,
 }
 
 /// Everything measured.
@@ -309,11 +329,16 @@ pub struct Outcome {
 
 fn progress(m: &Measured) {
     let s = &m.summary;
+    let name = if m.control {
+        "actors (A/A)"
+    } else {
+        m.implementation.name()
+    };
     eprintln!(
         "{:>3} ms {:<24} {:<13} {:>5.0}/s  median {:>8.2} ms  throughput {:>6.1}/s  answered {}/{}  failures {}",
         m.delay_ms,
         m.benchmark,
-        m.implementation.name(),
+        name,
         s.offered_rps,
         s.median_ms,
         s.throughput_rps,
@@ -329,61 +354,22 @@ fn delay_and_jitter(plan: &Plan, delay_ms: u64) -> (Duration, Duration) {
     (delay, delay.mul_f64(plan.jitter))
 }
 
-/// Implementation `turn` of round `round`: the rounds rotate which goes first.
-fn in_turn(round: usize, turn: usize) -> Implementation {
-    let all = Implementation::ALL;
-    all[(round + turn) % all.len()]
-}
-
-/// What one concurrent send run gives ([`Measured`]'s fields of the same names).
-struct SendRun {
-    summary: Summary,
-    key_ms: Vec<f64>,
-    failures: u64,
-    chunks: (u64, u64),
-}
-
-/// One concurrent send run on `bed`: `costs` per request, the latencies of `key` kept.
-fn send_run(
-    bed: &TestBed,
-    roles: &[RoleName],
-    plan: &Plan,
-    delay_ms: u64,
-    (imp, spec, costs): (Implementation, Spec, send::Costs),
-) -> mpst_testbed::Result<SendRun> {
-    let link = bed.link(&hosts::host_of("S"), &hosts::host_of("C"));
-    let before = link.stats();
-    let placed = Placement::new(bed, roles, plan.threads)?;
-    if plan.jitter_slot_ms > 0.0 {
-        let (delay, jitter) = delay_and_jitter(plan, delay_ms);
-        let slots = mpst_testbed::Slots {
-            epoch: placed.start().into_std(),
-            slot: Duration::from_secs_f64(plan.jitter_slot_ms / 1e3),
-            seed: plan.seed,
-        };
-        hosts::set_delay(bed, roles, delay, jitter, Some(slots));
-    }
-    let placed = placed.install();
-    let run = send::run_recorded(imp, &spec, costs);
-    drop(placed);
-    let key = run.recorder.summary(&["key"], &spec, run.end);
-    let ms = (measured_from(&spec) as u64..spec.requests())
-        .map(|i| {
-            let latency = run.recorder.latency("key", i);
-            latency.map_or(f64::INFINITY, |l| l.as_secs_f64() * 1e3)
-        })
+/// The concurrent send runs of a round: every implementation, and the actors once more
+/// when `control` (the A/A control, flagged `true`).
+fn turns(control: bool) -> Vec<(Implementation, bool)> {
+    let mut all: Vec<_> = Implementation::ALL
+        .into_iter()
+        .map(|i| (i, false))
         .collect();
-    let after = link.stats();
-    let chunks = (
-        after.outbound.chunks - before.outbound.chunks,
-        after.inbound.chunks - before.inbound.chunks,
-    );
-    Ok(SendRun {
-        summary: key,
-        key_ms: ms,
-        failures: run.failures,
-        chunks,
-    })
+    if control {
+        all.push((Implementation::Actors, true));
+    }
+    all
+}
+
+/// Run `turn` of round `round` among `turns`: the rounds rotate which goes first.
+fn in_turn(round: usize, turn: usize, turns: &[(Implementation, bool)]) -> (Implementation, bool) {
+    turns[(round + turn) % turns.len()]
 }
 
 /// Runs `plan`: two beds (one host per role of each benchmark), every delay, every
@@ -405,9 +391,10 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
         hosts::set_delay(&send_bed, &send_roles, delay, jitter, None);
         hosts::set_delay(&serving_bed, &serving_roles, delay, jitter, None);
         let rounds = plan.send_rounds.max(1);
+        let turns = turns(plan.control);
         for round in 0..rounds {
-            for turn in 0..Implementation::ALL.len() {
-                let imp = in_turn(round, turn);
+            for turn in 0..turns.len() {
+                let (imp, control) = in_turn(round, turn, &turns);
                 let mut jobs = vec![{
                     let spec = plan.send_spec(round);
                     (SEND, spec, send::Costs::uniform(spec.seed, spec.requests()))
@@ -428,6 +415,7 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                         benchmark: benchmark.into(),
                         implementation: imp,
                         round,
+                        control,
                         summary,
                         failures,
                         key_ms,
@@ -448,6 +436,7 @@ pub fn run(plan: &Plan) -> mpst_testbed::Result<Outcome> {
                     benchmark: SERVING.into(),
                     implementation: imp,
                     round: 0,
+                    control: false,
                     summary,
                     failures,
                     key_ms: Vec::new(),
