@@ -237,15 +237,21 @@ impl Shared {
     /// Claims `key` for a receive from `from` and returns how it will complete. An
     /// envelope that waited unclaimed longer than [`EndpointConfig::unclaimed_age`] is dropped
     /// first, so a receive claimed that late waits for it in vain, as documented. A
-    /// receive that waits gets its deadline in the endpoint's queue (`waiting.rs`).
+    /// receive that waits gets its deadline in the endpoint's queue (`waiting.rs`). The
+    /// clock is read only for those two: while nothing is held unclaimed, a receive whose
+    /// envelope is there reads none.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
         let mut mailbox = self.mailbox();
-        let now = Instant::now();
-        mailbox.expire(self.config.bounds(), now);
+        let now = mailbox.holds_unclaimed().then(|| {
+            let now = Instant::now();
+            mailbox.expire(self.config.bounds(), now);
+            now
+        });
         if !self.config.ignores_keys() {
-            return (mailbox.claim_slot(from, key, now, self.config.recv_timeout))
+            return (mailbox.claim(from, key, now, self.config.recv_timeout))
                 .ok_or_else(|| self.reused(key, key.site));
         }
+        let now = now.unwrap_or_else(Instant::now);
         if mailbox.slot_mut(key).is_some() {
             return Err(self.reused(key, key.site));
         }
