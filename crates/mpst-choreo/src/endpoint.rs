@@ -142,8 +142,8 @@ const SPARES: usize = 4;
 
 /// How a registered receive completes.
 pub(crate) enum Pending {
-    /// Its envelope had arrived.
-    Ready(Envelope),
+    /// Its envelope had arrived from the sender it claimed: the payload.
+    Ready(Vec<u8>),
     /// It waits at its slot, in this cell of the mailbox ([`Shared::wait`]).
     Wait(CellId),
     /// It cannot complete: the sender was lost (the transport's text) or nothing more
@@ -262,7 +262,7 @@ impl Shared {
         {
             let slots = &mut mailbox.sessions.get_or_make(session_of(key)).slots;
             slots.insert_new(key.clone(), (from.clone(), Slot::Consumed));
-            return Ok(Pending::Ready(env));
+            return Ok(Pending::Ready(env.payload));
         }
         if let Some(text) = mailbox.lost.get(from) {
             return Ok(Pending::Failed(Gone::Lost(text.clone())));
@@ -282,7 +282,7 @@ impl Shared {
         &self,
         cell: CellId,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::result::Result<Envelope, Gone>> {
+    ) -> std::task::Poll<std::result::Result<Vec<u8>, Gone>> {
         self.mailbox().cells.poll(cell, cx)
     }
 

@@ -14,7 +14,6 @@ use std::task::{Context, Poll, Waker};
 use slab::Slab;
 
 use super::mailbox::Gone;
-use crate::transport::Envelope;
 
 /// A waiting receive's cell: its index in the slab and its generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +25,9 @@ pub(crate) struct CellId {
 enum State {
     /// Not settled yet: the waker of the receive's last poll, if it was polled.
     Waiting(Option<Waker>),
-    /// Settled: what the receive gets.
-    Settled(Result<Envelope, Gone>),
+    /// Settled: what the receive gets (its envelope's payload: the sender and key are
+    /// those it claimed).
+    Settled(Result<Vec<u8>, Gone>),
 }
 
 struct Cell {
@@ -79,7 +79,7 @@ impl Cells {
     /// Settles the cell of `id` with `outcome` and wakes its receive; whether it did. A
     /// cell is settled at most once: `outcome` is dropped if the cell was settled already
     /// (the receive timed out) or its receive was dropped meanwhile.
-    pub(crate) fn settle(&mut self, id: CellId, outcome: Result<Envelope, Gone>) -> bool {
+    pub(crate) fn settle(&mut self, id: CellId, outcome: Result<Vec<u8>, Gone>) -> bool {
         let Some(cell) = self.get_mut(id) else {
             return false;
         };
@@ -98,11 +98,7 @@ impl Cells {
     /// Polls the cell of `id`: its outcome, freeing the cell, once settled; else keeps
     /// `cx`'s waker to be woken by the settlement. A cell that is gone (the mailbox
     /// forgot it) reads as closed.
-    pub(crate) fn poll(
-        &mut self,
-        id: CellId,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Envelope, Gone>> {
+    pub(crate) fn poll(&mut self, id: CellId, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Gone>> {
         let Some(cell) = self.get_mut(id) else {
             return Poll::Ready(Err(Gone::Closed));
         };
@@ -142,7 +138,7 @@ impl Cells {
 mod tests {
     use super::*;
 
-    fn poll(cells: &mut Cells, id: CellId) -> Poll<Result<Envelope, Gone>> {
+    fn poll(cells: &mut Cells, id: CellId) -> Poll<Result<Vec<u8>, Gone>> {
         cells.poll(id, &mut Context::from_waker(Waker::noop()))
     }
 

@@ -40,8 +40,9 @@ pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
 pub(crate) enum Slot {
-    /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
-    Arrived(Envelope, u64),
+    /// Filed before anyone claimed it: the envelope's payload (its sender and key are
+    /// the slot's) and its number in `unclaimed`.
+    Arrived(Vec<u8>, u64),
     /// Claimed by a receive that waits for it in this cell. Once that cell is settled
     /// otherwise (the receive timed out) or freed (the receive was dropped while it
     /// waited), a delivery is late, and dropped without a count.
@@ -150,7 +151,7 @@ impl Mailbox {
                 match slot {
                     Slot::Waiting(cell) if same => {
                         // Dropped, as late, if that receive timed out or was dropped.
-                        let _ = self.cells.settle(*cell, Ok(env));
+                        let _ = self.cells.settle(*cell, Ok(env.payload));
                         *slot = Slot::Consumed;
                         return Ok(());
                     }
@@ -167,14 +168,15 @@ impl Mailbox {
                 }
             }
             None => {
-                let from = env.from.clone();
+                // The slot keeps the sender and key; the rest of the envelope is dropped.
+                let Envelope {
+                    from, key, payload, ..
+                } = env;
                 let now = Instant::now();
                 let due = now.checked_add(bounds.age);
-                let number = self.unclaimed.hold(&from, &env.key, env.payload.len(), due);
-                let key = env.key.clone();
-                session
-                    .slots
-                    .insert_new(key, (from, Slot::Arrived(env, number)));
+                let number = self.unclaimed.hold(&from, &key, payload.len(), due);
+                let arrived = Slot::Arrived(payload, number);
+                session.slots.insert_new(key, (from, arrived));
                 self.expire(bounds, now);
                 return Ok(());
             }
@@ -235,7 +237,7 @@ impl Mailbox {
 
     /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
     /// for its sender, whatever its key, or queues it for the next one.
-    pub(crate) fn deliver_in_arrival_order(&mut self, mut env: Envelope) {
+    pub(crate) fn deliver_in_arrival_order(&mut self, env: Envelope) {
         while let Some(key) = self
             .fifo_waiting
             .get_mut(&env.from)
@@ -243,16 +245,14 @@ impl Mailbox {
         {
             let slots = self.sessions.of(&key).map(|session| &mut session.slots);
             if let Some((_, slot)) = slots.and_then(|slots| slots.get_mut(&key)) {
-                if let Slot::Waiting(cell) = slot {
-                    if !self.cells.waits(*cell) {
-                        // That receive gave up: offer the message to the next one.
-                        continue;
+                match slot {
+                    Slot::Waiting(cell) if self.cells.waits(*cell) => {
+                        let _ = self.cells.settle(*cell, Ok(env.payload));
+                        *slot = Slot::Consumed;
+                        return;
                     }
-                }
-                match settle(&mut self.cells, slot, Ok(env), Slot::Consumed) {
-                    Ok(()) => return,
-                    Err(Ok(back)) => env = back,
-                    Err(Err(_)) => return,
+                    // That receive gave up: offer the message to the next one.
+                    _ => continue,
                 }
             }
         }
@@ -346,9 +346,9 @@ impl Session {
 pub(crate) fn settle(
     cells: &mut Cells,
     slot: &mut Slot,
-    outcome: Result<Envelope, Gone>,
+    outcome: Result<Vec<u8>, Gone>,
     then: Slot,
-) -> Result<(), Result<Envelope, Gone>> {
+) -> Result<(), Result<Vec<u8>, Gone>> {
     match *slot {
         Slot::Waiting(cell) => {
             if cells.settle(cell, outcome) {
@@ -473,7 +473,7 @@ mod tests {
         let Some(Pending::Ready(got)) = claimed else {
             panic!("the right sender's envelope is ready");
         };
-        assert_eq!((got.from.as_str(), got.payload.len()), ("A", 20));
+        assert_eq!(got.len(), 20, "A's payload, not M's");
         assert_eq!(
             mailbox.stats.wrong_sender_refused, 1,
             "the other is refused"

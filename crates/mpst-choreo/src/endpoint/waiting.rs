@@ -57,12 +57,12 @@ impl Mailbox {
                 if !matches!(slot, Slot::Arrived(..)) {
                     return None;
                 }
-                let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
+                let Slot::Arrived(payload, number) = std::mem::replace(slot, Slot::Consumed) else {
                     unreachable!("matched as arrived");
                 };
                 if held_from == from {
                     self.unclaimed.release(number);
-                    return Some(Pending::Ready(env));
+                    return Some(Pending::Ready(payload));
                 }
                 *held_from = from.clone();
                 number
@@ -181,7 +181,7 @@ fn at_once(
     if !strays.is_empty() {
         if let Some((env, number)) = strays.remove(&(from.clone(), key.clone())) {
             unclaimed.release(number);
-            return Some(Pending::Ready(env));
+            return Some(Pending::Ready(env.payload));
         }
     }
     let failed = match lost.is_empty() {
