@@ -213,16 +213,18 @@ impl Shared {
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
         let mut mailbox = self.mailbox();
         let sends = &mut mailbox.sessions.get_or_make(session_of(key)).sends;
-        match sends.get_mut(key) {
-            Some(sent) => match sent.add(to) {
-                true => Ok(()),
-                false => Err(self.reused(key, sent.first)),
-            },
-            None => {
-                sends.insert_new(key.clone(), Sent::new(key.site, to.clone()));
-                Ok(())
-            }
+        // One scan of the session's sends: the first send of a key is recorded.
+        let make = || (key.clone(), Sent::new(to.clone()));
+        let added = match sends.get_or_insert_with(key, make) {
+            None => return Ok(()),
+            Some(sent) => sent.add(to),
+        };
+        if added {
+            return Ok(());
         }
+        // Reused: the first claim's site is the one in the table's copy of the key.
+        let first = sends.key(key).map_or(key.site, |k| k.site);
+        Err(self.reused(key, first))
     }
 
     fn reused(&self, key: &Key, first: Site) -> ChoreoError {

@@ -14,7 +14,7 @@ use super::numbers::Numbers;
 use super::session::{Session, Sessions};
 use super::unclaimed::Unclaimed;
 use super::{EndpointStats, session_of};
-use crate::key::{Key, Site};
+use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
 
@@ -61,19 +61,18 @@ pub(crate) type Address = (RoleName, Key);
 /// sender of the envelope that arrived first) and its state.
 pub(crate) type Filed = (RoleName, Slot);
 
-/// A key claimed by sends: the site of the first claim, and the roles it was sent to
-/// (several for a broadcast or a selection sent to several roles).
+/// A key claimed by sends: the roles it was sent to (several for a broadcast or a
+/// selection sent to several roles). The site of the first claim is the table's copy of
+/// the key's.
 pub(crate) struct Sent {
-    pub(crate) first: Site,
     to: RoleName,
     more: Vec<RoleName>,
 }
 
 impl Sent {
-    /// The first send of a key, at `site`, to `to`.
-    pub(crate) fn new(site: Site, to: RoleName) -> Self {
+    /// The first send of a key, to `to`.
+    pub(crate) fn new(to: RoleName) -> Self {
         Self {
-            first: site,
             to,
             more: Vec::new(),
         }
@@ -487,7 +486,7 @@ mod tests {
     #[test]
     fn a_key_is_sent_once_to_each_role() {
         let (b, c) = (RoleName::from("B"), RoleName::from("C"));
-        let mut sent = Sent::new(Site::from_id(1), b.clone());
+        let mut sent = Sent::new(b.clone());
         assert!(sent.add(&c), "a broadcast's second recipient");
         assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
         assert_eq!(sent.count(), 2);
