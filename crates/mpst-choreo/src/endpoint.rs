@@ -142,8 +142,8 @@ const SPARES: usize = 4;
 
 /// How a registered receive completes.
 pub(crate) enum Pending {
-    /// Its envelope had arrived.
-    Ready(Envelope),
+    /// Its envelope had arrived from the sender it claimed: the payload.
+    Ready(Vec<u8>),
     /// It waits at its slot, in this cell of the mailbox ([`Shared::wait`]).
     Wait(CellId),
     /// It cannot complete: the sender was lost (the transport's text) or nothing more
@@ -213,16 +213,18 @@ impl Shared {
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
         let mut mailbox = self.mailbox();
         let sends = &mut mailbox.sessions.get_or_make(session_of(key)).sends;
-        match sends.get_mut(key) {
-            Some(sent) => match sent.add(to) {
-                true => Ok(()),
-                false => Err(self.reused(key, sent.first)),
-            },
-            None => {
-                sends.insert_new(key.clone(), Sent::new(key.site, to.clone()));
-                Ok(())
-            }
+        // One scan of the session's sends: the first send of a key is recorded.
+        let make = || (key.clone(), Sent::new(to.clone()));
+        let added = match sends.get_or_insert_with(key, make) {
+            None => return Ok(()),
+            Some(sent) => sent.add(to),
+        };
+        if added {
+            return Ok(());
         }
+        // Reused: the first claim's site is the one in the table's copy of the key.
+        let first = sends.key(key).map_or(key.site, |k| k.site);
+        Err(self.reused(key, first))
     }
 
     fn reused(&self, key: &Key, first: Site) -> ChoreoError {
@@ -237,15 +239,21 @@ impl Shared {
     /// Claims `key` for a receive from `from` and returns how it will complete. An
     /// envelope that waited unclaimed longer than [`EndpointConfig::unclaimed_age`] is dropped
     /// first, so a receive claimed that late waits for it in vain, as documented. A
-    /// receive that waits gets its deadline in the endpoint's queue (`waiting.rs`).
+    /// receive that waits gets its deadline in the endpoint's queue (`waiting.rs`). The
+    /// clock is read only for those two: while nothing is held unclaimed, a receive whose
+    /// envelope is there reads none.
     pub(crate) fn claim_receive(&self, from: &RoleName, key: &Key) -> Result<Pending> {
         let mut mailbox = self.mailbox();
-        let now = Instant::now();
-        mailbox.expire(self.config.bounds(), now);
+        let now = mailbox.holds_unclaimed().then(|| {
+            let now = Instant::now();
+            mailbox.expire(self.config.bounds(), now);
+            now
+        });
         if !self.config.ignores_keys() {
-            return (mailbox.claim_slot(from, key, now, self.config.recv_timeout))
+            return (mailbox.claim(from, key, now, self.config.recv_timeout))
                 .ok_or_else(|| self.reused(key, key.site));
         }
+        let now = now.unwrap_or_else(Instant::now);
         if mailbox.slot_mut(key).is_some() {
             return Err(self.reused(key, key.site));
         }
@@ -256,7 +264,7 @@ impl Shared {
         {
             let slots = &mut mailbox.sessions.get_or_make(session_of(key)).slots;
             slots.insert_new(key.clone(), (from.clone(), Slot::Consumed));
-            return Ok(Pending::Ready(env));
+            return Ok(Pending::Ready(env.payload));
         }
         if let Some(text) = mailbox.lost.get(from) {
             return Ok(Pending::Failed(Gone::Lost(text.clone())));
@@ -276,7 +284,7 @@ impl Shared {
         &self,
         cell: CellId,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::result::Result<Envelope, Gone>> {
+    ) -> std::task::Poll<std::result::Result<Vec<u8>, Gone>> {
         self.mailbox().cells.poll(cell, cx)
     }
 

@@ -109,13 +109,7 @@ impl<L: RoleSet> Op<L> {
     ) -> Receive<T> {
         let sender = from();
         let state = match self.shared.claim_receive(&sender, &key) {
-            Ok(Pending::Ready(env)) if env.from == sender => State::Arrived(env.payload),
-            Ok(Pending::Ready(env)) => State::Failed(Box::new(wrong_sender(
-                &self.shared,
-                &sender,
-                &key,
-                env.from,
-            ))),
+            Ok(Pending::Ready(payload)) => State::Arrived(payload),
             Ok(Pending::Wait(cell)) => State::Waiting(cell),
             Ok(Pending::Failed(gone)) => {
                 State::Failed(Box::new(gone_error(&self.shared, &sender, &key, gone)))
@@ -205,16 +199,6 @@ pub(crate) struct Receive<T> {
 /// What a receive got: the payload of its envelope from its sender, or why none comes.
 type Outcome = std::result::Result<Vec<u8>, Gone>;
 
-/// The error of an envelope with a receive's key from a sender other than its own.
-fn wrong_sender(shared: &Shared, from: &RoleName, key: &Key, got: RoleName) -> ChoreoError {
-    ChoreoError::WrongSender(Box::new(error::WrongSender {
-        role: shared.role.clone(),
-        key: key.clone(),
-        expected: from.clone(),
-        got,
-    }))
-}
-
 /// Where a [`Receive`] stands; small (three words), since located futures holding a
 /// receive are moved by value (an envelope or an error held inline made every move a
 /// copy of 200 bytes).
@@ -244,18 +228,10 @@ impl<T> Future for Receive<T> {
         let Poll::Ready(settled) = this.shared.poll_cell(cell, cx) else {
             return Poll::Pending;
         };
-        // The cell is settled and freed: nothing for `drop` to free.
+        // The cell is settled and freed: nothing for `drop` to free. The mailbox settles
+        // it only with an envelope from the sender the receive claimed.
         this.state = State::Done;
-        let from = (this.from)();
-        let outcome = match settled {
-            Ok(env) if env.from == from => Ok(env.payload),
-            Ok(env) => {
-                let error = wrong_sender(&this.shared, &from, &this.key, env.from);
-                return Poll::Ready(Err(error));
-            }
-            Err(gone) => Err(gone),
-        };
-        Poll::Ready((this.open)(this, outcome))
+        Poll::Ready((this.open)(this, settled))
     }
 }
 

@@ -14,7 +14,6 @@ use std::task::{Context, Poll, Waker};
 use slab::Slab;
 
 use super::mailbox::Gone;
-use crate::transport::Envelope;
 
 /// A waiting receive's cell: its index in the slab and its generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +25,9 @@ pub(crate) struct CellId {
 enum State {
     /// Not settled yet: the waker of the receive's last poll, if it was polled.
     Waiting(Option<Waker>),
-    /// Settled: what the receive gets.
-    Settled(Result<Envelope, Gone>),
+    /// Settled: what the receive gets (its envelope's payload: the sender and key are
+    /// those it claimed).
+    Settled(Result<Vec<u8>, Gone>),
 }
 
 struct Cell {
@@ -40,6 +40,8 @@ struct Cell {
 pub(crate) struct Cells {
     slab: Slab<Cell>,
     next_generation: u64,
+    /// How many cells are not settled yet (their receives wait).
+    waiting: usize,
 }
 
 impl Cells {
@@ -51,6 +53,7 @@ impl Cells {
             generation,
             state: State::Waiting(None),
         });
+        self.waiting += 1;
         CellId { index, generation }
     }
 
@@ -68,27 +71,34 @@ impl Cells {
         })
     }
 
-    /// Settles the cell of `id` with `outcome` and wakes its receive; drops `outcome` if
-    /// that receive was dropped meanwhile. A cell is settled at most once (its slot stops
-    /// being waiting when it is).
-    pub(crate) fn settle(&mut self, id: CellId, outcome: Result<Envelope, Gone>) {
-        if let Some(cell) = self.get_mut(id) {
-            if let State::Waiting(Some(waker)) =
-                std::mem::replace(&mut cell.state, State::Settled(outcome))
-            {
-                waker.wake();
-            }
+    /// How many receives wait in their cells (neither settled nor dropped).
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    /// Settles the cell of `id` with `outcome` and wakes its receive; whether it did. A
+    /// cell is settled at most once: `outcome` is dropped if the cell was settled already
+    /// (the receive timed out) or its receive was dropped meanwhile.
+    pub(crate) fn settle(&mut self, id: CellId, outcome: Result<Vec<u8>, Gone>) -> bool {
+        let Some(cell) = self.get_mut(id) else {
+            return false;
+        };
+        let State::Waiting(waker) = &mut cell.state else {
+            return false;
+        };
+        let waker = waker.take();
+        cell.state = State::Settled(outcome);
+        self.waiting -= 1;
+        if let Some(waker) = waker {
+            waker.wake();
         }
+        true
     }
 
     /// Polls the cell of `id`: its outcome, freeing the cell, once settled; else keeps
     /// `cx`'s waker to be woken by the settlement. A cell that is gone (the mailbox
     /// forgot it) reads as closed.
-    pub(crate) fn poll(
-        &mut self,
-        id: CellId,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Envelope, Gone>> {
+    pub(crate) fn poll(&mut self, id: CellId, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Gone>> {
         let Some(cell) = self.get_mut(id) else {
             return Poll::Ready(Err(Gone::Closed));
         };
@@ -109,7 +119,10 @@ impl Cells {
 
     /// Frees the cell of a receive dropped before it took its outcome.
     pub(crate) fn free(&mut self, id: CellId) {
-        if self.get_mut(id).is_some() {
+        if let Some(cell) = self.get_mut(id) {
+            if matches!(cell.state, State::Waiting(_)) {
+                self.waiting -= 1;
+            }
             self.slab.remove(id.index);
         }
     }
@@ -125,7 +138,7 @@ impl Cells {
 mod tests {
     use super::*;
 
-    fn poll(cells: &mut Cells, id: CellId) -> Poll<Result<Envelope, Gone>> {
+    fn poll(cells: &mut Cells, id: CellId) -> Poll<Result<Vec<u8>, Gone>> {
         cells.poll(id, &mut Context::from_waker(Waker::noop()))
     }
 
@@ -135,8 +148,14 @@ mod tests {
         let first = cells.open();
         assert!(poll(&mut cells, first).is_pending());
         assert!(cells.waits(first));
-        cells.settle(first, Err(Gone::TimedOut));
+        assert_eq!(cells.waiting(), 1);
+        assert!(cells.settle(first, Err(Gone::TimedOut)));
         assert!(!cells.waits(first));
+        assert_eq!(cells.waiting(), 0);
+        assert!(
+            !cells.settle(first, Err(Gone::Closed)),
+            "a settled cell keeps its outcome"
+        );
         assert!(matches!(
             poll(&mut cells, first),
             Poll::Ready(Err(Gone::TimedOut))
@@ -145,11 +164,11 @@ mod tests {
         // The index is reused: the old id no longer names it.
         let second = cells.open();
         assert_eq!(second.index, first.index);
-        cells.settle(first, Err(Gone::TimedOut));
+        assert!(!cells.settle(first, Err(Gone::TimedOut)));
         assert!(cells.waits(second), "a stale id settles nothing");
         cells.free(second);
-        assert_eq!(cells.len(), 0);
-        cells.settle(second, Err(Gone::Closed));
+        assert_eq!((cells.len(), cells.waiting()), (0, 0));
+        assert!(!cells.settle(second, Err(Gone::Closed)));
         assert_eq!(cells.len(), 0, "a dropped receive's outcome is dropped");
         assert!(matches!(
             poll(&mut cells, second),

@@ -14,7 +14,7 @@ use super::numbers::Numbers;
 use super::session::{Session, Sessions};
 use super::unclaimed::Unclaimed;
 use super::{EndpointStats, session_of};
-use crate::key::{Key, Site};
+use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
 
@@ -40,13 +40,13 @@ pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, Hasher>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, Hasher>;
 
 pub(crate) enum Slot {
-    /// Filed before anyone claimed it: the envelope and its number in `unclaimed`.
-    Arrived(Envelope, u64),
-    /// Claimed by a receive that waits for it in this cell.
+    /// Filed before anyone claimed it: the envelope's payload (its sender and key are
+    /// the slot's) and its number in `unclaimed`.
+    Arrived(Vec<u8>, u64),
+    /// Claimed by a receive that waits for it in this cell. Once that cell is settled
+    /// otherwise (the receive timed out) or freed (the receive was dropped while it
+    /// waited), a delivery is late, and dropped without a count.
     Waiting(CellId),
-    /// Timed out: a delivery is then late, and dropped without a count (as one for a
-    /// receive that was dropped while it waited).
-    Abandoned,
     /// Taken: a later delivery of this key is a duplicate.
     Consumed,
 }
@@ -61,19 +61,18 @@ pub(crate) type Address = (RoleName, Key);
 /// sender of the envelope that arrived first) and its state.
 pub(crate) type Filed = (RoleName, Slot);
 
-/// A key claimed by sends: the site of the first claim, and the roles it was sent to
-/// (several for a broadcast or a selection sent to several roles).
+/// A key claimed by sends: the roles it was sent to (several for a broadcast or a
+/// selection sent to several roles). The site of the first claim is the table's copy of
+/// the key's.
 pub(crate) struct Sent {
-    pub(crate) first: Site,
     to: RoleName,
     more: Vec<RoleName>,
 }
 
 impl Sent {
-    /// The first send of a key, at `site`, to `to`.
-    pub(crate) fn new(site: Site, to: RoleName) -> Self {
+    /// The first send of a key, to `to`.
+    pub(crate) fn new(to: RoleName) -> Self {
         Self {
-            first: site,
             to,
             more: Vec::new(),
         }
@@ -121,14 +120,14 @@ pub(crate) struct Mailbox {
     /// Sessions finished here (whose keys are forgotten and whose late messages are
     /// refused).
     pub(crate) numbers: Numbers,
-    /// The deadlines of waiting receives, in claiming order (so in deadline order, since
-    /// every receive waits the same time): the endpoint's one task fails those that pass
-    /// (`waiting.rs`). Entries of receives that completed stay until they reach the front
-    /// or the queue is trimmed.
-    pub(crate) deadlines: VecDeque<(Instant, Key)>,
-    /// How many slots are [`Slot::Waiting`].
-    pub(crate) waiting: usize,
-    /// Where waiting receives get their envelopes (`cells.rs`).
+    /// The deadlines of waiting receives with their cells, in claiming order (so in
+    /// deadline order, since every receive waits the same time): the endpoint's one task
+    /// fails those that pass (`waiting.rs`). Entries of receives that completed stay
+    /// until they reach the front or the queue is trimmed; an entry holds no key, so
+    /// nothing is cloned to queue it or dropped to clear it.
+    pub(crate) deadlines: VecDeque<(Instant, CellId)>,
+    /// Where waiting receives get their envelopes (`cells.rs`); it counts those that
+    /// wait.
     pub(crate) cells: Cells,
 }
 
@@ -149,13 +148,9 @@ impl Mailbox {
             Some((from, slot)) => {
                 let same = *from == env.from;
                 match slot {
-                    Slot::Waiting(_) if same => {
-                        let _ = settle(&mut self.cells, slot, Ok(env), Slot::Consumed);
-                        self.waiting -= 1;
-                        return Ok(());
-                    }
-                    // That receive timed out: the message is late.
-                    Slot::Abandoned if same => {
+                    Slot::Waiting(cell) if same => {
+                        // Dropped, as late, if that receive timed out or was dropped.
+                        let _ = self.cells.settle(*cell, Ok(env.payload));
                         *slot = Slot::Consumed;
                         return Ok(());
                     }
@@ -165,21 +160,22 @@ impl Mailbox {
                     }
                     // Unclaimed from another sender: nobody has said who is right yet.
                     Slot::Arrived(..) => env,
-                    Slot::Waiting(_) | Slot::Abandoned | Slot::Consumed => {
+                    Slot::Waiting(_) | Slot::Consumed => {
                         self.stats.wrong_sender_refused += 1;
                         return Err(env);
                     }
                 }
             }
             None => {
-                let from = env.from.clone();
+                // The slot keeps the sender and key; the rest of the envelope is dropped.
+                let Envelope {
+                    from, key, payload, ..
+                } = env;
                 let now = Instant::now();
                 let due = now.checked_add(bounds.age);
-                let number = self.unclaimed.hold(&from, &env.key, env.payload.len(), due);
-                let key = env.key.clone();
-                session
-                    .slots
-                    .insert_new(key, (from, Slot::Arrived(env, number)));
+                let number = self.unclaimed.hold(&from, &key, payload.len(), due);
+                let arrived = Slot::Arrived(payload, number);
+                session.slots.insert_new(key, (from, arrived));
                 self.expire(bounds, now);
                 return Ok(());
             }
@@ -227,6 +223,12 @@ impl Mailbox {
         }
     }
 
+    /// Whether any envelope is held unclaimed (else no bound can be passed, at any time).
+    #[inline]
+    pub(crate) fn holds_unclaimed(&self) -> bool {
+        self.unclaimed.holds_any()
+    }
+
     /// When the oldest unclaimed envelope expires, if any is held.
     pub(crate) fn next_expiry(&self) -> Option<Instant> {
         self.unclaimed.oldest_due()
@@ -234,7 +236,7 @@ impl Mailbox {
 
     /// The negative control (`ignore_keys`): binds `env` to the oldest receive waiting
     /// for its sender, whatever its key, or queues it for the next one.
-    pub(crate) fn deliver_in_arrival_order(&mut self, mut env: Envelope) {
+    pub(crate) fn deliver_in_arrival_order(&mut self, env: Envelope) {
         while let Some(key) = self
             .fifo_waiting
             .get_mut(&env.from)
@@ -242,19 +244,14 @@ impl Mailbox {
         {
             let slots = self.sessions.of(&key).map(|session| &mut session.slots);
             if let Some((_, slot)) = slots.and_then(|slots| slots.get_mut(&key)) {
-                if let Slot::Waiting(cell) = slot {
-                    if !self.cells.waits(*cell) {
-                        // That receive gave up: offer the message to the next one.
-                        continue;
-                    }
-                }
-                match settle(&mut self.cells, slot, Ok(env), Slot::Consumed) {
-                    Ok(()) => {
-                        self.waiting -= 1;
+                match slot {
+                    Slot::Waiting(cell) if self.cells.waits(*cell) => {
+                        let _ = self.cells.settle(*cell, Ok(env.payload));
+                        *slot = Slot::Consumed;
                         return;
                     }
-                    Err(Ok(back)) => env = back,
-                    Err(Err(_)) => return,
+                    // That receive gave up: offer the message to the next one.
+                    _ => continue,
                 }
             }
         }
@@ -268,17 +265,15 @@ impl Mailbox {
     /// finished. A receive still waiting (kept beyond its session) fails as closed.
     pub(crate) fn finish(&mut self, n: u64) {
         if let Some(mut session) = self.sessions.remove(n) {
-            let (unclaimed, waiting, cells) =
-                (&mut self.unclaimed, &mut self.waiting, &mut self.cells);
+            let (unclaimed, cells) = (&mut self.unclaimed, &mut self.cells);
             session.slots.for_each_mut(|_, (_, slot)| match slot {
                 Slot::Arrived(_, number) => {
                     unclaimed.release(*number);
                 }
                 Slot::Waiting(cell) => {
-                    cells.settle(*cell, Err(Gone::Closed));
-                    *waiting -= 1;
+                    let _ = cells.settle(*cell, Err(Gone::Closed));
                 }
-                Slot::Abandoned | Slot::Consumed => {}
+                Slot::Consumed => {}
             });
             session.strays.for_each_mut(|_, (_, number)| {
                 unclaimed.release(*number);
@@ -292,12 +287,16 @@ impl Mailbox {
     /// that it is lost so that later receives from it fail at once.
     pub(crate) fn lose(&mut self, peer: &RoleName, text: &str) {
         self.lost.insert(peer.clone(), text.to_string());
-        let (cells, waiting) = (&mut self.cells, &mut self.waiting);
+        let cells = &mut self.cells;
         self.sessions.for_each_mut(|session| {
             session.slots.for_each_mut(|_, (from, slot)| {
-                let gone = Err(Gone::Lost(text.to_string()));
-                if from == peer && settle(cells, slot, gone, Slot::Consumed).is_ok() {
-                    *waiting -= 1;
+                if from == peer {
+                    let _ = settle(
+                        cells,
+                        slot,
+                        Err(Gone::Lost(text.to_string())),
+                        Slot::Consumed,
+                    );
                 }
             });
         });
@@ -313,7 +312,6 @@ impl Mailbox {
                 let _ = settle(cells, slot, Err(Gone::Closed), Slot::Consumed);
             });
         });
-        self.waiting = 0;
         self.fifo_waiting.clear();
     }
 }
@@ -337,9 +335,9 @@ impl Session {
 }
 
 /// Completes a waiting receive's slot with `outcome`, settling its cell (the slot becomes
-/// `then`); gives `outcome` back if the slot was not waiting. The caller counts the slot
-/// out of [`Mailbox::waiting`]. A receive that was dropped while it waited has freed its
-/// cell: what it would have got is dropped, as late.
+/// `then`); gives `outcome` back if the slot was not waiting. A receive that timed out or
+/// was dropped while it waited has a cell that no longer waits: what it would have got
+/// is dropped, as late, and its slot stays as it is (a delivery for it is late too).
 #[allow(
     clippy::result_large_err,
     reason = "an outcome not taken is handed back whole, rarely"
@@ -347,13 +345,14 @@ impl Session {
 pub(crate) fn settle(
     cells: &mut Cells,
     slot: &mut Slot,
-    outcome: Result<Envelope, Gone>,
+    outcome: Result<Vec<u8>, Gone>,
     then: Slot,
-) -> Result<(), Result<Envelope, Gone>> {
+) -> Result<(), Result<Vec<u8>, Gone>> {
     match *slot {
         Slot::Waiting(cell) => {
-            *slot = then;
-            cells.settle(cell, outcome);
+            if cells.settle(cell, outcome) {
+                *slot = then;
+            }
             Ok(())
         }
         _ => Err(outcome),
@@ -418,7 +417,7 @@ mod tests {
         file(&mut mailbox, env(1, 10));
         mailbox.finish(0);
         assert!(mailbox.slot_mut(&mine).is_none());
-        assert_eq!((mailbox.sessions.held(), mailbox.waiting), (1, 0));
+        assert_eq!((mailbox.sessions.held(), mailbox.cells.waiting()), (1, 0));
         assert!(
             !mailbox.cells.waits(cell),
             "the waiting receive failed as closed"
@@ -432,7 +431,7 @@ mod tests {
         assert!(matches!(claimed, Some(Pending::Wait(_))));
         mailbox.finish(1);
         assert_eq!((mailbox.sessions.held(), mailbox.sessions.len()), (0, 0));
-        assert_eq!(mailbox.waiting, 0);
+        assert_eq!(mailbox.cells.waiting(), 0);
         assert!(mailbox.numbers.is_finished(1) && !mailbox.numbers.is_finished(2));
     }
 
@@ -473,7 +472,7 @@ mod tests {
         let Some(Pending::Ready(got)) = claimed else {
             panic!("the right sender's envelope is ready");
         };
-        assert_eq!((got.from.as_str(), got.payload.len()), ("A", 20));
+        assert_eq!(got.len(), 20, "A's payload, not M's");
         assert_eq!(
             mailbox.stats.wrong_sender_refused, 1,
             "the other is refused"
@@ -487,7 +486,7 @@ mod tests {
     #[test]
     fn a_key_is_sent_once_to_each_role() {
         let (b, c) = (RoleName::from("B"), RoleName::from("C"));
-        let mut sent = Sent::new(Site::from_id(1), b.clone());
+        let mut sent = Sent::new(b.clone());
         assert!(sent.add(&c), "a broadcast's second recipient");
         assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
         assert_eq!(sent.count(), 2);

@@ -42,6 +42,38 @@ impl<K: Eq + Hash, V> Table<K, V> {
         }
     }
 
+    /// The entry of `key`, if the table holds one; else adds the entry `make` returns (for
+    /// `key`) and returns `None`. One scan while few.
+    pub(crate) fn get_or_insert_with(
+        &mut self,
+        key: &K,
+        make: impl FnOnce() -> (K, V),
+    ) -> Option<&mut V> {
+        let at = match self {
+            Self::Few(few) => few.iter().position(|(k, _)| k == key),
+            // Hashed: looked up again below (a session with many keys is rare).
+            Self::Many(many) => many.contains_key(key).then_some(0),
+        };
+        if at.is_none() {
+            let (k, v) = make();
+            self.insert_new(k, v);
+            return None;
+        }
+        match self {
+            Self::Few(few) => at.map(|at| &mut few[at].1),
+            Self::Many(many) => many.get_mut(key),
+        }
+    }
+
+    /// The table's copy of `key`, if it holds an entry for it (equal keys may differ in
+    /// what equality ignores, such as a site's source location).
+    pub(crate) fn key(&self, key: &K) -> Option<&K> {
+        match self {
+            Self::Few(few) => few.iter().find(|(k, _)| k == key).map(|(k, _)| k),
+            Self::Many(many) => many.get_key_value(key).map(|(k, _)| k),
+        }
+    }
+
     /// Adds the entry of `key`, which the table does not hold (the caller looked).
     pub(crate) fn insert_new(&mut self, key: K, value: V) {
         match self {
@@ -149,5 +181,18 @@ mod tests {
         table.insert_new(2, 2);
         assert_eq!(table.remove(&1), Some(1));
         assert_eq!(table.get(&2), Some(&2));
+    }
+
+    #[test]
+    fn get_or_insert_with_adds_once_and_then_finds_few_or_many() {
+        let mut table: Table<u64, u64> = Table::default();
+        for k in 0..20 {
+            assert!(table.get_or_insert_with(&k, || (k, 10 * k)).is_none());
+            let found = table.get_or_insert_with(&k, || unreachable!("held already"));
+            assert_eq!(found.copied(), Some(10 * k), "found, few or many");
+            assert_eq!(table.key(&k), Some(&k));
+        }
+        assert!(matches!(table, Table::Many(_)));
+        assert_eq!((table.len(), table.key(&20)), (20, None));
     }
 }

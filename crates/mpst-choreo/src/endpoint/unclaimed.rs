@@ -117,6 +117,12 @@ impl Unclaimed {
         self.live == 0
     }
 
+    /// Whether any envelope is held.
+    #[inline]
+    pub(crate) fn holds_any(&self) -> bool {
+        self.live != 0
+    }
+
     /// When the oldest envelope held expires (`None` if none is held or it never does).
     pub(crate) fn oldest_due(&self) -> Option<Instant> {
         self.queue.front().and_then(|held| held.due)

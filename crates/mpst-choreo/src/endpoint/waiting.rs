@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::cells::CellId;
-use super::mailbox::{Address, Filed, Gone, HashMap, Mailbox, Slot, settle};
+use super::cells::{CellId, Cells};
+use super::mailbox::{Address, Filed, Gone, HashMap, Mailbox, Slot};
 use super::table::Table;
 use super::unclaimed::Unclaimed;
 use super::{Pending, after, session_of};
@@ -26,11 +26,8 @@ use crate::transport::Envelope;
 const SLACK: usize = 64;
 
 impl Mailbox {
-    /// Claims the slot of `key` for a receive from `from`, in one look-up in its session's
-    /// entry: its envelope if it has arrived, else the receive waits there with a deadline
-    /// `wait` from `now` (or fails at once if its sender is lost or nothing more arrives).
-    /// An envelope held for the key from another sender is refused, counted, as from the
-    /// wrong sender. `None` if a receive claimed the key already.
+    /// [`Mailbox::claim`] at `now`.
+    #[cfg(test)]
     pub(crate) fn claim_slot(
         &mut self,
         from: &RoleName,
@@ -38,19 +35,34 @@ impl Mailbox {
         now: Instant,
         wait: Duration,
     ) -> Option<Pending> {
-        self.trim_deadlines();
+        self.claim(from, key, Some(now), wait)
+    }
+
+    /// Claims the slot of `key` for a receive from `from`, in one look-up in its session's
+    /// entry: its envelope if it has arrived (no clock read, no cell, no deadline), else
+    /// the receive waits there with a deadline `wait` from `now` (the clock is read then
+    /// if the caller has not), or fails at once if its sender is lost or nothing more
+    /// arrives. An envelope held for the key from another sender is refused, counted, as
+    /// from the wrong sender. `None` if a receive claimed the key already.
+    pub(crate) fn claim(
+        &mut self,
+        from: &RoleName,
+        key: &Key,
+        now: Option<Instant>,
+        wait: Duration,
+    ) -> Option<Pending> {
         let session = self.sessions.get_or_make(session_of(key));
         let refused = match session.slots.get_mut(key) {
             Some((held_from, slot)) => {
                 if !matches!(slot, Slot::Arrived(..)) {
                     return None;
                 }
-                let Slot::Arrived(env, number) = std::mem::replace(slot, Slot::Consumed) else {
+                let Slot::Arrived(payload, number) = std::mem::replace(slot, Slot::Consumed) else {
                     unreachable!("matched as arrived");
                 };
                 if held_from == from {
                     self.unclaimed.release(number);
-                    return Some(Pending::Ready(env));
+                    return Some(Pending::Ready(payload));
                 }
                 *held_from = from.clone();
                 number
@@ -63,10 +75,8 @@ impl Mailbox {
                     (session.slots).insert_new(key.clone(), (from.clone(), Slot::Consumed));
                     return Some(done);
                 }
-                let cell = self.cells.open();
+                let cell = open_cell(&mut self.cells, &mut self.deadlines, now, wait);
                 (session.slots).insert_new(key.clone(), (from.clone(), Slot::Waiting(cell)));
-                queue_deadline(&mut self.deadlines, key, now, wait);
-                self.waiting += 1;
                 return Some(Pending::Wait(cell));
             }
         };
@@ -90,24 +100,21 @@ impl Mailbox {
         now: Instant,
         wait: Duration,
     ) -> CellId {
-        self.trim_deadlines();
         let slots = &mut self.sessions.get_or_make(session_of(key)).slots;
         match slots.get_mut(key) {
             Some(filed) => *filed = (from.clone(), Slot::Consumed),
             None => slots.insert_new(key.clone(), (from.clone(), Slot::Consumed)),
         }
-        self.wait_at(key, now, wait)
+        self.wait_at(key, Some(now), wait)
     }
 
     /// Makes the claimed slot of `key` wait in a new cell, with a deadline `wait` from
     /// `now`.
-    fn wait_at(&mut self, key: &Key, now: Instant, wait: Duration) -> CellId {
-        let cell = self.cells.open();
+    fn wait_at(&mut self, key: &Key, now: Option<Instant>, wait: Duration) -> CellId {
+        let cell = open_cell(&mut self.cells, &mut self.deadlines, now, wait);
         if let Some((_, slot)) = self.slot_mut(key) {
             *slot = Slot::Waiting(cell);
         }
-        queue_deadline(&mut self.deadlines, key, now, wait);
-        self.waiting += 1;
         cell
     }
 
@@ -116,41 +123,48 @@ impl Mailbox {
         self.sessions.of(key)?.slots.get_mut(key)
     }
 
-    /// Drops the entries of receives that no longer wait: all of them when none waits,
-    /// else once the queue holds more than twice as many as wait (so it stays within
-    /// twice the waiting receives, at an amortised look-up per receive).
-    fn trim_deadlines(&mut self) {
-        if self.waiting == 0 {
-            // Every entry belongs to a receive that has completed.
-            self.deadlines.clear();
-        } else if self.deadlines.len() > 2 * self.waiting + SLACK {
-            let (mut deadlines, sessions) =
-                (std::mem::take(&mut self.deadlines), &mut self.sessions);
-            deadlines.retain(|(_, key)| {
-                let slot = sessions.of(key).and_then(|s| s.slots.get(key));
-                matches!(slot, Some((_, Slot::Waiting(_))))
-            });
-            self.deadlines = deadlines;
-        }
-    }
-
     /// Fails the waiting receives whose deadline has passed; returns when the endpoint's
     /// task must look again (the next deadline, or `wait` from now while none waits).
     pub(crate) fn time_out(&mut self, now: Instant, wait: Duration) -> Instant {
-        while let Some((deadline, key)) = self.deadlines.pop_front() {
+        while let Some(&(deadline, cell)) = self.deadlines.front() {
             if deadline > now {
-                self.deadlines.push_front((deadline, key));
                 return deadline;
             }
-            let slots = self.sessions.of(&key).map(|s| &mut s.slots);
-            if let Some((_, slot)) = slots.and_then(|slots| slots.get_mut(&key)) {
-                if settle(&mut self.cells, slot, Err(Gone::TimedOut), Slot::Abandoned).is_ok() {
-                    self.waiting -= 1;
-                }
-            }
+            self.deadlines.pop_front();
+            // Its slot stays waiting with a cell that no longer waits: a delivery for it
+            // is late. A receive that completed meanwhile is settled already: nothing.
+            let _ = self.cells.settle(cell, Err(Gone::TimedOut));
         }
         after(now, wait.max(Duration::from_millis(1)))
     }
+}
+
+/// Opens the cell of a receive that waits and queues its deadline: `wait` from `now`
+/// (the clock is read here if the caller has not), and never before the last deadline
+/// queued (so the queue stays in order even if two threads read the clock in the other
+/// order). Only a receive that waits pays for it. The entries of receives that no
+/// longer wait are dropped first: all of them when none waits, else once the queue holds
+/// more than twice as many as wait (so it stays within twice the waiting receives, at an
+/// amortised look-up of a cell per receive).
+fn open_cell(
+    cells: &mut Cells,
+    deadlines: &mut VecDeque<(Instant, CellId)>,
+    now: Option<Instant>,
+    wait: Duration,
+) -> CellId {
+    let waiting = cells.waiting();
+    if waiting == 0 {
+        // Every entry belongs to a receive that has completed (a clear with nothing to
+        // drop: an entry is two numbers and an index).
+        deadlines.clear();
+    } else if deadlines.len() > 2 * waiting + SLACK {
+        deadlines.retain(|(_, cell)| cells.waits(*cell));
+    }
+    let cell = cells.open();
+    let now = now.unwrap_or_else(Instant::now);
+    let last = deadlines.back().map_or(now, |d| d.0);
+    deadlines.push_back((after(now, wait).max(last), cell));
+    cell
 }
 
 /// How a receive from `from` at `key`, whose slot holds no envelope, completes without
@@ -167,7 +181,7 @@ fn at_once(
     if !strays.is_empty() {
         if let Some((env, number)) = strays.remove(&(from.clone(), key.clone())) {
             unclaimed.release(number);
-            return Some(Pending::Ready(env));
+            return Some(Pending::Ready(env.payload));
         }
     }
     let failed = match lost.is_empty() {
@@ -179,21 +193,9 @@ fn at_once(
         .map(Pending::Failed)
 }
 
-/// Queues the deadline of a receive waiting at `key`: `wait` from `now`, and never
-/// before the last deadline queued (so the queue stays in order even if two threads read
-/// the clock in the other order). Only a receive that waits pays for it.
-fn queue_deadline(
-    deadlines: &mut VecDeque<(Instant, Key)>,
-    key: &Key,
-    now: Instant,
-    wait: Duration,
-) {
-    let deadline = after(now, wait).max(deadlines.back().map_or(now, |d| d.0));
-    deadlines.push_back((deadline, key.clone()));
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::mailbox::settle;
     use super::*;
     use crate::key::{Site, Token};
 
@@ -231,14 +233,33 @@ mod tests {
             mailbox.cells.poll(first, &mut cx),
             std::task::Poll::Ready(Err(Gone::TimedOut))
         ));
+        assert_eq!(mailbox.cells.waiting(), 1);
+        // The timed-out receive's slot still names its (freed) cell: a delivery is late,
+        // dropped without a count, and a second one is a duplicate.
+        let late = Envelope {
+            from: RoleName::from("A"),
+            to: RoleName::from("B"),
+            key: key(0),
+            payload: vec![1],
+        };
+        let bounds = super::super::mailbox::Bounds {
+            count: 10,
+            bytes: 100,
+            age: WAIT,
+        };
+        assert!(mailbox.file(late.clone(), bounds).is_ok());
         assert!(matches!(
             mailbox.slot_mut(&key(0)),
-            Some((_, Slot::Abandoned))
+            Some((_, Slot::Consumed))
         ));
-        assert_eq!(mailbox.waiting, 1);
+        assert_eq!(mailbox.stats.duplicates_refused, 0);
+        assert!(mailbox.file(late, bounds).is_err());
+        assert_eq!(mailbox.stats.duplicates_refused, 1);
+        assert_eq!(mailbox.cells.len(), 1, "only the second receive's cell");
         let idle = later + WAIT;
         assert_eq!(mailbox.time_out(idle, WAIT), idle + WAIT, "none waits");
-        assert_eq!(mailbox.waiting, 0);
+        assert_eq!(mailbox.cells.waiting(), 0);
+        assert!(mailbox.deadlines.is_empty());
     }
 
     #[test]
@@ -253,12 +274,12 @@ mod tests {
             let session = mailbox.sessions.of(&key(n)).unwrap();
             let (_, slot) = session.slots.get_mut(&key(n)).unwrap();
             assert!(settle(&mut mailbox.cells, slot, Err(Gone::Closed), Slot::Consumed).is_ok());
-            mailbox.waiting -= 1;
-            assert!(mailbox.deadlines.len() <= 2 * mailbox.waiting + SLACK + 1);
+            assert_eq!(mailbox.cells.waiting(), 1);
+            assert!(mailbox.deadlines.len() <= 2 * mailbox.cells.waiting() + SLACK + 1);
         }
-        assert_eq!(mailbox.waiting, 1);
         // The first is still the front: it times out, the rest were completed.
         let _ = mailbox.time_out(now + WAIT, WAIT);
-        assert_eq!(mailbox.waiting, 0);
+        assert_eq!(mailbox.cells.waiting(), 0);
+        assert!(mailbox.deadlines.is_empty());
     }
 }
