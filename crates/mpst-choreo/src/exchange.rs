@@ -36,7 +36,7 @@ impl<L: RoleSet> Op<L> {
     ) {
         match self.send_now(to, key, payload, label) {
             Ok(None) => {}
-            Ok(Some(later)) => self.defer(later),
+            Ok(Some(later)) => self.defer_boxed(later),
             Err(e) => self.fail(e),
         }
     }
