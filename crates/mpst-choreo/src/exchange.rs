@@ -156,8 +156,9 @@ pub(crate) struct Destination<T> {
     to: fn() -> RoleName,
     key: Key,
     label: fn() -> String,
-    /// [`encode`] for `T` (so that a `then`'s future, which forwards, needs no bound).
-    encode: fn(&RoleName, &Key, &T) -> Result<Vec<u8>>,
+    /// [`encode`] for `T`, for a `then`'s future, which forwards with no bound on `T`
+    /// (a [`Forwarding`] calls it directly).
+    pub(crate) encode: fn(&RoleName, &Key, &T) -> Result<Vec<u8>>,
     /// The transport's send, if it did not complete when first polled (with the
     /// observer's copies of the recipient and key), boxed: rarely there.
     sending: Option<Box<Sending>>,
@@ -170,18 +171,19 @@ type Sending = (
 );
 
 impl<T> Destination<T> {
-    /// Polls the forward: `value` until the value is there (then encoded and handed to
-    /// the transport), then the transport's send until it completes.
+    /// Polls the forward: `value` until the value is there (then encoded by `encode` and
+    /// handed to the transport), then the transport's send until it completes.
     pub(crate) fn poll_send(
         &mut self,
         cx: &mut Context<'_>,
         value: impl FnOnce(&mut Context<'_>) -> Poll<Result<T>>,
+        encode: impl FnOnce(&RoleName, &Key, &T) -> Result<Vec<u8>>,
     ) -> Poll<Result<()>> {
         let (mut sending, seen) = match self.sending.take() {
             Some(sending) => *sending,
             None => {
                 let value = ready!(value(cx))?;
-                let payload = (self.encode)(&self.shared.role, &self.key, &value)?;
+                let payload = encode(&self.shared.role, &self.key, &value)?;
                 let (to, key) = ((self.to)(), self.key.clone());
                 let (envelope, seen) = self.shared.envelope(to, key, payload);
                 (self.shared.transport.send(envelope), seen)
@@ -201,12 +203,12 @@ impl<T> Destination<T> {
     }
 }
 
-impl<T> Future for Forwarding<T> {
+impl<T: Portable> Future for Forwarding<T> {
     type Output = Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         let Forwarding { future, to } = self.get_mut();
-        to.poll_send(cx, |cx| Pin::new(future).poll(cx))
+        to.poll_send(cx, |cx| Pin::new(future).poll(cx), encode::<T>)
     }
 }
 
@@ -269,8 +271,9 @@ impl<T> Future for Receive<T> {
         let Poll::Ready(settled) = this.shared.poll_cell(cell, cx) else {
             return Poll::Pending;
         };
-        // The cell is settled and freed: nothing for `drop` to free.
-        this.state = State::Done;
+        // The cell is settled and freed: nothing for `drop` to free. The state was
+        // `Waiting`, which holds nothing to drop (forgotten: no call to drop it).
+        std::mem::forget(std::mem::replace(&mut this.state, State::Done));
         let from = (this.from)();
         let outcome = match settled {
             Ok(env) if env.from == from => Ok(env.payload),

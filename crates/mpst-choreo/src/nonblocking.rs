@@ -361,7 +361,10 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         let Then { future, f, forward } = self.get_mut();
         match forward {
-            Some(to) => to.poll_send(cx, |cx| Self::poll_mapped(future, f, cx)),
+            Some(to) => {
+                let encode = to.encode;
+                to.poll_send(cx, |cx| Self::poll_mapped(future, f, cx), encode)
+            }
             // Not forwarded: nothing to send (`forward` sets it before the run has it).
             None => Poll::Ready(Ok(())),
         }
