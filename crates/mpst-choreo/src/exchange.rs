@@ -36,7 +36,7 @@ impl<L: RoleSet> Op<L> {
     ) {
         match self.send_now(to, key, payload, label) {
             Ok(None) => {}
-            Ok(Some(later)) => self.defer(later),
+            Ok(Some(later)) => self.defer_boxed(later),
             Err(e) => self.fail(e),
         }
     }
@@ -79,18 +79,23 @@ impl<L: RoleSet> Op<L> {
 
     /// Forwards `future`'s value to `to` once it completes: claims the key now and hands
     /// the send to the run, which polls it beside the body (see [`Op::defer`]). One boxed
-    /// future, named, holding the waiting future, the recipient and the key once.
+    /// future: a [`Forwarding`] holding the waiting future, or the box of a `then`'s
+    /// future itself, which has room for the forward (see [`Later`]).
     pub(crate) fn forward<T: Portable>(&self, to: fn() -> RoleName, key: Key, future: Inner<T>) {
-        match self.shared.claim_send(&to(), &key) {
-            Ok(()) => self.defer(Forwarding {
-                future,
-                shared: Arc::clone(&self.shared),
-                to,
-                key,
-                label: type_label::<T>,
-                sending: None,
-            }),
-            Err(e) => self.fail(e),
+        if let Err(e) = self.shared.claim_send(&to(), &key) {
+            return self.fail(e);
+        }
+        let to = Destination {
+            shared: Arc::clone(&self.shared),
+            to,
+            key,
+            label: type_label::<T>,
+            encode: encode::<T>,
+            sending: None,
+        };
+        match future {
+            Inner::Then(then) => self.defer_boxed(then.forward(to)),
+            future => self.defer(Forwarding { future, to }),
         }
     }
 
@@ -134,11 +139,20 @@ impl<L: RoleSet> Op<L> {
 /// Completes once the value's envelope is handed to the transport.
 pub(crate) struct Forwarding<T> {
     future: Inner<T>,
+    to: Destination<T>,
+}
+
+/// Where a forward sends its value once it has it (its key claimed already), and the
+/// transport's send of it while that is under way.
+pub(crate) struct Destination<T> {
     shared: Arc<Shared>,
     /// The recipient's [`Role::name`](crate::Role::name).
     to: fn() -> RoleName,
     key: Key,
     label: fn() -> String,
+    /// [`encode`] for `T`, for a `then`'s future, which forwards with no bound on `T`
+    /// (a [`Forwarding`] calls it directly).
+    pub(crate) encode: fn(&RoleName, &Key, &T) -> Result<Vec<u8>>,
     /// The transport's send, if it did not complete when first polled (with the
     /// observer's copies of the recipient and key), boxed: rarely there.
     sending: Option<Box<Sending>>,
@@ -150,32 +164,45 @@ type Sending = (
     Option<(RoleName, Key)>,
 );
 
-impl<T: Portable> Future for Forwarding<T> {
-    type Output = Result<()>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
-        let this = self.get_mut();
-        let (mut sending, seen) = match this.sending.take() {
+impl<T> Destination<T> {
+    /// Polls the forward: `value` until the value is there (then encoded by `encode` and
+    /// handed to the transport), then the transport's send until it completes.
+    pub(crate) fn poll_send(
+        &mut self,
+        cx: &mut Context<'_>,
+        value: impl FnOnce(&mut Context<'_>) -> Poll<Result<T>>,
+        encode: impl FnOnce(&RoleName, &Key, &T) -> Result<Vec<u8>>,
+    ) -> Poll<Result<()>> {
+        let (mut sending, seen) = match self.sending.take() {
             Some(sending) => *sending,
             None => {
-                let value = ready!(Pin::new(&mut this.future).poll(cx))?;
-                let payload = encode(&this.shared.role, &this.key, &value)?;
-                let (to, key) = ((this.to)(), this.key.clone());
-                let (envelope, seen) = this.shared.envelope(to, key, payload);
-                (this.shared.transport.send(envelope), seen)
+                let value = ready!(value(cx))?;
+                let payload = encode(&self.shared.role, &self.key, &value)?;
+                let (to, key) = ((self.to)(), self.key.clone());
+                let (envelope, seen) = self.shared.envelope(to, key, payload);
+                (self.shared.transport.send(envelope), seen)
             }
         };
         match sending.as_mut().poll(cx) {
             Poll::Ready(Ok(())) => {
-                this.shared.sent(seen, this.label);
+                self.shared.sent(seen, self.label);
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e.into())),
             Poll::Pending => {
-                this.sending = Some(Box::new((sending, seen)));
+                self.sending = Some(Box::new((sending, seen)));
                 Poll::Pending
             }
         }
+    }
+}
+
+impl<T: Portable> Future for Forwarding<T> {
+    type Output = Result<()>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let Forwarding { future, to } = self.get_mut();
+        to.poll_send(cx, |cx| Pin::new(future).poll(cx), encode::<T>)
     }
 }
 
@@ -229,8 +256,9 @@ impl<T> Future for Receive<T> {
             return Poll::Pending;
         };
         // The cell is settled and freed: nothing for `drop` to free. The mailbox settles
-        // it only with an envelope from the sender the receive claimed.
-        this.state = State::Done;
+        // it only with an envelope from the sender the receive claimed. The state was
+        // `Waiting`, which holds nothing to drop (forgotten: no call to drop it).
+        std::mem::forget(std::mem::replace(&mut this.state, State::Done));
         Poll::Ready((this.open)(this, settled))
     }
 }
@@ -307,6 +335,7 @@ impl<T> Drop for Receive<T> {
 /// time from empty (as `postcard::to_stdvec` does); larger ones grow as before.
 const PAYLOAD_ROOM: usize = 32;
 
+/// `value`'s postcard encoding, or the error of `role` encoding it for `key`.
 pub(crate) fn encode<T: serde::Serialize>(
     role: &RoleName,
     key: &Key,

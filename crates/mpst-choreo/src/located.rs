@@ -10,8 +10,9 @@ use std::task::{Context, Poll, Waker};
 use futures::future::BoxFuture;
 
 use crate::error::Result;
-use crate::exchange::Receive;
+use crate::exchange::{Destination, Receive};
 use crate::role::Role;
+use crate::run::Pending;
 
 /// A value of type `T` held by role `R` (the paper's `T@R`). At every other role it is
 /// empty; only `R`'s [`Unwrapper`] can read it.
@@ -120,8 +121,23 @@ pub(crate) enum Inner<T> {
     Ready(std::future::Ready<Result<T>>),
     /// A receive of `fcomm` still waiting, not yet mapped or combined.
     Receive(Receive<T>),
-    /// Anything else: a mapped or combined future that waits, or an async computation.
+    /// A receive or other future mapped by [`crate::Op::then`], still waiting: boxed
+    /// with room for the forward of its value, so that forwarding it boxes nothing more.
+    Then(Box<dyn Later<T>>),
+    /// Anything else: a combined future that waits, or an async computation.
     Boxed(BoxFuture<'static, Result<T>>),
+}
+
+/// A boxed future of a located value made by [`crate::Op::then`] (see
+/// [`Then`](crate::nonblocking::Then)): polled for its value, or turned, in its own
+/// box, into the forward of its value when [`crate::Op::fcomm`] sends it on.
+pub(crate) trait Later<T>: Send {
+    /// Polls for the value.
+    fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Result<T>>;
+
+    /// This future, sending its value to `to` once it completes, as a future for the
+    /// run to drive (in the same box).
+    fn forward(self: Box<Self>, to: Destination<T>) -> Pending;
 }
 
 impl<T> Inner<T> {
@@ -141,7 +157,7 @@ impl<T> Inner<T> {
                 }
             }
             Inner::Receive(receive) => receive.now(),
-            Inner::Boxed(_) => None,
+            Inner::Then(_) | Inner::Boxed(_) => None,
         }
     }
 }
@@ -153,6 +169,7 @@ impl<T> Future for Inner<T> {
         match self.get_mut() {
             Inner::Ready(ready) => Pin::new(ready).poll(cx),
             Inner::Receive(receive) => Pin::new(receive).poll(cx),
+            Inner::Then(then) => then.poll_value(cx),
             Inner::Boxed(future) => future.as_mut().poll(cx),
         }
     }

@@ -12,11 +12,12 @@ use futures::future::Either;
 
 use crate::Portable;
 use crate::error::Result;
-use crate::exchange::encode;
+use crate::exchange::{Destination, encode};
 use crate::key::{Key, Site};
-use crate::located::{Inner, Located, LocatedFuture};
+use crate::located::{Inner, Later, Located, LocatedFuture};
 use crate::op::{Op, type_label};
 use crate::role::{Member, Role, RoleName, RoleSet};
+use crate::run::Pending;
 
 mod sealed {
     pub trait Sealed {}
@@ -216,7 +217,12 @@ impl<L: RoleSet> Op<L> {
         match future.now() {
             // Complete already: `f` is applied now, with nothing boxed.
             Some(outcome) => LocatedFuture::of(Inner::ready(outcome.map(f))),
-            None => LocatedFuture::here(future.map(move |outcome| outcome.map(f)).boxed()),
+            // Boxed with room for a forward of its value (see `Then`).
+            None => LocatedFuture::of(Inner::Then(Box::new(Then {
+                future,
+                f: Some(f),
+                forward: None,
+            }))),
         }
     }
 
@@ -295,5 +301,72 @@ fn again<T>(now: Option<Result<T>>, future: Inner<T>) -> Inner<T> {
     match now {
         Some(outcome) => Inner::ready(outcome),
         None => future,
+    }
+}
+
+/// The future of [`Op::then`] on a future that waits: `f` applied to its value. Boxed
+/// (as an [`Inner::Then`]) with room for where [`Op::fcomm`] forwards the result, so that
+/// forwarding it is this box driven by the run, not a second box around it.
+pub(crate) struct Then<T, U, F> {
+    future: Inner<T>,
+    /// Taken when applied.
+    f: Option<F>,
+    /// Set when the result is forwarded (then this is driven as the run's future).
+    forward: Option<Destination<U>>,
+}
+
+// `f` is only ever called by value and `future` is `Unpin`: nothing of a `Then` is pinned.
+impl<T, U, F> Unpin for Then<T, U, F> {}
+
+impl<T, U, F: FnOnce(T) -> U> Then<T, U, F> {
+    /// Polls the future, and applies `f` to its value once it completes.
+    fn poll_mapped(
+        future: &mut Inner<T>,
+        f: &mut Option<F>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<U>> {
+        let outcome = std::task::ready!(Pin::new(future).poll(cx));
+        let f = f
+            .take()
+            .expect("a located future is not polled after it completed");
+        Poll::Ready(outcome.map(f))
+    }
+}
+
+impl<T, U, F> Later<U> for Then<T, U, F>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+    F: FnOnce(T) -> U + Send + 'static,
+{
+    fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Result<U>> {
+        Self::poll_mapped(&mut self.future, &mut self.f, cx)
+    }
+
+    fn forward(mut self: Box<Self>, to: Destination<U>) -> Pending {
+        self.forward = Some(to);
+        Box::into_pin(self)
+    }
+}
+
+impl<T, U, F> Future for Then<T, U, F>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+    F: FnOnce(T) -> U + Send + 'static,
+{
+    type Output = Result<()>;
+
+    /// Polled by the run only once forwarded: the forward of the mapped value.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        let Then { future, f, forward } = self.get_mut();
+        match forward {
+            Some(to) => {
+                let encode = to.encode;
+                to.poll_send(cx, |cx| Self::poll_mapped(future, f, cx), encode)
+            }
+            // Not forwarded: nothing to send (`forward` sets it before the run has it).
+            None => Poll::Ready(Ok(())),
+        }
     }
 }

@@ -178,8 +178,13 @@ impl<L: RoleSet> Op<L> {
     /// beside the body in the session's task (see [`Op::drive`]), first right after the
     /// body's current poll.
     pub(crate) fn defer(&self, task: impl Future<Output = Result<()>> + Send + 'static) {
+        self.defer_boxed(Box::pin(task));
+    }
+
+    /// [`Op::defer`] of a future boxed already (not boxed again).
+    pub(crate) fn defer_boxed(&self, task: Pending) {
         let mut queued = lock(&self.run.queued);
-        queued.push(Box::pin(task));
+        queued.push(task);
         // Under the lock, like the store that clears it: set whenever anything is queued.
         self.run.any_queued.store(true, Ordering::Release);
     }

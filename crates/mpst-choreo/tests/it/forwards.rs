@@ -38,6 +38,23 @@ impl Choreography<Option<u64>> for Echo {
     }
 }
 
+/// `B` maps what it gets twice (a `then` of a `then`, both waiting) and forwards the
+/// result; `A` maps the answer (a `then` of a waiting receive, not forwarded) and waits.
+#[derive(Clone, Copy)]
+struct TwiceMapped;
+
+impl Choreography<Option<u64>> for TwiceMapped {
+    type Roles = RoleSet![A, B];
+
+    async fn run(self, op: &Op<Self::Roles>) -> Result<Option<u64>> {
+        let seven = op.locally(A, |_| 7u64);
+        let at_b = op.fcomm(A, B, &seven);
+        let mapped = op.then(B, op.then(B, at_b, |v| v * 2), |v| v + 1);
+        let back = op.fcomm(B, A, mapped);
+        Ok(op.wait(A, op.then(A, back, |v| v * 10)).await?.into_local())
+    }
+}
+
 fn endpoints(config: EndpointConfig) -> (Endpoint, Endpoint) {
     let net: Arc<dyn Transport> = Arc::new(InMemory::new(<RoleSet![A, B]>::names()));
     let a = Endpoint::with_config(net.clone(), RoleName::new("A"), config, None).unwrap();
@@ -88,4 +105,16 @@ async fn a_lone_forward_whose_message_never_comes_fails_the_run_with_its_timeout
         other => panic!("expected B's time-out, got {other:?}"),
     }
     assert_eq!(started.elapsed(), Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_then_of_a_then_is_forwarded_and_a_then_of_a_receive_is_waited_for() {
+    let (a, b) = endpoints(EndpointConfig::default());
+    let wb = Waker::from(Arc::new(Wakes::default()));
+    let mut responder = Box::pin(b.run(TwiceMapped));
+    // B's receive waits: its `then`s map a future that waits, and its forward waits.
+    assert!(poll_once(&mut responder, &wb).is_pending());
+    let (at_a, at_b) = tokio::join!(a.run(TwiceMapped), responder);
+    assert_eq!(at_a.unwrap(), Some((7 * 2 + 1) * 10));
+    assert_eq!(at_b.unwrap(), None);
 }
