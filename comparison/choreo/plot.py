@@ -4,10 +4,10 @@ instructions per run in memory (callgrind, `python3 callgrind.py --choreo`) and 
 round trips over loopback (`target/release/loopback`). Run from `comparison/` after pasting
 new numbers into MEMORY and LOOPBACK below."""
 
-MEMORY = {  # instructions per run, in memory (integration of opsz, mbox, mbox2, opsz2, hosts)
-    "ping-pong": {"ChoRus 0.5": 3897, "ours, out of order": 9089, "ours, in order": 8632},
-    "concurrent send": {"ChoRus 0.5": 11744, "ours, out of order": 21231, "ours, in order": 22738},
-    "pipeline + choice": {"ChoRus 0.5": 7876, "ours, out of order": 17950, "ours, in order": 18229},
+MEMORY = {  # instructions per run, in memory (session 14: integration of recv and ops)
+    "ping-pong": {"ChoRus 0.5": 4722, "ours, out of order": 8174, "ours, in order": 7854},
+    "concurrent send": {"ChoRus 0.5": 11808, "ours, out of order": 20695, "ours, in order": 22127},
+    "pipeline + choice": {"ChoRus 0.5": 7817, "ours, out of order": 17256, "ours, in order": 17487},
 }
 LOOPBACK = [  # ping-pong round trip over loopback, µs (median of 5)
     ("ChoRus 0.5, HTTP", 85.1),  # TCP: plaintext; mTLS: TCP with mutual TLS
