@@ -25,6 +25,7 @@ mod filing;
 mod mailbox;
 mod numbers;
 mod session;
+mod stats;
 mod table;
 mod unclaimed;
 mod waiting;
@@ -34,6 +35,7 @@ use filing::{Filing, expire};
 pub(crate) use cells::CellId;
 pub(crate) use mailbox::Gone;
 use mailbox::{Bounds, Mailbox, Sent, Slot};
+pub use stats::EndpointStats;
 
 /// Settings of an endpoint.
 #[derive(Clone, Copy, Debug)]
@@ -93,29 +95,6 @@ impl EndpointConfig {
             age: self.unclaimed_age,
         }
     }
-}
-
-/// Counts an endpoint keeps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EndpointStats {
-    /// Deliveries refused because their key was already delivered or consumed.
-    pub duplicates_refused: u64,
-    /// Errors reported by the incoming stream (decoding, I/O, refused connections); the
-    /// last one's text is [`Endpoint::last_transport_error`].
-    pub transport_errors: u64,
-    /// Deliveries refused because their session had already finished at this endpoint
-    /// (late duplicates, or messages that a finished session never claimed).
-    pub late_refused: u64,
-    /// Deliveries refused because a receive had claimed their key from another sender:
-    /// never bound, and the receive goes on waiting for the right one.
-    pub wrong_sender_refused: u64,
-    /// Envelopes dropped because no receive claimed them within
-    /// [`EndpointConfig::unclaimed_age`], or to stay within [`EndpointConfig::unclaimed_limit`] and
-    /// [`EndpointConfig::unclaimed_bytes`].
-    pub unclaimed_dropped: u64,
-    /// Keys the endpoint currently remembers (delivered, claimed or sent). Keys of a
-    /// session are forgotten when it finishes; unclaimed ones expire.
-    pub keys_held: usize,
 }
 
 /// The top-level session a key belongs to: its token's first frame, whose site is 0 for
