@@ -273,6 +273,12 @@ impl Shared {
         self.mailbox().cells.free(cell);
     }
 
+    /// How many envelopes the mailbox has dropped unclaimed so far (for a time-out's
+    /// error).
+    pub(crate) fn unclaimed_dropped(&self) -> u64 {
+        self.mailbox().stats.unclaimed_dropped
+    }
+
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
     /// unclaimed (bounded), or refuses it (late, duplicate, from a sender other than
     /// the one its receive claimed).

@@ -107,7 +107,10 @@ impl From<TransportError> for ChoreoError {
 
 /// The details of [`ChoreoError::Timeout`].
 #[derive(Debug, thiserror::Error)]
-#[error("{role}: timed out after {after:?} waiting for {key} from {from}")]
+#[error(
+    "{role}: timed out after {after:?} waiting for {key} from {from}{}",
+    dropped_hint(*unclaimed_dropped)
+)]
 pub struct Timeout {
     /// The receiving role.
     pub role: RoleName,
@@ -117,6 +120,33 @@ pub struct Timeout {
     pub key: Key,
     /// The configured timeout.
     pub after: Duration,
+    /// How many envelopes the receiving endpoint had dropped unclaimed when the receive
+    /// timed out, to stay within its bounds ([`EndpointConfig::unclaimed_limit`],
+    /// `unclaimed_bytes`, `unclaimed_age`; [`EndpointStats::unclaimed_dropped`]). Not 0:
+    /// the awaited envelope may have been one of them, for instance when its sender ran
+    /// more sessions ahead than the limit (the message says so).
+    ///
+    /// [`EndpointConfig::unclaimed_limit`]: crate::EndpointConfig::unclaimed_limit
+    /// [`EndpointStats::unclaimed_dropped`]: crate::EndpointStats::unclaimed_dropped
+    pub unclaimed_dropped: u64,
+}
+
+/// What a time-out adds when its endpoint dropped envelopes nobody had claimed.
+fn dropped_hint(dropped: u64) -> String {
+    if dropped == 0 {
+        return String::new();
+    }
+    let envelopes = if dropped == 1 {
+        "envelope"
+    } else {
+        "envelopes"
+    };
+    format!(
+        " (this endpoint dropped {dropped} {envelopes} that no receive had claimed, to stay \
+         within its unclaimed_limit, unclaimed_bytes and unclaimed_age: the awaited one may \
+         be among them if its sender ran that far ahead; raise the bounds in \
+         EndpointConfig or keep the sender fewer sessions ahead)"
+    )
 }
 
 /// The details of [`ChoreoError::KeyReused`].
@@ -249,6 +279,7 @@ mod tests {
             from: RoleName::from("A"),
             key: key.clone(),
             after: Duration::from_secs(5),
+            unclaimed_dropped: 0,
         }));
         assert_eq!(
             timeout.to_string(),

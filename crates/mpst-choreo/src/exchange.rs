@@ -263,7 +263,10 @@ impl<T> Future for Receive<T> {
     }
 }
 
-/// The error of a receive from `from` for `key` that nothing will complete.
+/// The error of a receive from `from` for `key` that nothing will complete (a failing
+/// run's path, kept out of the receive's).
+#[cold]
+#[inline(never)]
 fn gone_error(shared: &Shared, from: &RoleName, key: &Key, gone: Gone) -> ChoreoError {
     let (role, from, key) = (shared.role.clone(), from.clone(), key.clone());
     match gone {
@@ -278,6 +281,7 @@ fn gone_error(shared: &Shared, from: &RoleName, key: &Key, gone: Gone) -> Choreo
             from,
             key,
             after: shared.config.recv_timeout,
+            unclaimed_dropped: shared.unclaimed_dropped(),
         })),
         Gone::Closed => ChoreoError::Closed(Box::new(error::Closed { role, key })),
     }

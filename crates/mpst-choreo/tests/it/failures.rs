@@ -136,10 +136,50 @@ async fn a_dropped_message_is_a_timeout_naming_the_key_and_the_peer() {
             assert_eq!(timeout.after, Duration::from_secs(5));
             let key = &timeout.key;
             assert!(key.to_string().contains("failures.rs:"), "{key}");
+            // Lost on the way, not dropped by B's bounds: no hint about them.
+            assert_eq!(timeout.unclaimed_dropped, 0);
+            assert!(!timeout.to_string().contains("unclaimed"), "{timeout}");
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
     assert_eq!(net.stats().dropped, 1);
+}
+
+/// Regression: a sender that ran more sessions ahead than the receiver's
+/// `unclaimed_limit` had its oldest envelopes dropped, and the receiver's session then
+/// failed with a bare time-out that did not say why.
+#[tokio::test(start_paused = true)]
+async fn a_receive_whose_envelope_was_dropped_unclaimed_says_so_in_its_timeout() {
+    let net: Arc<dyn Transport> = Arc::new(InMemory::new(AB::names()));
+    let config = EndpointConfig {
+        unclaimed_limit: 2,
+        recv_timeout: Duration::from_secs(5),
+        ..EndpointConfig::default()
+    };
+    let a = Endpoint::with_config(net.clone(), "A".into(), config, None).unwrap();
+    let b = Endpoint::with_config(net.clone(), "B".into(), config, None).unwrap();
+    // A runs five sessions before B starts any: B holds the last two, drops three.
+    for n in 0..5 {
+        a.run_session(n, Once).await.unwrap();
+    }
+    assert_eq!(b.stats().unclaimed_dropped, 3);
+    let started = tokio::time::Instant::now();
+    match b.run_session(0, Once).await {
+        Err(ChoreoError::Timeout(timeout)) => {
+            assert_eq!(started.elapsed(), Duration::from_secs(5));
+            assert_eq!(timeout.unclaimed_dropped, 3);
+            let text = timeout.to_string();
+            assert!(
+                text.contains("dropped 3 envelopes that no receive had claimed")
+                    && text.contains("unclaimed_limit"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // A session whose envelope was kept still completes.
+    let got = b.run_session(4, Once).await.unwrap();
+    assert_eq!(got.into_local(), Some(42));
 }
 
 #[tokio::test(start_paused = true)]
