@@ -257,7 +257,9 @@ impl<T> Future for Receive<T> {
         };
         // The cell is settled and freed: nothing for `drop` to free. The mailbox settles
         // it only with an envelope from the sender the receive claimed. The state was
-        // `Waiting`, which holds nothing to drop (forgotten: no call to drop it).
+        // `Waiting`, which holds nothing to drop (forgotten: no call to drop it; the
+        // assertion keeps that true if a cell's identifier ever owns something).
+        const _: () = assert!(!std::mem::needs_drop::<CellId>());
         std::mem::forget(std::mem::replace(&mut this.state, State::Done));
         Poll::Ready((this.open)(this, settled))
     }
