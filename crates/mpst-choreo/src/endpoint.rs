@@ -26,7 +26,7 @@ mod mailbox;
 mod numbers;
 mod session;
 mod stats;
-mod table;
+pub(crate) mod table;
 mod unclaimed;
 mod waiting;
 
@@ -34,7 +34,7 @@ use filing::{Filing, expire};
 
 pub(crate) use cells::CellId;
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Sent, Slot};
+use mailbox::{Bounds, Mailbox, Slot};
 pub use stats::EndpointStats;
 
 /// Settings of an endpoint.
@@ -188,25 +188,8 @@ impl Shared {
         }
     }
 
-    /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`].
-    pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
-        let mut mailbox = self.mailbox();
-        let sends = &mut mailbox.sessions.get_or_make(session_of(key)).sends;
-        // One scan of the session's sends: the first send of a key is recorded.
-        let make = || (key.clone(), Sent::new(to.clone()));
-        let added = match sends.get_or_insert_with(key, make) {
-            None => return Ok(()),
-            Some(sent) => sent.add(to),
-        };
-        if added {
-            return Ok(());
-        }
-        // Reused: the first claim's site is the one in the table's copy of the key.
-        let first = sends.key(key).map_or(key.site, |k| k.site);
-        Err(self.reused(key, first))
-    }
-
-    fn reused(&self, key: &Key, first: Site) -> ChoreoError {
+    /// The error of a second send of `key` by this role, whose first send was at `first`.
+    pub(crate) fn reused(&self, key: &Key, first: Site) -> ChoreoError {
         ChoreoError::KeyReused(Box::new(crate::error::KeyReused {
             role: self.role.clone(),
             key: key.clone(),

@@ -53,7 +53,7 @@ impl<L: RoleSet> Op<L> {
         label: impl FnOnce() -> String + Send + 'static,
     ) -> Result<Option<Later>> {
         let shared = &self.shared;
-        shared.claim_send(&to, &key)?;
+        self.claim_send(&to, &key)?;
         let (envelope, seen) = shared.envelope(to, key, payload?);
         let mut sending = shared.transport.send(envelope);
         let sent = move |shared: &Shared| shared.sent(seen, label);
@@ -82,7 +82,7 @@ impl<L: RoleSet> Op<L> {
     /// future: a [`Forwarding`] holding the waiting future, or the box of a `then`'s
     /// future itself, which has room for the forward (see [`Later`]).
     pub(crate) fn forward<T: Portable>(&self, to: fn() -> RoleName, key: Key, future: Inner<T>) {
-        if let Err(e) = self.shared.claim_send(&to(), &key) {
+        if let Err(e) = self.claim_send(&to(), &key) {
             return self.fail(e);
         }
         let to = Destination {

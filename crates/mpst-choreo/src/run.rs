@@ -1,7 +1,7 @@
 //! A top-level run of a choreography at one role: its state shared by every `Op` of its
-//! calls (the sends and forwards that did not complete at once, the first error nobody
-//! awaited) and its driver, which polls the body and those beside it in the session's
-//! own task.
+//! calls (the keys it has sent, the sends and forwards that did not complete at once,
+//! the first error nobody awaited) and its driver, which polls the body and those beside
+//! it in the session's own task.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,17 +11,26 @@ use std::task::Poll;
 
 use futures::future::BoxFuture;
 
+use crate::endpoint::table::Table;
 use crate::error::{ChoreoError, Result};
+use crate::key::Key;
 use crate::op::Op;
-use crate::role::RoleSet;
+use crate::role::{RoleName, RoleSet};
 use crate::sessions::Set;
 
-/// The state of one top-level run, shared by every [`Op`] of its calls: the sends and
-/// forwards that did not complete at once (polled beside the body by [`Op::drive`], in
-/// the session's own task, so the body never has to await them and no task is spawned
-/// for them) and the first error that nobody awaited.
+/// The state of one top-level run, shared by every [`Op`] of its calls: the keys it has
+/// sent, the sends and forwards that did not complete at once (polled beside the body by
+/// [`Op::drive`], in the session's own task, so the body never has to await them and no
+/// task is spawned for them) and the first error that nobody awaited.
 #[derive(Default)]
 pub(crate) struct Run {
+    /// Every key this run (its sub-runs of `cond`, `call` and `iterate` included, whose
+    /// keys extend its token) has claimed for a send, with the roles it was sent to: a
+    /// second send of a key to the same role is [`ChoreoError::KeyReused`]. Only the run
+    /// sends its session's keys (a session number runs at most once per endpoint), so
+    /// the record is the run's own, claimed without the mailbox's lock and emptied for
+    /// the next run that reuses this state.
+    sends: Mutex<Table<Key, Sent>>,
     queued: Mutex<Vec<BoxFuture<'static, Result<()>>>>,
     /// Whether `queued` may hold something: set after a push, so that [`Op::drive`]
     /// takes the lock only when the body deferred something since its last poll.
@@ -30,6 +39,33 @@ pub(crate) struct Run {
     /// Whether `first_error` may hold an error: set under its lock, so that a run that
     /// ends without one takes no lock to find that out.
     any_error: AtomicBool,
+}
+
+/// A key claimed by sends: the roles it was sent to (several for a broadcast or a
+/// selection sent to several roles). The site of the first claim is the table's copy of
+/// the key's.
+pub(crate) struct Sent {
+    to: RoleName,
+    more: Vec<RoleName>,
+}
+
+impl Sent {
+    /// The first send of a key, to `to`.
+    pub(crate) fn new(to: RoleName) -> Self {
+        Self {
+            to,
+            more: Vec::new(),
+        }
+    }
+
+    /// Records a send to `to` of the same key; `false` if it was sent to `to` already.
+    pub(crate) fn add(&mut self, to: &RoleName) -> bool {
+        if self.to == *to || self.more.contains(to) {
+            return false;
+        }
+        self.more.push(to.clone());
+        true
+    }
 }
 
 /// A pending send or forward of a run.
@@ -47,9 +83,11 @@ pub(crate) struct Spare {
 impl Spare {
     /// Whether nothing of a finished run is left in it, so that another run may use it:
     /// no `Op` of that run remains, nothing is queued or pending, and no error is held.
+    /// The keys the run sent are forgotten here (a table grown large is dropped).
     pub(crate) fn is_clean(&mut self) -> bool {
         Arc::get_mut(&mut self.run).is_some_and(|run| {
-            run.queued.get_mut().is_ok_and(|q| q.is_empty())
+            run.sends.get_mut().is_ok_and(Table::clear)
+                && run.queued.get_mut().is_ok_and(|q| q.is_empty())
                 && run.first_error.get_mut().is_ok_and(|e| e.is_none())
                 && !*run.any_error.get_mut()
         }) && self.pending.len() == 0
@@ -64,6 +102,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<L: RoleSet> Op<L> {
+    /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`],
+    /// naming the site of the first. One scan of the run's own record (no mailbox lock,
+    /// no session look-up): the first send of a key is recorded.
+    pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
+        let mut sends = lock(&self.run.sends);
+        let make = || (key.clone(), Sent::new(to.clone()));
+        let added = match sends.get_or_insert_with(key, make) {
+            None => return Ok(()),
+            Some(sent) => sent.add(to),
+        };
+        if added {
+            return Ok(());
+        }
+        // Reused: the first claim's site is the one in the table's copy of the key.
+        let first = sends.key(key).map_or(key.site, |k| k.site);
+        Err(self.shared.reused(key, first))
+    }
+
     /// Records an error no future may be awaited for, so the run reports it.
     pub(crate) fn record(&self, error: &ChoreoError) {
         if let ChoreoError::KeyReused(reused) = error {
@@ -201,5 +257,19 @@ impl<L: RoleSet> Op<L> {
         let mut slot = lock(&self.run.first_error);
         self.run.any_error.store(false, Ordering::Release);
         slot.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_sent_once_to_each_role() {
+        let (b, c) = (RoleName::from("B"), RoleName::from("C"));
+        let mut sent = Sent::new(b.clone());
+        assert!(sent.add(&c), "a broadcast's second recipient");
+        assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
+        assert_eq!(sent.more.len(), 1, "the second recipient alone is added");
     }
 }

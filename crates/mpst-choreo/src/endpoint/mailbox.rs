@@ -61,38 +61,6 @@ pub(crate) type Address = (RoleName, Key);
 /// sender of the envelope that arrived first) and its state.
 pub(crate) type Filed = (RoleName, Slot);
 
-/// A key claimed by sends: the roles it was sent to (several for a broadcast or a
-/// selection sent to several roles). The site of the first claim is the table's copy of
-/// the key's.
-pub(crate) struct Sent {
-    to: RoleName,
-    more: Vec<RoleName>,
-}
-
-impl Sent {
-    /// The first send of a key, to `to`.
-    pub(crate) fn new(to: RoleName) -> Self {
-        Self {
-            to,
-            more: Vec::new(),
-        }
-    }
-
-    /// Records a send to `to` of the same key; `false` if it was sent to `to` already.
-    pub(crate) fn add(&mut self, to: &RoleName) -> bool {
-        if self.to == *to || self.more.contains(to) {
-            return false;
-        }
-        self.more.push(to.clone());
-        true
-    }
-
-    /// How many sends claimed the key.
-    pub(crate) fn count(&self) -> usize {
-        1 + self.more.len()
-    }
-}
-
 /// Bounds on unclaimed envelopes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounds {
@@ -104,7 +72,7 @@ pub(crate) struct Bounds {
 #[derive(Default)]
 pub(crate) struct Mailbox {
     /// The keys of each session (`session.rs`): its slots (delivered, claimed by a
-    /// receive, or held unclaimed), its strays and its claimed sends. Envelopes of
+    /// receive, or held unclaimed) and its strays. Envelopes of
     /// sessions not started here are filed into their session's entry as they arrive.
     pub(crate) sessions: Sessions,
     /// Unclaimed envelopes in arrival order: number -> (arrival, address, payload size).
@@ -481,14 +449,5 @@ mod tests {
         assert_eq!(held(&mut mailbox), (1, 0));
         assert!(mailbox.file(forged, BOUNDS).is_err(), "claimed from A now");
         assert_eq!(mailbox.stats.wrong_sender_refused, 2);
-    }
-
-    #[test]
-    fn a_key_is_sent_once_to_each_role() {
-        let (b, c) = (RoleName::from("B"), RoleName::from("C"));
-        let mut sent = Sent::new(b.clone());
-        assert!(sent.add(&c), "a broadcast's second recipient");
-        assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
-        assert_eq!(sent.count(), 2);
     }
 }

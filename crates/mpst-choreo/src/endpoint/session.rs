@@ -1,11 +1,11 @@
-//! The mailbox's entries, one per session: each holds its own slots (by key), its
-//! strays and its claimed sends. An envelope of a session not started here is filed
+//! The mailbox's entries, one per session: each holds its own slots (by key) and its
+//! strays. An envelope of a session not started here is filed
 //! straight into that session's entry (not started yet), so nothing is filed again when
 //! the session starts, and a session's end drops its entry whole without looking at the
 //! keys of any other session (a role running ahead fills its peers' mailboxes with later
 //! sessions' envelopes).
 
-use super::mailbox::{Address, Filed, HashMap, Sent};
+use super::mailbox::{Address, Filed, HashMap};
 use super::session_of;
 use super::table::Table;
 use crate::key::Key;
@@ -27,20 +27,17 @@ pub(crate) struct Session {
     /// (at most one per sender and key; usually none). The receive that claims the key
     /// takes the one of its sender and refuses the other as from the wrong sender.
     pub(crate) strays: Table<Address, (Envelope, u64)>,
-    /// Keys claimed by sends, with the roles sent to.
-    pub(crate) sends: Table<Key, Sent>,
 }
 
 impl Session {
     /// Whether it holds no key.
     fn is_empty(&self) -> bool {
-        self.slots.is_empty() && self.strays.is_empty() && self.sends.is_empty()
+        self.slots.is_empty() && self.strays.is_empty()
     }
 
-    /// How many keys it holds (each send of a key counts).
+    /// How many keys it holds (delivered, claimed by a receive, or held unclaimed).
     fn held(&self) -> usize {
-        let sent: usize = self.sends.values().map(Sent::count).sum();
-        self.slots.len() + self.strays.len() + sent
+        self.slots.len() + self.strays.len()
     }
 }
 
@@ -132,7 +129,7 @@ impl Sessions {
     pub(crate) fn recycle(&mut self, mut session: Session) {
         session.started = false;
         // `&`, not `&&`: every table is cleared, whatever the others answer.
-        let small = session.slots.clear() & session.strays.clear() & session.sends.clear();
+        let small = session.slots.clear() & session.strays.clear();
         if small && self.spare.len() < SPARE {
             self.spare.push(session);
         }

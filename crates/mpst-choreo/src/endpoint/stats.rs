@@ -18,7 +18,10 @@ pub struct EndpointStats {
     /// [`EndpointConfig::unclaimed_age`](crate::EndpointConfig::unclaimed_age), or to stay within [`EndpointConfig::unclaimed_limit`](crate::EndpointConfig::unclaimed_limit) and
     /// [`EndpointConfig::unclaimed_bytes`](crate::EndpointConfig::unclaimed_bytes).
     pub unclaimed_dropped: u64,
-    /// Keys the endpoint currently remembers (delivered, claimed or sent). Keys of a
-    /// session are forgotten when it finishes; unclaimed ones expire.
+    /// Keys the endpoint's mailbox currently remembers: delivered, claimed by a receive,
+    /// or held unclaimed (each unclaimed envelope counts). Keys of a session are forgotten
+    /// when it finishes; unclaimed ones expire. The keys a run has sent are not counted:
+    /// they are that run's own record (for [`ChoreoError::KeyReused`](crate::ChoreoError::KeyReused)),
+    /// forgotten when the run ends.
     pub keys_held: usize,
 }
