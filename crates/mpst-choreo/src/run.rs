@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 
 use crate::endpoint::table::Table;
 use crate::error::{ChoreoError, Result};
-use crate::key::Key;
+use crate::key::{Key, Site};
 use crate::op::Op;
 use crate::role::{RoleName, RoleSet};
 use crate::sessions::Set;
@@ -30,7 +30,7 @@ pub(crate) struct Run {
     /// sends its session's keys (a session number runs at most once per endpoint), so
     /// the record is the run's own, claimed without the mailbox's lock and emptied for
     /// the next run that reuses this state.
-    sends: Mutex<Table<Key, Sent>>,
+    sends: Mutex<Sends>,
     queued: Mutex<Vec<BoxFuture<'static, Result<()>>>>,
     /// Whether `queued` may hold something: set after a push, so that [`Op::drive`]
     /// takes the lock only when the body deferred something since its last poll.
@@ -41,30 +41,27 @@ pub(crate) struct Run {
     any_error: AtomicBool,
 }
 
-/// A key claimed by sends: the roles it was sent to (several for a broadcast or a
-/// selection sent to several roles). The site of the first claim is the table's copy of
-/// the key's.
-pub(crate) struct Sent {
-    to: RoleName,
-    more: Vec<RoleName>,
-}
+/// The keys a run has claimed for sends: one entry per key and recipient (a broadcast or
+/// a selection sent to several roles records each), scanned while few and hashed beyond,
+/// like a session's table. The site of a key's first send is the entry's copy of the key.
+#[derive(Default)]
+pub(crate) struct Sends(Table<(Key, RoleName), ()>);
 
-impl Sent {
-    /// The first send of a key, to `to`.
-    pub(crate) fn new(to: RoleName) -> Self {
-        Self {
-            to,
-            more: Vec::new(),
+impl Sends {
+    /// Records a send of `key` to `to`, or returns the site of its first send if the
+    /// run has sent `key` to `to` already. One scan while few; nothing else is cloned.
+    fn claim(&mut self, key: &Key, to: &RoleName) -> Option<Site> {
+        let entry = (key.clone(), to.clone());
+        if let Some((first, _)) = self.0.key(&entry) {
+            return Some(first.site);
         }
+        self.0.insert_new(entry, ());
+        None
     }
 
-    /// Records a send to `to` of the same key; `false` if it was sent to `to` already.
-    pub(crate) fn add(&mut self, to: &RoleName) -> bool {
-        if self.to == *to || self.more.contains(to) {
-            return false;
-        }
-        self.more.push(to.clone());
-        true
+    /// Forgets every key; whether the table is small enough to keep (see [`Table::clear`]).
+    fn clear(&mut self) -> bool {
+        self.0.clear()
     }
 }
 
@@ -86,7 +83,7 @@ impl Spare {
     /// The keys the run sent are forgotten here (a table grown large is dropped).
     pub(crate) fn is_clean(&mut self) -> bool {
         Arc::get_mut(&mut self.run).is_some_and(|run| {
-            run.sends.get_mut().is_ok_and(Table::clear)
+            run.sends.get_mut().is_ok_and(Sends::clear)
                 && run.queued.get_mut().is_ok_and(|q| q.is_empty())
                 && run.first_error.get_mut().is_ok_and(|e| e.is_none())
                 && !*run.any_error.get_mut()
@@ -104,20 +101,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<L: RoleSet> Op<L> {
     /// Claims `key` for a send to `to`; a second claim is [`ChoreoError::KeyReused`],
     /// naming the site of the first. One scan of the run's own record (no mailbox lock,
-    /// no session look-up): the first send of a key is recorded.
+    /// no session look-up): the first send of a key to `to` is recorded.
     pub(crate) fn claim_send(&self, to: &RoleName, key: &Key) -> Result<()> {
-        let mut sends = lock(&self.run.sends);
-        let make = || (key.clone(), Sent::new(to.clone()));
-        let added = match sends.get_or_insert_with(key, make) {
-            None => return Ok(()),
-            Some(sent) => sent.add(to),
-        };
-        if added {
-            return Ok(());
+        match lock(&self.run.sends).claim(key, to) {
+            None => Ok(()),
+            Some(first) => Err(self.shared.reused(key, first)),
         }
-        // Reused: the first claim's site is the one in the table's copy of the key.
-        let first = sends.key(key).map_or(key.site, |k| k.site);
-        Err(self.shared.reused(key, first))
     }
 
     /// Records an error no future may be awaited for, so the run reports it.
@@ -263,13 +252,36 @@ impl<L: RoleSet> Op<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::Token;
 
     #[test]
     fn a_key_is_sent_once_to_each_role() {
         let (b, c) = (RoleName::from("B"), RoleName::from("C"));
-        let mut sent = Sent::new(b.clone());
-        assert!(sent.add(&c), "a broadcast's second recipient");
-        assert!(!sent.add(&b) && !sent.add(&c), "a second send to either");
-        assert_eq!(sent.more.len(), 1, "the second recipient alone is added");
+        let first = Site::from_id(7);
+        let key = Key::new(first, Token::session(3));
+        let mut sends = Sends::default();
+        assert_eq!(sends.claim(&key, &b), None, "the first send");
+        assert_eq!(
+            sends.claim(&key, &c),
+            None,
+            "a broadcast's second recipient"
+        );
+        let again = Key::new(Site::from_id(7), Token::session(3));
+        assert_eq!(sends.claim(&again, &b), Some(first), "a second send to B");
+        assert_eq!(sends.claim(&again, &c), Some(first), "a second send to C");
+        let other = Key::new(first, Token::session(4));
+        assert_eq!(sends.claim(&other, &b), None, "another session's key");
+        assert!(sends.clear(), "a small table is kept");
+        assert_eq!(sends.claim(&key, &b), None, "forgotten once cleared");
+    }
+
+    #[test]
+    fn a_run_that_sends_many_keys_finds_each_reuse() {
+        let b = RoleName::from("B");
+        let key = |i| Key::new(Site::from_id(i), Token::session(0));
+        let mut sends = Sends::default();
+        assert!((0..100).all(|i| sends.claim(&key(i), &b).is_none()));
+        assert!((0..100).all(|i| sends.claim(&key(i), &b) == Some(Site::from_id(i))));
+        assert!(sends.clear() && sends.claim(&key(5), &b).is_none());
     }
 }
