@@ -4,10 +4,10 @@ instructions per run in memory (callgrind, `python3 callgrind.py --choreo`) and 
 round trips over loopback (`target/release/loopback`). Run from `comparison/` after pasting
 new numbers into MEMORY and LOOPBACK below."""
 
-MEMORY = {  # instructions per run, in memory (session 14: integration of recv and ops)
-    "ping-pong": {"ChoRus 0.5": 4722, "ours, out of order": 8174, "ours, in order": 7854},
-    "concurrent send": {"ChoRus 0.5": 11808, "ours, out of order": 20695, "ours, in order": 22127},
-    "pipeline + choice": {"ChoRus 0.5": 7817, "ours, out of order": 17256, "ours, in order": 17487},
+MEMORY = {  # instructions per run, in memory (session 14: recv, ops and sent merged)
+    "ping-pong": {"ChoRus 0.5": 4636, "ours, out of order": 8054, "ours, in order": 7731},
+    "concurrent send": {"ChoRus 0.5": 11809, "ours, out of order": 20130, "ours, in order": 21563},
+    "pipeline + choice": {"ChoRus 0.5": 7833, "ours, out of order": 16574, "ours, in order": 16811},
 }
 LOOPBACK = [  # ping-pong round trip over loopback, µs (median of 5)
     ("ChoRus 0.5, HTTP", 85.1),  # TCP: plaintext; mTLS: TCP with mutual TLS
