@@ -22,6 +22,17 @@ for r in rows:
     print(f"| {r['implementation']} | {r['sessions']} | {cells} | {r['cost_key_ms']:.3f} | {r['predicted_key_ms']:.3f} | "
           f"{r['key_ms']:.3f} | {r['key_ms'] - r['predicted_key_ms']:+.3f} |")
 
+print("\nEach work's lateness split (median / p99 in ms): the timer's thread firing after the "
+      "deadline (the harness's part) and the handoff from the firing to the task running "
+      "again (the implementation's wake-up path).\n")
+print("| implementation | ks fire | ks handoff | cs fire | cs handoff |")
+print("|---|---:|---:|---:|---:|")
+for r in rows:
+    s = dict((n, v) for n, v in r["series"])
+    cells = " | ".join(f"{s[n]['median_ms']:.3f} / {s[n]['p99_ms']:.3f}" if n in s else "–"
+                       for n in ("ks fire", "ks handoff", "cs fire", "cs handoff"))
+    print(f"| {r['implementation']} | {cells} |")
+
 
 def mean(imp, f):
     v = [f(r) for r in rows if r["implementation"] == imp]

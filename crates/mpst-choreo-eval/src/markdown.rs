@@ -331,9 +331,13 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal], profiles: &crate::why::Pro
            ractor's mailboxes for the actors; the choreographies of producers and model serving \
            also over loopback TCP (`mpst_choreo::net::tcp`, two connections per pair of roles).\n\
          - **Simulated work** is an async sleep on a precise timer (`clock.rs`: one OS thread \
-           wakes each sleeper within ~0.1 ms); tokio's own timer rounds every sleep up to a 1 ms \
-           tick, which added up to 1 ms to every 0–5 ms cost in all implementations (a quick run \
-           with it measured an 18.8% `key` reduction instead). The load schedule uses it too.\n",
+           sleeps until 0.3 ms before the next deadline and spins the rest, at most a quarter \
+           of one core, so it fires within microseconds; a plain timed wait fired 0.08–0.25 ms \
+           late, later the longer the cores had idled, which differed by implementation); \
+           tokio's own timer rounds every sleep up to a 1 ms tick, which added up to 1 ms to \
+           every 0–5 ms cost in all implementations (a quick run with it measured an 18.8% \
+           `key` reduction instead). The load schedule uses it too. A run's end is signalled \
+           by its last answer (no polling clock waking the cores).\n",
         plan.durations,
         plan.threads,
         seed = plan.seed

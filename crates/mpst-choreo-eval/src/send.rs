@@ -12,7 +12,7 @@ use mpst_choreo_paper::concurrent_send::{self as figure2, C, Send2};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::Probe;
+use crate::clock::{Noted, Probe};
 use crate::drive::Implementation;
 use crate::load::{Recorder, Schedule, Spec, Summary};
 use crate::open_loop;
@@ -85,14 +85,14 @@ impl figure2::Services for Request {
     async fn key(&self) -> Key {
         let (i, probe) = (self.i, &self.probe);
         probe.note(i, "ks start", self.due);
-        crate::clock::sleep_noted(self.costs.0, probe, i, "ks work").await;
+        crate::clock::sleep_noted(self.costs.0, probe, i, Noted::KS).await;
         Key(i)
     }
 
     async fn txt(&self) -> Txt {
         let (i, probe) = (self.i, &self.probe);
         probe.note(i, "cs start", self.due);
-        crate::clock::sleep_noted(self.costs.1, probe, i, "cs work").await;
+        crate::clock::sleep_noted(self.costs.1, probe, i, Noted::CS).await;
         Txt(i)
     }
 
@@ -192,9 +192,9 @@ impl Actor for Node {
                 let series = if key { &costs.key } else { &costs.txt };
                 let (cost, probe) = (series[i as usize], costs.probe.clone());
                 let (start, work) = if key {
-                    ("ks start", "ks work")
+                    ("ks start", Noted::KS)
                 } else {
-                    ("cs start", "cs work")
+                    ("cs start", Noted::CS)
                 };
                 tokio::spawn(async move {
                     probe.note(i, start, due);
