@@ -148,7 +148,7 @@ impl<L: RoleSet> Op<L> {
         // At `S`, its own value once sent (a value not held fails in `send_all`); at the
         // other roles, the receive. The error boxed, so the future stays small.
         let (later, value) = if self.is::<S>() {
-            self.send_own(L::names(), S::NAME, &key, value.get(), type_label::<T>)
+            self.send_own::<L, T>(S::NAME, &key, value.get(), type_label::<T>)
         } else {
             (Vec::new(), Got::Receive(self.receive::<T>(S::name, key)))
         };
@@ -195,7 +195,7 @@ impl<L: RoleSet> Op<L> {
                 (Some(v), true) => format!("select:{v:?}"),
                 _ => String::new(),
             };
-            let (later, own) = self.send_own(Sub::names(), D::NAME, &key, own, move || label);
+            let (later, own) = self.send_own::<Sub, C>(D::NAME, &key, own, move || label);
             (later, Some(own))
         } else if inside {
             let label = |v: &C| format!("select:{v:?}");
@@ -222,11 +222,10 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// The sender's part of `broadcast` and `cond`: sends its own `value` (see
-    /// [`Op::send_all`]) and keeps a copy to return; or the error, boxed.
-    fn send_own<T: Portable + Clone>(
+    /// The sender's part of `broadcast` and `cond`: sends its own `value` to the roles of
+    /// `To` (see [`Op::send_all`]) and keeps a copy to return; or the error, boxed.
+    fn send_own<To: RoleSet, T: Portable + Clone>(
         &self,
-        to: Vec<RoleName>,
         from: &str,
         key: &Key,
         value: Option<&T>,
@@ -234,7 +233,7 @@ impl<L: RoleSet> Op<L> {
     ) -> (Vec<Pending>, Got<T>) {
         let sent = match value {
             Some(v) => self
-                .send_all(to, from, key, v, label)
+                .send_all::<To, T>(from, key, v, label)
                 .map(|later| (later, v.clone())),
             None => Err(self.absent(key)),
         };
@@ -244,31 +243,41 @@ impl<L: RoleSet> Op<L> {
         }
     }
 
-    /// Sends `value` (encoded once) from role `from` to every other role of `to`, now,
-    /// in the caller's task (see [`Op::send_now`]): the sends a transport did not take at
-    /// once are returned, to be awaited. The first failure (the value not held here, a
-    /// key reused, a transport error) is returned; the remaining roles are not sent to.
-    fn send_all<T: Portable>(
+    /// Sends `value` (encoded once) from role `from` to every other role of `To`, in
+    /// order, now, in the caller's task (see [`Op::send_now`]): the sends a transport did
+    /// not take at once are returned, to be awaited. The first failure (the value not
+    /// held here, a key reused, a transport error) is returned; the remaining roles are
+    /// not sent to. The recipients are visited without a vector of their names.
+    fn send_all<To: RoleSet, T: Portable>(
         &self,
-        to: Vec<RoleName>,
         from: &str,
         key: &Key,
         value: &T,
         label: impl FnOnce() -> String + Clone + Send + 'static,
     ) -> Result<Vec<Pending>> {
-        let mut bytes = encode(&self.shared.role, key, value)?;
+        let bytes = encode(&self.shared.role, key, value)?;
         let mut later = Vec::new();
-        let last = to.iter().rposition(|r| r.as_str() != from);
-        for (i, recipient) in to.into_iter().enumerate() {
-            if recipient.as_str() == from {
-                continue;
+        let mut failed: Option<ChoreoError> = None;
+        // Each recipient is sent to once the next is known, with a copy of the encoding;
+        // the last, held at the end, takes the encoding itself.
+        let mut held: Option<RoleName> = None;
+        To::each_name(&mut |recipient| {
+            if failed.is_some() || recipient.as_str() == from {
+                return;
             }
-            // The last recipient takes the encoding itself; the others a copy each.
-            let payload = match Some(i) == last {
-                true => std::mem::take(&mut bytes),
-                false => bytes.clone(),
-            };
-            let sent = self.send_now(recipient, key.clone(), Ok(payload), label.clone());
+            if let Some(previous) = held.replace(recipient) {
+                let sent = self.send_now(previous, key.clone(), Ok(bytes.clone()), label.clone());
+                match self.noted(sent) {
+                    Ok(rest) => later.extend(rest),
+                    Err(e) => failed = Some(e),
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some(last) = held {
+            let sent = self.send_now(last, key.clone(), Ok(bytes), label);
             later.extend(self.noted(sent)?);
         }
         Ok(later)

@@ -131,6 +131,13 @@ pub trait RoleSet: Send + Sync + 'static {
     fn contains(role: &RoleName) -> bool {
         Self::names().contains(role)
     }
+
+    /// Calls `f` with each role's name, in order, without building the vector of
+    /// [`RoleSet::names`] (a broadcast or a selection visits its recipients per call).
+    #[doc(hidden)]
+    fn each_name(f: &mut dyn FnMut(RoleName)) {
+        Self::names().into_iter().for_each(f);
+    }
 }
 
 impl RoleSet for HNil {
@@ -139,6 +146,8 @@ impl RoleSet for HNil {
     }
 
     fn push_names(_: &mut Vec<RoleName>) {}
+
+    fn each_name(_: &mut dyn FnMut(RoleName)) {}
 
     fn contains(_: &RoleName) -> bool {
         false
@@ -157,6 +166,11 @@ impl<H: Role, T: RoleSet> RoleSet for HCons<H, T> {
     fn push_names(names: &mut Vec<RoleName>) {
         names.push(H::name());
         T::push_names(names);
+    }
+
+    fn each_name(f: &mut dyn FnMut(RoleName)) {
+        f(H::name());
+        T::each_name(f);
     }
 
     fn contains(role: &RoleName) -> bool {
@@ -253,6 +267,18 @@ mod tests {
         assert!(fixed != B::name() && owned != RoleName::new("AB"));
         // The same text's start with another length is another name.
         assert!(RoleName::from_static(&A::NAME[..0]) != fixed);
+    }
+
+    #[test]
+    fn each_name_visits_the_names_in_order_without_a_vector() {
+        type Set = crate::RoleSet![A, B, C];
+        let mut seen = Vec::new();
+        Set::each_name(&mut |name| seen.push(name));
+        assert_eq!(seen, Set::names());
+        assert_eq!(seen, [A::name(), B::name(), C::name()]);
+        let mut none = 0;
+        HNil::each_name(&mut |_| none += 1);
+        assert_eq!(none, 0);
     }
 
     fn member<R, L, I>()
