@@ -6,7 +6,7 @@
 //! idle (so later for the implementation that happened to leave the cores idler): both
 //! would add the harness's own delay to every simulated computation and every scheduled
 //! send, where a real service computes on a busy core. Sleepers still yield: a sleep
-//! holds no core; the timer's spinning is capped at a quarter of one core ([`Spin`]).
+//! holds no core; the timer's spinning is capped at a quarter of one core (`Spin`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
