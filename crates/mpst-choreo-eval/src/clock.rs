@@ -256,8 +256,10 @@ pub async fn sleep_noted(duration: Duration, probe: &Probe, i: u64, names: Noted
     }
     let deadline = Instant::now() + duration;
     let fired = fired(deadline).await;
-    probe.note(i, names.work, deadline);
-    probe.note(i, names.handoff, fired);
+    // One reading of the clock, so that work = fire + handoff exactly.
+    let now = Instant::now();
+    probe.record(i, names.work, now.saturating_duration_since(deadline));
+    probe.record(i, names.handoff, now.saturating_duration_since(fired));
     probe.record(i, names.fire, fired.saturating_duration_since(deadline));
 }
 
