@@ -33,6 +33,18 @@ for r in rows:
                        for n in ("ks fire", "ks handoff", "cs fire", "cs handoff"))
     print(f"| {r['implementation']} | {cells} |")
 
+print("\n`key`'s delivery (median / p99 in ms): from `ks`'s work done to `key` recorded at `c`, "
+      "noted by the services themselves, so the same span for every implementation: the send, "
+      "`s`'s forward and every task switch between (in order it includes waiting for `txt`, "
+      "which `s` forwards first).\n")
+print("| implementation | key delivery |")
+print("|---|---:|")
+for r in rows:
+    s = dict((n, v) for n, v in r["series"])
+    d = s.get("key delivery")
+    cell = f"{d['median_ms']:.4f} / {d['p99_ms']:.3f}" if d else "–"
+    print(f"| {r['implementation']} | {cell} |")
+
 
 def mean(imp, f):
     v = [f(r) for r in rows if r["implementation"] == imp]

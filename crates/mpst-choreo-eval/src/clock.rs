@@ -9,7 +9,7 @@
 //! holds no core; the timer's spinning is capped at a quarter of one core (`Spin`).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -185,16 +185,24 @@ pub async fn sleep(duration: Duration) {
 /// (actual wake-up minus intended instant).
 pub type Note = (u64, &'static str, Duration);
 
-/// Where the benchmark's sleeps note how late they woke, for the lateness trace. Off
-/// (the default) it holds nothing and [`Probe::note`] is one branch: no clock read, no
-/// lock.
+/// Where the benchmark's sleeps note how late they woke, and how long `key` took from
+/// `ks` to `c`, for the lateness trace. Off (the default) it holds nothing and every
+/// method is one branch: no clock read, no lock.
 #[derive(Clone, Debug, Default)]
-pub struct Probe(Option<Arc<Mutex<Vec<Note>>>>);
+pub struct Probe(Option<Arc<Notes>>);
+
+/// What an active [`Probe`] holds.
+#[derive(Debug, Default)]
+struct Notes {
+    notes: Mutex<Vec<Note>>,
+    /// When each session's `key` was ready at `ks` (see [`Probe::ready`]).
+    ready: Mutex<HashMap<u64, Instant>>,
+}
 
 impl Probe {
     /// A probe that keeps every note.
     pub fn on() -> Self {
-        Probe(Some(Arc::new(Mutex::new(Vec::new()))))
+        Probe(Some(Arc::default()))
     }
 
     /// Notes that `what` of session `i`, intended for `intended`, runs now.
@@ -204,10 +212,34 @@ impl Probe {
         }
     }
 
+    /// Notes that session `i`'s value (e.g. `ks`'s key) is ready now, at the role that
+    /// computed it: where [`Probe::delivered`] measures its delivery from.
+    pub fn ready(&self, i: u64) {
+        if let Some(notes) = &self.0
+            && let Ok(mut ready) = notes.ready.lock()
+        {
+            ready.insert(i, Instant::now());
+        }
+    }
+
+    /// Notes as `what` of session `i` the time from its value's [`Probe::ready`] to now,
+    /// its arrival where it is used: the implementation's whole delivery, every hop and
+    /// task switch between the two roles (nothing if it was never ready).
+    pub fn delivered(&self, i: u64, what: &'static str) {
+        let Some(notes) = &self.0 else {
+            return;
+        };
+        let now = Instant::now();
+        let ready = notes.ready.lock().ok().and_then(|r| r.get(&i).copied());
+        if let Some(ready) = ready {
+            self.record(i, what, now.saturating_duration_since(ready));
+        }
+    }
+
     /// Notes `late` as `what` of session `i`.
     fn record(&self, i: u64, what: &'static str, late: Duration) {
         if let Some(notes) = &self.0
-            && let Ok(mut notes) = notes.lock()
+            && let Ok(mut notes) = notes.notes.lock()
         {
             notes.push((i, what, late));
         }
@@ -217,7 +249,7 @@ impl Probe {
     pub fn notes(&self) -> Vec<Note> {
         self.0
             .as_ref()
-            .and_then(|n| n.lock().ok().map(|n| n.clone()))
+            .and_then(|n| n.notes.lock().ok().map(|n| n.clone()))
             .unwrap_or_default()
     }
 }
@@ -301,6 +333,22 @@ mod tests {
             assert!(at >= deadline, "{us} µs: fired {:?} early", deadline - at);
             assert!(Instant::now() >= deadline);
         }
+    }
+
+    #[test]
+    fn a_delivery_is_noted_only_for_a_value_noted_ready() {
+        let probe = Probe::on();
+        probe.delivered(1, "key delivery");
+        assert!(probe.notes().is_empty(), "nothing was ready");
+        probe.ready(2);
+        probe.delivered(2, "key delivery");
+        let notes = probe.notes();
+        assert_eq!(notes.len(), 1);
+        assert_eq!((notes[0].0, notes[0].1), (2, "key delivery"));
+        let off = Probe::default();
+        off.ready(3);
+        off.delivered(3, "key delivery");
+        assert!(off.notes().is_empty(), "an off probe keeps nothing");
     }
 
     #[test]

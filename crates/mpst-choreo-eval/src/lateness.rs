@@ -3,7 +3,10 @@
 //! how late each session started (its due time to the service's code running) and how
 //! late each work's sleep woke (its deadline to the task running again). From the notes,
 //! the `key` latency that costs plus lateness alone would give, beside the measured one:
-//! what is left is the hops `ks` → `s` → `c`.
+//! what is left is the hops `ks` → `s` → `c`, which `c` measures itself too: the
+//! `key delivery` series is the time from `ks`'s work done to `key`'s arrival at `c`
+//! (every hop and task switch between them; in order it includes waiting for `txt`,
+//! since `s` forwards `key` after it).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -16,8 +19,9 @@ use crate::load::Spec;
 use crate::send::{self, Costs};
 
 /// The lateness series, in report order: the four that sum to a session's lateness,
-/// then each work's split into the timer's firing and the handoff to the task.
-pub const SERIES: [&str; 8] = [
+/// then each work's split into the timer's firing and the handoff to the task, then
+/// `key`'s delivery from `ks` to `c`.
+pub const SERIES: [&str; 9] = [
     "ks start",
     "ks work",
     "cs start",
@@ -26,6 +30,7 @@ pub const SERIES: [&str; 8] = [
     "ks handoff",
     "cs fire",
     "cs handoff",
+    "key delivery",
 ];
 
 /// Median, p99 and mean of one lateness series (ms).
@@ -151,6 +156,10 @@ mod tests {
             assert_eq!(names, SERIES, "{l:?}");
             // Costs alone are positive for some session, so the prediction is too.
             assert!(l.predicted_key_ms > 0.0 && l.key_ms > 0.0, "{l:?}");
+            // A key's delivery is a part of its latency, after its work.
+            let delivery = &l.series[SERIES.len() - 1].1;
+            assert!(delivery.median_ms > 0.0, "{l:?}");
+            assert!(delivery.median_ms < l.key_ms, "{l:?}");
         }
     }
 

@@ -34,7 +34,8 @@ pub struct Costs {
     /// `cs`'s time per request.
     pub txt: Arc<Vec<Duration>>,
     /// Where `ks` and `cs` note how late each session started and each work's sleep
-    /// woke (`"ks start"`, `"ks work"`, `"cs start"`, `"cs work"`); off by default.
+    /// woke (`"ks start"`, `"ks work"`, `"cs start"`, `"cs work"`), and `c` how long each
+    /// key took from `ks`'s work done to its arrival (`"key delivery"`); off by default.
     pub probe: Probe,
 }
 
@@ -86,6 +87,7 @@ impl figure2::Services for Request {
         let (i, probe) = (self.i, &self.probe);
         probe.note(i, "ks start", self.due);
         crate::clock::sleep_noted(self.costs.0, probe, i, Noted::KS).await;
+        probe.ready(i);
         Key(i)
     }
 
@@ -97,6 +99,7 @@ impl figure2::Services for Request {
     }
 
     fn key_arrived(&self, key: &Key) {
+        self.probe.delivered(key.0, "key delivery");
         self.recorder.answer("key", key.0);
     }
 
@@ -155,8 +158,8 @@ enum Node {
     },
     /// The server: forwards everything to the client at once.
     Server(ActorRef<Msg>),
-    /// The client: records arrivals.
-    Client(Recorder),
+    /// The client: records arrivals (and notes `key`'s delivery on the probe).
+    Client(Recorder, Probe),
 }
 
 impl Actor for Node {
@@ -199,6 +202,9 @@ impl Actor for Node {
                 tokio::spawn(async move {
                     probe.note(i, start, due);
                     crate::clock::sleep_noted(cost, &probe, i, work).await;
+                    if key {
+                        probe.ready(i);
+                    }
                     let _ = server.send_message(if key {
                         Msg::Key(Key(i))
                     } else {
@@ -207,8 +213,11 @@ impl Actor for Node {
                 });
             }
             (Node::Server(client), msg) => client.send_message(msg)?,
-            (Node::Client(rec), Msg::Key(k)) => rec.answer("key", k.0),
-            (Node::Client(rec), Msg::Txt(t)) => rec.answer("txt", t.0),
+            (Node::Client(rec, probe), Msg::Key(k)) => {
+                probe.delivered(k.0, "key delivery");
+                rec.answer("key", k.0)
+            }
+            (Node::Client(rec, _), Msg::Txt(t)) => rec.answer("txt", t.0),
             _ => {}
         }
         Ok(())
@@ -232,7 +241,7 @@ pub async fn spawn_actors(costs: &Costs, recorder: &Recorder) -> Services {
     async fn spawn(node: Node) -> ActorRef<Msg> {
         Actor::spawn(None, node, ()).await.expect("spawn").0
     }
-    let client = spawn(Node::Client(recorder.clone())).await;
+    let client = spawn(Node::Client(recorder.clone(), costs.probe.clone())).await;
     let server = spawn(Node::Server(client)).await;
     let mut services = Vec::new();
     let schedule = recorder.schedule();
