@@ -222,16 +222,21 @@ impl Probe {
         }
     }
 
+    /// When session `i`'s value was [`Probe::ready`], if it was.
+    pub fn ready_at(&self, i: u64) -> Option<Instant> {
+        let notes = self.0.as_ref()?;
+        notes.ready.lock().ok()?.get(&i).copied()
+    }
+
     /// Notes as `what` of session `i` the time from its value's [`Probe::ready`] to now,
     /// its arrival where it is used: the implementation's whole delivery, every hop and
     /// task switch between the two roles (nothing if it was never ready).
     pub fn delivered(&self, i: u64, what: &'static str) {
-        let Some(notes) = &self.0 else {
+        if self.0.is_none() {
             return;
-        };
+        }
         let now = Instant::now();
-        let ready = notes.ready.lock().ok().and_then(|r| r.get(&i).copied());
-        if let Some(ready) = ready {
+        if let Some(ready) = self.ready_at(i) {
             self.record(i, what, now.saturating_duration_since(ready));
         }
     }

@@ -1,8 +1,10 @@
 //! The hop trace of concurrent send: the benchmark itself (seeded 0–5 ms costs, open
 //! loop) with an observer on every endpoint that timestamps each send and receive, so
 //! the `key` latency of each choreography splits into its hops: the start (`ks`'s
-//! scheduled wake-up and its work's lateness beyond its cost), `ks` → `s`, the time
-//! `key` spends at `s`, `s` → `c`, and `c` recording it. Actors have no observer.
+//! scheduled wake-up and its work's lateness beyond its cost, to the key ready), the
+//! send at `ks`, `ks` → `s`, the time `key` spends at `s`, `s` → `c`, and `c` recording
+//! it. Actors have no observer (the lateness trace's `key delivery` compares the whole
+//! span from the key ready to its arrival with theirs).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,8 +26,12 @@ pub struct Hops {
     pub implementation: Implementation,
     /// Sessions counted (sent after the warm-up, every hop seen).
     pub sessions: u64,
-    /// Due time to `ks`'s send, minus `ks`'s cost: waking for the session and the work.
+    /// Due time to `ks`'s key ready, minus `ks`'s cost: waking for the session and the
+    /// work.
     pub start_ms: f64,
+    /// `ks`'s key ready (its work done) to `ks`'s send handed to the transport (and, in
+    /// memory, filed at `s`): `ks`'s own part of the first hop.
+    pub at_ks_ms: f64,
     /// `ks`'s send to `s`'s receive.
     pub ks_to_s_ms: f64,
     /// `s`'s receive to `s`'s send to `c` (in order: waiting for `txt` too).
@@ -77,15 +83,17 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Hops {
     let n = spec.requests();
     let costs = Costs::uniform(spec.seed, n);
     let in_order = imp == Implementation::InOrder;
+    // On, so that `ks` notes when its key is ready (and its lateness, unused here).
+    let probe = Probe::on();
     let mut result = None;
     run_bounded(spec, || async {
         let schedule = Schedule::new(spec);
         let recorder = Recorder::new(schedule, n, &["key", "txt"]);
         let trace = Arc::new(Trace::default());
-        let (rec, c) = (recorder.clone(), costs.clone());
+        let (rec, c, p) = (recorder.clone(), costs.clone(), probe.clone());
         let make = move |i: u64| {
             let cost = (c.key[i as usize], c.txt[i as usize]);
-            session(i, cost, rec.clone(), in_order, Probe::default())
+            session(i, cost, rec.clone(), in_order, p.clone())
         };
         let gate =
             move |_: &mpst_choreo::RoleName, i| Some(crate::clock::sleep_until(schedule.at(i)));
@@ -103,11 +111,12 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Hops {
     };
     let warm = schedule.start + Duration::from_secs_f64(spec.warmup);
     let ms = |a: Instant, b: Instant| b.saturating_duration_since(a).as_secs_f64() * 1e3;
-    let mut hops: [Vec<f64>; 6] = Default::default();
+    let mut hops: [Vec<f64>; 7] = Default::default();
     for i in 0..n {
         let due = schedule.at(i);
         let at = |what| stamps.get(&(i, what)).copied();
-        let (Some(t1), Some(t2), Some(t3), Some(t4), Some(latency)) = (
+        let (Some(t0), Some(t1), Some(t2), Some(t3), Some(t4), Some(latency)) = (
+            probe.ready_at(i).map(Instant::from_std),
             at("ks sent"),
             at("s received"),
             at("s sent"),
@@ -121,19 +130,21 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Hops {
         }
         let cost = costs.key[i as usize].as_secs_f64() * 1e3;
         let t5 = due + latency;
-        hops[0].push(ms(due, t1) - cost);
-        hops[1].push(ms(t1, t2));
-        hops[2].push(ms(t2, t3));
-        hops[3].push(ms(t3, t4));
-        hops[4].push(ms(t4, t5));
-        hops[5].push(ms(due, t5));
+        hops[0].push(ms(due, t0) - cost);
+        hops[1].push(ms(t0, t1));
+        hops[2].push(ms(t1, t2));
+        hops[3].push(ms(t2, t3));
+        hops[4].push(ms(t3, t4));
+        hops[5].push(ms(t4, t5));
+        hops[6].push(ms(due, t5));
     }
     let sessions = hops[0].len() as u64;
-    let [start, ks_s, at_s, s_c, at_c, key] = hops.map(median);
+    let [start, at_ks, ks_s, at_s, s_c, at_c, key] = hops.map(median);
     Hops {
         implementation: imp,
         sessions,
         start_ms: start,
+        at_ks_ms: at_ks,
         ks_to_s_ms: ks_s,
         at_s_ms: at_s,
         s_to_c_ms: s_c,
@@ -147,6 +158,7 @@ fn empty(imp: Implementation) -> Hops {
         implementation: imp,
         sessions: 0,
         start_ms: 0.0,
+        at_ks_ms: 0.0,
         ks_to_s_ms: 0.0,
         at_s_ms: 0.0,
         s_to_c_ms: 0.0,
@@ -175,6 +187,8 @@ mod tests {
             assert_eq!(h.sessions, spec.requests(), "{h:?}");
             let sum = h.start_ms + h.ks_to_s_ms + h.at_s_ms + h.s_to_c_ms + h.at_c_ms;
             assert!(h.key_ms > 0.0 && sum > 0.0, "{h:?}");
+            // The key is ready before it is sent.
+            assert!(h.at_ks_ms >= 0.0, "{h:?}");
         }
     }
 }
