@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::busy::ModelUse;
 use crate::drive::{Implementation, Net};
+use crate::impaired::stats::Interval;
 use crate::load::{Spec, Summary};
 use crate::profile::{self, SendProfile};
-use crate::{producers, send, serving};
+use crate::{producers, send, send_rounds, serving};
 
 /// What to run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,6 +31,14 @@ pub struct Plan {
     pub tcp: bool,
     /// Tokio worker threads per run (1: a current-thread runtime).
     pub threads: usize,
+    /// Concurrent send: alternating rounds of every implementation ([`crate::send_rounds`]);
+    /// results.json written before rounds existed ran one.
+    #[serde(default = "one")]
+    pub send_rounds: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Plan {
@@ -46,6 +55,7 @@ impl Plan {
             seed,
             tcp: true,
             threads: 2,
+            send_rounds: 3,
         }
     }
 
@@ -60,6 +70,7 @@ impl Plan {
             seed,
             tcp: true,
             threads: 2,
+            send_rounds: 1,
         }
     }
 
@@ -126,6 +137,14 @@ pub struct ProducerResults {
 pub struct SendResults {
     /// Requests per second.
     pub rate: f64,
+    /// Alternating rounds run (every statistic below pools their sessions; 1 in
+    /// results.json written before rounds existed).
+    #[serde(default = "one")]
+    pub rounds: usize,
+    /// Out of order's `key` median minus the actors', paired by session over the rounds,
+    /// with its bootstrap 95 % interval (ms); absent in results.json written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_order_minus_actors_key_ms: Option<Interval>,
     /// Median latency of `key` at the client, in order (ms).
     pub in_order_key_median_ms: f64,
     /// Out of order.
@@ -283,34 +302,17 @@ fn run_producers(plan: &Plan, net: Net) -> ProducerResults {
 }
 
 fn run_send(plan: &Plan) -> SendResults {
-    let (mut key, mut txt) = (Vec::new(), Vec::new());
-    for imp in Implementation::ALL {
-        let (k, t, failures) = send::run(
-            imp,
-            &plan.spec(plan.send_rate, plan.durations.1, Net::Memory),
-        );
-        progress("concurrent send: key", imp, &k, failures);
-        progress("concurrent send: txt", imp, &t, failures);
-        key.push(Point {
-            implementation: imp,
-            summary: k,
-            failures,
-            model_use: None,
-        });
-        txt.push(Point {
-            implementation: imp,
-            summary: t,
-            failures,
-            model_use: None,
-        });
-    }
+    let spec = plan.spec(plan.send_rate, plan.durations.1, Net::Memory);
+    let rounds = send_rounds::run(&spec, plan.send_rounds, |what, imp, p| {
+        progress(what, imp, &p.summary, p.failures)
+    });
+    let (key, txt) = (rounds.key, rounds.txt);
     let median = |imp| {
         of(&key, imp)
             .map(|p| p.summary.median_ms)
             .next()
             .unwrap_or(0.0)
     };
-    let spec = plan.spec(plan.send_rate, plan.durations.1, Net::Memory);
     let costs = send::Costs::uniform(spec.seed, spec.requests());
     let ms = |c: &std::time::Duration| c.as_secs_f64() * 1e3;
     let cost_median = |mut v: Vec<f64>| {
@@ -335,6 +337,8 @@ fn run_send(plan: &Plan) -> SendResults {
         cost_key_median_ms: cost_median(costs.key.iter().skip(first).map(ms).collect()),
         cost_max_median_ms: cost_median(max.collect()),
         rate: plan.send_rate,
+        rounds: plan.send_rounds.max(1),
+        out_of_order_minus_actors_key_ms: Some(rounds.out_of_order_minus_actors_key_ms),
         in_order_key_median_ms: median(Implementation::InOrder),
         out_of_order_key_median_ms: median(Implementation::OutOfOrder),
         actors_key_median_ms: median(Implementation::Actors),

@@ -22,6 +22,7 @@ pub mod producers;
 pub mod profile;
 pub mod report;
 pub mod send;
+pub mod send_rounds;
 pub mod serving;
 pub mod svg;
 pub mod why;

@@ -220,55 +220,105 @@ fn summarise<'a>(
     start: Instant,
     end: Instant,
 ) -> Summary {
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("bounds");
-    let warm = start + Duration::from_secs_f64(spec.warmup);
-    let window_end = start + Duration::from_secs_f64(spec.duration);
-    let mut completed_in_window = 0u64;
-    let mut answered = 0u64;
-    let mut buckets = vec![0u64; 41];
-    let mut requests = 0u64;
-    for (intended, latency) in series.flat_map(|s| s.intended.iter().zip(&s.latency)) {
-        requests += 1;
-        if let Some(l) = latency {
-            answered += 1;
-            let done = *intended + *l;
-            if done >= warm && done <= window_end {
-                completed_in_window += 1;
+    let mut tally = Tally::new();
+    tally.add(series, spec, start, end);
+    tally.summary(spec, 1)
+}
+
+/// What [`summarise`] counts, over one run or several.
+struct Tally {
+    hist: Histogram<u64>,
+    completed_in_window: u64,
+    answered: u64,
+    buckets: Vec<u64>,
+    requests: u64,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Tally {
+            hist: Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("bounds"),
+            completed_in_window: 0,
+            answered: 0,
+            buckets: vec![0u64; 41],
+            requests: 0,
+        }
+    }
+
+    /// Counts `series` of one run that started at `start` and ended at `end`.
+    fn add<'a>(
+        &mut self,
+        series: impl Iterator<Item = &'a Series>,
+        spec: &Spec,
+        start: Instant,
+        end: Instant,
+    ) {
+        let warm = start + Duration::from_secs_f64(spec.warmup);
+        let window_end = start + Duration::from_secs_f64(spec.duration);
+        for (intended, latency) in series.flat_map(|s| s.intended.iter().zip(&s.latency)) {
+            self.requests += 1;
+            if let Some(l) = latency {
+                self.answered += 1;
+                let done = *intended + *l;
+                if done >= warm && done <= window_end {
+                    self.completed_in_window += 1;
+                }
             }
+            if *intended < warm {
+                continue;
+            }
+            let l = latency.unwrap_or_else(|| end.saturating_duration_since(*intended));
+            self.hist.saturating_record((l.as_micros() as u64).max(1));
+            let b = ((l.as_secs_f64() * 1000.0 / 0.5).floor() as usize).min(40);
+            self.buckets[b] += 1;
         }
-        if *intended < warm {
-            continue;
+    }
+
+    /// The statistics of what was counted over `runs` runs of `spec`.
+    fn summary(self, spec: &Spec, runs: usize) -> Summary {
+        let ms = |us: u64| us as f64 / 1000.0;
+        let window = (spec.duration - spec.warmup).max(1e-9) * runs.max(1) as f64;
+        Summary {
+            offered_rps: spec.rate,
+            requests: self.requests,
+            answered: self.answered,
+            throughput_rps: self.completed_in_window as f64 / window,
+            median_ms: ms(self.hist.value_at_quantile(0.5)),
+            p99_ms: ms(self.hist.value_at_quantile(0.99)),
+            mean_ms: self.hist.mean() / 1000.0,
+            buckets: self
+                .buckets
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    (
+                        if i == 40 {
+                            f64::INFINITY
+                        } else {
+                            (i + 1) as f64 * 0.5
+                        },
+                        c,
+                    )
+                })
+                .collect(),
         }
-        let l = latency.unwrap_or_else(|| end.saturating_duration_since(*intended));
-        hist.saturating_record((l.as_micros() as u64).max(1));
-        let b = ((l.as_secs_f64() * 1000.0 / 0.5).floor() as usize).min(40);
-        buckets[b] += 1;
     }
-    let ms = |us: u64| us as f64 / 1000.0;
-    let window = (spec.duration - spec.warmup).max(1e-9);
-    Summary {
-        offered_rps: spec.rate,
-        requests,
-        answered,
-        throughput_rps: completed_in_window as f64 / window,
-        median_ms: ms(hist.value_at_quantile(0.5)),
-        p99_ms: ms(hist.value_at_quantile(0.99)),
-        mean_ms: hist.mean() / 1000.0,
-        buckets: buckets
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| {
-                (
-                    if i == 40 {
-                        f64::INFINITY
-                    } else {
-                        (i + 1) as f64 * 0.5
-                    },
-                    c,
-                )
-            })
-            .collect(),
+}
+
+/// The statistics of the series `names` over several runs of `spec` taken together, as
+/// if one run had sent every request (each recorder with the instant its run ended):
+/// concurrent send's alternating rounds. Throughput is per run's window.
+pub fn summary_of_runs(runs: &[(Recorder, Instant)], names: &[&str], spec: &Spec) -> Summary {
+    let mut tally = Tally::new();
+    for (recorder, end) in runs {
+        let all = recorder.series.lock().expect("recorder lock");
+        let chosen = all
+            .iter()
+            .filter(|(n, _)| names.contains(n))
+            .map(|(_, s)| s);
+        tally.add(chosen, spec, recorder.schedule.start, *end);
     }
+    tally.summary(spec, runs.len())
 }
 
 /// Runs `body` on a fresh runtime with `spec.threads` workers,

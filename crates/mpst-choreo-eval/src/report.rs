@@ -101,6 +101,11 @@ pub fn goals(r: &Results) -> Vec<Goal> {
             1.0 - s.out_of_order_key_median_ms / s.in_order_key_median_ms,
             0.25,
         ),
+        goal(
+            "concurrent send: actors / out-of-order key median >= 1 (out of order no slower)",
+            s.actors_key_median_ms / s.out_of_order_key_median_ms,
+            1.0,
+        ),
     ]
 }
 
