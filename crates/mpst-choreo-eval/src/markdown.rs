@@ -264,7 +264,10 @@ pub fn render(r: &Results, run: &Run, goals: &[Goal], profiles: &crate::why::Pro
         };
         let _ = writeln!(
             o,
-            "Every implementation ran {} alternating round(s) (the order rotating each round);              the statistics pool their sessions. Out of order's `key` median minus the              actors', paired by session (the same seeded costs): {} (bootstrap 95 %              interval): {side}.\n",
+            "Every implementation ran {} alternating round(s) (the order rotating each round); \
+             the statistics pool their sessions. Out of order's `key` median minus the \
+             actors', paired by session (the same seeded costs): {} (bootstrap 95 % \
+             interval): {side}.\n",
             s.rounds,
             d.show(3, " ms"),
         );
