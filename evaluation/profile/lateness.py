@@ -25,26 +25,24 @@ for r in rows:
 print("\nEach work's lateness split (median / p99 in ms): the timer's thread firing after the "
       "deadline (the harness's part) and the handoff from the firing to the task running "
       "again (the implementation's wake-up path).\n")
-print("| implementation | ks fire | ks handoff | cs fire | cs handoff |")
-print("|---|---:|---:|---:|---:|")
-for r in rows:
-    s = dict((n, v) for n, v in r["series"])
-    cells = " | ".join(f"{s[n]['median_ms']:.3f} / {s[n]['p99_ms']:.3f}" if n in s else "–"
-                       for n in ("ks fire", "ks handoff", "cs fire", "cs handoff"))
-    print(f"| {r['implementation']} | {cells} |")
+def series_table(names, digits=3):
+    """One row per run: each of `names` as median / p99 in ms ("–" if not noted)."""
+    print("| implementation | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for r in rows:
+        s = dict((n, v) for n, v in r["series"])
+        cells = " | ".join(f"{s[n]['median_ms']:.{digits}f} / {s[n]['p99_ms']:.3f}" if n in s
+                           else "–" for n in names)
+        print(f"| {r['implementation']} | {cells} |")
+
+
+series_table(("ks fire", "ks handoff", "cs fire", "cs handoff"))
 
 print("\n`key`'s delivery (median / p99 in ms): from `ks`'s work done to `key` recorded at `c`, "
       "noted by the services themselves, so the same span for every implementation: the send, "
       "`s`'s forward and every task switch between (in order it includes waiting for `txt`, "
       "which `s` forwards first).\n")
-print("| implementation | key delivery |")
-print("|---|---:|")
-for r in rows:
-    s = dict((n, v) for n, v in r["series"])
-    d = s.get("key delivery")
-    cell = f"{d['median_ms']:.4f} / {d['p99_ms']:.3f}" if d else "–"
-    print(f"| {r['implementation']} | {cell} |")
-
+series_table(("key delivery",), digits=4)
 
 def mean(imp, f):
     v = [f(r) for r in rows if r["implementation"] == imp]
