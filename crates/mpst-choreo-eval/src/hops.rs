@@ -174,15 +174,7 @@ mod tests {
     #[test]
     fn every_hop_of_every_session_is_seen_in_both_forms() {
         for imp in [Implementation::InOrder, Implementation::OutOfOrder] {
-            let spec = Spec {
-                rate: 40.0,
-                duration: 0.5,
-                warmup: 0.0,
-                drain: 5.0,
-                seed: 7,
-                net: Net::Memory,
-                threads: 2,
-            };
+            let spec = Spec::small(40.0, 0.5);
             let h = trace(imp, &spec);
             assert_eq!(h.sessions, spec.requests(), "{h:?}");
             let sum = h.start_ms + h.ks_to_s_ms + h.at_s_ms + h.s_to_c_ms + h.at_c_ms;

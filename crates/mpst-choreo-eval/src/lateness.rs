@@ -130,19 +130,10 @@ pub fn trace(imp: Implementation, spec: &Spec) -> Lateness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drive::Net;
 
     /// 40 requests/s for `duration` seconds, every session counted.
     fn small(duration: f64) -> Spec {
-        Spec {
-            rate: 40.0,
-            duration,
-            warmup: 0.0,
-            drain: 5.0,
-            seed: 7,
-            net: Net::Memory,
-            threads: 2,
-        }
+        Spec::small(40.0, duration)
     }
 
     #[test]

@@ -34,6 +34,20 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// A short in-memory run for tests: `rate` requests per second for `duration`
+    /// seconds, every session counted (no warm-up), 5 s to drain, seed 7, two workers.
+    pub fn small(rate: f64, duration: f64) -> Self {
+        Spec {
+            rate,
+            duration,
+            warmup: 0.0,
+            drain: 5.0,
+            seed: 7,
+            net: crate::drive::Net::Memory,
+            threads: 2,
+        }
+    }
+
     /// How many requests the run sends.
     pub fn requests(&self) -> u64 {
         (self.rate * self.duration).round().max(1.0) as u64
@@ -171,12 +185,7 @@ impl Recorder {
     /// The statistics of the series `names` together, for a run of `spec` that ended
     /// at `end`.
     pub fn summary(&self, names: &[&str], spec: &Spec, end: Instant) -> Summary {
-        let all = self.series.lock().expect("recorder lock");
-        let chosen = all
-            .iter()
-            .filter(|(n, _)| names.contains(n))
-            .map(|(_, s)| s);
-        summarise(chosen, spec, self.schedule.start, end)
+        summary_of_runs([(self, end)], names, spec)
     }
 }
 
@@ -214,18 +223,7 @@ fn buckets_from_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64,
         .collect())
 }
 
-fn summarise<'a>(
-    series: impl Iterator<Item = &'a Series>,
-    spec: &Spec,
-    start: Instant,
-    end: Instant,
-) -> Summary {
-    let mut tally = Tally::new();
-    tally.add(series, spec, start, end);
-    tally.summary(spec, 1)
-}
-
-/// What [`summarise`] counts, over one run or several.
+/// What a [`Summary`] counts, over one run or several.
 struct Tally {
     hist: Histogram<u64>,
     completed_in_window: u64,
@@ -308,17 +306,22 @@ impl Tally {
 /// The statistics of the series `names` over several runs of `spec` taken together, as
 /// if one run had sent every request (each recorder with the instant its run ended):
 /// concurrent send's alternating rounds. Throughput is per run's window.
-pub fn summary_of_runs(runs: &[(Recorder, Instant)], names: &[&str], spec: &Spec) -> Summary {
-    let mut tally = Tally::new();
+pub fn summary_of_runs<'a>(
+    runs: impl IntoIterator<Item = (&'a Recorder, Instant)>,
+    names: &[&str],
+    spec: &Spec,
+) -> Summary {
+    let (mut tally, mut count) = (Tally::new(), 0);
     for (recorder, end) in runs {
+        count += 1;
         let all = recorder.series.lock().expect("recorder lock");
         let chosen = all
             .iter()
             .filter(|(n, _)| names.contains(n))
             .map(|(_, s)| s);
-        tally.add(chosen, spec, recorder.schedule.start, *end);
+        tally.add(chosen, spec, recorder.schedule.start, end);
     }
-    tally.summary(spec, runs.len())
+    tally.summary(spec, count)
 }
 
 /// Runs `body` on a fresh runtime with `spec.threads` workers,

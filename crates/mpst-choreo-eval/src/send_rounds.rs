@@ -38,13 +38,13 @@ pub fn order(r: usize) -> Vec<Implementation> {
 /// to `progress`; the bootstrap is seeded with `spec.seed`.
 pub fn run(spec: &Spec, rounds: usize, progress: impl Fn(&str, Implementation, &Point)) -> Rounds {
     let mut runs: Vec<(Implementation, Finished)> = Vec::new();
+    let costs = send::Costs::uniform(spec.seed, spec.requests());
     for r in 0..rounds.max(1) {
         for imp in order(r) {
-            let costs = send::Costs::uniform(spec.seed, spec.requests());
-            let finished = send::run_recorded(imp, spec, costs);
+            let finished = send::run_recorded(imp, spec, costs.clone());
             let point = |names: &[&str]| Point {
                 implementation: imp,
-                summary: summary_of_runs(&[(finished.recorder.clone(), finished.end)], names, spec),
+                summary: finished.recorder.summary(names, spec, finished.end),
                 failures: finished.failures,
                 model_use: None,
             };
@@ -54,21 +54,11 @@ pub fn run(spec: &Spec, rounds: usize, progress: impl Fn(&str, Implementation, &
         }
     }
     let pooled = |imp: Implementation, names: &[&str]| {
-        let of: Vec<_> = runs
-            .iter()
-            .filter(|(i, _)| *i == imp)
-            .map(|(_, f)| f)
-            .collect();
+        let of = || runs.iter().filter(move |(i, _)| *i == imp).map(|(_, f)| f);
         Point {
             implementation: imp,
-            summary: summary_of_runs(
-                &of.iter()
-                    .map(|f| (f.recorder.clone(), f.end))
-                    .collect::<Vec<_>>(),
-                names,
-                spec,
-            ),
-            failures: of.iter().map(|f| f.failures).sum(),
+            summary: summary_of_runs(of().map(|f| (&f.recorder, f.end)), names, spec),
+            failures: of().map(|f| f.failures).sum(),
             model_use: None,
         }
     };
@@ -109,7 +99,6 @@ fn sessions(runs: &[(Implementation, Finished)], imp: Implementation, spec: &Spe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drive::Net;
 
     #[test]
     fn each_round_starts_with_the_next_implementation() {
@@ -127,15 +116,7 @@ mod tests {
 
     #[test]
     fn rounds_pool_every_session_and_pair_them() {
-        let spec = Spec {
-            rate: 40.0,
-            duration: 0.25,
-            warmup: 0.0,
-            drain: 5.0,
-            seed: 7,
-            net: Net::Memory,
-            threads: 2,
-        };
+        let spec = Spec::small(40.0, 0.25);
         let r = run(&spec, 2, |_, _, _| {});
         for p in r.key.iter().chain(&r.txt) {
             assert_eq!(p.failures, 0, "{p:?}");

@@ -9,15 +9,7 @@ use mpst_choreo_eval::{producers, send};
 use std::time::Duration;
 
 fn spec(rate: f64) -> Spec {
-    Spec {
-        rate,
-        duration: 0.25,
-        warmup: 0.0,
-        drain: 5.0,
-        seed: 7,
-        net: Net::Memory,
-        threads: 2,
-    }
+    Spec::small(rate, 0.25)
 }
 
 fn well_formed(s: &Summary, requests: u64) {
