@@ -46,15 +46,21 @@ async fn fd_exhaustion_backs_off_and_the_real_peer_connects_afterwards() {
     let mut stats = acceptor.watch_stats();
     let at = acceptor.local_addr();
     let original = set_soft_limit(open_descriptors() + 24);
-    // Connect until this process has no descriptor left: the kernel completes the
-    // connections, the acceptor can no longer accept them.
-    let mut strangers = Vec::new();
-    for _ in 0..64 {
-        match std::net::TcpStream::connect(at) {
-            Ok(s) => strangers.push(s),
-            Err(_) => break,
-        }
+    // Take every descriptor but one with placeholders, then connect one stranger: its
+    // socket takes the last descriptor before the kernel completes the connection, so it
+    // waits in the backlog while the acceptor has no descriptor to accept it with. (Had
+    // strangers alone used up the descriptors, the acceptor could take each as it came
+    // and leave the backlog empty when the process ran out.)
+    let mut placeholders = Vec::new();
+    while let Ok(file) = std::fs::File::open("/dev/null") {
+        placeholders.push(file);
+        assert!(
+            placeholders.len() < 4096,
+            "the descriptor limit did not hold"
+        );
     }
+    drop(placeholders.pop());
+    let stranger = std::net::TcpStream::connect(at).expect("the last descriptor connects");
     let seen = stats_until(&mut stats, |s| s.accept_errors >= 1)
         .await
         .accept_errors;
@@ -66,7 +72,8 @@ async fn fd_exhaustion_backs_off_and_the_real_peer_connects_afterwards() {
     // take microseconds and count millions.
     assert!(elapsed >= FIRST_ACCEPT_PAUSE * 2, "{elapsed:?} for {s:?}");
     assert!(s.accept_errors < 100, "{s:?}");
-    drop(strangers);
+    drop(stranger);
+    drop(placeholders);
     set_soft_limit(original);
     real_peer_connects(&a, &mut acceptor).await;
 }
