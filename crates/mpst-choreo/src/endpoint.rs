@@ -34,7 +34,7 @@ use filing::{Filing, expire};
 
 pub(crate) use cells::CellId;
 pub(crate) use mailbox::Gone;
-use mailbox::{Bounds, Mailbox, Slot};
+use mailbox::{Bounds, Closed, Mailbox, Slot};
 pub use stats::EndpointStats;
 
 /// Settings of an endpoint.
@@ -231,8 +231,8 @@ impl Shared {
         if let Some(text) = mailbox.lost.get(from) {
             return Ok(Pending::Failed(Gone::Lost(text.clone())));
         }
-        if mailbox.closed {
-            return Ok(Pending::Failed(Gone::Closed));
+        if let Some(gone) = mailbox.closed.gone() {
+            return Ok(Pending::Failed(gone));
         }
         let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();
         waiting.push_back(key.clone());
@@ -362,8 +362,10 @@ impl Endpoint {
     /// files incoming messages into the endpoint's mailbox itself (it is attached to the
     /// endpoint's [`Inbox`] here), waking the receive that waits for each directly. The
     /// endpoint spawns one task, off that path, that drops unclaimed envelopes as they
-    /// expire, so it must be created inside a tokio runtime ([`ChoreoError::NoRuntime`]
-    /// otherwise).
+    /// expire and times waiting receives out, so it must be created inside a tokio runtime
+    /// ([`ChoreoError::NoRuntime`] otherwise) with timers enabled: on a runtime without
+    /// them that task stops at once, and every receive that would wait fails with
+    /// [`ChoreoError::NoTimer`] rather than wait for ever.
     pub fn new(transport: Arc<dyn Transport>, role: RoleName) -> Result<Self> {
         Self::with_config(transport, role, EndpointConfig::default(), None)
     }
@@ -475,7 +477,7 @@ impl Drop for Endpoint {
     /// Stops the endpoint's task, which times receives out: a receive still waiting (one
     /// kept beyond its session) fails as closed rather than waiting for ever.
     fn drop(&mut self) {
+        self.shared.mailbox().close(Closed::Stream);
         self.janitor.abort();
-        self.shared.mailbox().close();
     }
 }

@@ -69,6 +69,12 @@ pub enum ChoreoError {
     #[error(transparent)]
     SessionReused(Box<SessionReused>),
 
+    /// A receive would wait, but nothing could time it out: the endpoint's task that
+    /// times receives out stopped while the endpoint lived, because its tokio runtime
+    /// has no timer (built without `enable_time()` or `enable_all()`) or is shutting down.
+    #[error(transparent)]
+    NoTimer(Box<NoTimer>),
+
     /// An endpoint was created outside a tokio runtime.
     #[error("an endpoint needs a tokio runtime: create it inside one")]
     NoRuntime,
@@ -93,6 +99,7 @@ impl fmt::Debug for ChoreoError {
             Self::PeerLost(e) => e.fmt(f),
             Self::Task(e) => e.fmt(f),
             Self::SessionReused(e) => e.fmt(f),
+            Self::NoTimer(e) => e.fmt(f),
             Self::NoRuntime => f.write_str("NoRuntime"),
             Self::UnknownRole(role) => f.debug_tuple("UnknownRole").field(role).finish(),
         }
@@ -216,6 +223,20 @@ pub struct Closed {
     /// The role.
     pub role: RoleName,
     /// The pending key.
+    pub key: Key,
+}
+
+/// The details of [`ChoreoError::NoTimer`].
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{role}: the receive of {key} cannot time out, so it fails instead of waiting: the \
+     endpoint's timer task stopped (is its tokio runtime built without timers? build it \
+     with `enable_all()` or `enable_time()`)"
+)]
+pub struct NoTimer {
+    /// The role.
+    pub role: RoleName,
+    /// The key the receive was for.
     pub key: Key,
 }
 

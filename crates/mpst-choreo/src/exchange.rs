@@ -286,6 +286,7 @@ fn gone_error(shared: &Shared, from: &RoleName, key: &Key, gone: Gone) -> Choreo
             unclaimed_dropped: shared.unclaimed_dropped(),
         })),
         Gone::Closed => ChoreoError::Closed(Box::new(error::Closed { role, key })),
+        Gone::NoTimer => ChoreoError::NoTimer(Box::new(error::NoTimer { role, key })),
     }
 }
 

@@ -75,7 +75,9 @@ pub fn run_exit(error: &ChoreoError) -> RoleExit {
         ChoreoError::Timeout { .. } | ChoreoError::PeerLost { .. } | ChoreoError::Closed { .. } => {
             RoleExit::Lost
         }
-        ChoreoError::Task { .. } | ChoreoError::NoRuntime => RoleExit::Internal,
+        ChoreoError::Task { .. } | ChoreoError::NoRuntime | ChoreoError::NoTimer { .. } => {
+            RoleExit::Internal
+        }
         _ => RoleExit::Protocol,
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::mailbox::Closed;
 use super::{Shared, after};
 use crate::transport::{Deliver, Envelope, TransportError};
 
@@ -33,7 +34,7 @@ impl Drop for Filing {
     /// The transport will deliver nothing more: fail the receives waiting.
     fn drop(&mut self) {
         if let Some(shared) = self.0.upgrade() {
-            shared.mailbox().close();
+            shared.mailbox().close(Closed::Stream);
         }
     }
 }
@@ -45,7 +46,13 @@ impl Drop for Filing {
 /// the age bound while none is held; one that arrives meanwhile is dropped at most twice
 /// the age bound after it arrived, and a receive claimed after the age bound never binds
 /// it: claiming expires first). Count and byte bounds are kept as each envelope is filed.
+///
+/// If the task ends while the endpoint lives (it panics because the runtime has no timer,
+/// or the runtime shuts down), nothing would time receives out any more: its guard then
+/// fails every waiting receive, and every later one that would wait, with
+/// [`crate::ChoreoError::NoTimer`], so that none waits for ever.
 pub(super) async fn expire(shared: Weak<Shared>) {
+    let _stopped = Stopped(shared.clone());
     loop {
         let Some(wake) = shared.upgrade().map(|shared| {
             let bounds = shared.config.bounds();
@@ -60,5 +67,17 @@ pub(super) async fn expire(shared: Weak<Shared>) {
             return;
         };
         tokio::time::sleep_until(wake).await;
+    }
+}
+
+/// Held by the endpoint's task: dropped with it, it closes the endpoint's mailbox to
+/// receives that would wait (a no-op once the endpoint is gone, or already closed).
+struct Stopped(Weak<Shared>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.mailbox().close(Closed::NoTimer);
+        }
     }
 }

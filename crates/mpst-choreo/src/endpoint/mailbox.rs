@@ -18,11 +18,38 @@ use crate::key::Key;
 use crate::role::RoleName;
 use crate::transport::Envelope;
 
+/// Whether a mailbox still lets receives wait (one byte: it sits in the mailbox beside
+/// the tables the delivery path reads).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Closed {
+    /// Receives may wait.
+    #[default]
+    Open,
+    /// The incoming stream ended: receives fail with [`Gone::Closed`].
+    Stream,
+    /// The task that times receives out stopped: they fail with [`Gone::NoTimer`].
+    NoTimer,
+}
+
+impl Closed {
+    /// How a receive that would wait fails, if it does.
+    pub(crate) fn gone(self) -> Option<Gone> {
+        match self {
+            Closed::Open => None,
+            Closed::Stream => Some(Gone::Closed),
+            Closed::NoTimer => Some(Gone::NoTimer),
+        }
+    }
+}
+
 /// Why a waiting receive ends without its envelope.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Gone {
     /// The endpoint's incoming stream ended.
     Closed,
+    /// The endpoint's task, which times receives out, stopped while the endpoint lived
+    /// (its runtime has no timer, or is shutting down).
+    NoTimer,
     /// The transport lost the expected sender; the transport error's text.
     Lost(String),
     /// The receive waited [`crate::EndpointConfig::recv_timeout`] in vain.
@@ -84,7 +111,8 @@ pub(crate) struct Mailbox {
     /// The keys of the receives waiting per sender, in claiming order.
     pub(crate) fifo_waiting: HashMap<RoleName, VecDeque<Key>>,
     pub(crate) stats: EndpointStats,
-    pub(crate) closed: bool,
+    /// Whether every receive that would wait fails at once instead, and why.
+    pub(crate) closed: Closed,
     /// Sessions finished here (whose keys are forgotten and whose late messages are
     /// refused).
     pub(crate) numbers: Numbers,
@@ -271,15 +299,20 @@ impl Mailbox {
         self.fifo_waiting.remove(peer);
     }
 
-    /// Fails every waiting receive: the incoming stream ended.
-    pub(crate) fn close(&mut self) {
-        self.closed = true;
+    /// Fails every waiting receive, and every later one that would wait, with `why`
+    /// (the incoming stream ended, or the task that times receives out stopped). The first
+    /// reason stays.
+    pub(crate) fn close(&mut self, why: Closed) {
+        let Some(gone) = why.gone().filter(|_| self.closed == Closed::Open) else {
+            return;
+        };
         let cells = &mut self.cells;
         self.sessions.for_each_mut(|session| {
             session.slots.for_each_mut(|_, (_, slot)| {
-                let _ = settle(cells, slot, Err(Gone::Closed), Slot::Consumed);
+                let _ = settle(cells, slot, Err(gone.clone()), Slot::Consumed);
             });
         });
+        self.closed = why;
         self.fifo_waiting.clear();
     }
 }

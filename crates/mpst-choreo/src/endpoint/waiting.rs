@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::cells::{CellId, Cells};
-use super::mailbox::{Address, Filed, Gone, HashMap, Mailbox, Slot};
+use super::mailbox::{Address, Closed, Filed, Gone, HashMap, Mailbox, Slot};
 use super::table::Table;
 use super::unclaimed::Unclaimed;
 use super::{Pending, after, session_of};
@@ -174,7 +174,7 @@ fn at_once(
     strays: &mut Table<Address, (Envelope, u64)>,
     unclaimed: &mut Unclaimed,
     lost: &HashMap<RoleName, String>,
-    closed: bool,
+    closed: Closed,
     from: &RoleName,
     key: &Key,
 ) -> Option<Pending> {
@@ -184,13 +184,23 @@ fn at_once(
             return Some(Pending::Ready(env.payload));
         }
     }
-    let failed = match lost.is_empty() {
-        true => None,
-        false => lost.get(from).map(|text| Gone::Lost(text.clone())),
-    };
-    failed
-        .or(closed.then_some(Gone::Closed))
-        .map(Pending::Failed)
+    if lost.is_empty() && closed == Closed::Open {
+        return None;
+    }
+    failed_at_once(lost, closed, from)
+}
+
+/// [`at_once`]'s rare end: the receive fails because its sender is lost or the mailbox
+/// lets nothing wait (kept out of the claim, which runs for every receive).
+#[cold]
+#[inline(never)]
+fn failed_at_once(
+    lost: &HashMap<RoleName, String>,
+    closed: Closed,
+    from: &RoleName,
+) -> Option<Pending> {
+    let failed = lost.get(from).map(|text| Gone::Lost(text.clone()));
+    failed.or_else(|| closed.gone()).map(Pending::Failed)
 }
 
 #[cfg(test)]
@@ -201,6 +211,29 @@ mod tests {
 
     fn key(n: u64) -> Key {
         Key::new(Site::from_id(1), Token::session(n))
+    }
+
+    #[test]
+    fn a_closed_mailbox_fails_waiting_and_later_receives_with_its_first_reason() {
+        let (a, wait) = (RoleName::from("A"), Duration::from_secs(1));
+        let mut mailbox = Mailbox::default();
+        let Some(Pending::Wait(cell)) = mailbox.claim_slot(&a, &key(0), Instant::now(), wait)
+        else {
+            panic!("nothing arrived: the receive waits");
+        };
+        mailbox.close(Closed::NoTimer);
+        assert!(!mailbox.cells.waits(cell), "the waiting receive is failed");
+        mailbox.close(Closed::Stream);
+        let later = mailbox.claim_slot(&a, &key(1), Instant::now(), wait);
+        assert!(
+            matches!(later, Some(Pending::Failed(Gone::NoTimer))),
+            "a later receive fails at once, for the first reason"
+        );
+        let mut ended = Mailbox::default();
+        ended.close(Closed::Stream);
+        ended.close(Closed::NoTimer);
+        let later = ended.claim_slot(&a, &key(0), Instant::now(), wait);
+        assert!(matches!(later, Some(Pending::Failed(Gone::Closed))));
     }
 
     fn claim(mailbox: &mut Mailbox, n: u64, now: Instant) -> Option<Pending> {

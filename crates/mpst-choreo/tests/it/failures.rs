@@ -1,6 +1,6 @@
 //! Failures are typed values, never panics or hangs: a reused key names its sites, a
 //! dropped message is a timeout naming key and peer, duplicates are refused, a closed
-//! transport fails pending receives at once.
+//! transport fails pending receives at once, and so does a runtime without timers.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -267,6 +267,43 @@ fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
     let net = Arc::new(InMemory::new(AB::names()));
     let endpoint = Endpoint::new(net, "A".into());
     assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
+}
+
+/// Regression: on a runtime built without timers, the endpoint's task that times
+/// receives out panicked on its first sleep, unseen, and a receive whose sender never
+/// came then waited for ever. Now it fails with an error that says what to change, and so
+/// does every later receive that would wait.
+#[test]
+fn a_receive_on_a_runtime_without_timers_fails_instead_of_waiting_for_ever() {
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime without timers");
+        let errors = runtime.block_on(async {
+            let net = Arc::new(InMemory::new(AB::names()));
+            // A never runs: only the time-out could end B's receive.
+            let b = Endpoint::new(net, "B".into()).expect("inside a runtime");
+            let first = b.run(Once).await.map(drop);
+            let second = b.run(Once).await.map(drop);
+            [first, second]
+        });
+        let _ = done.send(errors);
+    });
+    let errors = outcome
+        .recv_timeout(Duration::from_secs(60))
+        .expect("B's receives end within 60 s instead of waiting for ever");
+    for (session, error) in errors.into_iter().enumerate() {
+        match error {
+            Err(ChoreoError::NoTimer(e)) => {
+                assert_eq!(e.role.as_str(), "B");
+                assert!(e.key.to_string().contains("failures.rs:"), "{}", e.key);
+                let text = e.to_string();
+                assert!(text.contains("enable_all()"), "says what to change: {text}");
+            }
+            other => panic!("session {session}: expected NoTimer, got {other:?}"),
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]
