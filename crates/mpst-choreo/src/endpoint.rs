@@ -265,6 +265,7 @@ impl Shared {
     /// Files one incoming envelope: wakes the receive waiting for it, or keeps it
     /// unclaimed (bounded), or refuses it (late, duplicate, from a sender other than
     /// the one its receive claimed).
+    #[inline]
     fn deliver(&self, env: Envelope) {
         let session = session_of(&env.key);
         let mut mailbox = self.mailbox();

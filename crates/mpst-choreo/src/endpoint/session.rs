@@ -105,6 +105,7 @@ impl Sessions {
 
     /// Starts session `n`: its entry (made if there is none) is marked started and moved
     /// into the short vector if there is room; `false` if it has started already.
+    #[inline]
     pub(crate) fn start(&mut self, n: u64) -> bool {
         if self.recent.len() < RECENT && !self.by_number.is_empty() {
             if let Some(entry) = self.by_number.remove(&n) {

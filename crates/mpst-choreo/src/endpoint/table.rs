@@ -46,6 +46,7 @@ impl<K: Eq + Hash, V> Table<K, V> {
 
     /// The table's copy of `key`, if it holds an entry for it (equal keys may differ in
     /// what equality ignores, such as a site's source location).
+    #[inline]
     pub(crate) fn key(&self, key: &K) -> Option<&K> {
         match self {
             Self::Few(few) => few.iter().find(|(k, _)| k == key).map(|(k, _)| k),
@@ -54,6 +55,7 @@ impl<K: Eq + Hash, V> Table<K, V> {
     }
 
     /// Adds the entry of `key`, which the table does not hold (the caller looked).
+    #[inline]
     pub(crate) fn insert_new(&mut self, key: K, value: V) {
         match self {
             Self::Few(few) if few.len() < FEW => {
