@@ -21,6 +21,13 @@ to ChoRus.
 
 The binary is built first (`cargo build --release -p comparison --example profile`); pass
 `--no-build` to measure the binary already in `target/release/examples/`.
+
+`--one-unit` builds our two runtimes (`mpst-session`, `mpst-choreo`) as one codegen unit
+each, into `target/one-unit/`, and measures that binary. With the default sixteen units,
+which small functions LLVM inlines on the hot path depends on how a crate happens to be
+partitioned, so a change anywhere in the crate can move a count by 1-2 % with no change
+on the path itself; with one unit it does not. Use it to judge a small change (both
+builds with it); the tables of REPORT.md use the default build, what users compile.
 """
 
 import re
@@ -41,10 +48,18 @@ CHOREOGRAPHIES = ["ping_pong", "concurrent_send", "pipeline"]
 CHOREO_IMPLEMENTATIONS = ["chorus", "ours", "ours-in-order"]
 
 
-def build(choreo=False):
+ONE_UNIT_DIR = "target/one-unit"
+
+
+def build(choreo=False, one_unit=False):
     target = ["-p", "choreo-comparison", "--example", "choreo_profile"] if choreo else [
         "-p", "comparison", "--example", "profile"]
-    subprocess.run(["cargo", "build", "--release", *target], check=True)
+    extra, env = [], None
+    if one_unit:
+        for package in ("mpst-session", "mpst-choreo"):
+            extra += ["--config", f"profile.release.package.{package}.codegen-units=1"]
+        env = {**__import__("os").environ, "CARGO_TARGET_DIR": ONE_UNIT_DIR}
+    subprocess.run(["cargo", "build", "--release", *target, *extra], check=True, env=env)
 
 
 def choreo_instructions(choreography, implementation, runs):
@@ -122,10 +137,15 @@ def annotate(protocol, implementation, n):
 
 
 def main(args):
+    global PROFILE, CHOREO_PROFILE
     build_first = "--no-build" not in args
-    args = [a for a in args if a != "--no-build"]
+    one_unit = "--one-unit" in args
+    args = [a for a in args if a not in ("--no-build", "--one-unit")]
+    if one_unit:
+        PROFILE = f"{ONE_UNIT_DIR}/release/examples/profile"
+        CHOREO_PROFILE = f"{ONE_UNIT_DIR}/release/examples/choreo_profile"
     if build_first:
-        build(choreo=args[:1] == ["--choreo"])
+        build(choreo=args[:1] == ["--choreo"], one_unit=one_unit)
     if args[:1] == ["--before"] and len(args) == 2:
         table(before=args[1])
     elif args == ["--choreo"]:
