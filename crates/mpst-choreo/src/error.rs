@@ -19,8 +19,10 @@ use crate::transport::TransportError;
 ///
 /// The variants with data hold it boxed, so that every `Result` stays small (see the
 /// [module](crate::error) docs): match them with `ChoreoError::Timeout(t)` and read
-/// `t.role`, `t.key`, …, or with `ChoreoError::Timeout { .. }`.
+/// `t.role`, `t.key`, …, or with `ChoreoError::Timeout { .. }`. New kinds of failure may
+/// be added (as [`ChoreoError::NoTimer`] was), so a `match` needs a last arm for the rest.
 #[derive(thiserror::Error)]
+#[non_exhaustive]
 pub enum ChoreoError {
     /// The transport failed.
     #[error(transparent)]

@@ -38,6 +38,7 @@ pub struct Envelope {
 
 /// Why a transport failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TransportCause {
     /// The connection or channel to the peer is closed.
     #[error("closed")]

@@ -64,6 +64,7 @@ impl fmt::Display for Communication {
 
 /// Why a trace does not conform to a protocol, or why the protocol cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConformanceError {
     /// The Scribble source does not parse, has no such protocol (or several, and none
     /// was named), is ill-formed, or cannot be projected: the front end's error, each
