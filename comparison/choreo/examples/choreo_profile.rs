@@ -3,9 +3,15 @@
 //! with IMPL `chorus` (ChoRus's local transport, one thread per location), `ours`
 //! (`mpst-choreo` out of order over `InMemory`, one tokio task per role on a
 //! current-thread runtime) or `ours-in-order` (the blocking operators, same transport).
-//! Each run checks its answer; K = 0 measures the start-up alone.
+//! Each run checks its answer; K = 0 measures the start-up alone. With `--features
+//! mimalloc` every implementation allocates with mimalloc instead of glibc's malloc.
 
 use std::process::ExitCode;
+
+/// With `--features mimalloc`, every implementation allocates with mimalloc.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
