@@ -12,7 +12,7 @@ use chorus_lib::core::{
 use chorus_lib::transport::http::{HttpTransport, HttpTransportConfigBuilder};
 use chorus_lib::transport::local::{LocalTransport, LocalTransportChannelBuilder};
 
-use crate::{key_of, mismatch, mode_of, pipeline_of, pong_of, stage, text_of, Mode};
+use crate::{Mode, key_of, mismatch, mode_of, pipeline_of, pong_of, stage, text_of};
 
 /// Ping-pong's initiator.
 #[derive(ChoreographyLocation)]

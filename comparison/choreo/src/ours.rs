@@ -11,10 +11,10 @@ use mpst_choreo::net::quic::{QuicConfig, QuicTransport};
 use mpst_choreo::net::tcp::{TcpConfig, TcpTransport};
 use mpst_choreo::transport::InMemory;
 use mpst_choreo::{
-    roles, Choreography, Endpoint, Located, Op, Result, Role, RoleName, RoleSet, Transport,
+    Choreography, Endpoint, Located, Op, Result, Role, RoleName, RoleSet, Transport, roles,
 };
 
-use crate::{key_of, mismatch, mode_of, pipeline_of, pong_of, stage, text_of, Mode};
+use crate::{Mode, key_of, mismatch, mode_of, pipeline_of, pong_of, stage, text_of};
 
 roles! {
     /// Ping-pong's initiator.

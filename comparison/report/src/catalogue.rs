@@ -105,15 +105,51 @@ pub const IMPLEMENTATIONS: [Implementation; 10] = [
 
 /// Where a peer cannot (or, in this suite, does not) run a protocol, and why.
 pub const GAPS: [(&str, &str, &str); 9] = [
-    ("stream", "sesh, ferrite, mpstthree", "optimised (unrolled) source not expressible: sending values before the `ready`s breaks duality (binary) or the projected role stack (multicrusty); the paper's Table 1 marks it ✗"),
-    ("double_buffering", "sesh, ferrite", "no multiparty sessions: written as two binary sessions held by the kernel (the paper does the same), so no multiparty deadlock-freedom guarantee"),
-    ("double_buffering", "sesh, ferrite, mpstthree", "optimised kernel not expressible: its `!ready.!ready.?value…` with the source is not dual to the source's type, and multicrusty has no asynchronous subtyping"),
-    ("fft", "sesh", "twelve binary sessions, one per butterfly pair (no multiparty sessions); optimised order not expressible"),
-    ("fft", "mpstthree", "optimised order (both roles of a pair send first) not expressible"),
-    ("fft", "ferrite", "a ferrite process provides one session, so each stage is four binary sessions (upper role provides, lower is client) and all roles synchronise between stages, as in the paper; optimised order not expressible"),
-    ("fft", "rumpsteak", "optimised order not benchmarked (the paper found it makes little difference for FFT)"),
-    ("all", "sesh, mpstthree", "not async: each run spawns OS threads (one per role); the tokio runtime plays no part, shown as runtime `threads`"),
-    ("all", "rustfft", "sequential, no runtime (`sequential`); FFT only"),
+    (
+        "stream",
+        "sesh, ferrite, mpstthree",
+        "optimised (unrolled) source not expressible: sending values before the `ready`s breaks duality (binary) or the projected role stack (multicrusty); the paper's Table 1 marks it ✗",
+    ),
+    (
+        "double_buffering",
+        "sesh, ferrite",
+        "no multiparty sessions: written as two binary sessions held by the kernel (the paper does the same), so no multiparty deadlock-freedom guarantee",
+    ),
+    (
+        "double_buffering",
+        "sesh, ferrite, mpstthree",
+        "optimised kernel not expressible: its `!ready.!ready.?value…` with the source is not dual to the source's type, and multicrusty has no asynchronous subtyping",
+    ),
+    (
+        "fft",
+        "sesh",
+        "twelve binary sessions, one per butterfly pair (no multiparty sessions); optimised order not expressible",
+    ),
+    (
+        "fft",
+        "mpstthree",
+        "optimised order (both roles of a pair send first) not expressible",
+    ),
+    (
+        "fft",
+        "ferrite",
+        "a ferrite process provides one session, so each stage is four binary sessions (upper role provides, lower is client) and all roles synchronise between stages, as in the paper; optimised order not expressible",
+    ),
+    (
+        "fft",
+        "rumpsteak",
+        "optimised order not benchmarked (the paper found it makes little difference for FFT)",
+    ),
+    (
+        "all",
+        "sesh, mpstthree",
+        "not async: each run spawns OS threads (one per role); the tokio runtime plays no part, shown as runtime `threads`",
+    ),
+    (
+        "all",
+        "rustfft",
+        "sequential, no runtime (`sequential`); FFT only",
+    ),
 ];
 
 /// The paper's Appendix C.1 throughputs (n/µs) on a 16-core Opteron: (protocol, n, columns).

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::analysis::{misses, Protocol, RatioRow};
+use crate::analysis::{Protocol, RatioRow, misses};
 use crate::catalogue::{self, PROTOCOLS, PUBLISHED, PUBLISHED_COLUMNS};
 use crate::machine::Machine;
 use crate::results::Measurement;
@@ -175,7 +175,10 @@ pub fn render(
 
     let _ = writeln!(out, "## Goal check\n");
     if missed.is_empty() {
-        let _ = writeln!(out, "Ours is ahead of every peer and within 10% of the bare channels on every benchmark measured.\n");
+        let _ = writeln!(
+            out,
+            "Ours is ahead of every peer and within 10% of the bare channels on every benchmark measured.\n"
+        );
     } else {
         let _ = writeln!(
             out,

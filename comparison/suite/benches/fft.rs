@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use comparison::fft::{
-    bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, rustfft, sesh, Problem,
+    Problem, bare, ferrite, mpstthree, ours, ours_spsc, rumpsteak, rustfft, sesh,
 };
 
 /// Row counts from the paper's range (1 000 to 5 000).

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use comparison::{double_buffering, fft, stream, Result};
+use comparison::{Result, double_buffering, fft, stream};
 
 async fn once(
     protocol: &str,

@@ -9,7 +9,7 @@
 #![warn(missing_docs)]
 
 pub use peers::{
-    check_eq, join, receive_bare, spawn, unexpected, BoxError, Crashed, Mismatch, Result,
+    BoxError, Crashed, Mismatch, Result, check_eq, join, receive_bare, spawn, unexpected,
 };
 
 pub mod stream {

@@ -132,9 +132,11 @@ fn fft_check_rejects_a_wrong_transform() {
     output[3][2] += fft::Complex32::new(0.01, 0.0);
     assert!(problem.check("test", &output).is_err());
     // The roles' order is bit-reversed: handing back frequencies in natural order is wrong.
-    assert!(problem
-        .check_roles("test", problem.expected.clone())
-        .is_err());
+    assert!(
+        problem
+            .check_roles("test", problem.expected.clone())
+            .is_err()
+    );
 }
 
 #[test]

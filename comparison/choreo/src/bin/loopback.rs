@@ -42,7 +42,9 @@ fn memory(runs: u64, repeats: u64) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     println!("load average before: {}", load());
-    println!("| choreography | ChoRus 0.5 (µs/run) | ours, out of order | ours, in order | ours / ChoRus | in order / ChoRus |");
+    println!(
+        "| choreography | ChoRus 0.5 (µs/run) | ours, out of order | ours, in order | ours / ChoRus | in order / ChoRus |"
+    );
     println!("|---|---:|---:|---:|---:|---:|");
     for choreography in choreo_comparison::CHOREOGRAPHIES {
         let mut samples = [vec![], vec![], vec![]];

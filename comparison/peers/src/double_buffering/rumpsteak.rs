@@ -1,12 +1,13 @@
 //! Double buffering with the published rumpsteak 0.1 crate, plain and optimised kernel.
 
 use rumpsteak::{
+    End, Label, Receive, Send,
     role::{Nil, Role, Roles, ToFrom},
-    try_session, End, Label, Receive, Send,
+    try_session,
 };
 
 use super::{check_all, fill};
-use crate::{spawn, Result};
+use crate::{Result, spawn};
 
 const WHAT: &str = "double_buffering/rumpsteak";
 

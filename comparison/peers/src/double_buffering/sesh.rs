@@ -4,7 +4,7 @@
 //! session with the source (`!ready.!ready.?value.?value`) is not the dual of the
 //! source's. Three OS threads; the tokio runtime plays no part.
 
-use sesh::{close, recv, send, End, Recv, Send, Session};
+use sesh::{End, Recv, Send, Session, close, recv, send};
 
 use super::{check_all, fill};
 use crate::Result;

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use ferrite_session::prelude::*;
 
-use super::{butterfly, is_lower, Complex32, Problem, ROLES, STAGES};
+use super::{Complex32, Problem, ROLES, STAGES, butterfly, is_lower};
 use crate::{Crashed, Result};
 
 const WHAT: &str = "fft/ferrite";

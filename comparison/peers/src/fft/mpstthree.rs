@@ -14,7 +14,7 @@ use mpstthree::binary::struct_trait::{end::End, recv::Recv, send::Send};
 use mpstthree::generate;
 use mpstthree::role::end::RoleEnd;
 
-use super::{butterfly, Complex32, Problem, ROLES};
+use super::{Complex32, Problem, ROLES, butterfly};
 use crate::{Crashed, Result};
 
 const WHAT: &str = "fft/mpstthree";

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use rumpsteak::{
+    End, Label, Receive, Send,
     role::{Nil, Role, Roles, ToFrom},
-    try_session, End, Label, Receive, Send,
+    try_session,
 };
 
-use super::{butterfly, Complex32, Problem};
-use crate::{spawn, Result};
+use super::{Complex32, Problem, butterfly};
+use crate::{Result, spawn};
 
 const WHAT: &str = "fft/rumpsteak";
 

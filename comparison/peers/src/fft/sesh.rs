@@ -2,9 +2,9 @@
 //! multiparty sessions), eight OS threads. Only the projected order is expressible: the
 //! optimised one (both send first) is not dual. The tokio runtime plays no part.
 
-use sesh::{close, recv, send, End, Recv, Send, Session};
+use sesh::{End, Recv, Send, Session, close, recv, send};
 
-use super::{butterfly, is_lower, Complex32, Problem, ROLES, STAGES};
+use super::{Complex32, Problem, ROLES, STAGES, butterfly, is_lower};
 use crate::Result;
 
 const WHAT: &str = "fft/sesh";

@@ -2,13 +2,14 @@
 //! async sessions over unbounded `futures` channels, plain and optimised (unrolled) source.
 
 use rumpsteak::{
+    Branch, End, Label, Receive, Select, Send,
     choice::Choice,
     role::{Role, Roles, ToFrom},
-    try_session, Branch, End, Label, Receive, Select, Send,
+    try_session,
 };
 
-use super::{check, value, UNROLL};
-use crate::{spawn, Result};
+use super::{UNROLL, check, value};
+use crate::{Result, spawn};
 
 const WHAT: &str = "stream/rumpsteak";
 

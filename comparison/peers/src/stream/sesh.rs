@@ -2,7 +2,7 @@
 //! interaction creates the channel for the next one. Roles are OS threads (sesh is not
 //! async), so the tokio runtime plays no part.
 
-use sesh::{cancel, choose, close, recv, send, End, Recv, Send, Session};
+use sesh::{End, Recv, Send, Session, cancel, choose, close, recv, send};
 
 use super::{check, value};
 use crate::Result;

@@ -1,10 +1,10 @@
 //! Double buffering on the bare channels `mpst` uses: the limit for ours.
 
 use futures::SinkExt;
-use mpst::channel::{unbounded, Unbounded};
+use mpst::channel::{Unbounded, unbounded};
 
 use super::{check_all, fill};
-use crate::{receive_bare, spawn, unexpected, Result};
+use crate::{Result, receive_bare, spawn, unexpected};
 
 const WHAT: &str = "double_buffering/bare";
 

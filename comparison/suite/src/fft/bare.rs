@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use futures::SinkExt;
-use mpst::channel::{unbounded, Unbounded};
+use mpst::channel::{Unbounded, unbounded};
 
-use super::{butterfly, is_lower, Complex32, Problem, ROLES, STAGES};
-use crate::{receive_bare, spawn, Result};
+use super::{Complex32, Problem, ROLES, STAGES, butterfly, is_lower};
+use crate::{Result, receive_bare, spawn};
 
 const WHAT: &str = "fft/bare";
 

@@ -2,10 +2,10 @@
 //! label enum), without session types: the limit our runtime is measured against.
 
 use futures::SinkExt;
-use mpst::channel::{unbounded, Unbounded};
+use mpst::channel::{Unbounded, unbounded};
 
-use super::{check, value, UNROLL};
-use crate::{receive_bare, spawn, unexpected, Result};
+use super::{UNROLL, check, value};
+use crate::{Result, receive_bare, spawn, unexpected};
 
 const WHAT: &str = "stream/bare";
 
