@@ -52,8 +52,8 @@ pub enum ChoreoError {
     #[error(transparent)]
     Decode(Box<Decode>),
 
-    /// The endpoint stopped (its incoming stream ended or it was dropped) while a
-    /// communication was pending.
+    /// The endpoint stopped (its incoming stream ended, it was dropped, or the runtime
+    /// that ran its task shut down) while a communication was pending.
     #[error(transparent)]
     Closed(Box<Closed>),
 
@@ -72,8 +72,8 @@ pub enum ChoreoError {
     SessionReused(Box<SessionReused>),
 
     /// A receive would wait, but nothing could time it out: the endpoint's task that
-    /// times receives out stopped while the endpoint lived, because its tokio runtime
-    /// has no timer (built without `enable_time()` or `enable_all()`) or is shutting down.
+    /// times receives out stopped before its first sleep, because its tokio runtime has
+    /// no timer (built without `enable_time()` or `enable_all()`).
     #[error(transparent)]
     NoTimer(Box<NoTimer>),
 

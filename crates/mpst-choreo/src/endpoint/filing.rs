@@ -47,12 +47,26 @@ impl Drop for Filing {
 /// the age bound after it arrived, and a receive claimed after the age bound never binds
 /// it: claiming expires first). Count and byte bounds are kept as each envelope is filed.
 ///
-/// If the task ends while the endpoint lives (it panics because the runtime has no timer,
-/// or the runtime shuts down), nothing would time receives out any more: its guard then
-/// fails every waiting receive, and every later one that would wait, with
-/// [`crate::ChoreoError::NoTimer`], so that none waits for ever.
-pub(super) async fn expire(shared: Weak<Shared>) {
-    let _stopped = Stopped(shared.clone());
+/// If the task ends while the endpoint lives, nothing would time receives out any more:
+/// its guard then fails every waiting receive, and every later one that would wait, so
+/// that none waits for ever: with [`crate::ChoreoError::NoTimer`] if it stopped while
+/// making its first sleep (it panics there when the runtime has no timer), as closed
+/// ([`crate::ChoreoError::Closed`]) otherwise (the runtime that ran it shut down, before
+/// it first ran or while it slept). The guard is made here, outside the task's body, so
+/// that it is dropped even with a task that never ran.
+pub(super) fn expire(shared: Weak<Shared>) -> impl Future<Output = ()> + Send + 'static {
+    let mut stopped = Stopped {
+        endpoint: shared.clone(),
+        reached: Reached::Spawned,
+    };
+    async move {
+        stopped.reached = Reached::Running;
+        tend(shared, &mut stopped).await;
+    }
+}
+
+/// The task's loop: expires, times out, sleeps until the next deadline.
+async fn tend(shared: Weak<Shared>, stopped: &mut Stopped) {
     loop {
         let Some(wake) = shared.upgrade().map(|shared| {
             let bounds = shared.config.bounds();
@@ -66,18 +80,38 @@ pub(super) async fn expire(shared: Weak<Shared>) {
         }) else {
             return;
         };
-        tokio::time::sleep_until(wake).await;
+        let sleep = tokio::time::sleep_until(wake);
+        stopped.reached = Reached::Slept;
+        sleep.await;
     }
 }
 
 /// Held by the endpoint's task: dropped with it, it closes the endpoint's mailbox to
 /// receives that would wait (a no-op once the endpoint is gone, or already closed).
-struct Stopped(Weak<Shared>);
+struct Stopped {
+    endpoint: Weak<Shared>,
+    reached: Reached,
+}
+
+/// How far the endpoint's task got.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reached {
+    /// Spawned, never polled.
+    Spawned,
+    /// Running, and has made no sleep yet: without a timer, making one panics.
+    Running,
+    /// Has made a sleep: the runtime has a timer.
+    Slept,
+}
 
 impl Drop for Stopped {
     fn drop(&mut self) {
-        if let Some(shared) = self.0.upgrade() {
-            shared.mailbox().close(Closed::NoTimer);
+        if let Some(shared) = self.endpoint.upgrade() {
+            let why = match self.reached {
+                Reached::Running => Closed::NoTimer,
+                Reached::Spawned | Reached::Slept => Closed::Stream,
+            };
+            shared.mailbox().close(why);
         }
     }
 }

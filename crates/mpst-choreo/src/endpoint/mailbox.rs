@@ -25,7 +25,8 @@ pub(crate) enum Closed {
     /// Receives may wait.
     #[default]
     Open,
-    /// The incoming stream ended: receives fail with [`Gone::Closed`].
+    /// The incoming stream ended, or the endpoint's task stopped after it had slept (its
+    /// runtime shut down): receives fail with [`Gone::Closed`].
     Stream,
     /// The task that times receives out stopped: they fail with [`Gone::NoTimer`].
     NoTimer,
@@ -47,8 +48,8 @@ impl Closed {
 pub(crate) enum Gone {
     /// The endpoint's incoming stream ended.
     Closed,
-    /// The endpoint's task, which times receives out, stopped while the endpoint lived
-    /// (its runtime has no timer, or is shutting down).
+    /// The endpoint's task, which times receives out, stopped before its first sleep
+    /// (its runtime has no timer).
     NoTimer,
     /// The transport lost the expected sender; the transport error's text.
     Lost(String),

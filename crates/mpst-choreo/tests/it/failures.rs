@@ -306,6 +306,48 @@ fn a_receive_on_a_runtime_without_timers_fails_instead_of_waiting_for_ever() {
     }
 }
 
+/// Regression: an endpoint whose runtime shut down lost the task that times receives
+/// out, and a receive run on another runtime then waited for ever. Now it fails as
+/// closed, whether that task had never run or had gone to sleep.
+#[test]
+fn a_receive_after_the_endpoints_runtime_shut_down_fails_as_closed() {
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut errors = Vec::new();
+        for task_ran in [false, true] {
+            let first = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            let b = first.block_on(async {
+                let net = Arc::new(InMemory::new(AB::names()));
+                let b = Endpoint::new(net, "B".into()).expect("inside a runtime");
+                if task_ran {
+                    // The endpoint's task runs here and goes to sleep.
+                    tokio::task::yield_now().await;
+                }
+                b
+            });
+            drop(first);
+            let second = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            errors.push(second.block_on(b.run(Once)).map(drop));
+        }
+        let _ = done.send(errors);
+    });
+    let errors = outcome
+        .recv_timeout(Duration::from_secs(60))
+        .expect("B's receives end within 60 s instead of waiting for ever");
+    for (task_ran, error) in [false, true].into_iter().zip(errors) {
+        assert!(
+            matches!(&error, Err(ChoreoError::Closed(e)) if e.role.as_str() == "B"),
+            "task ran: {task_ran}: {error:?}"
+        );
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_finished_session_forgets_its_keys_refuses_late_messages_and_cannot_rerun() {
     // Every envelope is delivered twice, the copy up to 50 ms later.
