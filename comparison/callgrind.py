@@ -30,18 +30,19 @@ on the path itself; with one unit it does not. Use it to judge a small change (b
 builds with it); the tables of REPORT.md use the default build, what users compile.
 """
 
+import os
 import re
 import subprocess
 import sys
 import tempfile
 
-PROFILE = __import__("os").environ.get("PROFILE", "target/release/examples/profile")
+PROFILE = os.environ.get("PROFILE", "target/release/examples/profile")
 RUNS = 400
 CASES = [("stream", 50), ("double_buffering", 50)]
 IMPLEMENTATIONS = ["rumpsteak", "ours", "ours-spsc", "bare"]
 
 
-CHOREO_PROFILE = __import__("os").environ.get(
+CHOREO_PROFILE = os.environ.get(
     "CHOREO_PROFILE", "target/release/examples/choreo_profile")
 CHOREO_RUNS = 200
 CHOREOGRAPHIES = ["ping_pong", "concurrent_send", "pipeline"]
@@ -58,7 +59,7 @@ def build(choreo=False, one_unit=False):
     if one_unit:
         for package in ("mpst-session", "mpst-choreo"):
             extra += ["--config", f"profile.release.package.{package}.codegen-units=1"]
-        env = {**__import__("os").environ, "CARGO_TARGET_DIR": ONE_UNIT_DIR}
+        env = {**os.environ, "CARGO_TARGET_DIR": ONE_UNIT_DIR}
     subprocess.run(["cargo", "build", "--release", *target, *extra], check=True, env=env)
 
 

@@ -228,10 +228,7 @@ impl Shared {
             slots.insert_new(key.clone(), (from.clone(), Slot::Consumed));
             return Ok(Pending::Ready(env.payload));
         }
-        if let Some(text) = mailbox.lost.get(from) {
-            return Ok(Pending::Failed(Gone::Lost(text.clone())));
-        }
-        if let Some(gone) = mailbox.closed.gone() {
+        if let Some(gone) = waiting::failure(&mailbox.lost, mailbox.closed, from) {
             return Ok(Pending::Failed(gone));
         }
         let waiting = mailbox.fifo_waiting.entry(from.clone()).or_default();

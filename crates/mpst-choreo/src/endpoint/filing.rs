@@ -56,19 +56,20 @@ impl Drop for Filing {
 /// that it is dropped even with a task that never ran.
 pub(super) fn expire(shared: Weak<Shared>) -> impl Future<Output = ()> + Send + 'static {
     let mut stopped = Stopped {
-        endpoint: shared.clone(),
+        endpoint: shared,
         reached: Reached::Spawned,
     };
     async move {
         stopped.reached = Reached::Running;
-        tend(shared, &mut stopped).await;
+        tend(&mut stopped).await;
     }
 }
 
-/// The task's loop: expires, times out, sleeps until the next deadline.
-async fn tend(shared: Weak<Shared>, stopped: &mut Stopped) {
+/// The task's loop: expires, times out, sleeps until the next deadline, noting on its
+/// guard when it has made a sleep.
+async fn tend(stopped: &mut Stopped) {
     loop {
-        let Some(wake) = shared.upgrade().map(|shared| {
+        let Some(wake) = stopped.endpoint.upgrade().map(|shared| {
             let bounds = shared.config.bounds();
             let mut mailbox = shared.mailbox();
             let now = Instant::now();

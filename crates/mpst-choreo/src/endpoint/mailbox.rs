@@ -304,7 +304,10 @@ impl Mailbox {
     /// (the incoming stream ended, or the task that times receives out stopped). The first
     /// reason stays.
     pub(crate) fn close(&mut self, why: Closed) {
-        let Some(gone) = why.gone().filter(|_| self.closed == Closed::Open) else {
+        if self.closed != Closed::Open {
+            return;
+        }
+        let Some(gone) = why.gone() else {
             return;
         };
         let cells = &mut self.cells;

@@ -184,23 +184,22 @@ fn at_once(
             return Some(Pending::Ready(env.payload));
         }
     }
-    if lost.is_empty() && closed == Closed::Open {
-        return None;
-    }
-    failed_at_once(lost, closed, from)
+    failure(lost, closed, from).map(Pending::Failed)
 }
 
-/// [`at_once`]'s rare end: the receive fails because its sender is lost or the mailbox
-/// lets nothing wait (kept out of the claim, which runs for every receive).
-#[cold]
-#[inline(never)]
-fn failed_at_once(
+/// Why a receive from `from` that would wait fails at once instead, if it does: its
+/// sender is lost (the transport's text), or the mailbox lets nothing wait any more.
+/// One rule for the keyed claim and the negative control's queues alike.
+pub(crate) fn failure(
     lost: &HashMap<RoleName, String>,
     closed: Closed,
     from: &RoleName,
-) -> Option<Pending> {
-    let failed = lost.get(from).map(|text| Gone::Lost(text.clone()));
-    failed.or_else(|| closed.gone()).map(Pending::Failed)
+) -> Option<Gone> {
+    let failed = match lost.is_empty() {
+        true => None,
+        false => lost.get(from).map(|text| Gone::Lost(text.clone())),
+    };
+    failed.or_else(|| closed.gone())
 }
 
 #[cfg(test)]

@@ -269,30 +269,38 @@ fn an_endpoint_outside_a_runtime_is_an_error_not_a_panic() {
     assert!(matches!(endpoint, Err(ChoreoError::NoRuntime)));
 }
 
+/// Runs `test` on a thread of its own and returns what it returns, failing the test if
+/// it takes more than a minute: for receives that used to wait for ever, on runtimes a
+/// `#[tokio::test]` cannot build.
+fn within_a_minute<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(test());
+    });
+    outcome
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the receives end within 60 s instead of waiting for ever")
+}
+
 /// Regression: on a runtime built without timers, the endpoint's task that times
 /// receives out panicked on its first sleep, unseen, and a receive whose sender never
 /// came then waited for ever. Now it fails with an error that says what to change, and so
 /// does every later receive that would wait.
 #[test]
 fn a_receive_on_a_runtime_without_timers_fails_instead_of_waiting_for_ever() {
-    let (done, outcome) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let errors = within_a_minute(|| {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .expect("a runtime without timers");
-        let errors = runtime.block_on(async {
+        runtime.block_on(async {
             let net = Arc::new(InMemory::new(AB::names()));
             // A never runs: only the time-out could end B's receive.
             let b = Endpoint::new(net, "B".into()).expect("inside a runtime");
             let first = b.run(Once).await.map(drop);
             let second = b.run(Once).await.map(drop);
             [first, second]
-        });
-        let _ = done.send(errors);
+        })
     });
-    let errors = outcome
-        .recv_timeout(Duration::from_secs(60))
-        .expect("B's receives end within 60 s instead of waiting for ever");
     for (session, error) in errors.into_iter().enumerate() {
         match error {
             Err(ChoreoError::NoTimer(e)) => {
@@ -311,8 +319,7 @@ fn a_receive_on_a_runtime_without_timers_fails_instead_of_waiting_for_ever() {
 /// closed, whether that task had never run or had gone to sleep.
 #[test]
 fn a_receive_after_the_endpoints_runtime_shut_down_fails_as_closed() {
-    let (done, outcome) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let errors = within_a_minute(|| {
         let mut errors = Vec::new();
         for task_ran in [false, true] {
             let first = tokio::runtime::Builder::new_current_thread()
@@ -335,11 +342,8 @@ fn a_receive_after_the_endpoints_runtime_shut_down_fails_as_closed() {
                 .expect("a runtime");
             errors.push(second.block_on(b.run(Once)).map(drop));
         }
-        let _ = done.send(errors);
+        errors
     });
-    let errors = outcome
-        .recv_timeout(Duration::from_secs(60))
-        .expect("B's receives end within 60 s instead of waiting for ever");
     for (task_ran, error) in [false, true].into_iter().zip(errors) {
         assert!(
             matches!(&error, Err(ChoreoError::Closed(e)) if e.role.as_str() == "B"),
